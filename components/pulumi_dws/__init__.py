@@ -1,0 +1,1 @@
+"""pulumi-dws: Pulumi components for Google Cloud Dynamic Workload Scheduler."""

@@ -1,0 +1,114 @@
+"""Known GPU machine types and their accelerators.
+
+Accelerator-optimized families (A2, A3, A4, G2) come with their GPUs attached; the table maps
+each machine type to the accelerator Compute Engine / GKE name (``nvidia-h100-80gb``), the
+Vertex AI enum name (``NVIDIA_H100_80GB``) and the GPU count. ``register`` adds a machine type
+the library does not know yet.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .errors import DwsValidationError
+
+__all__ = ["MachineShape", "Accelerator", "ACCELERATORS", "machine_shape", "register", "known"]
+
+
+@dataclass(frozen=True)
+class Accelerator:
+    """One GPU model, under the names each API uses."""
+
+    compute_name: str
+    vertex_name: str
+
+
+ACCELERATORS: dict[str, Accelerator] = {
+    a.compute_name: a
+    for a in [
+        Accelerator("nvidia-tesla-a100", "NVIDIA_TESLA_A100"),
+        Accelerator("nvidia-a100-80gb", "NVIDIA_A100_80GB"),
+        Accelerator("nvidia-h100-80gb", "NVIDIA_H100_80GB"),
+        Accelerator("nvidia-h100-mega-80gb", "NVIDIA_H100_MEGA_80GB"),
+        Accelerator("nvidia-h200-141gb", "NVIDIA_H200_141GB"),
+        Accelerator("nvidia-b200", "NVIDIA_B200"),
+        Accelerator("nvidia-gb200", "NVIDIA_GB200"),
+        Accelerator("nvidia-l4", "NVIDIA_L4"),
+    ]
+}
+
+
+@dataclass(frozen=True)
+class MachineShape:
+    """A GPU machine type: its family, accelerator and GPU count."""
+
+    machine_type: str
+    family: str
+    accelerator: Accelerator
+    gpus: int
+
+
+def _family(prefix: str, accelerator: str, shapes: dict[str, int]) -> dict[str, MachineShape]:
+    acc = ACCELERATORS[accelerator]
+    return {
+        f"{prefix}-{suffix}": MachineShape(f"{prefix}-{suffix}", prefix.split("-")[0], acc, n)
+        for suffix, n in shapes.items()
+    }
+
+
+_MACHINES: dict[str, MachineShape] = {
+    **_family("a2-highgpu", "nvidia-tesla-a100", {"1g": 1, "2g": 2, "4g": 4, "8g": 8}),
+    **_family("a2-megagpu", "nvidia-tesla-a100", {"16g": 16}),
+    **_family("a2-ultragpu", "nvidia-a100-80gb", {"1g": 1, "2g": 2, "4g": 4, "8g": 8}),
+    **_family("a3-highgpu", "nvidia-h100-80gb", {"1g": 1, "2g": 2, "4g": 4, "8g": 8}),
+    **_family("a3-edgegpu", "nvidia-h100-80gb", {"8g": 8}),
+    **_family("a3-megagpu", "nvidia-h100-mega-80gb", {"8g": 8}),
+    **_family("a3-ultragpu", "nvidia-h200-141gb", {"8g": 8}),
+    **_family("a4-highgpu", "nvidia-b200", {"8g": 8}),
+    **_family("a4x-highgpu", "nvidia-gb200", {"4g": 4}),
+    **_family(
+        "g2-standard",
+        "nvidia-l4",
+        {"4": 1, "8": 1, "12": 1, "16": 1, "24": 2, "32": 1, "48": 4, "96": 8},
+    ),
+}
+
+
+def known() -> list[str]:
+    """Every machine type in the table."""
+    return sorted(_MACHINES)
+
+
+def register(machine_type: str, accelerator: str, gpus: int, vertex_name: str = "") -> MachineShape:
+    """Teach the library a GPU machine type it does not know yet."""
+    acc = ACCELERATORS.get(accelerator) or Accelerator(
+        accelerator, vertex_name or accelerator.upper().replace("-", "_")
+    )
+    ACCELERATORS.setdefault(accelerator, acc)
+    shape = MachineShape(machine_type, machine_type.split("-")[0], acc, gpus)
+    _MACHINES[machine_type] = shape
+    return shape
+
+
+def machine_shape(field: str, machine_type: str) -> MachineShape:
+    """The shape of a known GPU machine type, or a :class:`DwsValidationError`."""
+    shape = _MACHINES.get(machine_type)
+    if shape is None:
+        families = sorted({m.rsplit("-", 1)[0] for m in _MACHINES})
+        raise DwsValidationError(
+            field,
+            machine_type,
+            "is not a known GPU machine type for DWS; use one of the families "
+            f"{', '.join(families)} (e.g. a3-highgpu-8g), or pulumi_dws.catalog.register() it",
+        )
+    return shape
+
+
+def accelerator(field: str, name: str) -> Accelerator:
+    """Look up an accelerator by its Compute name or its Vertex AI enum name."""
+    for acc in ACCELERATORS.values():
+        if name in (acc.compute_name, acc.vertex_name):
+            return acc
+    raise DwsValidationError(
+        field, name, f"is not a known GPU accelerator; use one of {', '.join(sorted(ACCELERATORS))}"
+    )

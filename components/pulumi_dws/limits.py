@@ -1,0 +1,314 @@
+"""The service limits pulumi-dws validates against: one table, each row with its source.
+
+Validation reads limits only from here. When Google changes a limit, override the row
+instead of patching the library::
+
+    from pulumi_dws import limits
+    limits.override("calendar.duration", maximum="180d")
+
+or, per stack, in ``Pulumi.<stack>.yaml``::
+
+    config:
+      dws:limits:
+        calendar.duration: {maximum: 180d}
+
+``limits.use_profile("seed")`` switches the Calendar-mode rows to the values of the original
+DWS announcement (blocks of 7 or 14 days, booked up to 8 weeks ahead).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from .duration import Duration, DurationLike
+from .errors import DwsValidationError
+
+__all__ = [
+    "Limit",
+    "DEFAULT_LIMITS",
+    "SEED_PROFILE",
+    "get",
+    "table",
+    "override",
+    "overridden",
+    "use_profile",
+    "reset",
+    "check_duration",
+    "check_count",
+]
+
+Unit = Literal["seconds", "count"]
+
+FACTS = "dws-facts.md"
+
+
+@dataclass(frozen=True)
+class Limit:
+    """One service limit: an inclusive range and/or a set of allowed values."""
+
+    key: str
+    description: str
+    unit: Unit
+    source: str
+    minimum: int | None = None
+    maximum: int | None = None
+    choices: tuple[int, ...] | None = None
+
+    def render(self, value: int) -> str:
+        return Duration(value).describe() if self.unit == "seconds" else str(value)
+
+    def allowed(self) -> str:
+        """Human text of what is allowed, e.g. ``30s to 7d (604800s)``."""
+        if self.choices:
+            return " or ".join(self.render(c) for c in self.choices)
+        if self.minimum is not None and self.maximum is not None:
+            return f"{self.render(self.minimum)} to {self.render(self.maximum)}"
+        if self.minimum is not None:
+            return f"at least {self.render(self.minimum)}"
+        if self.maximum is not None:
+            return f"at most {self.render(self.maximum)}"
+        return "any value"
+
+    def check(self, field: str, value: int, shown: Any = None) -> int:
+        """Raise :class:`DwsValidationError` unless ``value`` is inside this limit."""
+        shown = self.render(value) if shown is None else shown
+        if self.choices and value not in self.choices:
+            raise DwsValidationError(
+                field, shown, f"is not an allowed {self.description}: use {self.allowed()}"
+            )
+        if self.minimum is not None and value < self.minimum:
+            raise DwsValidationError(
+                field,
+                shown,
+                f"is below the {self.description} minimum of {self.render(self.minimum)}"
+                f"; allowed: {self.allowed()}",
+            )
+        if self.maximum is not None and value > self.maximum:
+            raise DwsValidationError(
+                field,
+                shown,
+                f"is above the {self.description} limit of {self.render(self.maximum)}"
+                f"; allowed: {self.allowed()}",
+            )
+        return value
+
+
+_DAY = 86400
+_WEEK = 7 * _DAY
+
+DEFAULT_LIMITS: dict[str, Limit] = {
+    row.key: row
+    for row in [
+        Limit(
+            "flex_start.max_run_duration",
+            "Flex-start max run duration",
+            "seconds",
+            f"{FACTS} §1: maxRunDuration at most 7 days; Compute minimum 30 s",
+            minimum=30,
+            maximum=_WEEK,
+        ),
+        Limit(
+            "flex_start.request_valid_for",
+            "Flex-start queue window (requestValidForDuration)",
+            "seconds",
+            f"{FACTS} §1: params.requestValidForDuration 90 s to 2 h",
+            minimum=90,
+            maximum=2 * 3600,
+        ),
+        Limit(
+            "gke.max_run_duration",
+            "GKE node max run duration",
+            "seconds",
+            f"{FACTS} §2: node_config.max_run_duration at most 7 days",
+            minimum=30,
+            maximum=_WEEK,
+        ),
+        Limit(
+            "gke.max_nodes",
+            "GKE queued pool total max nodes",
+            "count",
+            f"{FACTS} §2: autoscaling totalMaxNodeCount, at least 1",
+            minimum=1,
+            maximum=1000,
+        ),
+        Limit(
+            "kueue.max_run_duration",
+            "ProvisioningRequest maxRunDurationSeconds",
+            "seconds",
+            f"{FACTS} §2: provreq maxRunDurationSeconds, bounded by the 7-day node limit",
+            minimum=1,
+            maximum=_WEEK,
+        ),
+        Limit(
+            "slurm.flex_start_max_duration",
+            "Slurm Flex-start max duration",
+            "seconds",
+            f"{FACTS} §3: flex_start_max_duration 30 s to 7 days",
+            minimum=30,
+            maximum=_WEEK,
+        ),
+        Limit(
+            "slurm.node_count",
+            "Slurm node pool node count",
+            "count",
+            f"{FACTS} §3: scaling_spec min/max node counts are non-negative",
+            minimum=0,
+            maximum=1000,
+        ),
+        Limit(
+            "calendar.duration",
+            "Calendar-mode reservation duration",
+            "seconds",
+            f"{FACTS} §4: current Google docs, 1 to 90 days (seed: 7 or 14 days)",
+            minimum=_DAY,
+            maximum=90 * _DAY,
+        ),
+        Limit(
+            "calendar.start_ahead",
+            "Calendar-mode look-ahead",
+            "seconds",
+            f"{FACTS} §4: current Google docs, start 1 to 120 days ahead (seed: 8 weeks)",
+            minimum=_DAY,
+            maximum=120 * _DAY,
+        ),
+        Limit(
+            "calendar.count",
+            "Calendar-mode VM count",
+            "count",
+            f"{FACTS} §4: specificSkuProperties.totalCount, at least 1 VM",
+            minimum=1,
+            maximum=1000,
+        ),
+        Limit(
+            "name.length",
+            "resource name length",
+            "count",
+            "RFC 1035 names used by Compute Engine and GKE: 1 to 63 characters",
+            minimum=1,
+            maximum=63,
+        ),
+        Limit(
+            "labels.count",
+            "number of labels",
+            "count",
+            "Google Cloud labels: at most 64 per resource",
+            minimum=0,
+            maximum=64,
+        ),
+    ]
+}
+
+SEED_PROFILE: dict[str, dict[str, Any]] = {
+    "calendar.duration": {
+        "choices": (_WEEK, 2 * _WEEK),
+        "minimum": _WEEK,
+        "maximum": 2 * _WEEK,
+        "source": f"{FACTS} §4 / seed 000: blocks of 7 or 14 days",
+    },
+    "calendar.start_ahead": {
+        "maximum": 8 * _WEEK,
+        "source": f"{FACTS} §4 / seed 000: booked up to 8 weeks ahead",
+    },
+}
+
+_overrides: dict[str, Limit] = {}
+
+
+def _coerce(row: Limit, name: str, value: Any) -> Any:
+    if value is None or name not in ("minimum", "maximum", "choices"):
+        return value
+    if name == "choices":
+        return tuple(_coerce(row, "minimum", v) for v in value)
+    if row.unit == "seconds":
+        return Duration.parse(value, f"limits.{row.key}.{name}").seconds
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise DwsValidationError(f"limits.{row.key}.{name}", value, "must be an integer")
+    return value
+
+
+def override(key: str, **fields: Any) -> Limit:
+    """Replace fields of one row (``minimum``, ``maximum``, ``choices``, ``source``) globally.
+
+    Durations may be given in any :class:`~pulumi_dws.duration.Duration` form.
+    """
+    row = get(key)
+    unknown = set(fields) - {"minimum", "maximum", "choices", "source", "description"}
+    if unknown:
+        raise DwsValidationError(
+            f"limits.{key}", sorted(unknown), "has unknown fields; use minimum, maximum, choices"
+        )
+    values = {name: _coerce(row, name, value) for name, value in fields.items()}
+    if "source" not in values:
+        values["source"] = f"overridden by the user (was: {row.source})"
+    new = dataclasses.replace(row, **values)
+    _overrides[key] = new
+    return new
+
+
+def use_profile(name: Literal["current", "seed"]) -> None:
+    """``current``: Google's current docs (default). ``seed``: the original announcement."""
+    reset()
+    if name == "seed":
+        for key, fields in SEED_PROFILE.items():
+            _overrides[key] = dataclasses.replace(DEFAULT_LIMITS[key], **fields)
+    elif name != "current":
+        raise DwsValidationError("limits profile", name, "is unknown; use current or seed")
+
+
+def reset() -> None:
+    """Drop every override."""
+    _overrides.clear()
+
+
+@contextlib.contextmanager
+def overridden(key: str, **fields: Any) -> Iterator[Limit]:
+    """Override one row inside a ``with`` block (handy in tests)."""
+    saved = dict(_overrides)
+    try:
+        yield override(key, **fields)
+    finally:
+        _overrides.clear()
+        _overrides.update(saved)
+
+
+def apply_config(config: Mapping[str, Mapping[str, Any]] | None) -> None:
+    """Apply a ``dws:limits`` stack config object: ``{key: {maximum: ..., ...}}``."""
+    for key, fields in (config or {}).items():
+        if key == "profile":
+            use_profile(fields)  # type: ignore[arg-type]
+            continue
+        if not isinstance(fields, Mapping):
+            raise DwsValidationError(f"dws:limits.{key}", fields, "must be a mapping of fields")
+        override(key, **dict(fields))
+
+
+def get(key: str) -> Limit:
+    """The row in force for ``key`` (an override, else the default)."""
+    try:
+        return _overrides.get(key) or DEFAULT_LIMITS[key]
+    except KeyError:
+        known = ", ".join(DEFAULT_LIMITS)
+        raise DwsValidationError("limit", key, f"is unknown; known: {known}") from None
+
+
+def table() -> list[Limit]:
+    """Every row in force, for docs and ``dws limits``."""
+    return [get(key) for key in DEFAULT_LIMITS]
+
+
+def check_duration(field: str, value: DurationLike, key: str) -> Duration:
+    """Parse ``value`` and check it against row ``key``."""
+    duration = Duration.parse(value, field)
+    get(key).check(field, duration.seconds, shown=value if isinstance(value, str) else None)
+    return duration
+
+
+def check_count(field: str, value: int, key: str) -> int:
+    """Check an integer against row ``key``."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise DwsValidationError(field, value, "must be an integer")
+    return get(key).check(field, value)

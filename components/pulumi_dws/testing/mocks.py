@@ -1,0 +1,490 @@
+"""``GcpMocks``: Pulumi mocks that behave like Google Cloud instead of echoing inputs.
+
+Use it to unit-test a stack that uses pulumi-dws (or plain pulumi-gcp) without a cloud account::
+
+    from pulumi_dws.testing import GcpMocks
+
+    def test_my_stack():
+        mocks = GcpMocks(project="my-project")
+        mocks.run(lambda: build_my_stack())            # registers resources, waits for them
+        pool = mocks.one("gcp:container/nodePool:NodePool")
+        assert pool.inputs["queuedProvisioning"]["enabled"] is True
+        assert pool.parent_type == "dws:index:QueuedNodePool"
+
+It keeps state (every registration, with its parent URN and inputs), fills the computed
+outputs the real providers return (ids in the provider's import format, ``selfLink``,
+auto-names, status fields), answers the invokes this library uses, and lets behaviour for
+dynamic-provider resources be plugged in with :func:`dynamic_behaviour`.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import threading
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import pulumi
+from pulumi.runtime import mocks as _pmocks
+from pulumi.runtime import settings as _settings
+from pulumi.runtime.config import set_all_config
+from pulumi.runtime.stack import run_in_stack, run_pulumi_func
+from pulumi.runtime.sync_await import _sync_await
+
+__all__ = [
+    "GcpMocks",
+    "Registered",
+    "dynamic_behaviour",
+    "DYNAMIC_TYPE_PREFIX",
+    "MOCK_PROJECT_NUMBER",
+]
+
+DYNAMIC_TYPE_PREFIX = "pulumi-python:dynamic/"
+MOCK_PROJECT_NUMBER = "123456789012"
+COMPUTE = "https://www.googleapis.com/compute/v1/"
+COMPUTE_BETA = "https://www.googleapis.com/compute/beta/"
+# A made-up CA (base64 of a PEM header) so Kubernetes providers built from a cluster resolve.
+_FAKE_CA = base64.b64encode(b"-----BEGIN CERTIFICATE-----\nMOCK\n-----END CERTIFICATE-----\n")
+
+DynamicBehaviour = Callable[[dict[str, Any], "GcpMocks", str], tuple[str, dict[str, Any]]]
+_DYNAMIC: dict[str, DynamicBehaviour] = {}
+
+
+def dynamic_behaviour(name: str) -> Callable[[DynamicBehaviour], DynamicBehaviour]:
+    """Register how a ``pulumi-python:dynamic/dws:<name>`` resource behaves under the mocks.
+
+    The function gets the resource inputs (``__provider`` removed), the mocks and the logical
+    name, and returns ``(id, outputs)`` as the provider's ``create`` would.
+    """
+
+    def register(fn: DynamicBehaviour) -> DynamicBehaviour:
+        _DYNAMIC[name] = fn
+        return fn
+
+    return register
+
+
+@dataclass
+class Registered:
+    """One resource registration the program made."""
+
+    urn: str
+    type: str
+    name: str
+    inputs: dict[str, Any]
+    outputs: dict[str, Any]
+    id: str
+    parent: str
+    custom: bool
+    provider: str = ""
+    dependencies: list[str] = field(default_factory=list)
+
+    @property
+    def parent_type(self) -> str:
+        """The type token of the parent (``pulumi:pulumi:Stack`` at the top level)."""
+        if not self.parent:
+            return ""
+        return self.parent.split("::")[2].split("$")[-1]
+
+    @property
+    def parent_name(self) -> str:
+        return self.parent.split("::")[-1] if self.parent else ""
+
+
+def _short_hash(*parts: str, length: int = 7) -> str:
+    return hashlib.sha256("/".join(parts).encode()).hexdigest()[:length]
+
+
+class _RecordingMonitor(_pmocks.MockMonitor):
+    """The SDK's mock monitor, plus the parent/dependencies of each registration and the
+    stack outputs (``pulumi.export``)."""
+
+    def __init__(self, mocks: GcpMocks) -> None:
+        super().__init__(mocks)
+        self._gcp = mocks
+        self.stack_outputs: dict[str, Any] = {}
+
+    def RegisterResource(self, request: Any) -> Any:  # noqa: N802 (gRPC name)
+        self._gcp._local.request = request
+        try:
+            response = super().RegisterResource(request)
+        finally:
+            self._gcp._local.request = None
+        if request.type != "pulumi:pulumi:Stack":
+            self._gcp._finish_registration(response.urn)
+        return response
+
+    def RegisterResourceOutputs(self, request: Any) -> Any:  # noqa: N802
+        if "pulumi:pulumi:Stack" in request.urn:
+            from pulumi.runtime import rpc
+
+            self.stack_outputs = rpc.deserialize_properties(request.outputs)
+        return super().RegisterResourceOutputs(request)
+
+
+class GcpMocks(pulumi.runtime.Mocks):
+    """Stateful Google Cloud mocks for ``pulumi.runtime.set_mocks``.
+
+    Args:
+        project: the default project when resources give none (also ``gcp:project`` config).
+        region: the default region answered by ``getClientConfig``.
+        project_number: the number ``getProject`` returns.
+    """
+
+    def __init__(
+        self,
+        project: str = "mock-project",
+        region: str = "us-central1",
+        project_number: str = MOCK_PROJECT_NUMBER,
+    ) -> None:
+        self.project = project
+        self.region = region
+        self.project_number = project_number
+        self.registered: list[Registered] = []
+        self.invokes: list[tuple[str, dict[str, Any]]] = []
+        self.monitor: _RecordingMonitor | None = None
+        self._local = threading.local()
+        self._lock = threading.Lock()
+
+    # ------------------------------------------------------------------ installing / running
+    def install(
+        self,
+        *,
+        project: str = "project",
+        stack: str = "dev",
+        preview: bool = False,
+        config: Mapping[str, Any] | None = None,
+        secret_keys: Iterable[str] = (),
+    ) -> GcpMocks:
+        """Make these mocks the Pulumi runtime's monitor, with stack ``config`` (``ns:key``)."""
+        self.monitor = _RecordingMonitor(self)
+        _settings.ROOT.set(None)  # a fresh root Stack for every install
+        pulumi.runtime.set_mocks(
+            self, project=project, stack=stack, preview=preview, monitor=self.monitor
+        )
+        values = {
+            key: value if isinstance(value, str) else json.dumps(value)
+            for key, value in (config or {}).items()
+        }
+        set_all_config(values, list(secret_keys))
+        return self
+
+    def run(self, program: Callable[[], Any], **install: Any) -> Any:
+        """Install the mocks, run ``program`` and wait until every resource and Output settles.
+
+        Returns what ``program`` returned (an Output's resolved value); re-raises the
+        program's exception (or the first exception raised inside an ``apply``).
+        """
+        self.install(**install)
+        result: dict[str, Any] = {}
+
+        def body() -> None:
+            value = program()
+            if isinstance(value, pulumi.Output):
+                value = _sync_await(value.future())
+            result["value"] = value
+
+        _sync_await(run_pulumi_func(body))
+        return result.get("value")
+
+    def run_program(self, program: Callable[[], Any], **install: Any) -> dict[str, Any]:
+        """Like :meth:`run`, but inside a new root Stack (as ``pulumi up`` runs ``__main__``);
+        returns the stack outputs the program exported."""
+        self.install(**install)
+        _settings.ROOT.set(None)  # run_in_stack registers its own root Stack
+        _sync_await(run_in_stack(program))
+        return dict(self.monitor.stack_outputs) if self.monitor else {}
+
+    # ------------------------------------------------------------------ queries for tests
+    def resources(
+        self, type_: str | None = None, *, custom: bool | None = None
+    ) -> list[Registered]:
+        """Registrations, optionally of one type token and/or only custom (cloud) resources."""
+        return [
+            r
+            for r in self.registered
+            if (type_ is None or r.type == type_) and (custom is None or r.custom == custom)
+        ]
+
+    def one(self, type_: str, name: str | None = None) -> Registered:
+        """The single registration of ``type_`` (and ``name``); fails loudly otherwise."""
+        found = [r for r in self.resources(type_) if name is None or r.name == name]
+        if len(found) != 1:
+            names = [r.name for r in self.resources(type_)]
+            raise AssertionError(f"expected one {type_} named {name!r}, found {names}")
+        return found[0]
+
+    def children(self, parent_urn: str) -> list[Registered]:
+        """Registrations whose parent is ``parent_urn``."""
+        return [r for r in self.registered if r.parent == parent_urn]
+
+    def types(self) -> list[str]:
+        """Type tokens in registration order, for quick assertions."""
+        return [r.type for r in self.registered]
+
+    # ------------------------------------------------------------------ pulumi.runtime.Mocks
+    def new_resource(self, args: _pmocks.MockResourceArgs) -> tuple[str | None, dict[str, Any]]:
+        request = getattr(self._local, "request", None)
+        parent = request.parent if request is not None else ""
+        deps = list(request.dependencies) if request is not None else []
+        inputs = dict(args.inputs)
+        if args.typ.startswith("pulumi:providers:"):
+            rid, outputs = f"{args.name}-provider-id", dict(inputs)
+        elif not args.custom:
+            rid, outputs = "", {}
+        elif args.typ.startswith(DYNAMIC_TYPE_PREFIX):
+            rid, outputs = self._dynamic(args.typ, args.name, inputs)
+        else:
+            rid, outputs = self._fill(args.typ, args.name, inputs)
+        reg = Registered(
+            urn="",
+            type=args.typ,
+            name=args.name,
+            inputs=inputs,
+            outputs=outputs,
+            id=rid,
+            parent=parent,
+            custom=bool(args.custom),
+            provider=args.provider or "",
+            dependencies=deps,
+        )
+        self._local.last = reg
+        return rid, outputs
+
+    def _finish_registration(self, urn: str) -> None:
+        reg: Registered | None = getattr(self._local, "last", None)
+        self._local.last = None
+        if reg is not None:
+            reg.urn = urn
+            with self._lock:
+                self.registered.append(reg)
+
+    def call(self, args: _pmocks.MockCallArgs) -> dict[str, Any]:
+        self.invokes.append((args.token, dict(args.args)))
+        handler = _INVOKES.get(args.token)
+        return handler(self, dict(args.args)) if handler else dict(args.args)
+
+    # ------------------------------------------------------------------ behaviour
+    def _dynamic(self, typ: str, name: str, inputs: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        props = {k: v for k, v in inputs.items() if k != "__provider"}
+        short = typ[len(DYNAMIC_TYPE_PREFIX) :].split(":")[-1]
+        behaviour = _DYNAMIC.get(short)
+        if behaviour is None:
+            return f"{name}-{_short_hash(typ, name)}", props
+        rid, outs = behaviour(props, self, name)
+        return rid, outs
+
+    def _fill(self, typ: str, name: str, inputs: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        state = dict(inputs)
+        if typ.startswith("gcp:"):
+            state.setdefault("project", self.project)
+            if "name" in _AUTONAMED.get(typ, ("name",)) and not state.get("name"):
+                state["name"] = f"{name}-{_short_hash(typ, name)}"
+        filler = _FILLERS.get(typ)
+        if filler is not None:
+            rid = filler(self, state)
+        elif typ.startswith("kubernetes:"):
+            rid = _kubernetes(self, typ, name, state)
+        else:
+            rid = state.get("name") or f"{name}-{_short_hash(typ, name)}"
+        return rid, state
+
+
+# ---------------------------------------------------------------------- per-type outputs
+Filler = Callable[[GcpMocks, dict[str, Any]], str]
+
+
+def _compute_zonal(collection: str, base: str = COMPUTE) -> Filler:
+    def fill(m: GcpMocks, s: dict[str, Any]) -> str:
+        zone = s.get("zone", m.region + "-a")
+        rid = f"projects/{s['project']}/zones/{zone}/{collection}/{s['name']}"
+        s.setdefault("selfLink", base + rid)
+        s.setdefault("creationTimestamp", "2026-01-01T00:00:00.000-08:00")
+        return rid
+
+    return fill
+
+
+def _instance(m: GcpMocks, s: dict[str, Any]) -> str:
+    rid = _compute_zonal("instances")(m, s)
+    s.setdefault("instanceId", str(int(_short_hash(rid, length=12), 16)))
+    s.setdefault("currentStatus", "RUNNING")
+    s.setdefault("cpuPlatform", "Intel Sapphire Rapids")
+    for i, nic in enumerate(s.get("networkInterfaces") or []):
+        nic.setdefault("networkIp", f"10.128.0.{i + 2}")
+        nic.setdefault("name", f"nic{i}")
+    return rid
+
+
+def _future_reservation(m: GcpMocks, s: dict[str, Any]) -> str:
+    rid = _compute_zonal("futureReservations", COMPUTE_BETA)(m, s)
+    s.setdefault("selfLinkWithId", s["selfLink"] + "/" + str(int(_short_hash(rid, length=12), 16)))
+    s.setdefault(
+        "statuses",
+        [{"procurementStatus": "PENDING_APPROVAL", "autoCreatedReservations": []}],
+    )
+    return rid
+
+
+def _instance_template(m: GcpMocks, s: dict[str, Any]) -> str:
+    rid = f"projects/{s['project']}/global/instanceTemplates/{s['name']}"
+    s.setdefault("selfLink", COMPUTE + rid)
+    s.setdefault(
+        "selfLinkUnique", f"{COMPUTE}{rid}?uniqueId={int(_short_hash(rid, length=12), 16)}"
+    )
+    return rid
+
+
+def _region_instance_template(m: GcpMocks, s: dict[str, Any]) -> str:
+    region = s.get("region", m.region)
+    rid = f"projects/{s['project']}/regions/{region}/instanceTemplates/{s['name']}"
+    s.setdefault("selfLink", COMPUTE + rid)
+    return rid
+
+
+def _network(m: GcpMocks, s: dict[str, Any]) -> str:
+    rid = f"projects/{s['project']}/global/networks/{s['name']}"
+    s.setdefault("selfLink", COMPUTE + rid)
+    return rid
+
+
+def _subnetwork(m: GcpMocks, s: dict[str, Any]) -> str:
+    rid = f"projects/{s['project']}/regions/{s.get('region', m.region)}/subnetworks/{s['name']}"
+    s.setdefault("selfLink", COMPUTE + rid)
+    return rid
+
+
+def _cluster(m: GcpMocks, s: dict[str, Any]) -> str:
+    rid = f"projects/{s['project']}/locations/{s.get('location', m.region)}/clusters/{s['name']}"
+    s.setdefault("endpoint", "203.0.113.10")
+    s.setdefault("masterAuth", {"clusterCaCertificate": _FAKE_CA.decode()})
+    s.setdefault("selfLink", "https://container.googleapis.com/v1/" + rid)
+    return rid
+
+
+def _node_pool(m: GcpMocks, s: dict[str, Any]) -> str:
+    cluster = str(s.get("cluster", "cluster")).split("/")[-1]
+    location = s.get("location", m.region)
+    rid = f"projects/{s['project']}/locations/{location}/clusters/{cluster}/nodePools/{s['name']}"
+    zones = s.get("nodeLocations") or [f"{location}-a"]
+    s.setdefault("version", "1.33.5-gke.1000000")
+    s.setdefault(
+        "instanceGroupUrls",
+        [
+            f"{COMPUTE}projects/{s['project']}/zones/{z}/instanceGroupManagers/gke-{s['name']}"
+            for z in zones
+        ],
+    )
+    s.setdefault("managedInstanceGroupUrls", list(s["instanceGroupUrls"]))
+    return rid
+
+
+def _iam_member(m: GcpMocks, s: dict[str, Any]) -> str:
+    s.setdefault("etag", "BwX" + _short_hash(str(s.get("role")), str(s.get("member")), length=9))
+    return f"{s['project']}/{s.get('role')}/{s.get('member')}"
+
+
+def _filestore(m: GcpMocks, s: dict[str, Any]) -> str:
+    location = s.get("location", m.region + "-a")
+    rid = f"projects/{s['project']}/locations/{location}/instances/{s['name']}"
+    for i, net in enumerate(s.get("networks") or []):
+        net.setdefault("ipAddresses", [f"10.0.{i}.2"])
+    s.setdefault("createTime", "2026-01-01T00:00:00Z")
+    return rid
+
+
+def _service_account(m: GcpMocks, s: dict[str, Any]) -> str:
+    email = f"{s.get('accountId')}@{s['project']}.iam.gserviceaccount.com"
+    s.setdefault("email", email)
+    s.setdefault("member", f"serviceAccount:{email}")
+    s.setdefault("uniqueId", str(int(_short_hash(email, length=12), 16)))
+    return f"projects/{s['project']}/serviceAccounts/{email}"
+
+
+_FILLERS: dict[str, Filler] = {
+    "gcp:compute/instance:Instance": _instance,
+    "gcp:compute/futureReservation:FutureReservation": _future_reservation,
+    "gcp:compute/reservation:Reservation": _compute_zonal("reservations"),
+    "gcp:compute/instanceTemplate:InstanceTemplate": _instance_template,
+    "gcp:compute/regionInstanceTemplate:RegionInstanceTemplate": _region_instance_template,
+    "gcp:compute/network:Network": _network,
+    "gcp:compute/subnetwork:Subnetwork": _subnetwork,
+    "gcp:container/cluster:Cluster": _cluster,
+    "gcp:container/nodePool:NodePool": _node_pool,
+    "gcp:projects/iAMMember:IAMMember": _iam_member,
+    "gcp:filestore/instance:Instance": _filestore,
+    "gcp:serviceaccount/account:Account": _service_account,
+}
+
+# Types whose ``name`` is not auto-generated by the provider (no entry: ``name`` is).
+_AUTONAMED: dict[str, tuple[str, ...]] = {
+    "gcp:projects/iAMMember:IAMMember": (),
+    "gcp:serviceaccount/account:Account": (),
+}
+
+
+def _kubernetes(m: GcpMocks, typ: str, name: str, s: dict[str, Any]) -> str:
+    if typ.startswith("kubernetes:helm.sh/"):
+        s.setdefault("name", f"{name}-{_short_hash(typ, name)}")
+        s.setdefault("status", {"status": "deployed", "version": s.get("version")})
+        return f"{s.get('namespace', 'default')}/{s['name']}"
+    meta = s.setdefault("metadata", {})
+    meta.setdefault("name", f"{name}-{_short_hash(typ, name, length=8)}")
+    meta.setdefault("uid", _short_hash("uid", typ, name, length=32))
+    namespace = meta.get("namespace")
+    return f"{namespace}/{meta['name']}" if namespace else meta["name"]
+
+
+# ---------------------------------------------------------------------- invokes
+Invoke = Callable[[GcpMocks, dict[str, Any]], dict[str, Any]]
+
+
+def _get_project(m: GcpMocks, a: dict[str, Any]) -> dict[str, Any]:
+    project = a.get("projectId") or m.project
+    return {
+        "id": f"projects/{project}",
+        "projectId": project,
+        "number": m.project_number,
+        "name": project,
+        "labels": {},
+    }
+
+
+def _get_client_config(m: GcpMocks, a: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "id": "mock-client-config",
+        "project": m.project,
+        "region": m.region,
+        "zone": f"{m.region}-a",
+        "accessToken": "mock-access-token",
+    }
+
+
+def _get_cluster(m: GcpMocks, a: dict[str, Any]) -> dict[str, Any]:
+    project = a.get("project") or m.project
+    location = a.get("location") or m.region
+    return {
+        "id": f"projects/{project}/locations/{location}/clusters/{a.get('name')}",
+        "name": a.get("name"),
+        "location": location,
+        "project": project,
+        "endpoint": "203.0.113.10",
+        "masterAuths": [{"clusterCaCertificate": _FAKE_CA.decode()}],
+        "nodePools": [],
+    }
+
+
+def _get_zones(m: GcpMocks, a: dict[str, Any]) -> dict[str, Any]:
+    region = a.get("region") or m.region
+    return {"id": region, "names": [f"{region}-{z}" for z in "abcf"], "project": m.project}
+
+
+_INVOKES: dict[str, Invoke] = {
+    "gcp:organizations/getProject:getProject": _get_project,
+    "gcp:organizations/getClientConfig:getClientConfig": _get_client_config,
+    "gcp:container/getCluster:getCluster": _get_cluster,
+    "gcp:compute/getZones:getZones": _get_zones,
+}
