@@ -1,0 +1,1 @@
+"""Dynamic providers for the Google API calls pulumi-gcp cannot make, and their REST client."""

@@ -1,0 +1,139 @@
+"""The pieces every emulated Google API shares: requests, responses, Google's error shape,
+the virtual clock, and the interface a service implements to plug into the server."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+__all__ = [
+    "Request",
+    "Response",
+    "Route",
+    "Service",
+    "VirtualClock",
+    "GoogleError",
+    "google_error",
+]
+
+# Google's canonical status names for HTTP codes, as in its error JSON.
+STATUS_NAMES = {
+    400: "INVALID_ARGUMENT",
+    403: "PERMISSION_DENIED",
+    404: "NOT_FOUND",
+    409: "ALREADY_EXISTS",
+    412: "FAILED_PRECONDITION",
+    429: "RESOURCE_EXHAUSTED",
+    500: "INTERNAL",
+    503: "UNAVAILABLE",
+}
+
+
+@dataclass
+class Request:
+    """One HTTP request as a service sees it."""
+
+    method: str
+    path: str
+    query: dict[str, str]
+    body: Any
+    params: dict[str, str] = field(default_factory=dict)  # named groups of the route
+
+
+@dataclass
+class Response:
+    """What a service answers: a status, a JSON body and optional headers."""
+
+    status: int = 200
+    body: Any = None
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+class GoogleError(Exception):
+    """Raise inside a handler to answer with Google's error JSON."""
+
+    def __init__(
+        self, status: int, message: str, reason: str = "", headers: Mapping[str, str] | None = None
+    ):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.reason = reason or STATUS_NAMES.get(status, "UNKNOWN").lower()
+        self.headers = dict(headers or {})
+
+    def response(self) -> Response:
+        return Response(
+            self.status, google_error(self.status, self.message, self.reason), self.headers
+        )
+
+
+def google_error(status: int, message: str, reason: str = "") -> dict[str, Any]:
+    """Google's error body: ``{"error": {"code", "message", "status", "errors": [...]}}``."""
+    return {
+        "error": {
+            "code": status,
+            "message": message,
+            "status": STATUS_NAMES.get(status, "UNKNOWN"),
+            "errors": [{"message": message, "domain": "global", "reason": reason or "invalid"}],
+        }
+    }
+
+
+Handler = Callable[[Request], Response]
+
+
+@dataclass(frozen=True)
+class Route:
+    """``method`` + a path regex with named groups (matched against the path without query)."""
+
+    method: str
+    pattern: re.Pattern[str]
+    handler: Handler
+
+    @classmethod
+    def of(cls, method: str, pattern: str, handler: Handler) -> Route:
+        return cls(method, re.compile("^" + pattern + "$"), handler)
+
+
+class Service(Protocol):
+    """An emulated API. ``routes`` are matched in order; ``tick`` is called whenever the virtual
+    clock moves, so time-driven state (capacity arriving, windows expiring, runs ending) is
+    applied."""
+
+    name: str
+
+    def routes(self) -> list[Route]: ...
+
+    def tick(self, now: dt.datetime) -> None: ...
+
+
+class VirtualClock:
+    """Time that only moves when told to: a 3-day run takes no wall time in a test."""
+
+    def __init__(self, start: dt.datetime | None = None) -> None:
+        self._now = start or dt.datetime(2026, 1, 5, tzinfo=dt.timezone.utc)
+        self._lock = threading.RLock()
+        self._listeners: list[Callable[[dt.datetime], None]] = []
+
+    def now(self) -> dt.datetime:
+        with self._lock:
+            return self._now
+
+    def rfc3339(self) -> str:
+        return self.now().strftime("%Y-%m-%dT%H:%M:%S.000-00:00")
+
+    def subscribe(self, listener: Callable[[dt.datetime], None]) -> None:
+        self._listeners.append(listener)
+
+    def advance(self, seconds: float) -> dt.datetime:
+        """Move time forward and let every service apply what happened meanwhile."""
+        with self._lock:
+            self._now += dt.timedelta(seconds=seconds)
+            now = self._now
+            for listener in self._listeners:
+                listener(now)
+        return now

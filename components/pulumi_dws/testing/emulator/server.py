@@ -1,0 +1,188 @@
+"""The emulator's HTTP server: routes requests to services on 127.0.0.1.
+
+    from pulumi_dws.testing.emulator import Emulator
+
+    with Emulator() as emu:               # all built-in services, ephemeral port
+        os.environ["DWS_COMPUTE_ENDPOINT"] = emu.url
+        ...
+        emu.clock.advance(3600)           # an hour passes, instantly
+
+Control endpoints (for processes that only have the URL, e.g. a provider in Pulumi's
+dynamic-provider host): ``POST /_emulator/clock:advance {"seconds": N}`` and
+``GET /_emulator/clock``.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+from .base import GoogleError, Request, Response, Route, Service, VirtualClock, google_error
+from .faults import FaultPlan
+
+__all__ = ["Emulator"]
+
+
+class Emulator:
+    """A local server for the Google APIs pulumi-dws calls, with a virtual clock and faults."""
+
+    def __init__(
+        self,
+        services: list[Service] | None = None,
+        *,
+        clock: VirtualClock | None = None,
+        host: str = "127.0.0.1",
+        port: int = 0,
+    ) -> None:
+        self.clock = clock or VirtualClock()
+        self.faults = FaultPlan()
+        self.requests: list[Request] = []
+        self.services: dict[str, Service] = {}
+        self._routes: list[Route] = [
+            Route.of("POST", r"/_emulator/clock:advance", self._advance),
+            Route.of("GET", r"/_emulator/clock", self._clock),
+        ]
+        self._host, self._port = host, port
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+        for service in services if services is not None else default_services(self.clock):
+            self.add(service)
+
+    # ------------------------------------------------------------------ composition
+    def add(self, service: Service) -> Service:
+        """Plug a service in; its routes are tried after those already present."""
+        self.services[service.name] = service
+        self._routes.extend(service.routes())
+        self.clock.subscribe(service.tick)
+        return service
+
+    def __getitem__(self, name: str) -> Any:
+        return self.services[name]
+
+    # ------------------------------------------------------------------ lifecycle
+    @property
+    def url(self) -> str:
+        """Root URL, e.g. ``http://127.0.0.1:41234/`` (use it as an endpoint override)."""
+        assert self._server is not None, "emulator not started"
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}/"
+
+    @property
+    def clock_url(self) -> str:
+        """Control URL for ``DWS_VIRTUAL_CLOCK_URL``: sleeps advance this clock."""
+        return self.url + "_emulator/clock:advance"
+
+    def start(self) -> Emulator:
+        handler = _make_handler(self)
+        self._server = ThreadingHTTPServer((self._host, self._port), handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def __enter__(self) -> Emulator:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # ------------------------------------------------------------------ dispatch
+    def dispatch(self, request: Request) -> Response:
+        self.requests.append(request)
+        for route in self._routes:
+            if route.method != request.method:
+                continue
+            match = route.pattern.match(request.path)
+            if match:
+                request.params = {k: v for k, v in match.groupdict().items() if v is not None}
+                try:
+                    return route.handler(request)
+                except GoogleError as err:
+                    return err.response()
+        return Response(
+            404, google_error(404, f"No such API path: {request.method} {request.path}")
+        )
+
+    def _advance(self, request: Request) -> Response:
+        seconds = float((request.body or {}).get("seconds", 0))
+        if seconds < 0:
+            raise GoogleError(400, "seconds must be >= 0")
+        return Response(200, {"now": self.clock.advance(seconds).isoformat()})
+
+    def _clock(self, request: Request) -> Response:
+        return Response(200, {"now": self.clock.now().isoformat()})
+
+
+def default_services(clock: VirtualClock) -> list[Service]:
+    """Every emulated API that ships with pulumi-dws."""
+    services: list[Service] = []
+    try:
+        from .compute import ComputeService
+
+        services.append(ComputeService(clock))
+    except ImportError:
+        pass
+    try:
+        from .aiplatform import AiPlatformService
+
+        services.append(AiPlatformService(clock))
+    except ImportError:
+        pass
+    return services
+
+
+def _make_handler(emulator: Emulator) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+            return
+
+        def _handle(self) -> None:
+            parts = urlsplit(self.path)
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length) if length else b""
+            fault = emulator.faults.next(self.command, parts.path)
+            if fault == "drop":
+                self.connection.shutdown(socket.SHUT_RDWR)
+                self.close_connection = True
+                return
+            if fault in ("429", "503"):
+                status = int(fault)
+                headers = {}
+                if emulator.faults.retry_after is not None:
+                    headers["Retry-After"] = str(emulator.faults.retry_after)
+                message = "Quota exceeded" if status == 429 else "The service is unavailable"
+                self._send(Response(status, google_error(status, message), headers))
+                return
+            try:
+                body = json.loads(raw) if raw else None
+            except ValueError:
+                self._send(Response(400, google_error(400, "Invalid JSON payload received.")))
+                return
+            query = dict(parse_qsl(parts.query))
+            self._send(emulator.dispatch(Request(self.command, parts.path, query, body)))
+
+        def _send(self, response: Response) -> None:
+            payload = b"" if response.body is None else json.dumps(response.body).encode()
+            self.send_response(response.status)
+            self.send_header("Content-Type", "application/json; charset=UTF-8")
+            self.send_header("Content-Length", str(len(payload)))
+            for key, value in response.headers.items():
+                self.send_header(key, value)
+            self.end_headers()
+            self.wfile.write(payload)
+
+        do_GET = do_POST = do_DELETE = do_PATCH = do_PUT = _handle  # noqa: N815
+
+    return Handler
