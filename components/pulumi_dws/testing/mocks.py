@@ -488,3 +488,6 @@ _INVOKES: dict[str, Invoke] = {
     "gcp:container/getCluster:getCluster": _get_cluster,
     "gcp:compute/getZones:getZones": _get_zones,
 }
+
+
+from . import behaviours as _behaviours  # noqa: E402,F401  (registers dynamic behaviours)
