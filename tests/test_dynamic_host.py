@@ -12,6 +12,7 @@ from typing import Any
 
 import grpc
 import pytest
+
 from pulumi_dws.testing._echo_provider import EchoProvider
 from pulumi_dws.testing.dynamic_host import (
     UNKNOWN,

@@ -136,6 +136,21 @@ DEFAULT_LIMITS: dict[str, Limit] = {
             maximum=1000,
         ),
         Limit(
+            "gke.node_pool_name",
+            "GKE node pool name length",
+            "count",
+            "GKE API NodePool.name: 1 to 40 characters (RFC 1035)",
+            minimum=1,
+            maximum=40,
+        ),
+        Limit(
+            "gke.disk_size_gb",
+            "GKE node boot disk size (GB)",
+            "count",
+            "GKE API NodeConfig.diskSizeGb: the smallest allowed disk size is 10 GB",
+            minimum=10,
+        ),
+        Limit(
             "kueue.max_run_duration",
             "ProvisioningRequest maxRunDurationSeconds",
             "seconds",
@@ -182,6 +197,14 @@ DEFAULT_LIMITS: dict[str, Limit] = {
             f"{FACTS} §4: specificSkuProperties.totalCount, at least 1 VM",
             minimum=1,
             maximum=1000,
+        ),
+        Limit(
+            "calendar.name_prefix_length",
+            "auto-created reservation name prefix length",
+            "count",
+            "pulumi-gcp FutureReservation.name_prefix: at most 20 characters",
+            minimum=1,
+            maximum=20,
         ),
         Limit(
             "name.length",

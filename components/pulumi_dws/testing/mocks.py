@@ -81,6 +81,11 @@ class Registered:
     custom: bool
     provider: str = ""
     dependencies: list[str] = field(default_factory=list)
+    protect: bool = False
+    ignore_changes: list[str] = field(default_factory=list)
+    replace_on_changes: list[str] = field(default_factory=list)
+    delete_before_replace: bool = False
+    aliases: list[str] = field(default_factory=list)
 
     @property
     def parent_type(self) -> str:
@@ -92,6 +97,19 @@ class Registered:
     @property
     def parent_name(self) -> str:
         return self.parent.split("::")[-1] if self.parent else ""
+
+
+def _options(request: Any) -> dict[str, Any]:
+    """The resource options of a RegisterResource request that tests care about."""
+    if request is None:
+        return {}
+    return {
+        "protect": bool(getattr(request, "protect", False)),
+        "ignore_changes": list(getattr(request, "ignoreChanges", []) or []),
+        "replace_on_changes": list(getattr(request, "replaceOnChanges", []) or []),
+        "delete_before_replace": bool(getattr(request, "deleteBeforeReplace", False)),
+        "aliases": [str(a) for a in (getattr(request, "aliasURNs", []) or [])],
+    }
 
 
 def _short_hash(*parts: str, length: int = 7) -> str:
@@ -118,7 +136,7 @@ class _RecordingMonitor(_pmocks.MockMonitor):
         return response
 
     def RegisterResourceOutputs(self, request: Any) -> Any:  # noqa: N802
-        if "pulumi:pulumi:Stack" in request.urn:
+        if request.urn.split("::")[2] == "pulumi:pulumi:Stack":
             from pulumi.runtime import rpc
 
             self.stack_outputs = rpc.deserialize_properties(request.outputs)
@@ -250,6 +268,7 @@ class GcpMocks(pulumi.runtime.Mocks):
             custom=bool(args.custom),
             provider=args.provider or "",
             dependencies=deps,
+            **_options(request),
         )
         self._local.last = reg
         return rid, outputs

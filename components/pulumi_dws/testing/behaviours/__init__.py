@@ -3,3 +3,5 @@
 One module per dynamic resource type registers itself with ``@dynamic_behaviour(<Name>)``;
 import it here.
 """
+
+from . import stable_time  # noqa: F401

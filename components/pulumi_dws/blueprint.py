@@ -1,0 +1,116 @@
+"""The config-driven blueprint: declare DWS capacity of every kind in stack config.
+
+``Pulumi.<stack>.yaml``::
+
+    config:
+      dws:capacity:
+        calendar_reservations:
+          - name: h100-block
+            zone: us-central1-a
+            machine_type: a3-highgpu-8g
+            count: 2
+            start_time: +4w
+            duration: 7d
+
+Every entry is validated by the same model as the component it becomes, and the whole
+config is validated before any resource is registered: one bad entry fails the run with the
+entry's path (``dws:capacity.calendar_reservations[0].duration: ...``) and nothing is created.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import pulumi
+
+from . import limits
+from .errors import DwsValidationError
+from .models import parse_args
+from .validation import check_name
+
+__all__ = ["Kind", "KINDS", "validate_capacity", "deploy", "deploy_from_config", "CONFIG_KEY"]
+
+CONFIG_KEY = "dws:capacity"
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One kind of capacity: where its component and args model live."""
+
+    key: str
+    module: str
+    component: str
+    spec: str
+
+    def load(self) -> tuple[Callable[..., pulumi.ComponentResource], Any]:
+        mod = importlib.import_module(self.module, __package__)
+        return getattr(mod, self.component), getattr(mod, self.spec)
+
+
+KINDS: dict[str, Kind] = {
+    kind.key: kind
+    for kind in [
+        Kind(
+            "calendar_reservations", ".calendar", "CalendarReservation", "CalendarReservationSpec"
+        ),
+    ]
+}
+
+
+@dataclass(frozen=True)
+class Entry:
+    kind: Kind
+    name: str
+    args: dict[str, Any]
+    where: str
+
+
+def validate_capacity(capacity: Mapping[str, Any] | None) -> list[Entry]:
+    """Validate a ``dws:capacity`` object; return its entries in declaration order."""
+    if capacity is None:
+        return []
+    if not isinstance(capacity, Mapping):
+        raise DwsValidationError(CONFIG_KEY, type(capacity).__name__, "must be a mapping of kinds")
+    entries: list[Entry] = []
+    seen: set[tuple[str, str]] = set()
+    for key, items in capacity.items():
+        if key not in KINDS:
+            raise DwsValidationError(
+                f"{CONFIG_KEY}.{key}", key, f"is not a capacity kind; use one of {', '.join(KINDS)}"
+            )
+        if not isinstance(items, list):
+            raise DwsValidationError(f"{CONFIG_KEY}.{key}", items, "must be a list of entries")
+        kind = KINDS[key]
+        _, spec = kind.load()
+        for i, item in enumerate(items):
+            where = f"{CONFIG_KEY}.{key}[{i}]"
+            if not isinstance(item, Mapping) or "name" not in item:
+                raise DwsValidationError(f"{where}.name", "(missing)", "every entry needs a name")
+            args = dict(item)
+            name = check_name(f"{where}.name", str(args.pop("name")))
+            if (key, name) in seen:
+                raise DwsValidationError(f"{where}.name", name, f"is used twice in {key}")
+            seen.add((key, name))
+            parse_args(spec, args, prefix=where)
+            entries.append(Entry(kind, name, args, where))
+    return entries
+
+
+def deploy(capacity: Mapping[str, Any] | None) -> dict[str, pulumi.ComponentResource]:
+    """Validate the whole capacity config, then create one component per entry."""
+    entries = validate_capacity(capacity)
+    built: dict[str, pulumi.ComponentResource] = {}
+    for entry in entries:
+        component, _ = entry.kind.load()
+        built[f"{entry.kind.key}/{entry.name}"] = component(entry.name, entry.args)
+    return built
+
+
+def deploy_from_config(config: pulumi.Config | None = None) -> dict[str, pulumi.ComponentResource]:
+    """Read ``dws:limits`` and ``dws:capacity`` from stack config and deploy them."""
+    config = config or pulumi.Config("dws")
+    limits.apply_config(config.get_object("limits"))
+    return deploy(config.get_object("capacity"))

@@ -1,0 +1,405 @@
+"""``CalendarReservation``: reserve GPU VMs for a fixed window in DWS Calendar mode.
+
+Wraps ``gcp.compute.FutureReservation`` with ``reservation_mode="CALENDAR"`` and gives the
+settings VMs, templates and GKE node pools need to consume the reservation it creates.
+
+Delete and replace are explicit: an approved calendar request cannot be modified or cancelled,
+so a submitted reservation is ``protect``-ed by default (Pulumi refuses to delete or replace it
+until you set ``protect: False``), and its description is not diffed, so a cosmetic edit never
+replaces it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any, Literal, TypedDict
+
+import pulumi
+import pulumi_gcp as gcp
+from pydantic import field_validator, model_validator
+from typing_extensions import NotRequired, Required
+
+from . import catalog, limits
+from .clock import now
+from .duration import Duration, DurationLike
+from .errors import DwsValidationError
+from .models import DwsModel, parse_args
+from .relative_time import RelativeTime, StableTime, is_relative, parse_relative
+from .validation import (
+    check_labels,
+    check_name,
+    check_zone,
+    format_timestamp,
+    is_output,
+    parse_timestamp,
+    when_known,
+)
+
+__all__ = ["CalendarReservation", "CalendarReservationArgs", "CalendarReservationSpec"]
+
+RESERVATION_NAME_KEY = "compute.googleapis.com/reservation-name"
+TYPE = "dws:index:CalendarReservation"
+
+
+class CalendarReservationArgs(TypedDict, total=False):
+    """Arguments of :class:`CalendarReservation`."""
+
+    zone: Required[str]
+    """Zone of the reserved VMs, e.g. ``us-central1-a``."""
+    machine_type: Required[str]
+    """A GPU machine type, e.g. ``a3-highgpu-8g``."""
+    count: Required[int]
+    """Number of VMs."""
+    start_time: Required[str | dt.datetime | RelativeTime | pulumi.Output[str]]
+    """RFC 3339 (``2027-03-01T00:00:00Z``), or relative to first deploy (``"+4w"``)."""
+    end_time: NotRequired[str | dt.datetime | pulumi.Output[str]]
+    """RFC 3339 end; give this or ``duration``."""
+    duration: NotRequired[DurationLike]
+    """Length of the window (``"7d"``); give this or ``end_time``."""
+    project: NotRequired[str]
+    name: NotRequired[str]
+    """Name of the future reservation (default: the component's name)."""
+    accelerator_type: NotRequired[str]
+    accelerator_count: NotRequired[int]
+    name_prefix: NotRequired[str]
+    """Prefix for the auto-created reservation's name (up to 20 characters)."""
+    reservation_name: NotRequired[str]
+    """Exact name of the reservation Google creates (default: the future reservation's name)."""
+    auto_delete: NotRequired[bool]
+    """Delete the auto-created reservation at the end of the window (default True)."""
+    require_specific_reservation: NotRequired[bool]
+    """Only VMs that target the reservation by name may consume it (default True)."""
+    planning_status: NotRequired[Literal["DRAFT", "SUBMITTED"]]
+    deployment_type: NotRequired[Literal["DENSE", "FLEXIBLE"]]
+    share_with: NotRequired[list[str]]
+    """Projects that may consume the reservation."""
+    description: NotRequired[str]
+    protect: NotRequired[bool]
+    """Protect from delete/replace (default: True once SUBMITTED)."""
+
+
+def _plain_or_output(value: Any, check: Any) -> Any:
+    return when_known(value, check)
+
+
+class CalendarReservationSpec(DwsModel):
+    """Validated :class:`CalendarReservationArgs` (also the ``dws:capacity`` config shape)."""
+
+    zone: str
+    machine_type: str
+    count: int
+    start_time: Any
+    end_time: Any = None
+    duration: Duration | None = None
+    project: str | None = None
+    name: str | None = None
+    accelerator_type: str | None = None
+    accelerator_count: int | None = None
+    name_prefix: str | None = None
+    reservation_name: str | None = None
+    auto_delete: bool = True
+    require_specific_reservation: bool = True
+    planning_status: Literal["DRAFT", "SUBMITTED"] = "SUBMITTED"
+    deployment_type: Literal["DENSE", "FLEXIBLE"] | None = None
+    share_with: list[str] = []
+    description: str | None = None
+    protect: bool | None = None
+    labels: dict[str, str] = {}
+
+    @field_validator("zone")
+    @classmethod
+    def _zone(cls, v: str) -> str:
+        return check_zone("zone", v)
+
+    @field_validator("machine_type")
+    @classmethod
+    def _machine(cls, v: str) -> str:
+        catalog.machine_shape("machine_type", v)
+        return v
+
+    @field_validator("count", mode="before")
+    @classmethod
+    def _count(cls, v: Any) -> int:
+        return limits.check_count("count", v, "calendar.count")
+
+    @field_validator("duration", mode="before")
+    @classmethod
+    def _duration(cls, v: Any) -> Duration | None:
+        if v is None:
+            return None
+        return limits.check_duration("duration", v, "calendar.duration")
+
+    @field_validator("start_time", mode="before")
+    @classmethod
+    def _start(cls, v: Any) -> Any:
+        if is_relative(v):
+            rel = parse_relative("start_time", v)
+            limits.get("calendar.start_ahead").check(
+                "start_time", rel.offset.seconds, shown=f"+{rel.offset.human()}"
+            )
+            return rel
+        return _plain_or_output(v, lambda x: _check_start(x))
+
+    @field_validator("end_time", mode="before")
+    @classmethod
+    def _end(cls, v: Any) -> Any:
+        if v is None or is_output(v):
+            return v
+        return format_timestamp(parse_timestamp("end_time", v))
+
+    @field_validator("name", "reservation_name")
+    @classmethod
+    def _names(cls, v: str | None, info: Any) -> str | None:
+        return None if v is None else check_name(info.field_name, v)
+
+    @field_validator("name_prefix")
+    @classmethod
+    def _prefix(cls, v: str | None) -> str | None:
+        if v is None:
+            return None
+        check_name("name_prefix", v)
+        limits.get("calendar.name_prefix_length").check("name_prefix", len(v), shown=v)
+        return v
+
+    @field_validator("labels")
+    @classmethod
+    def _labels(cls, v: dict[str, str]) -> dict[str, str]:
+        return check_labels("labels", v)
+
+    @model_validator(mode="after")
+    def _window_and_shape(self) -> CalendarReservationSpec:
+        if (self.end_time is None) == (self.duration is None):
+            raise DwsValidationError(
+                "end_time", self.end_time or "(missing)", "give exactly one of end_time or duration"
+            )
+        if isinstance(self.start_time, RelativeTime) and self.end_time is not None:
+            raise DwsValidationError(
+                "end_time", self.end_time, "use duration with a relative start_time"
+            )
+        if self.end_time is not None and not (
+            is_output(self.end_time) or is_output(self.start_time)
+        ):
+            _check_window(self.start_time, self.end_time)
+        if self.name_prefix and self.reservation_name:
+            raise DwsValidationError(
+                "name_prefix", self.name_prefix, "give name_prefix or reservation_name, not both"
+            )
+        shape = catalog.machine_shape("machine_type", self.machine_type)
+        if self.accelerator_type is not None:
+            acc = catalog.accelerator("accelerator_type", self.accelerator_type)
+            if acc != shape.accelerator:
+                raise DwsValidationError(
+                    "accelerator_type",
+                    self.accelerator_type,
+                    f"does not match {self.machine_type}, which carries "
+                    f"{shape.accelerator.compute_name}",
+                )
+        if self.accelerator_count is not None and self.accelerator_count != shape.gpus:
+            raise DwsValidationError(
+                "accelerator_count",
+                self.accelerator_count,
+                f"does not match {self.machine_type}, which carries {shape.gpus} GPUs",
+            )
+        return self
+
+    # ------------------------------------------------------------------ derived values
+    @property
+    def gpus(self) -> int:
+        """GPUs reserved in total."""
+        return self.count * catalog.machine_shape("machine_type", self.machine_type).gpus
+
+    @property
+    def protected(self) -> bool:
+        return self.protect if self.protect is not None else self.planning_status == "SUBMITTED"
+
+
+def _check_start(value: Any) -> str:
+    start = parse_timestamp("start_time", value)
+    ahead = (start - now()).total_seconds()
+    shown = format_timestamp(start)
+    if ahead <= 0:
+        raise DwsValidationError(
+            "start_time",
+            shown,
+            f"is in the past; a Calendar-mode window starts "
+            f"{limits.get('calendar.start_ahead').allowed()} ahead (or use a relative time: +4w)",
+        )
+    limits.get("calendar.start_ahead").check("start_time", int(ahead), shown=shown)
+    return shown
+
+
+def _check_window(start: str, end: str) -> None:
+    seconds = (
+        parse_timestamp("end_time", end) - parse_timestamp("start_time", start)
+    ).total_seconds()
+    if seconds <= 0:
+        raise DwsValidationError("end_time", end, f"is not after start_time {start}")
+    if not float(seconds).is_integer():
+        raise DwsValidationError("end_time", end, "must be a whole number of seconds after start")
+    limits.get("calendar.duration").check(
+        "end_time", int(seconds), shown=f"{end} ({Duration(int(seconds)).human()} window)"
+    )
+
+
+class CalendarReservation(pulumi.ComponentResource):
+    """GPU VMs reserved for a fixed window (DWS Calendar mode).
+
+    Example::
+
+        block = CalendarReservation("h100-block", {
+            "zone": "us-central1-a", "machine_type": "a3-highgpu-8g", "count": 2,
+            "start_time": "+4w", "duration": "7d",
+        })
+        gcp.compute.Instance("trainer", ..., **block.instance_settings())
+    """
+
+    future_reservation: gcp.compute.FutureReservation
+    reservation_name: pulumi.Output[str]
+    start_time: pulumi.Output[str]
+    end_time: pulumi.Output[str]
+    spec: CalendarReservationSpec
+
+    def __init__(
+        self,
+        name: str,
+        args: CalendarReservationArgs,
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None:
+        spec = parse_args(CalendarReservationSpec, args)
+        fr_name = check_name("name", spec.name or name)
+        super().__init__(TYPE, name, {}, opts)
+        self.spec = spec
+        child = pulumi.ResourceOptions(parent=self)
+
+        if isinstance(spec.start_time, RelativeTime):
+            stable = StableTime(f"{name}-start", spec.start_time, child)
+            start: pulumi.Input[str] = stable.timestamp
+        else:
+            start = spec.start_time
+
+        window: dict[str, Any] = {"start_time": start}
+        if spec.duration is not None:
+            window["duration"] = {"seconds": str(spec.duration.seconds)}
+            end = pulumi.Output.from_input(start).apply(
+                lambda s: (
+                    format_timestamp(parse_timestamp("start_time", s) + spec.duration.timedelta())
+                    if s
+                    else s
+                )
+            )
+        else:
+            window["end_time"] = spec.end_time
+            end = pulumi.Output.all(start, spec.end_time).apply(_validated_end)
+
+        instance_properties: dict[str, Any] = {"machine_type": spec.machine_type}
+        if spec.accelerator_type is not None:
+            acc = catalog.accelerator("accelerator_type", spec.accelerator_type)
+            shape = catalog.machine_shape("machine_type", spec.machine_type)
+            instance_properties["guest_accelerators"] = [
+                {"accelerator_type": acc.compute_name, "accelerator_count": shape.gpus}
+            ]
+
+        reservation_name = spec.reservation_name or (None if spec.name_prefix else fr_name)
+        share = (
+            {"share_type": "SPECIFIC_PROJECTS", "projects": list(spec.share_with)}
+            if spec.share_with
+            else None
+        )
+        self.future_reservation = gcp.compute.FutureReservation(
+            f"{name}-future-reservation",
+            name=fr_name,
+            project=spec.project,
+            zone=spec.zone,
+            reservation_mode="CALENDAR",
+            time_window=window,
+            specific_sku_properties={
+                "instance_properties": instance_properties,
+                "total_count": str(spec.count),
+            },
+            auto_delete_auto_created_reservations=spec.auto_delete,
+            specific_reservation_required=spec.require_specific_reservation,
+            planning_status=spec.planning_status,
+            deployment_type=spec.deployment_type,
+            name_prefix=spec.name_prefix,
+            reservation_name=reservation_name,
+            share_settings=share,
+            description=spec.description,
+            opts=pulumi.ResourceOptions(
+                parent=self, protect=spec.protected, ignore_changes=["description"]
+            ),
+        )
+        if reservation_name is not None:
+            self.reservation_name = pulumi.Output.from_input(reservation_name)
+        else:
+            self.reservation_name = self.future_reservation.statuses.apply(_auto_created_name)
+        self.start_time = pulumi.Output.from_input(start)
+        self.end_time = end
+        self.register_outputs(
+            {
+                "future_reservation_id": self.future_reservation.id,
+                "reservation_name": self.reservation_name,
+                "start_time": self.start_time,
+                "end_time": self.end_time,
+                "gpus": spec.gpus,
+            }
+        )
+
+    # ------------------------------------------------------------------ consumption
+    def _reservation_ref(self, consumer_project: str | None) -> pulumi.Output[str]:
+        owner = self.spec.project
+        if consumer_project and owner and consumer_project != owner:
+            return self.reservation_name.apply(lambda n: f"projects/{owner}/reservations/{n}")
+        return self.reservation_name
+
+    def instance_reservation_affinity(self, consumer_project: str | None = None) -> dict[str, Any]:
+        """``reservation_affinity`` for ``gcp.compute.Instance`` / instance templates."""
+        return {
+            "type": "SPECIFIC_RESERVATION",
+            "specific_reservation": {
+                "key": RESERVATION_NAME_KEY,
+                "values": [self._reservation_ref(consumer_project)],
+            },
+        }
+
+    def instance_scheduling(self) -> dict[str, Any]:
+        """``scheduling`` for VMs bound to the reservation: they end when the window ends."""
+        return {
+            "provisioning_model": "RESERVATION_BOUND",
+            "instance_termination_action": "DELETE",
+            "on_host_maintenance": "TERMINATE",
+            "automatic_restart": False,
+        }
+
+    def instance_settings(self, consumer_project: str | None = None) -> dict[str, Any]:
+        """Keyword arguments for ``gcp.compute.Instance`` / ``InstanceTemplate``."""
+        return {
+            "machine_type": self.spec.machine_type,
+            "zone": self.spec.zone,
+            "reservation_affinity": self.instance_reservation_affinity(consumer_project),
+            "scheduling": self.instance_scheduling(),
+        }
+
+    def gke_reservation_affinity(self, consumer_project: str | None = None) -> dict[str, Any]:
+        """``node_config.reservation_affinity`` for a ``gcp.container.NodePool``."""
+        return {
+            "consume_reservation_type": "SPECIFIC_RESERVATION",
+            "key": RESERVATION_NAME_KEY,
+            "values": [self._reservation_ref(consumer_project)],
+        }
+
+
+def _validated_end(values: list[Any]) -> str:
+    start, end = values
+    if start and end:
+        _check_window(start, end)
+        return format_timestamp(parse_timestamp("end_time", end))
+    return end
+
+
+def _auto_created_name(statuses: list[dict[str, Any]] | None) -> str:
+    for status in statuses or []:
+        for link in (
+            status.get("autoCreatedReservations") or status.get("auto_created_reservations") or []
+        ):
+            return str(link).rstrip("/").split("/")[-1]
+    return ""
