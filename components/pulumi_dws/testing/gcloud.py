@@ -1,0 +1,1009 @@
+"""A gcloud "oracle": see the exact request bodies Google's own CLI sends, fully offline.
+
+Google's ``gcloud`` CLI is the reference client for the Compute Engine and GKE APIs. This
+module runs a real ``gcloud`` command against a fake API server on ``127.0.0.1`` and records
+every HTTP request it makes, so a test can compare the library's request bodies with what
+``gcloud`` sends for the equivalent command line::
+
+    from pulumi_dws.testing.gcloud import gcloud_unavailable_reason, run_gcloud
+
+    reason = gcloud_unavailable_reason("alpha")
+    if reason:
+        pytest.skip(reason)
+    cap = run_gcloud(["alpha", "compute", "instances", "create", "vm-1",
+                      "--zone=us-central1-a", "--provisioning-model=FLEX_START", ...])
+    assert cap.ok, cap.describe()
+    body = cap.create_request().body
+    assert body["scheduling"]["provisioningModel"] == "FLEX_START"
+
+How it works:
+
+* :class:`OracleServer` is a threaded stdlib HTTP server on an ephemeral port. It records each
+  request (method, path, query, headers, raw and JSON-decoded body) and answers just plausibly
+  enough for ``gcloud`` to finish: Compute inserts, actions and deletes get a ``DONE``
+  Operation whose ``targetLink`` points at the resource, and a later GET of a created
+  resource returns what was posted (plus ``selfLink``/``id``/...); GETs of a zone, region or
+  project return a minimal one (the project with a ``defaultServiceAccount``); image-family
+  look-ups return a READY image; GKE node-pool/cluster changes get a ``DONE`` Operation, GKE
+  cluster GETs a minimal RUNNING cluster. Other GETs get a minimal resource or an empty list;
+  unknown paths a Google-style 404 error.
+* :func:`run_gcloud` writes a private, throw-away ``CLOUDSDK_CONFIG`` directory (credentials
+  disabled, prompts/usage reporting/surveys/update checks off, ``core/project`` set, the GCE
+  metadata probe off) and points ``api_endpoint_overrides/<api>`` at the server.
+
+Endpoint overrides, as gcloud 528 implements them (``apis_internal._BuildEndpointOverride``):
+
+* There is ONE key per API: ``api_endpoint_overrides/compute`` is shared by the v1, beta and
+  alpha Compute clients. (``compute/alpha``, ``compute/beta`` and ``compute/v1`` keys exist
+  only under ``api_client_overrides``, which picks the client *version*, not the endpoint.)
+* An override whose path is not ``/`` is used verbatim as the client's base URL, so the
+  Compute override must carry the version path of the command's release track:
+  ``.../compute/alpha/`` for ``gcloud alpha``, ``.../compute/beta/`` for ``gcloud beta``,
+  ``.../compute/v1/`` for GA. :func:`run_gcloud` picks it from ``args[0]``. (A bare root URL
+  also reaches the server, but then the resource URLs gcloud writes *into* request bodies,
+  e.g. ``machineType``, lack the ``compute/<version>/`` segment, unlike the real thing.)
+* GKE's client base URL is ``https://container.googleapis.com/`` and its request paths carry
+  the version (``v1/``, ``v1beta1/``), so the ``container`` override is the server's root URL.
+
+Resource URLs inside captured bodies point at the fake server
+(``http://127.0.0.1:PORT/compute/alpha/projects/...``); :meth:`GcloudCapture.canonical`
+rewrites them to the real hosts (``https://compute.googleapis.com/compute/alpha/...``).
+
+Nothing here needs network access or Google credentials; no request leaves the machine.
+"""
+
+from __future__ import annotations
+
+import configparser
+import contextlib
+import dataclasses
+import functools
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+__all__ = [
+    "DEFAULT_PROJECT",
+    "CapturedRequest",
+    "GcloudCapture",
+    "OracleServer",
+    "endpoint_overrides",
+    "gcloud_available",
+    "gcloud_path",
+    "gcloud_unavailable_reason",
+    "run_gcloud",
+    "write_gcloud_config",
+]
+
+DEFAULT_PROJECT = "demo-project"
+"""Project written to ``core/project`` when the caller does not pass one."""
+
+_GCLOUD_ENV = "PULUMI_DWS_GCLOUD"
+_FAKE_USER = "oracle@example.invalid"
+_JSON = "application/json; charset=UTF-8"
+_GKE_VERSION = "1.32.4-gke.1000000"
+
+# Environment variables that would override the private configuration written below
+# (CLOUDSDK_PYTHON* is kept: it only chooses the interpreter gcloud runs on).
+_SCRUBBED_ENV_PREFIXES = ("CLOUDSDK_", "GOOGLE_APPLICATION_CREDENTIALS", "GCE_METADATA")
+_KEPT_ENV_PREFIXES = ("CLOUDSDK_PYTHON",)
+
+# Where each API really lives, for GcloudCapture.canonical().
+_REAL_ROOTS = {"compute": "https://compute.googleapis.com/"}
+_DEFAULT_REAL_ROOT = "https://container.googleapis.com/"
+
+
+# --------------------------------------------------------------------------------------------
+# Captured data
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CapturedRequest:
+    """One HTTP request received by the oracle server.
+
+    Attributes:
+        method: HTTP method, upper case (``"POST"``).
+        path: URL path without the query string
+            (``"/compute/alpha/projects/p/zones/z/instances"``).
+        query: Decoded query parameters, each mapped to the list of its values
+            (gcloud adds ``alt=json`` to every call).
+        headers: Request headers, names lower-cased.
+        raw_body: The request body exactly as received.
+        body: The body decoded as JSON, or ``None`` if it was empty or not JSON.
+        status: The HTTP status the oracle answered with (404 means the oracle did not
+            know the path, which usually makes gcloud fail).
+    """
+
+    method: str
+    path: str
+    query: Mapping[str, list[str]]
+    headers: Mapping[str, str]
+    raw_body: bytes
+    body: Any
+    status: int = 0
+
+    @property
+    def is_mutation(self) -> bool:
+        """True for anything other than GET/HEAD (the requests that change state)."""
+        return self.method not in ("GET", "HEAD")
+
+    def __str__(self) -> str:
+        return f"{self.method} {self.path}"
+
+
+@dataclass(frozen=True)
+class GcloudCapture:
+    """The outcome of one :func:`run_gcloud` call.
+
+    Attributes:
+        args: The gcloud arguments that were run (without the ``gcloud`` executable).
+        returncode: gcloud's exit status (``-9`` if it was killed on timeout).
+        stdout: What gcloud printed on standard output.
+        stderr: What gcloud printed on standard error (progress, warnings, errors).
+        requests: Every request the oracle server received, in arrival order.
+        base_url: The server's root URL (``http://127.0.0.1:PORT/``).
+        timed_out: True if gcloud was killed because it exceeded the timeout.
+    """
+
+    args: tuple[str, ...]
+    returncode: int
+    stdout: str
+    stderr: str
+    requests: tuple[CapturedRequest, ...]
+    base_url: str
+    timed_out: bool = False
+
+    @property
+    def ok(self) -> bool:
+        """True if gcloud exited with status 0 (and was not killed)."""
+        return self.returncode == 0 and not self.timed_out
+
+    @property
+    def mutations(self) -> list[CapturedRequest]:
+        """The non-GET requests, in order (creates, actions, deletes, operation waits)."""
+        return [r for r in self.requests if r.is_mutation]
+
+    def find(self, method: str | None = None, path: str | None = None) -> list[CapturedRequest]:
+        """Return the requests matching ``method`` (exact) and ``path`` (regex, ``re.search``)."""
+        pattern = re.compile(path) if path is not None else None
+        return [
+            r
+            for r in self.requests
+            if (method is None or r.method == method.upper())
+            and (pattern is None or pattern.search(r.path))
+        ]
+
+    def one(self, method: str, path: str) -> CapturedRequest:
+        """Return the single request matching ``method`` and ``path`` (a regex).
+
+        Raises:
+            AssertionError: if there is not exactly one match (the message lists all
+                requests and gcloud's stderr, to make a failing test easy to read).
+        """
+        found = self.find(method, path)
+        if len(found) != 1:
+            raise AssertionError(
+                f"expected exactly one {method} request matching {path!r}, got {len(found)}\n"
+                + self.describe()
+            )
+        return found[0]
+
+    def create_request(self) -> CapturedRequest:
+        """Return the one POST that creates a resource (not an action, not an operation wait).
+
+        A "create" is a POST whose path ends in a collection: for Compute
+        ``.../zones/{z}/{collection}``, ``.../regions/{r}/{collection}`` or
+        ``.../global/{collection}``; for GKE ``.../clusters`` or ``.../nodePools``.
+
+        Raises:
+            AssertionError: if there is not exactly one such request.
+        """
+        creates = [r for r in self.requests if r.method == "POST" and _is_create_path(r.path)]
+        if len(creates) != 1:
+            raise AssertionError(
+                f"expected exactly one create request, got {len(creates)}\n" + self.describe()
+            )
+        return creates[0]
+
+    def canonical(self, value: Any) -> Any:
+        """Return ``value`` (e.g. a captured body) with fake-server URLs made real.
+
+        Every string that starts with :attr:`base_url` is rewritten to the host the request
+        would really go to: ``http://127.0.0.1:PORT/compute/alpha/projects/p/...`` becomes
+        ``https://compute.googleapis.com/compute/alpha/projects/p/...``; GKE paths
+        (``v1/...``, ``v1beta1/...``) get ``https://container.googleapis.com/``. Dicts and
+        lists are copied recursively; other values are returned unchanged.
+        """
+        if isinstance(value, str):
+            if not value.startswith(self.base_url):
+                return value
+            rest = value[len(self.base_url) :]
+            return _REAL_ROOTS.get(rest.split("/", 1)[0], _DEFAULT_REAL_ROOT) + rest
+        if isinstance(value, dict):
+            return {k: self.canonical(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self.canonical(v) for v in value]
+        return value
+
+    def describe(self) -> str:
+        """A human-readable summary: command, exit status, each request, gcloud's stderr."""
+        lines = [f"gcloud {' '.join(self.args)}", f"exit status: {self.returncode}"]
+        if self.timed_out:
+            lines.append("(timed out)")
+        lines.append("requests:")
+        lines.extend(f"  {r.method} {r.path} -> {r.status}" for r in self.requests)
+        if not self.requests:
+            lines.append("  (none)")
+        lines.append("stderr:")
+        lines.append(self.stderr.rstrip() or "  (empty)")
+        return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------------------------
+# Fake API server
+# --------------------------------------------------------------------------------------------
+
+
+def _is_create_path(path: str) -> bool:
+    parts = [p for p in path.split("/") if p]
+    if len(parts) >= 4 and parts[0] == "compute" and parts[2] == "projects":
+        rest = parts[4:]
+        if len(rest) == 2 and rest[0] == "global":
+            return True
+        return len(rest) == 3 and rest[0] in ("zones", "regions")
+    return bool(parts) and parts[-1] in ("clusters", "nodePools")
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%S.000-00:00", time.gmtime())
+
+
+def _numeric_id(text: str) -> str:
+    return str(uuid.uuid5(uuid.NAMESPACE_URL, text).int % 10**18)
+
+
+def _strip_host(url: str) -> str:
+    return urlsplit(url).path
+
+
+_SINGULAR = {
+    "futureReservations": "futureReservation",
+    "instances": "instance",
+    "reservations": "reservation",
+    "instanceTemplates": "instanceTemplate",
+    "disks": "disk",
+    "images": "image",
+    "networks": "network",
+    "subnetworks": "subnetwork",
+    "resourcePolicies": "resourcePolicy",
+    "instanceGroupManagers": "instanceGroupManager",
+}
+
+
+def _compute_kind(collection: str) -> str:
+    return "compute#" + _SINGULAR.get(collection, collection.removesuffix("s"))
+
+
+def _error(status: int, message: str) -> tuple[int, dict[str, Any]]:
+    reason = {404: "notFound", 400: "badRequest"}.get(status, "backendError")
+    return status, {
+        "error": {
+            "code": status,
+            "message": message,
+            "errors": [{"message": message, "domain": "global", "reason": reason}],
+        }
+    }
+
+
+class _State:
+    """Requests seen, and resources and operations "created", by one server."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.requests: list[CapturedRequest] = []
+        self.resources: dict[str, dict[str, Any]] = {}
+        self.operations: dict[str, dict[str, Any]] = {}
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _OracleHTTPServer
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Silence the default per-request log on stderr."""
+
+    def _read(self) -> CapturedRequest:
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        body: Any = None
+        if raw:
+            try:
+                body = json.loads(raw)
+            except ValueError:
+                body = None
+        split = urlsplit(self.path)
+        return CapturedRequest(
+            method=self.command,
+            path=split.path,
+            query=parse_qs(split.query, keep_blank_values=True),
+            headers={k.lower(): v for k, v in self.headers.items()},
+            raw_body=raw,
+            body=body,
+        )
+
+    def _send(self, status: int, payload: Any) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", _JSON)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _handle(self) -> None:
+        req = self._read()
+        try:
+            status, payload = self.server.respond(req)
+        except Exception as exc:  # a bug here must not leave gcloud waiting
+            status, payload = _error(500, f"oracle server error: {exc!r}")
+        with self.server.state.lock:  # recorded before answering: gcloud waits for the answer
+            self.server.state.requests.append(dataclasses.replace(req, status=status))
+        self._send(status, payload)
+
+    do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _handle
+
+
+class _OracleHTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, project: str) -> None:
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.project = project
+        self.state = _State()
+
+    @property
+    def base_url(self) -> str:
+        host, port = self.server_address[:2]
+        return f"http://{host}:{port}/"
+
+    def respond(self, req: CapturedRequest) -> tuple[int, Any]:
+        parts = [p for p in req.path.split("/") if p]
+        if len(parts) >= 2 and parts[0] == "compute":
+            return self._compute(req, parts[1], parts[2:])
+        if parts and re.fullmatch(r"v1(alpha1|beta1)?", parts[0]):
+            return self._container(req, parts[0], parts[1:])
+        return _error(404, f"The oracle server does not know {req.method} {req.path}")
+
+    # -- Compute Engine ----------------------------------------------------------------------
+
+    def _compute(self, req: CapturedRequest, version: str, rest: list[str]) -> tuple[int, Any]:
+        base = f"{self.base_url}compute/{version}/"
+        if len(rest) < 2 or rest[0] != "projects":
+            return _error(404, f"unknown Compute path {req.path}")
+        project, rest = rest[1], rest[2:]
+        proj_url = f"{base}projects/{project}"
+        if not rest:
+            if req.method == "GET":
+                number = _numeric_id(project)[:12]
+                return 200, {
+                    "kind": "compute#project",
+                    "id": number,
+                    "name": project,
+                    "selfLink": proj_url,
+                    # A real project has one; `instances create` reads it to add the default
+                    # service account (with default scopes) to the insert body.
+                    "defaultServiceAccount": f"{number}-compute@developer.gserviceaccount.com",
+                    "commonInstanceMetadata": {"kind": "compute#metadata", "items": []},
+                    "quotas": [],
+                }
+            return self._compute_op(proj_url, None, f"{proj_url}/global", req.method.lower())
+
+        # scope: "global" | "zones/<z>" | "regions/<r>"
+        scope: tuple[str, str] | None
+        if rest[0] == "global":
+            scope, scope_url, tail = None, f"{proj_url}/global", rest[1:]
+        elif rest[0] in ("zones", "regions") and len(rest) >= 2:
+            scope = (rest[0], rest[1])
+            scope_url, tail = f"{proj_url}/{rest[0]}/{rest[1]}", rest[2:]
+        else:
+            scope, scope_url, tail = None, proj_url, rest
+
+        if scope is not None and not tail:  # the zone / region itself
+            is_zone = scope[0] == "zones"
+            region = scope[1].rsplit("-", 1)[0] if is_zone else scope[1]
+            return 200, {
+                "kind": "compute#zone" if is_zone else "compute#region",
+                "id": _numeric_id(scope[1]),
+                "name": scope[1],
+                "status": "UP",
+                "selfLink": scope_url,
+                "region": f"{proj_url}/regions/{region}",
+            }
+
+        if tail and tail[0] == "operations":
+            return self._compute_operation(req, scope_url, tail)
+
+        if req.method == "GET":
+            return self._compute_get(base, project, scope_url, tail)
+
+        if req.method == "POST" and len(tail) == 1:  # insert
+            body = req.body if isinstance(req.body, dict) else {}
+            name = str(body.get("name") or f"oracle-{uuid.uuid4().hex[:8]}")
+            target = f"{scope_url}/{tail[0]}/{name}"
+            resource = dict(body)
+            resource.update(
+                kind=_compute_kind(tail[0]),
+                id=_numeric_id(target),
+                name=name,
+                selfLink=target,
+                creationTimestamp=_now(),
+            )
+            if scope is not None:
+                resource[scope[0].removesuffix("s")] = scope_url
+            if tail[0] == "instances":  # other kinds have an object-valued status, or none
+                resource.setdefault("status", "RUNNING")
+            with self.state.lock:
+                self.state.resources[_strip_host(target)] = resource
+            return self._compute_op(target, scope, scope_url, "insert")
+
+        target = f"{scope_url}/{'/'.join(tail[:2])}"
+        if req.method == "DELETE":
+            with self.state.lock:
+                self.state.resources.pop(_strip_host(target), None)
+            return self._compute_op(target, scope, scope_url, "delete")
+        action = tail[2] if len(tail) >= 3 else req.method.lower()
+        return self._compute_op(target, scope, scope_url, action)
+
+    def _compute_get(
+        self, base: str, project: str, scope_url: str, tail: list[str]
+    ) -> tuple[int, Any]:
+        if len(tail) >= 3 and tail[0] in ("images", "imageFamilyViews") and tail[1] == "family":
+            family = tail[2]
+            name = f"{family}-v20250101"
+            image = {
+                "kind": "compute#image",
+                "id": _numeric_id(f"{project}/{name}"),
+                "name": name,
+                "family": family,
+                "selfLink": f"{base}projects/{project}/global/images/{name}",
+                "status": "READY",
+                "diskSizeGb": "10",
+                "architecture": "X86_64",
+                "creationTimestamp": _now(),
+            }
+            if tail[0] == "imageFamilyViews":
+                return 200, {"kind": "compute#imageFamilyView", "image": image}
+            return 200, image
+        if len(tail) == 1:  # a list
+            return 200, {
+                "kind": f"{_compute_kind(tail[0])}List",
+                "id": f"{scope_url}/{tail[0]}",
+                "items": [],
+                "selfLink": f"{scope_url}/{tail[0]}",
+            }
+        url = f"{scope_url}/{'/'.join(tail[:2])}"
+        with self.state.lock:
+            stored = self.state.resources.get(_strip_host(url))
+        if stored is not None:
+            return 200, stored
+        resource: dict[str, Any] = {
+            "kind": _compute_kind(tail[0]),
+            "id": _numeric_id(url),
+            "name": tail[1],
+            "selfLink": url,
+            "creationTimestamp": _now(),
+        }
+        if tail[0] == "images":
+            resource.update(status="READY", diskSizeGb="10", architecture="X86_64")
+        return 200, resource
+
+    def _compute_op(
+        self,
+        target: str,
+        scope: tuple[str, str] | None,
+        scope_url: str,
+        operation_type: str,
+    ) -> tuple[int, Any]:
+        name = f"operation-{uuid.uuid4().hex}"
+        op_url = f"{scope_url}/operations/{name}"
+        op: dict[str, Any] = {
+            "kind": "compute#operation",
+            "id": _numeric_id(op_url),
+            "name": name,
+            "operationType": operation_type,
+            "targetLink": target,
+            "targetId": _numeric_id(target),
+            "status": "DONE",
+            "progress": 100,
+            "user": _FAKE_USER,
+            "insertTime": _now(),
+            "startTime": _now(),
+            "endTime": _now(),
+            "selfLink": op_url,
+        }
+        if scope is not None:
+            op[scope[0].removesuffix("s")] = scope_url
+        with self.state.lock:
+            self.state.operations[name] = op
+        return 200, op
+
+    def _compute_operation(
+        self, req: CapturedRequest, scope_url: str, tail: list[str]
+    ) -> tuple[int, Any]:
+        """GET (poll) or POST .../wait of an operation: it is always DONE."""
+        if len(tail) == 1:
+            return 200, {"kind": "compute#operationList", "items": []}
+        with self.state.lock:
+            op = self.state.operations.get(tail[1])
+        if op is None:
+            return _error(404, f"The resource '{scope_url}/operations/{tail[1]}' was not found")
+        return 200, op
+
+    # -- GKE (container.googleapis.com) ------------------------------------------------------
+
+    def _container(self, req: CapturedRequest, version: str, rest: list[str]) -> tuple[int, Any]:
+        base = f"{self.base_url}{version}/"
+        # projects/{p}/(locations|zones)/{l}/...
+        if len(rest) < 4 or rest[0] != "projects":
+            return _error(404, f"unknown GKE path {req.path}")
+        project, loc_kind, location, tail = rest[1], rest[2], rest[3], rest[4:]
+        loc_url = f"{base}projects/{project}/{loc_kind}/{location}"
+
+        if tail and tail[0] == "operations":
+            if len(tail) == 1:
+                return 200, {"operations": []}
+            with self.state.lock:
+                op = self.state.operations.get(tail[1].split(":")[0])
+            if op is None:
+                return _error(404, f"Operation {tail[1]} not found")
+            return 200, op
+
+        if not tail or tail[0] != "clusters":
+            if req.method == "GET":
+                return 200, {"name": "/".join(rest), "selfLink": f"{base}{'/'.join(rest)}"}
+            return _error(404, f"unknown GKE path {req.path}")
+
+        if len(tail) == 1:  # .../clusters
+            if req.method == "GET":
+                return 200, {"clusters": []}
+            body = req.body if isinstance(req.body, dict) else {}
+            cluster = body.get("cluster") if isinstance(body.get("cluster"), dict) else {}
+            name = str((cluster or {}).get("name", "cluster"))
+            return 200, self._container_op(loc_url, location, "CREATE_CLUSTER", f"clusters/{name}")
+
+        cluster_name = tail[1].split(":")[0]
+        cluster_url = f"{loc_url}/clusters/{cluster_name}"
+        sub = tail[2:]
+        if not sub:
+            if req.method == "GET":
+                return 200, self._cluster(cluster_url, location, cluster_name)
+            op_type = "DELETE_CLUSTER" if req.method == "DELETE" else "UPDATE_CLUSTER"
+            return 200, self._container_op(loc_url, location, op_type, f"clusters/{cluster_name}")
+
+        if sub[0] != "nodePools":  # other cluster sub-resources and custom verbs
+            return 200, self._container_op(
+                loc_url, location, "UPDATE_CLUSTER", f"clusters/{cluster_name}"
+            )
+
+        if len(sub) == 1:  # .../nodePools
+            if req.method == "GET":
+                return 200, {"nodePools": []}
+            body = req.body if isinstance(req.body, dict) else {}
+            pool = dict(body.get("nodePool") or {})
+            pool_name = str(pool.get("name", "pool"))
+            pool_url = f"{cluster_url}/nodePools/{pool_name}"
+            pool.update(selfLink=pool_url, status="RUNNING")
+            pool.setdefault("version", _GKE_VERSION)
+            with self.state.lock:
+                self.state.resources[_strip_host(pool_url)] = pool
+            return 200, self._container_op(
+                loc_url,
+                location,
+                "CREATE_NODE_POOL",
+                f"clusters/{cluster_name}/nodePools/{pool_name}",
+            )
+
+        pool_name = sub[1].split(":")[0]
+        pool_url = f"{cluster_url}/nodePools/{pool_name}"
+        if req.method == "GET":
+            with self.state.lock:
+                stored = self.state.resources.get(_strip_host(pool_url))
+            return 200, stored or {
+                "name": pool_name,
+                "selfLink": pool_url,
+                "status": "RUNNING",
+                "version": _GKE_VERSION,
+            }
+        op_type = "DELETE_NODE_POOL" if req.method == "DELETE" else "UPDATE_NODE_POOL"
+        return 200, self._container_op(
+            loc_url, location, op_type, f"clusters/{cluster_name}/nodePools/{pool_name}"
+        )
+
+    def _cluster(self, cluster_url: str, location: str, name: str) -> dict[str, Any]:
+        zonal = location.count("-") >= 2
+        return {
+            "name": name,
+            "location": location,
+            "zone": location,
+            "locations": [location if zonal else f"{location}-a"],
+            "status": "RUNNING",
+            "selfLink": cluster_url,
+            "endpoint": "127.0.0.1",
+            "initialClusterVersion": _GKE_VERSION,
+            "currentMasterVersion": _GKE_VERSION,
+            "currentNodeVersion": _GKE_VERSION,
+            "network": "default",
+            "subnetwork": "default",
+            "nodePools": [],
+            "masterAuth": {"clusterCaCertificate": ""},
+            "ipAllocationPolicy": {"useIpAliases": True},
+        }
+
+    def _container_op(
+        self, loc_url: str, location: str, op_type: str, target: str
+    ) -> dict[str, Any]:
+        name = f"operation-{uuid.uuid4().hex[:16]}"
+        op = {
+            "name": name,
+            "zone": location,
+            "location": location,
+            "operationType": op_type,
+            "status": "DONE",
+            "selfLink": f"{loc_url}/operations/{name}",
+            "targetLink": f"{loc_url}/{target}",
+            "startTime": _now(),
+            "endTime": _now(),
+        }
+        with self.state.lock:
+            self.state.operations[name] = op
+        return op
+
+
+class OracleServer:
+    """A recording fake of the Compute Engine and GKE REST APIs on ``127.0.0.1``.
+
+    Use it as a context manager (or call :meth:`start` / :meth:`stop`). Point gcloud at
+    it with :func:`write_gcloud_config`; :func:`run_gcloud` does all of that for you.
+
+    Args:
+        project: The project id the fake resources belong to.
+    """
+
+    def __init__(self, project: str = DEFAULT_PROJECT) -> None:
+        self._httpd = _OracleHTTPServer(project)
+        self._thread: threading.Thread | None = None
+
+    @property
+    def base_url(self) -> str:
+        """The server's root URL, ``http://127.0.0.1:PORT/``."""
+        return self._httpd.base_url
+
+    @property
+    def requests(self) -> list[CapturedRequest]:
+        """A snapshot of the requests received so far, in arrival order."""
+        with self._httpd.state.lock:
+            return list(self._httpd.state.requests)
+
+    def start(self) -> OracleServer:
+        """Start serving in a daemon thread; returns ``self``."""
+        if self._thread is None:
+            self._thread = threading.Thread(
+                target=self._httpd.serve_forever,
+                kwargs={"poll_interval": 0.05},  # how fast stop() takes effect
+                name="gcloud-oracle",
+                daemon=True,
+            )
+            self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and close the listening socket."""
+        if self._thread is not None:
+            self._httpd.shutdown()
+            self._thread.join()
+            self._thread = None
+        self._httpd.server_close()
+
+    def __enter__(self) -> OracleServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+# --------------------------------------------------------------------------------------------
+# gcloud configuration and runner
+# --------------------------------------------------------------------------------------------
+
+
+def gcloud_path() -> str | None:
+    """Return the gcloud executable to use, or None if there is none.
+
+    ``$PULUMI_DWS_GCLOUD`` wins if set; otherwise ``gcloud`` is looked up on ``PATH``.
+    """
+    explicit = os.environ.get(_GCLOUD_ENV)
+    if explicit:
+        return explicit if os.access(explicit, os.X_OK) else None
+    return shutil.which("gcloud")
+
+
+def endpoint_overrides(
+    endpoint: str, apis: Sequence[str] = ("compute", "container"), track: str = "ga"
+) -> dict[str, str]:
+    """Return the ``api_endpoint_overrides`` values that send ``apis`` to ``endpoint``.
+
+    ``compute`` gets the version path of the release track (``compute/v1/``,
+    ``compute/beta/`` or ``compute/alpha/``), because gcloud uses a non-root override
+    verbatim and has one Compute key for all versions. Every other API gets the root URL,
+    which gcloud completes with the API's own base path (for ``container`` the version is in
+    each request path).
+
+    Args:
+        endpoint: Root URL of the fake server, e.g. ``http://127.0.0.1:8080/``.
+        apis: API names as gcloud spells them, e.g. ``"compute"``, ``"container"``.
+        track: ``"ga"``, ``"beta"`` or ``"alpha"``.
+
+    Returns:
+        A mapping from API name to override URL.
+    """
+    root = endpoint if endpoint.endswith("/") else endpoint + "/"
+    version = {"alpha": "alpha", "beta": "beta"}.get(track, "v1")
+    return {api: f"{root}compute/{version}/" if api == "compute" else root for api in apis}
+
+
+def write_gcloud_config(
+    config_dir: str | os.PathLike[str],
+    *,
+    project: str = DEFAULT_PROJECT,
+    endpoint: str | None = None,
+    apis: Sequence[str] = ("compute", "container"),
+    track: str = "ga",
+) -> None:
+    """Write a private, offline gcloud configuration into ``config_dir``.
+
+    This is what ``gcloud config set`` would write, without paying gcloud's start-up time
+    for each property: ``auth/disable_credentials``, ``core/project``, no prompts, no usage
+    reporting, no survey, no update check, no GCE metadata probe, and (if ``endpoint`` is
+    given) ``api_endpoint_overrides/<api>`` for each of ``apis``.
+
+    Args:
+        config_dir: The directory to use as ``CLOUDSDK_CONFIG`` (created if missing).
+        project: Value for ``core/project``.
+        endpoint: Root URL of the fake server, e.g. ``http://127.0.0.1:8080/``.
+        apis: API names to redirect to ``endpoint`` (see :func:`endpoint_overrides`).
+        track: The command's release track (``"ga"``, ``"beta"``, ``"alpha"``), which picks
+            the Compute version path.
+    """
+    root = os.fspath(config_dir)
+    os.makedirs(os.path.join(root, "configurations"), exist_ok=True)
+    parser = configparser.ConfigParser()
+    parser["core"] = {
+        "project": project,
+        "disable_prompts": "true",
+        "disable_usage_reporting": "true",
+        "check_gce_metadata": "false",
+        "show_structured_logs": "never",
+    }
+    parser["auth"] = {"disable_credentials": "true"}
+    parser["component_manager"] = {"disable_update_check": "true"}
+    parser["survey"] = {"disable_prompts": "true"}
+    if endpoint is not None and apis:
+        parser["api_endpoint_overrides"] = endpoint_overrides(endpoint, apis, track)
+    with open(os.path.join(root, "configurations", "config_default"), "w") as fh:
+        parser.write(fh)
+    with open(os.path.join(root, "active_config"), "w") as fh:
+        fh.write("default")
+    # gcloud caches "am I on GCE?" here; pre-seeding it avoids a metadata-server probe.
+    with open(os.path.join(root, "gce"), "w") as fh:
+        fh.write("False")
+
+
+def _release_track(argv: Sequence[str]) -> str:
+    return argv[0] if argv and argv[0] in ("alpha", "beta") else "ga"
+
+
+def _gcloud_env(config_dir: str) -> dict[str, str]:
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k.startswith(_KEPT_ENV_PREFIXES) or not k.startswith(_SCRUBBED_ENV_PREFIXES)
+    }
+    env["CLOUDSDK_CONFIG"] = config_dir
+    # Make sure nothing routes 127.0.0.1 through a proxy.
+    no_proxy = ",".join(x for x in (env.get("NO_PROXY"), "127.0.0.1", "localhost") if x)
+    env["NO_PROXY"] = env["no_proxy"] = no_proxy
+    return env
+
+
+@contextlib.contextmanager
+def _private_config_dir() -> Iterator[str]:
+    path = tempfile.mkdtemp(prefix="gcloud-oracle-")
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def _text(data: str | bytes | None) -> str:
+    if data is None:
+        return ""
+    return data.decode(errors="replace") if isinstance(data, bytes) else data
+
+
+def run_gcloud(
+    args: Sequence[str],
+    *,
+    apis: Sequence[str] = ("compute", "container"),
+    timeout: float = 60,
+    project: str = DEFAULT_PROJECT,
+) -> GcloudCapture:
+    """Run gcloud against a fresh recording server and return what it sent.
+
+    Each call gets its own server (ephemeral port) and its own temporary ``CLOUDSDK_CONFIG``
+    directory, so calls are independent and may run in parallel threads. The directory is
+    removed afterwards; the user's real gcloud configuration is never read or touched.
+
+    Args:
+        args: gcloud arguments, e.g. ``["alpha", "compute", "instances", "create", "vm-1",
+            "--zone=us-central1-a"]``. A leading ``"gcloud"`` is accepted and dropped. The
+            first argument (``alpha``/``beta``/other) picks the Compute endpoint version.
+        apis: The APIs whose ``api_endpoint_overrides`` point at the server. Requests for
+            any other API would go to Google and fail (there is no network).
+        timeout: Seconds before gcloud is killed (the capture then has ``timed_out=True``
+            and still holds every request received until then).
+        project: Value for ``core/project`` (used when the command has no ``--project``).
+
+    Returns:
+        A :class:`GcloudCapture` with gcloud's exit status, output and the recorded requests.
+        A non-zero exit status is returned, not raised: check :attr:`GcloudCapture.ok`.
+
+    Raises:
+        FileNotFoundError: if no gcloud executable is available (check
+            :func:`gcloud_available` first).
+    """
+    exe = gcloud_path()
+    if exe is None:
+        raise FileNotFoundError("gcloud is not installed (see gcloud_available())")
+    argv = list(args)
+    if argv and argv[0] == "gcloud":
+        argv = argv[1:]
+    with OracleServer(project) as server, _private_config_dir() as config_dir:
+        write_gcloud_config(
+            config_dir,
+            project=project,
+            endpoint=server.base_url,
+            apis=apis,
+            track=_release_track(argv),
+        )
+        timed_out = False
+        try:
+            proc = subprocess.run(
+                [exe, *argv],
+                env=_gcloud_env(config_dir),
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+                check=False,
+            )
+            returncode, stdout, stderr = proc.returncode, proc.stdout, proc.stderr
+        except subprocess.TimeoutExpired as exc:
+            timed_out = True
+            returncode, stdout, stderr = -9, _text(exc.stdout), _text(exc.stderr)
+        return GcloudCapture(
+            args=tuple(argv),
+            returncode=returncode,
+            stdout=stdout,
+            stderr=stderr,
+            requests=tuple(server.requests),
+            base_url=server.base_url,
+            timed_out=timed_out,
+        )
+
+
+def _surface_dir() -> str | None:
+    """``<sdk root>/lib/surface`` of the gcloud in use, if the install has that layout."""
+    exe = gcloud_path()
+    if exe is None:
+        return None
+    surface = os.path.join(
+        os.path.dirname(os.path.dirname(os.path.realpath(exe))), "lib", "surface"
+    )
+    return surface if os.path.isfile(os.path.join(surface, "__init__.py")) else None
+
+
+def _has_release_track(track: str) -> bool | None:
+    """Whether the ``alpha``/``beta`` command tree is installed (None: cannot tell)."""
+    surface = _surface_dir()
+    if surface is None or track not in ("alpha", "beta"):
+        return None
+    return os.path.isfile(os.path.join(surface, track, "__init__.py"))
+
+
+@functools.cache
+def _installed_components() -> frozenset[str] | None:
+    """Component ids from ``gcloud version --format=json``, or None if that fails."""
+    exe = gcloud_path()
+    if exe is None:
+        return None
+    with _private_config_dir() as config_dir:
+        write_gcloud_config(config_dir)
+        try:
+            proc = subprocess.run(
+                [exe, "version", "--format=json"],
+                env=_gcloud_env(config_dir),
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                text=True,
+                timeout=60,
+                check=False,
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+    if proc.returncode != 0:
+        return None
+    try:
+        versions = json.loads(proc.stdout)
+    except ValueError:
+        return None
+    return frozenset(str(k) for k in versions) if isinstance(versions, dict) else None
+
+
+def gcloud_unavailable_reason(*components: str) -> str | None:
+    """Return why gcloud (with ``components``) cannot be used here, or None if it can.
+
+    ``alpha`` and ``beta`` are checked on disk (their command trees under the SDK's
+    ``lib/surface``); any other component id by running ``gcloud version`` once per process
+    (cached) in a private configuration.
+
+    Args:
+        components: gcloud component ids that must be installed, e.g. ``"alpha"``, ``"beta"``.
+
+    Returns:
+        ``None`` if usable, else a one-line reason suitable for ``pytest.skip``.
+    """
+    exe = gcloud_path()
+    if exe is None:
+        return "gcloud is not installed (not on PATH and $PULUMI_DWS_GCLOUD unset)"
+    # The alpha/beta components are their command trees: a file check is enough and saves
+    # a gcloud start-up. Anything else (or an unfamiliar install layout) is asked of
+    # `gcloud version`, once per process.
+    known = {c: _has_release_track(c) for c in components}
+    missing = [c for c, present in known.items() if present is False]
+    if _surface_dir() is None or any(present is None for present in known.values()):
+        installed = _installed_components()
+        if installed is None:
+            return f"{exe} is present but `gcloud version` failed"
+        missing += [c for c, present in known.items() if present is None and c not in installed]
+    if missing:
+        return f"gcloud component(s) not installed: {', '.join(missing)}"
+    return None
+
+
+def gcloud_available(*components: str) -> bool:
+    """Tell whether gcloud, and each of ``components`` (e.g. ``"alpha"``), can be used here.
+
+    Typical use in a test (the reason variant says *why* in the skip message)::
+
+        reason = gcloud_unavailable_reason("alpha")
+        if reason:
+            pytest.skip(reason)
+
+    Args:
+        components: gcloud component ids that must be installed (``"alpha"``, ``"beta"``).
+
+    Returns:
+        True if :func:`run_gcloud` can run such commands here.
+    """
+    return gcloud_unavailable_reason(*components) is None
