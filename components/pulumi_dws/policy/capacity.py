@@ -1,0 +1,340 @@
+"""GPU capacity a stack asks for: GPUs by type and GPU-hours (GPUs x max run duration).
+
+Counting rules:
+
+* a VM (raw ``Instance`` or ``FlexStartVm``): its GPUs, for its max run duration (Flex-start
+  without one: the 7-day Flex-start limit; other VMs without one are *unbounded*);
+* a GKE node pool: GPUs per node x maximum nodes (``totalMaxNodeCount``, else the per-zone
+  ``maxNodeCount`` or ``nodeCount`` x node locations); DWS pools run at most their
+  ``maxRunDuration`` (default: the GKE limit);
+* a Slurm node pool: GPUs per node x ``max_node_count``, for ``flex_start_max_duration``;
+* a reservation: GPUs per VM x ``totalCount`` for its time window (future reservations) or
+  unbounded (plain reservations). VMs and pools that consume a specific reservation are listed
+  but not counted again.
+
+Instance templates are not capacity by themselves and are not counted. Values not known during
+preview make an item *unknown*: totals then count only what is known (a lower bound).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import limits
+from ..errors import DwsValidationError
+from ..validation import parse_timestamp
+from .shapes import (
+    PoolSpec,
+    body_of,
+    kind_of,
+    machine_gpus,
+    node_pools,
+    slurm_pools,
+    vm_spec,
+)
+from .values import UNKNOWN, as_int, dig, last_segment, pick, seconds_of
+from .view import ResourceView
+
+__all__ = ["CapacityItem", "capacity_items", "capacity_summary", "window_seconds"]
+
+_HOUR = 3600.0
+
+
+@dataclass(frozen=True)
+class CapacityItem:
+    """GPUs one resource (or one pool of it) asks for.
+
+    ``gpus_per_unit`` / ``units`` / ``hours`` are None when not known yet; ``hours`` is also
+    None when ``bounded`` is False (no max run duration).
+    """
+
+    urn: str
+    name: str
+    type: str
+    kind: str
+    part: str
+    machine_type: str | None
+    accelerator: str | None
+    gpus_per_unit: int | None
+    units: int | None
+    hours: float | None
+    bounded: bool | None
+    counted: bool = True
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def gpus(self) -> int | None:
+        if self.gpus_per_unit is None or self.units is None:
+            return None
+        return self.gpus_per_unit * self.units
+
+    @property
+    def gpu_hours(self) -> float | None:
+        gpus = self.gpus
+        if gpus is None or not self.bounded or self.hours is None:
+            return None
+        return gpus * self.hours
+
+    @property
+    def known(self) -> bool:
+        return self.gpus is not None and self.bounded is not None
+
+    def label(self) -> str:
+        return f"{self.name}/{self.part}" if self.part else self.name
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "urn": self.urn,
+            "name": self.label(),
+            "type": self.type,
+            "kind": self.kind,
+            "machine_type": self.machine_type,
+            "accelerator": self.accelerator,
+            "gpus_per_unit": self.gpus_per_unit,
+            "units": self.units,
+            "gpus": self.gpus,
+            "max_run_hours": self.hours,
+            "gpu_hours": self.gpu_hours,
+            "bounded": self.bounded,
+            "counted": self.counted,
+            "notes": list(self.notes),
+        }
+
+
+def _known(value: Any) -> Any:
+    return None if value is UNKNOWN else value
+
+
+def _hours(raw: Any, field_name: str, default_key: str | None, notes: list[str]) -> tuple:
+    """``(hours, bounded)`` of a max run duration, defaulting to a limit's maximum."""
+    try:
+        seconds = seconds_of(raw, field_name)
+    except DwsValidationError:
+        notes.append(f"{field_name} is not a duration")
+        return None, None
+    if seconds is UNKNOWN:
+        return None, None
+    if seconds is None:
+        if default_key is None:
+            notes.append("no max run duration: GPU-hours unbounded")
+            return None, False
+        limit = limits.get(default_key)
+        if limit.maximum is None:
+            return None, False
+        notes.append(f"no {field_name}: counted at the {limit.render(limit.maximum)} limit")
+        return limit.maximum / _HOUR, True
+    return seconds / _HOUR, True
+
+
+def window_seconds(window: Any) -> Any:
+    """Length of a reservation ``timeWindow``: ``duration`` or ``endTime - startTime``."""
+    if window is UNKNOWN:
+        return UNKNOWN
+    duration = dig(window, "duration")
+    if duration is not None:
+        return seconds_of(duration, "timeWindow.duration")
+    start, end = dig(window, "startTime"), dig(window, "endTime")
+    if start is UNKNOWN or end is UNKNOWN:
+        return UNKNOWN
+    if isinstance(start, str) and isinstance(end, str):
+        begin = parse_timestamp("timeWindow.startTime", start)
+        finish = parse_timestamp("timeWindow.endTime", end)
+        return int((finish - begin).total_seconds())
+    return None
+
+
+def _item(view: ResourceView, kind: str, part: str, **values: Any) -> CapacityItem:
+    accel, per_unit = values.pop("gpus")
+    machine = last_segment(values.pop("machine"))
+    return CapacityItem(
+        urn=view.urn,
+        name=view.name,
+        type=view.type,
+        kind=kind,
+        part=part,
+        machine_type=_known(machine) if isinstance(_known(machine), str) else None,
+        accelerator=accel if isinstance(accel, str) else None,
+        gpus_per_unit=_known(per_unit),
+        **values,
+    )
+
+
+def _pool_units(pool: PoolSpec, notes: list[str]) -> Any:
+    autoscaling = pool.get("autoscaling")
+    if autoscaling is UNKNOWN:
+        return UNKNOWN
+    total = as_int(dig(autoscaling, "totalMaxNodeCount"))
+    if total is not None:
+        return total
+    per_zone = as_int(dig(autoscaling, "maxNodeCount"))
+    if per_zone is None:
+        per_zone = as_int(pool.get("nodeCount"))
+    if per_zone is None:
+        per_zone = as_int(pool.get("initialNodeCount"))
+    if per_zone is UNKNOWN or per_zone is None:
+        return UNKNOWN if per_zone is UNKNOWN else 0
+    zones = pool.zones()
+    if zones is UNKNOWN:
+        return UNKNOWN
+    if zones is None:
+        notes.append("per-zone node count and no nodeLocations: counted for one zone")
+        zones = 1
+    return per_zone * zones
+
+
+def _items(view: ResourceView) -> Iterator[CapacityItem]:
+    kind = kind_of(view)
+    vm = vm_spec(view)
+    if vm is not None and kind != "template":
+        notes: list[str] = []
+        flex = vm.flex_start
+        default = "flex_start.max_run_duration" if flex is True else None
+        hours, bounded = _hours(vm.max_run_duration, "maxRunDuration", default, notes)
+        if flex is UNKNOWN:
+            hours, bounded = None, None
+        consumer = vm.reservation_consumer
+        if consumer is True:
+            notes.append("consumes a specific reservation: counted on the reservation")
+        yield _item(
+            view,
+            kind or "",
+            "",
+            gpus=vm.gpus(),
+            machine=vm.machine_type,
+            units=1,
+            hours=hours,
+            bounded=bounded,
+            counted=consumer is not True,
+            notes=tuple(notes),
+        )
+    for pool in node_pools(view):
+        notes = []
+        dws = pool.dws
+        default = "gke.max_run_duration" if dws is True else None
+        raw = pool.get("nodeConfig", "maxRunDuration")
+        hours, bounded = _hours(raw, "nodeConfig.maxRunDuration", default, notes)
+        if dws is UNKNOWN and raw is None:
+            hours, bounded = None, None
+        units = _pool_units(pool, notes)
+        affinity = pool.get("nodeConfig", "reservationAffinity", "consumeReservationType")
+        consumer = affinity == "SPECIFIC_RESERVATION"
+        if consumer:
+            notes.append("consumes a specific reservation: counted on the reservation")
+        yield _item(
+            view,
+            "node_pool",
+            pool.where.rstrip("."),
+            gpus=pool.gpus(),
+            machine=pool.get("nodeConfig", "machineType"),
+            units=_known(units),
+            hours=hours,
+            bounded=bounded,
+            counted=not consumer,
+            notes=tuple(notes),
+        )
+    for spool in slurm_pools(view):
+        notes = []
+        flex = spool.flex_start
+        default = "slurm.flex_start_max_duration" if flex is True else None
+        raw = spool.get("flex_start_max_duration", "flexStartMaxDuration")
+        hours, bounded = _hours(raw, "flex_start_max_duration", default, notes)
+        if flex is UNKNOWN:
+            hours, bounded = None, None
+        spec = spool.get("machine_spec", "machineSpec")
+        yield _item(
+            view,
+            "slurm",
+            spool.id,
+            gpus=spool.gpus(),
+            machine=pick(spec, "machine_type", "machineType"),
+            units=_known(spool.max_nodes()),
+            hours=hours,
+            bounded=bounded,
+            notes=tuple(notes),
+        )
+    if kind in ("future_reservation", "reservation"):
+        yield _reservation(view, kind)
+
+
+def _reservation(view: ResourceView, kind: str) -> CapacityItem:
+    src = body_of(view) if view.type.startswith("pulumi-python:") else view.props
+    notes: list[str] = []
+    if kind == "future_reservation":
+        sku = dig(src, "specificSkuProperties")
+        units = as_int(dig(sku, "totalCount"))
+        try:
+            seconds = window_seconds(dig(src, "timeWindow"))
+        except DwsValidationError:
+            seconds = None
+            notes.append("timeWindow is not valid")
+        hours = None if seconds in (None, UNKNOWN) else seconds / _HOUR
+        bounded = None if seconds is UNKNOWN else seconds is not None
+    else:
+        sku = dig(src, "specificReservation")
+        units = as_int(dig(sku, "count"))
+        hours, bounded = None, False
+        notes.append("a standing reservation: GPU-hours unbounded")
+    props = dig(sku, "instanceProperties")
+    gpus = machine_gpus(dig(props, "machineType"), dig(props, "guestAccelerators"))
+    return _item(
+        view,
+        kind,
+        "",
+        gpus=gpus,
+        machine=dig(props, "machineType"),
+        units=_known(units),
+        hours=hours,
+        bounded=bounded,
+        notes=tuple(notes),
+    )
+
+
+def capacity_items(resources: Iterable[Any]) -> list[CapacityItem]:
+    """Every GPU-bearing item of ``resources`` (views, or ``Registered`` from the mocks);
+    items whose GPU count is 0 are left out, items not known yet are kept."""
+    items: list[CapacityItem] = []
+    for resource in resources:
+        view = ResourceView.coerce(resource)
+        for item in _items(view):
+            if item.gpus_per_unit == 0 or item.units == 0:
+                continue
+            items.append(item)
+    return items
+
+
+def capacity_summary(resources: Iterable[Any]) -> dict[str, Any]:
+    """GPUs and GPU-hours a set of resources asks for (JSON-ready).
+
+    Returns ``{"gpus", "gpus_by_type", "gpu_hours", "gpu_hours_by_type", "resources",
+    "unbounded", "unknown"}``: totals of the counted items that are known; ``resources`` lists
+    every item (see :class:`CapacityItem`); ``unbounded`` the URNs/names of GPU resources with
+    no max run duration; ``unknown`` those whose count or duration is not known yet.
+    """
+    items = capacity_items(resources)
+    by_type: dict[str, int] = {}
+    hours_by_type: dict[str, float] = {}
+    unbounded: list[str] = []
+    unknown: list[str] = []
+    for item in items:
+        if not item.counted:
+            continue
+        accel = item.accelerator or "unknown"
+        if item.gpus is not None:
+            by_type[accel] = by_type.get(accel, 0) + item.gpus
+        if item.gpu_hours is not None:
+            hours_by_type[accel] = hours_by_type.get(accel, 0.0) + item.gpu_hours
+        if item.bounded is False:
+            unbounded.append(item.urn or item.label())
+        if not item.known:
+            unknown.append(item.urn or item.label())
+    return {
+        "gpus": sum(by_type.values()),
+        "gpus_by_type": dict(sorted(by_type.items())),
+        "gpu_hours": round(sum(hours_by_type.values()), 3),
+        "gpu_hours_by_type": {k: round(v, 3) for k, v in sorted(hours_by_type.items())},
+        "resources": [item.to_dict() for item in items],
+        "unbounded": unbounded,
+        "unknown": unknown,
+    }

@@ -1,0 +1,176 @@
+"""Calendar-mode reservations: auto-delete on, window inside the limits, care with changes."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from ... import clock, limits
+from ...errors import DwsValidationError
+from ...validation import parse_timestamp
+from ..capacity import window_seconds
+from ..shapes import FUTURE_RESERVATION, body_of, kind_of
+from ..values import UNKNOWN, as_bool, dig
+from ..view import Context, ResourceView, normalize_operation, type_of_urn
+from .base import Finding, Rule
+from .common import describe_seconds
+
+__all__ = ["AUTO_DELETE", "WINDOW", "DELETE_OR_REPLACE"]
+
+
+def _calendar(view: ResourceView) -> tuple[Any, Any]:
+    """``(is calendar mode, body)`` of a future reservation; (False, None) for other kinds."""
+    if kind_of(view) != "future_reservation":
+        return False, None
+    src = body_of(view) if view.type.startswith("pulumi-python:") else view.props
+    mode = dig(src, "reservationMode")
+    if mode is UNKNOWN or src is UNKNOWN:
+        return UNKNOWN, src
+    return mode == "CALENDAR", src
+
+
+def _auto_delete(view: ResourceView, cfg: dict[str, Any], ctx: Context) -> Iterator[Finding]:
+    calendar, src = _calendar(view)
+    if calendar is not True:
+        return
+    value = as_bool(dig(src, "autoDeleteAutoCreatedReservations"))
+    if value is UNKNOWN or value is True:
+        return
+    shown = "missing (default false)" if value is None else "false"
+    yield Finding(
+        f"{view.label}: autoDeleteAutoCreatedReservations is {shown}; turn it on so the "
+        "reservation Calendar mode creates is deleted at the end of the window"
+    )
+
+
+def _check(
+    key: str, field: str, seconds: int, only_max: bool = False, shown: str | None = None
+) -> str | None:
+    limit = limits.get(key)
+    if only_max and limit.maximum is not None and seconds <= limit.maximum:
+        return None
+    try:
+        limit.check(field, seconds, shown=shown)
+    except DwsValidationError as err:
+        return f"{err} [limit {key}]"
+    return None
+
+
+def _window(view: ResourceView, cfg: dict[str, Any], ctx: Context) -> Iterator[Finding]:
+    calendar, src = _calendar(view)
+    if calendar is not True:
+        return
+    window = dig(src, "timeWindow")
+    if window is None:
+        yield Finding(f"{view.label}: timeWindow is missing (Calendar mode needs one)")
+        return
+    try:
+        seconds = window_seconds(window)
+    except DwsValidationError as err:
+        yield Finding(f"{view.label}: {err}")
+        return
+    if isinstance(seconds, int):
+        problem = _check("calendar.duration", "timeWindow duration", seconds)
+        if problem:
+            yield Finding(f"{view.label}: {problem}")
+    start = dig(window, "startTime")
+    if not isinstance(start, str):
+        return
+    try:
+        begins = parse_timestamp("timeWindow.startTime", start)
+    except DwsValidationError as err:
+        yield Finding(f"{view.label}: {err}")
+        return
+    ahead = int((begins - clock.now()).total_seconds())
+    operation = ctx.operation_for(view)
+    if operation in ("same", "update", "read", "delete"):
+        return  # an existing request: its look-ahead shrinks by itself as time passes
+    field, shown = "timeWindow.startTime", f"{start} ({_ahead(ahead)})"
+    if operation in ("create", "replace"):
+        problem = _check("calendar.start_ahead", field, max(ahead, 0), shown=shown)
+    elif ahead > 0:
+        # Without a plan an existing reservation looks the same as a new one; only the
+        # maximum is safe to check (the look-ahead of an existing request only shrinks).
+        problem = _check("calendar.start_ahead", field, ahead, only_max=True, shown=shown)
+    else:
+        problem = None
+    if problem:
+        yield Finding(f"{view.label}: {problem}")
+
+
+def _ahead(seconds: int) -> str:
+    if seconds <= 0:
+        return "in the past"
+    rounded = seconds - seconds % 3600 if seconds >= 3600 else seconds
+    about = "" if rounded == seconds else "about "
+    return f"{about}{describe_seconds(rounded)} ahead"
+
+
+_OPS_TEXT = {
+    "delete": "delete",
+    "replace": "replace (delete and re-create)",
+    "update": "modify",
+}
+
+
+def _delete_or_replace(
+    views: Sequence[ResourceView], cfg: dict[str, Any], ctx: Context
+) -> Iterator[Finding]:
+    if not ctx.operations:
+        return
+    by_urn = {v.urn: v for v in views if v.urn}
+    by_name = {v.name: v for v in views}
+    for key, raw in ctx.operations.items():
+        view = by_urn.get(key) or by_name.get(key)
+        op = normalize_operation(raw)
+        if op not in _OPS_TEXT:
+            continue
+        if view is not None:
+            calendar, _ = _calendar(view)
+            if calendar is False:
+                continue
+            subject = view
+        else:
+            rtype = type_of_urn(key)
+            if rtype != FUTURE_RESERVATION and "reservation" not in rtype.lower():
+                continue
+            name = key.split("::")[-1]
+            subject = ResourceView(rtype, name, key)
+        yield Finding(
+            f"{subject.label}: this plan would {_OPS_TEXT[op]} a future reservation. An approved "
+            "Calendar-mode request can't be modified, cancelled or deleted; at the end of its "
+            "window the reservation and its VMs are deleted. Check this is intended "
+            "(protect=True guards against accidental deletes).",
+            subject,
+        )
+
+
+AUTO_DELETE = Rule(
+    name="calendar-auto-delete",
+    description="Calendar-mode reservations must auto-delete the reservations they create.",
+    level="mandatory",
+    scope="resource",
+    check=_auto_delete,
+    remediation="Set autoDeleteAutoCreatedReservations: true.",
+)
+
+WINDOW = Rule(
+    name="calendar-window",
+    description=(
+        "A Calendar-mode reservation's duration and look-ahead must be inside the limits table "
+        "(calendar.duration, calendar.start_ahead)."
+    ),
+    level="mandatory",
+    scope="resource",
+    check=_window,
+    remediation="Pick a window the limits allow; pulumi_dws.limits shows or overrides them.",
+)
+
+DELETE_OR_REPLACE = Rule(
+    name="calendar-delete-or-replace",
+    description="Warn when a plan would delete, replace or modify a Calendar-mode reservation.",
+    level="advisory",
+    scope="plan",
+    check=_delete_or_replace,
+    remediation="Keep the reservation unchanged, or confirm the loss of the booked capacity.",
+)

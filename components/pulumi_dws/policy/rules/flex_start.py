@@ -1,0 +1,133 @@
+"""Flex-start: max run duration present and inside the limits; queue window 90 s to 2 h."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from ... import limits
+from ..shapes import kind_of, node_pools, slurm_pools, vm_spec
+from ..values import UNKNOWN, dig
+from ..view import Context, ResourceView
+from .base import DURATION_PATTERN, Finding, Option, Rule
+from .common import duration_problem
+
+__all__ = ["MAX_RUN_DURATION", "QUEUE_WINDOW"]
+
+
+def _max_run_duration(view: ResourceView, cfg: dict[str, Any], ctx: Context) -> Iterator[Finding]:
+    cap = cfg.get("maxRunDuration")
+    vm = vm_spec(view)
+    if vm is not None and vm.flex_start is True:
+        field = f"{vm.prefix}scheduling.maxRunDuration"
+        if vm.max_run_duration is None:
+            limit = limits.get("flex_start.max_run_duration")
+            yield Finding(
+                f"{view.label}: {field} is missing; a FLEX_START VM needs a max run duration "
+                f"({limit.allowed()})"
+            )
+        problem = duration_problem(vm.max_run_duration, field, "flex_start.max_run_duration", cap)
+        if problem:
+            yield Finding(f"{view.label}: {problem}")
+    for pool in node_pools(view):
+        if pool.dws is not True:
+            continue
+        field = f"{pool.where}nodeConfig.maxRunDuration"
+        raw = pool.get("nodeConfig", "maxRunDuration")
+        if raw is None and cfg.get("requireOnNodePools"):
+            yield Finding(
+                f"{view.label}: {field} is missing; this stack's policy requires a max run "
+                "duration on queued / Flex-start node pools (GKE's default is 7d)"
+            )
+        problem = duration_problem(raw, field, "gke.max_run_duration", cap)
+        if problem:
+            yield Finding(f"{view.label}: {problem}")
+    for spool in slurm_pools(view):
+        if spool.flex_start is not True:
+            continue
+        field = f"{spool.where}flex_start_max_duration"
+        raw = spool.get("flex_start_max_duration", "flexStartMaxDuration")
+        problem = duration_problem(raw, field, "slurm.flex_start_max_duration", cap)
+        if problem:
+            yield Finding(f"{view.label}: {problem}")
+    if kind_of(view) == "kueue_config":
+        raw = dig(view.props, "spec", "parameters", "maxRunDurationSeconds")
+        problem = duration_problem(
+            raw, "spec.parameters.maxRunDurationSeconds", "kueue.max_run_duration", cap
+        )
+        if problem:
+            yield Finding(f"{view.label}: {problem}")
+
+
+def _queue_window(view: ResourceView, cfg: dict[str, Any], ctx: Context) -> Iterator[Finding]:
+    vm = vm_spec(view)
+    if vm is None or vm.flex_start is not True:
+        return
+    field = f"{vm.prefix}params.requestValidForDuration"
+    if vm.queue_window is None:
+        if cfg.get("requireQueueWindow") and kind_of(view) != "template":
+            limit = limits.get("flex_start.request_valid_for")
+            yield Finding(
+                f"{view.label}: {field} is missing; without a queue window the request fails "
+                f"after about 90 s when capacity is short. Set one ({limit.allowed()}), e.g. "
+                "with pulumi_dws FlexStartVm(request_valid_for=...)"
+            )
+        return
+    if vm.queue_window is UNKNOWN:
+        return
+    problem = duration_problem(vm.queue_window, field, "flex_start.request_valid_for")
+    if problem:
+        yield Finding(f"{view.label}: {problem}")
+
+
+MAX_RUN_DURATION = Rule(
+    name="flex-start-max-run-duration",
+    description=(
+        "Flex-start capacity (VMs, templates, queued/Flex-start GKE pools, Slurm pools, Kueue "
+        "ProvisioningRequestConfig) must have a max run duration inside the service limit."
+    ),
+    level="mandatory",
+    scope="resource",
+    check=_max_run_duration,
+    options=(
+        Option(
+            "maxRunDuration",
+            {
+                "type": "string",
+                "pattern": DURATION_PATTERN,
+                "description": "A cap stricter than the service limit, e.g. 3d (default: none).",
+            },
+        ),
+        Option(
+            "requireOnNodePools",
+            {
+                "type": "boolean",
+                "description": "Also require nodeConfig.maxRunDuration on DWS node pools.",
+            },
+            False,
+        ),
+    ),
+    remediation="Set scheduling.maxRunDuration (VMs) or nodeConfig.maxRunDuration (GKE), <= 7d.",
+)
+
+QUEUE_WINDOW = Rule(
+    name="flex-start-queue-window",
+    description=(
+        "A Flex-start queued request's window (params.requestValidForDuration) must be "
+        "between 90s and 2h."
+    ),
+    level="mandatory",
+    scope="resource",
+    check=_queue_window,
+    options=(
+        Option(
+            "requireQueueWindow",
+            {
+                "type": "boolean",
+                "description": "Require a queue window on every Flex-start VM request.",
+            },
+            False,
+        ),
+    ),
+    remediation="Use a request_valid_for between 90s and 2h, or none to fail fast.",
+)

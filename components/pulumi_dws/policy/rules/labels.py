@@ -1,0 +1,87 @@
+"""Required labels on capacity resources."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from ..shapes import body_of, kind_of, node_pools, vm_spec
+from ..values import UNKNOWN, pick
+from ..view import Context, ResourceView
+from .base import Finding, Option, Rule
+
+__all__ = ["REQUIRED_LABELS"]
+
+
+def _is_capacity(gpus: tuple[Any, Any], dws: Any) -> Any:
+    count = gpus[1]
+    if dws is True or (isinstance(count, int) and count > 0):
+        return True
+    return UNKNOWN if dws is UNKNOWN or count is UNKNOWN else False
+
+
+def _merged(*label_maps: Any) -> Any:
+    """Labels from inputs and (stack views) the provider's effective labels."""
+    merged: dict[str, Any] = {}
+    present = False
+    for labels in label_maps:
+        if labels is UNKNOWN:
+            return UNKNOWN
+        if isinstance(labels, dict):
+            present = True
+            merged.update(labels)
+    return merged if present else {}
+
+
+def _targets(view: ResourceView) -> Iterator[tuple[str, Any]]:
+    """``(field, labels)`` of each capacity part of ``view`` (UNKNOWN when can't tell)."""
+    vm = vm_spec(view)
+    if vm is not None and _is_capacity(vm.gpus(), vm.flex_start) is True:
+        extra = [view.props.get("effectiveLabels"), view.props.get("terraformLabels")]
+        labels = _merged(vm.labels, *([] if vm.prefix else extra))
+        yield f"{vm.prefix}labels", labels
+    for pool in node_pools(view):
+        if _is_capacity(pool.gpus(), pool.dws) is True:
+            yield f"{pool.where}nodeConfig.resourceLabels", pool.get("nodeConfig", "resourceLabels")
+    if kind_of(view) == "slurm":
+        yield "body.labels", pick(body_of(view), "labels")
+
+
+def _required_labels(view: ResourceView, cfg: dict[str, Any], ctx: Context) -> Iterator[Finding]:
+    required = cfg.get("requiredLabels") or []
+    if not required:
+        return
+    for field, labels in _targets(view):
+        if labels is UNKNOWN:
+            continue
+        labels = labels if isinstance(labels, dict) else {}
+        missing = [key for key in required if key not in labels]
+        if missing:
+            yield Finding(
+                f"{view.label}: {field} lacks required label(s) {', '.join(missing)} "
+                f"(required: {', '.join(required)})"
+            )
+        for key in required:
+            if key in labels and labels[key] == "":
+                yield Finding(f"{view.label}: {field}[{key}] is empty")
+
+
+REQUIRED_LABELS = Rule(
+    name="required-labels",
+    description="GPU and DWS capacity resources must carry the required labels.",
+    level="advisory",
+    scope="resource",
+    check=_required_labels,
+    options=(
+        Option(
+            "requiredLabels",
+            {
+                "type": "array",
+                "items": {"type": "string"},
+                "description": "Label keys every capacity resource must have.",
+            },
+            ["team"],
+        ),
+    ),
+    remediation="Add the labels (pulumi_dws components take labels=...).",
+)

@@ -1,0 +1,325 @@
+"""Which resources the rules know, and how to read their fields in each API's spelling.
+
+Raw pulumi-gcp resources carry camelCase provider inputs; this library's dynamic resources
+carry the API request body under ``body`` (Compute JSON for ``FlexStartVm``, snake_case Vertex
+AI JSON for ``SlurmCluster``). Readers here return plain values, ``None`` when absent, or
+:data:`~pulumi_dws.policy.values.UNKNOWN`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .. import catalog
+from ..errors import DwsValidationError
+from .values import UNKNOWN, as_bool, as_int, dig, last_segment, pick
+from .view import ResourceView
+
+__all__ = [
+    "INSTANCE",
+    "INSTANCE_TEMPLATE",
+    "REGION_INSTANCE_TEMPLATE",
+    "NODE_POOL",
+    "CLUSTER",
+    "FUTURE_RESERVATION",
+    "RESERVATION",
+    "DYNAMIC_PREFIX",
+    "kind_of",
+    "body_of",
+    "any3",
+    "machine_gpus",
+    "VmSpec",
+    "vm_spec",
+    "PoolSpec",
+    "node_pools",
+    "SlurmPool",
+    "slurm_pools",
+    "is_iam",
+]
+
+INSTANCE = "gcp:compute/instance:Instance"
+INSTANCE_TEMPLATE = "gcp:compute/instanceTemplate:InstanceTemplate"
+REGION_INSTANCE_TEMPLATE = "gcp:compute/regionInstanceTemplate:RegionInstanceTemplate"
+NODE_POOL = "gcp:container/nodePool:NodePool"
+CLUSTER = "gcp:container/cluster:Cluster"
+FUTURE_RESERVATION = "gcp:compute/futureReservation:FutureReservation"
+RESERVATION = "gcp:compute/reservation:Reservation"
+DYNAMIC_PREFIX = "pulumi-python:dynamic"
+
+_IAM = re.compile(r"^gcp:[A-Za-z]+/iAM(Member|Binding|Policy):IAM(Member|Binding|Policy)$")
+_KUEUE_PRC = re.compile(r"^kubernetes:kueue\.x-k8s\.io/v1[a-z0-9]*:ProvisioningRequestConfig$")
+
+_RAW_KINDS = {
+    INSTANCE: "instance",
+    INSTANCE_TEMPLATE: "template",
+    REGION_INSTANCE_TEMPLATE: "template",
+    NODE_POOL: "node_pool",
+    CLUSTER: "cluster",
+    FUTURE_RESERVATION: "future_reservation",
+    RESERVATION: "reservation",
+}
+
+# Dynamic resources of this library, by the last segment of their type token (lowercased).
+_DYNAMIC_KINDS = {
+    "flexstartvm": "flex_vm",
+    "flexstartinstance": "flex_vm",
+    "slurmcluster": "slurm",
+    "calendarreservation": "future_reservation",
+    "futurereservation": "future_reservation",
+}
+
+
+def body_of(view: ResourceView) -> Any:
+    """A dynamic resource's API body (``props["body"]``), else the props themselves."""
+    body = view.props.get("body")
+    if body is UNKNOWN or isinstance(body, Mapping):
+        return body
+    return view.props
+
+
+def kind_of(view: ResourceView) -> str | None:
+    """instance, template, flex_vm, node_pool, cluster, future_reservation, reservation,
+    slurm, iam, kueue_config, or None for a resource no rule reads."""
+    if view.type in _RAW_KINDS:
+        return _RAW_KINDS[view.type]
+    if _IAM.match(view.type):
+        return "iam"
+    if _KUEUE_PRC.match(view.type):
+        return "kueue_config"
+    if view.type.startswith(DYNAMIC_PREFIX):
+        short = view.type.rsplit(":", 1)[-1].lower()
+        if short in _DYNAMIC_KINDS:
+            return _DYNAMIC_KINDS[short]
+        body = body_of(view)
+        if isinstance(body, Mapping):  # a dynamic resource this table doesn't name yet
+            if "scheduling" in body and ("machineType" in body or "networkInterfaces" in body):
+                return "flex_vm"
+            if "node_pools" in body or ("nodePools" in body and "orchestrator_spec" in body):
+                return "slurm"
+            if "reservationMode" in body and "timeWindow" in body:
+                return "future_reservation"
+    return None
+
+
+def is_iam(view: ResourceView) -> bool:
+    """A project/folder/organization/service-account IAM member, binding or policy."""
+    return bool(_IAM.match(view.type))
+
+
+def any3(*values: Any) -> Any:
+    """Three-valued OR: True if any is True, else UNKNOWN if any is unknown, else False."""
+    if any(v is True for v in values):
+        return True
+    if any(v is UNKNOWN for v in values):
+        return UNKNOWN
+    return False
+
+
+def _accelerator_name(value: Any) -> Any:
+    name = last_segment(value)
+    if not isinstance(name, str):
+        return UNKNOWN if name is UNKNOWN else None
+    try:
+        return catalog.accelerator("accelerator", name).compute_name
+    except DwsValidationError:
+        return name.lower().replace("_", "-")
+
+
+def machine_gpus(machine_type: Any, accelerators: Any) -> tuple[Any, Any]:
+    """``(accelerator name, GPUs per machine)`` from explicit accelerators, else the catalog.
+
+    Explicit ``guestAccelerators`` / ``accelerator_count`` win (any spelling); otherwise a known
+    GPU machine type gives its built-in GPUs; any other machine type has 0. Either element may
+    be UNKNOWN.
+    """
+    if accelerators is UNKNOWN:
+        return UNKNOWN, UNKNOWN
+    if isinstance(accelerators, list) and accelerators:
+        total: Any = 0
+        name: Any = None
+        for acc in accelerators:
+            count = as_int(pick(acc, "count", "acceleratorCount", "accelerator_count"))
+            kind = pick(acc, "type", "acceleratorType", "accelerator_type")
+            name = name if name is not None else _accelerator_name(kind)
+            if count is UNKNOWN or acc is UNKNOWN:
+                total = UNKNOWN
+            elif total is not UNKNOWN and isinstance(count, int):
+                total += count
+        if total is UNKNOWN or total:
+            return name, total
+    machine = last_segment(machine_type)
+    if machine is UNKNOWN:
+        return UNKNOWN, UNKNOWN
+    if not isinstance(machine, str):
+        return None, 0
+    try:
+        shape = catalog.machine_shape("machine_type", machine)
+    except DwsValidationError:
+        return None, 0
+    return shape.accelerator.compute_name, shape.gpus
+
+
+@dataclass(frozen=True)
+class VmSpec:
+    """The DWS-relevant fields of a VM, instance template or Flex-start VM body."""
+
+    prefix: str  # how messages name fields: "" (provider inputs) or "body." (API body)
+    machine_type: Any
+    provisioning_model: Any
+    max_run_duration: Any
+    queue_window: Any
+    network_interfaces: Any
+    accelerators: Any
+    labels: Any
+    reservation_consumer: Any
+
+    @property
+    def flex_start(self) -> Any:
+        """True for FLEX_START, UNKNOWN when the model is unknown."""
+        if self.provisioning_model is UNKNOWN:
+            return UNKNOWN
+        return self.provisioning_model == "FLEX_START"
+
+    def gpus(self) -> tuple[Any, Any]:
+        return machine_gpus(self.machine_type, self.accelerators)
+
+
+def vm_spec(view: ResourceView) -> VmSpec | None:
+    """The VM fields of an instance, template or FlexStartVm; None for other kinds."""
+    kind = kind_of(view)
+    if kind not in ("instance", "template", "flex_vm"):
+        return None
+    dynamic = kind == "flex_vm"
+    src = body_of(view) if dynamic else view.props
+    if src is UNKNOWN:
+        src = {"scheduling": UNKNOWN, "machineType": UNKNOWN, "guestAccelerators": UNKNOWN}
+    scheduling = dig(src, "scheduling")
+    model = dig(scheduling, "provisioningModel")
+    if dynamic and model is None:
+        model = "FLEX_START"  # the resource exists to create Flex-start VMs
+    affinity = pick(dig(src, "reservationAffinity"), "type", "consumeReservationType")
+    consumer = any3(
+        affinity == "SPECIFIC_RESERVATION" if affinity is not UNKNOWN else UNKNOWN,
+        model == "RESERVATION_BOUND" if model is not UNKNOWN else UNKNOWN,
+    )
+    machine = dig(src, "machineType")
+    if dynamic and machine is None:
+        machine = view.props.get("machineType")  # FlexStartVm keeps the short name beside body
+    return VmSpec(
+        prefix="body." if dynamic and "body" in view.props else "",
+        machine_type=machine,
+        provisioning_model=model,
+        max_run_duration=dig(scheduling, "maxRunDuration"),
+        queue_window=dig(src, "params", "requestValidForDuration"),
+        network_interfaces=dig(src, "networkInterfaces"),
+        accelerators=dig(src, "guestAccelerators"),
+        labels=dig(src, "labels"),
+        reservation_consumer=consumer,
+    )
+
+
+@dataclass(frozen=True)
+class PoolSpec:
+    """A GKE node pool: a NodePool resource or one entry of a Cluster's ``nodePools``."""
+
+    view: ResourceView
+    where: str  # "" for a NodePool, "nodePools[1]." for an inline pool
+    props: Any
+
+    def get(self, *path: str | int) -> Any:
+        return dig(self.props, *path)
+
+    @property
+    def dws(self) -> Any:
+        """True for queued provisioning or Flex-start pools (UNKNOWN if can't tell)."""
+        return any3(
+            as_bool(self.get("queuedProvisioning", "enabled")),
+            as_bool(self.get("nodeConfig", "flexStart")),
+        )
+
+    @property
+    def cluster_name(self) -> Any:
+        if self.view.type == CLUSTER:
+            return self.view.props.get("name") or self.view.name
+        return last_segment(self.get("cluster"))
+
+    def gpus(self) -> tuple[Any, Any]:
+        return machine_gpus(
+            self.get("nodeConfig", "machineType"), self.get("nodeConfig", "guestAccelerators")
+        )
+
+    def zones(self) -> Any:
+        """Number of node locations, UNKNOWN, or None when the pool doesn't say."""
+        locations = self.get("nodeLocations")
+        if locations is UNKNOWN:
+            return UNKNOWN
+        return len(locations) if isinstance(locations, list) and locations else None
+
+
+def node_pools(view: ResourceView) -> Iterator[PoolSpec]:
+    """The node pools a resource defines: itself (NodePool) or its inline ``nodePools``."""
+    if view.type == NODE_POOL:
+        yield PoolSpec(view, "", view.props)
+    elif view.type == CLUSTER:
+        pools = view.props.get("nodePools")
+        if isinstance(pools, list):
+            for i, pool in enumerate(pools):
+                yield PoolSpec(view, f"nodePools[{i}].", pool)
+
+
+@dataclass(frozen=True)
+class SlurmPool:
+    """One node pool of a managed Slurm cluster body."""
+
+    view: ResourceView
+    index: int
+    props: Any
+    cluster_model: Any
+
+    @property
+    def id(self) -> str:
+        pool_id = pick(self.props, "id")
+        return pool_id if isinstance(pool_id, str) else str(self.index)
+
+    @property
+    def where(self) -> str:
+        return f"body.node_pools[{self.index}]."
+
+    def get(self, *names: str) -> Any:
+        return pick(self.props, *names)
+
+    @property
+    def flex_start(self) -> Any:
+        model = self.get("provisioning_model", "provisioningModel")
+        model = self.cluster_model if model is None else model
+        return UNKNOWN if model is UNKNOWN else model == "FLEX_START"
+
+    def gpus(self) -> tuple[Any, Any]:
+        spec = self.get("machine_spec", "machineSpec")
+        count = pick(spec, "accelerator_count", "acceleratorCount")
+        kind = pick(spec, "accelerator_type", "acceleratorType")
+        accelerators = UNKNOWN if spec is UNKNOWN else None
+        if count is not None or kind is not None:
+            accelerators = [{"accelerator_type": kind, "accelerator_count": count}]
+        return machine_gpus(pick(spec, "machine_type", "machineType"), accelerators)
+
+    def max_nodes(self) -> Any:
+        scaling = self.get("scaling_spec", "scalingSpec")
+        return as_int(pick(scaling, "max_node_count", "maxNodeCount"))
+
+    def min_nodes(self) -> Any:
+        scaling = self.get("scaling_spec", "scalingSpec")
+        return as_int(pick(scaling, "min_node_count", "minNodeCount"))
+
+
+def slurm_pools(view: ResourceView) -> Iterator[SlurmPool]:
+    """The node pools of a SlurmCluster body (nothing if unknown or absent)."""
+    body = body_of(view)
+    pools = pick(body, "node_pools", "nodePools")
+    model = pick(body, "provisioning_model", "provisioningModel")
+    if isinstance(pools, list):
+        for i, pool in enumerate(pools):
+            yield SlurmPool(view, i, pool, model)
