@@ -26,7 +26,11 @@ def _plan(args: argparse.Namespace) -> int:
     except PlanError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_INVALID
-    report = apply_policies(plan, args.policy_config, enabled=not args.no_policy)
+    try:
+        report = apply_policies(plan, args.policy_config, enabled=not args.no_policy)
+    except (OSError, ValueError) as exc:  # a bad policy config file or dws:policy object
+        print(f"error: policy configuration: {exc}", file=sys.stderr)
+        return EXIT_INVALID
     if args.format == "json":
         print(render_json(plan, report.document()))
     elif args.format == "markdown":

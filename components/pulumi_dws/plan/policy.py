@@ -13,6 +13,9 @@ from .runner import Plan
 
 __all__ = ["PolicyReport", "apply_policies"]
 
+# What the text and Markdown forms show; JSON carries the whole summary.
+SUMMARY_KEYS = ("gpus", "gpus_by_type", "gpu_hours", "gpu_hours_by_type", "unbounded", "unknown")
+
 
 @dataclass
 class PolicyReport:
@@ -47,20 +50,21 @@ class PolicyReport:
         if not self.enabled:
             return ["Policies: skipped (--no-policy)"]
         lines = ["Capacity:"]
-        for key, value in self.summary.items():
-            lines.append(f"  {key}: {json.dumps(value, default=str, sort_keys=True)}")
+        for key in SUMMARY_KEYS:
+            if key in self.summary:
+                value = self.summary[key]
+                lines.append(f"  {key}: {json.dumps(value, default=str, sort_keys=True)}")
         if not self.violations:
             lines.append("Policies: no violations")
         else:
             lines.append(f"Policies: {len(self.violations)} violation(s)")
-            for row in self._rows():
-                lines.append(
-                    f"  [{row['level']}] {row['rule']} on {row['resource']}: {row['message']}"
-                )
+            for v in self.violations:
+                lines.append(f"  [{v.level}] {v.rule}: {v.message}")
         return lines
 
     def markdown(self) -> list[str]:
-        lines = ["", "**Capacity:** " + ", ".join(f"{k}: {v}" for k, v in self.summary.items())]
+        shown = ", ".join(f"{k}: {self.summary[k]}" for k in SUMMARY_KEYS if k in self.summary)
+        lines = ["", f"**Capacity:** {shown}"]
         if self.violations:
             lines += ["", "| level | rule | resource | message |", "| --- | --- | --- | --- |"]
             lines += [
@@ -72,10 +76,12 @@ class PolicyReport:
         return lines
 
 
-def _load_config(path: str | None) -> dict[str, Any] | None:
-    if not path:
-        return None
-    return yaml.safe_load(Path(path).read_text()) or {}
+def _load_config(path: str | None, plan: Plan) -> dict[str, Any] | None:
+    """``--policy-config FILE`` if given, else the stack's ``dws:policy`` config object."""
+    if path:
+        return yaml.safe_load(Path(path).read_text()) or {}
+    raw = plan.stack.values.get("dws:policy")
+    return json.loads(raw) if raw else None
 
 
 def apply_policies(
@@ -97,5 +103,7 @@ def apply_policies(
         for r in plan.resources
         if r.custom
     ]
-    config = _load_config(config_path)
-    return PolicyReport(evaluate(views, config, None), capacity_summary(views))
+    config = _load_config(config_path, plan)
+    # Offline, every resource of the program is new: a plan is a first deploy.
+    operations = {view.urn: "create" for view in views}
+    return PolicyReport(evaluate(views, config, operations), capacity_summary(views))

@@ -48,8 +48,13 @@ def gpus_per_machine(machine_type: Any) -> int | None:
         return None
 
 
+def _number(value: Any) -> Any:
+    """Pulumi hands integers back as floats (``4.0``): show them as integers."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
 def _clean(props: Props) -> Props:
-    return {k: v for k, v in props.items() if v not in (None, "", [], {})}
+    return {k: _number(v) for k, v in props.items() if v not in (None, "", [], {})}
 
 
 def _scheduling(s: Any) -> Props:
@@ -130,7 +135,7 @@ def _slurm(p: Props) -> Props:
         "region": p.get("region"),
         "node_pools": ", ".join(
             f"{_get(n, 'id')}: {_get(n, 'machine_spec', 'machine_type')}"
-            f" x{_get(n, 'scaling_spec', 'max_node_count') or 0}"
+            f" x{_number(_get(n, 'scaling_spec', 'max_node_count') or 0)}"
             f" {_get(n, 'provisioning_model') or ''}".rstrip()
             for n in pools
         ),

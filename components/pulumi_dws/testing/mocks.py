@@ -20,10 +20,11 @@ dynamic-provider resources be plugged in with :func:`dynamic_behaviour`.
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import json
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,6 +34,8 @@ from pulumi.runtime import settings as _settings
 from pulumi.runtime.config import set_all_config
 from pulumi.runtime.stack import run_in_stack, run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
+
+from ..errors import DwsValidationError
 
 __all__ = [
     "GcpMocks",
@@ -97,6 +100,35 @@ class Registered:
     @property
     def parent_name(self) -> str:
         return self.parent.split("::")[-1] if self.parent else ""
+
+
+@contextlib.contextmanager
+def _validation_errors_surfaced() -> Iterator[None]:
+    """Re-raise a DwsValidationError that Pulumi wrapped while serializing an input (a check
+    on an Output value) as itself, so the run fails with the check's own message."""
+    try:
+        yield
+    except Exception as exc:
+        cause = _find_validation_error(exc)
+        if cause is None or cause is exc:
+            raise
+        raise cause.with_traceback(None) from None
+
+
+def _find_validation_error(exc: BaseException) -> DwsValidationError | None:
+    """The DwsValidationError behind Pulumi's wrapping exceptions (cause/context graph,
+    which can loop back onto itself)."""
+    pending: list[BaseException] = [exc]
+    seen: set[int] = set()
+    while pending:
+        current = pending.pop(0)
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        if isinstance(current, DwsValidationError):
+            return current
+        pending.extend(e for e in (current.__cause__, current.__context__) if e is not None)
+    return None
 
 
 def _options(request: Any) -> dict[str, Any]:
@@ -179,6 +211,8 @@ class GcpMocks(pulumi.runtime.Mocks):
     ) -> GcpMocks:
         """Make these mocks the Pulumi runtime's monitor, with stack ``config`` (``ns:key``)."""
         self.monitor = _RecordingMonitor(self)
+        _settings.SETTINGS.rpc_manager.clear()  # no failure leaks in from an earlier run
+        _settings.SETTINGS.outputs.clear()
         _settings.ROOT.set(None)  # a fresh root Stack for every install
         pulumi.runtime.set_mocks(
             self, project=project, stack=stack, preview=preview, monitor=self.monitor
@@ -205,7 +239,8 @@ class GcpMocks(pulumi.runtime.Mocks):
                 value = _sync_await(value.future())
             result["value"] = value
 
-        _sync_await(run_pulumi_func(body))
+        with _validation_errors_surfaced():
+            _sync_await(run_pulumi_func(body))
         return result.get("value")
 
     def run_program(self, program: Callable[[], Any], **install: Any) -> dict[str, Any]:
@@ -213,7 +248,8 @@ class GcpMocks(pulumi.runtime.Mocks):
         returns the stack outputs the program exported."""
         self.install(**install)
         _settings.ROOT.set(None)  # run_in_stack registers its own root Stack
-        _sync_await(run_in_stack(program))
+        with _validation_errors_surfaced():
+            _sync_await(run_in_stack(program))
         return dict(self.monitor.stack_outputs) if self.monitor else {}
 
     # ------------------------------------------------------------------ queries for tests

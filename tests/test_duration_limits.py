@@ -1,0 +1,122 @@
+"""Durations and the limits table: parsing, rendering, bounds, overrides."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pulumi_dws import limits
+from pulumi_dws.duration import UNIT_SECONDS, Duration
+from pulumi_dws.errors import DwsValidationError
+
+
+@pytest.mark.parametrize(
+    ("text", "seconds"),
+    [
+        ("90s", 90),
+        ("45m", 2700),
+        ("2h", 7200),
+        ("3d", 259200),
+        ("1w", 604800),
+        ("604800s", 604800),
+        ("1d12h", 129600),
+        (" 2H ", 7200),
+        (3600, 3600),
+        ("3600", 3600),
+        (dt.timedelta(days=7), 604800),
+    ],
+)
+def test_parse_accepts_every_documented_form(text: object, seconds: int) -> None:
+    assert Duration.parse(text).seconds == seconds  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "bad", ["", "7 days", "1.5h", "-3s", -1, True, "h", dt.timedelta(seconds=1.5), None]
+)
+def test_parse_rejects_with_field_and_value(bad: object) -> None:
+    with pytest.raises(DwsValidationError) as err:
+        Duration.parse(bad, "max_run_duration")  # type: ignore[arg-type]
+    assert str(err.value).startswith("max_run_duration: ")
+    assert "90s, 45m, 2h" in str(err.value) or "seconds" in str(err.value)
+
+
+@given(st.integers(min_value=0, max_value=10**9))
+def test_api_forms_round_trip(seconds: int) -> None:
+    d = Duration(seconds)
+    assert Duration.parse(d.to_proto_string()) == d
+    assert Duration.parse(int(d.to_api()["seconds"])) == d
+    assert Duration.parse(d.human()) == d
+    assert Duration.parse(d.timedelta()) == d
+
+
+@given(st.lists(st.tuples(st.integers(0, 500), st.sampled_from("wdhms")), min_size=1, max_size=5))
+def test_compound_strings_sum_their_parts(parts: list[tuple[int, str]]) -> None:
+    text = "".join(f"{n}{u}" for n, u in parts)
+    assert Duration.parse(text).seconds == sum(n * UNIT_SECONDS[u] for n, u in parts)
+
+
+@given(st.integers(min_value=0, max_value=2 * 604800))
+def test_flex_start_bound_is_exactly_seven_days(seconds: int) -> None:
+    row = limits.get("flex_start.max_run_duration")
+    if row.minimum <= seconds <= row.maximum:  # type: ignore[operator]
+        assert limits.check_duration("max_run_duration", seconds, row.key).seconds == seconds
+    else:
+        with pytest.raises(DwsValidationError, match="^max_run_duration: "):
+            limits.check_duration("max_run_duration", seconds, row.key)
+
+
+def test_error_message_names_field_value_and_limit() -> None:
+    with pytest.raises(DwsValidationError) as err:
+        limits.check_duration("max_run_duration", "8d", "flex_start.max_run_duration")
+    assert str(err.value).startswith(
+        "max_run_duration: 8d is above the Flex-start max run duration limit of 7d (604800s)"
+    )
+    assert "allowed: 30s to 7d (604800s)" in str(err.value)
+    assert err.value.field == "max_run_duration" and err.value.value == "8d"
+
+
+def test_every_row_has_a_source_and_a_sane_range() -> None:
+    for row in limits.table():
+        assert row.source.strip(), row.key
+        if row.minimum is not None and row.maximum is not None:
+            assert row.minimum <= row.maximum, row.key
+
+
+def test_override_changes_validation_and_reset_restores() -> None:
+    with pytest.raises(DwsValidationError):
+        limits.check_duration("duration", "120d", "calendar.duration")
+    row = limits.override("calendar.duration", maximum="180d")
+    assert row.maximum == 180 * 86400 and "overridden" in row.source
+    assert limits.check_duration("duration", "120d", "calendar.duration").seconds == 120 * 86400
+    limits.reset()
+    with pytest.raises(DwsValidationError):
+        limits.check_duration("duration", "120d", "calendar.duration")
+
+
+def test_overridden_context_manager_restores_previous_state() -> None:
+    with limits.overridden("flex_start.request_valid_for", maximum="4h"):
+        limits.check_duration("request_valid_for", "3h", "flex_start.request_valid_for")
+    with pytest.raises(DwsValidationError, match="2h"):
+        limits.check_duration("request_valid_for", "3h", "flex_start.request_valid_for")
+
+
+def test_seed_profile_allows_only_one_or_two_week_blocks() -> None:
+    limits.use_profile("seed")
+    limits.check_duration("duration", "14d", "calendar.duration")
+    with pytest.raises(DwsValidationError, match="use 7d \\(604800s\\) or 14d"):
+        limits.check_duration("duration", "10d", "calendar.duration")
+    with pytest.raises(DwsValidationError, match="8 weeks|56d"):
+        limits.get("calendar.start_ahead").check("start_time", 60 * 86400)
+
+
+def test_apply_config_reads_stack_overrides_and_rejects_bad_ones() -> None:
+    limits.apply_config({"calendar.count": {"maximum": 5}})
+    with pytest.raises(DwsValidationError, match="count: 6 is above"):
+        limits.check_count("count", 6, "calendar.count")
+    with pytest.raises(DwsValidationError, match="unknown"):
+        limits.apply_config({"calendar.count": {"maxi": 5}})
+    with pytest.raises(DwsValidationError, match="limit: nope is unknown"):
+        limits.get("nope")

@@ -1,0 +1,93 @@
+"""Shared checks: names, labels, zones, timestamps, machine types, Output-valued inputs."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pulumi
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pulumi_dws import catalog
+from pulumi_dws.errors import DwsValidationError
+from pulumi_dws.testing import GcpMocks
+from pulumi_dws.validation import (
+    check_labels,
+    check_name,
+    check_region,
+    check_zone,
+    check_zone_in_region,
+    parse_timestamp,
+    region_of,
+    when_known,
+)
+
+
+@pytest.mark.parametrize("good", ["a", "vm-1", "a" * 63, "h100-block-2"])
+def test_rfc1035_names_accepted(good: str) -> None:
+    assert check_name("name", good) == good
+
+
+@pytest.mark.parametrize("bad", ["", "1vm", "Vm", "vm-", "vm_1", "a" * 64])
+def test_rfc1035_names_rejected(bad: str) -> None:
+    with pytest.raises(DwsValidationError, match="^name: "):
+        check_name("name", bad)
+
+
+@given(st.from_regex(r"[a-z]([-a-z0-9]{0,61}[a-z0-9])?", fullmatch=True))
+def test_any_rfc1035_name_passes(name: str) -> None:
+    assert check_name("name", name) == name
+
+
+def test_labels() -> None:
+    assert check_labels("labels", {"team": "ml", "cost-center": ""}) == {
+        "team": "ml",
+        "cost-center": "",
+    }
+    with pytest.raises(DwsValidationError, match="labels key: Team"):
+        check_labels("labels", {"Team": "x"})
+    with pytest.raises(DwsValidationError, match=r"labels\[team\]: ML"):
+        check_labels("labels", {"team": "ML"})
+    with pytest.raises(DwsValidationError, match="65 labels"):
+        check_labels("labels", {f"k{i}": "v" for i in range(65)})
+
+
+def test_zones_and_regions() -> None:
+    assert region_of("europe-west4-b") == "europe-west4"
+    assert check_region("region", "us-central1") == "us-central1"
+    with pytest.raises(DwsValidationError, match="that is a zone"):
+        check_region("region", "us-central1-a")
+    with pytest.raises(DwsValidationError, match="that is a region"):
+        check_zone("zone", "us-central1")
+    with pytest.raises(DwsValidationError, match="not in region us-east5"):
+        check_zone_in_region("zone", "us-central1-a", "us-east5")
+
+
+def test_timestamps_need_a_zone() -> None:
+    assert parse_timestamp("t", "2027-03-01T02:00:00+02:00") == dt.datetime(
+        2027, 3, 1, tzinfo=dt.timezone.utc
+    )
+    for bad in ("2027-03-01T00:00:00", "2027-03-01", "tomorrow"):
+        with pytest.raises(DwsValidationError, match="^t: "):
+            parse_timestamp("t", bad)
+
+
+def test_catalog_knows_gpu_families_and_accelerator_names() -> None:
+    assert (
+        catalog.machine_shape("m", "a3-ultragpu-8g").accelerator.vertex_name == "NVIDIA_H200_141GB"
+    )
+    assert catalog.machine_shape("m", "a3-megagpu-8g").gpus == 8
+    assert catalog.machine_shape("m", "g2-standard-48").gpus == 4
+    assert catalog.accelerator("a", "NVIDIA_B200").compute_name == "nvidia-b200"
+    with pytest.raises(DwsValidationError, match="n2-standard-8 is not a known GPU machine type"):
+        catalog.machine_shape("machine_type", "n2-standard-8")
+
+
+def test_when_known_checks_output_values_once_resolved() -> None:
+    def program() -> pulumi.Output[str]:
+        return when_known(pulumi.Output.from_input("us-central1"), lambda z: check_zone("zone", z))
+
+    with pytest.raises(DwsValidationError, match="zone: us-central1 is not a zone"):
+        GcpMocks().run(program)
+    assert when_known("us-central1-a", lambda z: check_zone("zone", z)) == "us-central1-a"
