@@ -76,10 +76,20 @@ def _program_context(project: PulumiProject) -> Iterator[None]:
         os.chdir(saved_cwd)
         sys.path[:] = saved_path
         for name in set(sys.modules) - saved_modules:
-            module = sys.modules.get(name)
-            origin = getattr(module, "__file__", None) or ""
-            if origin.startswith(program_dir):
+            if _is_program_module(name, Path(program_dir)):
                 del sys.modules[name]
+
+
+def _is_program_module(name: str, program_dir: Path) -> bool:
+    """True for modules imported from the program's own directory (its helpers), which must
+    not leak into the next plan; never for libraries, even when a virtualenv lives there."""
+    top = name.split(".")[0]
+    module = sys.modules.get(name)
+    origin = getattr(module, "__file__", None) or ""
+    for candidate in (program_dir / f"{top}.py", program_dir / top):
+        if candidate.exists() and origin.startswith(str(candidate)):
+            return True
+    return False
 
 
 def _where(exc: BaseException, program_dir: Path) -> str:
