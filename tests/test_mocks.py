@@ -1,0 +1,111 @@
+"""GcpMocks behaves like Google Cloud: computed outputs, invokes, parents, state."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pulumi
+import pulumi_gcp as gcp
+import pytest
+
+from pulumi_dws.testing import GcpMocks, dynamic_behaviour
+from pulumi_dws.testing.mocks import MOCK_PROJECT_NUMBER
+
+
+class Team(pulumi.ComponentResource):
+    def __init__(self, name: str, opts: pulumi.ResourceOptions | None = None) -> None:
+        super().__init__("test:index:Team", name, {}, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        self.vm = gcp.compute.Instance(
+            f"{name}-vm",
+            machine_type="g2-standard-8",
+            zone="europe-west4-b",
+            boot_disk={"initialize_params": {"image": "debian-12"}},
+            network_interfaces=[{"network": "default"}],
+            opts=child,
+        )
+        self.member = gcp.projects.IAMMember(
+            f"{name}-iam", project="p1", role="roles/viewer", member="user:a@example.com", opts=child
+        )
+        self.register_outputs({})
+
+
+def test_computed_outputs_follow_the_providers_formats() -> None:
+    mocks = GcpMocks(project="acme-ml")
+
+    def program() -> Any:
+        team = Team("t")
+        return pulumi.Output.all(team.vm.id, team.vm.self_link, team.vm.name, team.member.id)
+
+    vm_id, link, name, member_id = mocks.run(program)
+    assert name.startswith("t-vm-") and len(name) == len("t-vm-") + 7  # auto-name with suffix
+    assert vm_id == f"projects/acme-ml/zones/europe-west4-b/instances/{name}"
+    assert link == f"https://www.googleapis.com/compute/v1/{vm_id}"
+    assert member_id == "p1/roles/viewer/user:a@example.com"
+
+
+def test_registrations_record_type_parent_and_inputs() -> None:
+    mocks = GcpMocks()
+    mocks.run(lambda: Team("t"))
+    team = mocks.one("test:index:Team")
+    vm = mocks.one("gcp:compute/instance:Instance")
+    assert vm.parent == team.urn and vm.parent_type == "test:index:Team"
+    assert vm.inputs["machineType"] == "g2-standard-8"
+    assert vm.urn.endswith("::t-vm") and vm.custom and not team.custom
+    assert sorted(r.name for r in mocks.children(team.urn)) == ["t-iam", "t-vm"]
+    assert team.parent_type == "pulumi:pulumi:Stack"
+    with pytest.raises(AssertionError, match="expected one gcp:compute/network:Network"):
+        mocks.one("gcp:compute/network:Network")
+
+
+def test_invokes_answer_like_google() -> None:
+    mocks = GcpMocks(project="acme-ml")
+
+    def program() -> Any:
+        project = gcp.organizations.get_project_output()
+        cluster = gcp.container.get_cluster_output(name="c1", location="us-east5")
+        return pulumi.Output.all(project.number, project.project_id, cluster.endpoint, cluster.id)
+
+    number, project_id, endpoint, cluster_id = mocks.run(program)
+    assert (number, project_id) == (MOCK_PROJECT_NUMBER, "acme-ml")
+    assert endpoint and cluster_id == "projects/acme-ml/locations/us-east5/clusters/c1"
+    assert [token for token, _ in mocks.invokes] == [
+        "gcp:organizations/getProject:getProject",
+        "gcp:container/getCluster:getCluster",
+    ]
+
+
+def test_dynamic_behaviours_plug_in() -> None:
+    class Thing(pulumi.dynamic.Resource, module="dws", name="TestThing"):
+        size: pulumi.Output[int]
+
+        def __init__(self, name: str) -> None:
+            super().__init__(pulumi.dynamic.ResourceProvider(), name, {"size": None, "asked": 3})
+
+    @dynamic_behaviour("TestThing")
+    def behave(props: dict[str, Any], mocks: GcpMocks, name: str) -> tuple[str, dict[str, Any]]:
+        return f"thing-{name}", {**props, "size": props["asked"] * 2}
+
+    mocks = GcpMocks()
+    assert mocks.run(lambda: Thing("x").size) == 6
+    reg = mocks.one("pulumi-python:dynamic/dws:TestThing")
+    assert reg.id == "thing-x" and "__provider" in reg.inputs
+
+
+def test_run_program_returns_stack_exports_and_config_reaches_the_program() -> None:
+    mocks = GcpMocks()
+
+    def program() -> None:
+        pulumi.export("zone", pulumi.Config("app").require("zone"))
+
+    outputs = mocks.run_program(program, project="app", config={"app:zone": "us-central1-c"})
+    assert outputs == {"zone": "us-central1-c"}
+
+
+def test_each_run_starts_clean() -> None:
+    failing = GcpMocks()
+    with pytest.raises(ValueError, match="boom"):
+        failing.run(lambda: pulumi.Output.from_input(1).apply(lambda _: (_ for _ in ()).throw(ValueError("boom"))))
+    fine = GcpMocks()
+    assert fine.run(lambda: pulumi.Output.from_input(2)) == 2
+    assert fine.registered == []
