@@ -109,3 +109,19 @@ def test_each_run_starts_clean() -> None:
     fine = GcpMocks()
     assert fine.run(lambda: pulumi.Output.from_input(2)) == 2
     assert fine.registered == []
+
+
+def test_computed_fields_do_not_leak_into_recorded_inputs() -> None:
+    import pulumi_kubernetes as k8s
+
+    mocks = GcpMocks()
+
+    def program() -> Any:
+        team = Team("t")
+        cm = k8s.core.v1.ConfigMap("cm", metadata={"namespace": "ml"}, data={"a": "b"})
+        return pulumi.Output.all(team.vm.network_interfaces, cm.metadata)
+
+    nics, meta = mocks.run(program)
+    assert nics[0]["network_ip"] == "10.128.0.2" and meta["uid"]
+    assert mocks.one("gcp:compute/instance:Instance").inputs["networkInterfaces"] == [{"network": "default"}]
+    assert mocks.one("kubernetes:core/v1:ConfigMap").inputs["metadata"] == {"namespace": "ml"}

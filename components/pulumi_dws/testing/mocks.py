@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import copy
 import hashlib
 import json
 import threading
@@ -333,7 +334,7 @@ class GcpMocks(pulumi.runtime.Mocks):
         return rid, outs
 
     def _fill(self, typ: str, name: str, inputs: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-        state = dict(inputs)
+        state = copy.deepcopy(inputs)  # computed fields must not leak into the recorded inputs
         if typ.startswith("gcp:"):
             state.setdefault("project", self.project)
             if "name" in _AUTONAMED.get(typ, ("name",)) and not state.get("name"):
