@@ -222,6 +222,21 @@ DEFAULT_LIMITS: dict[str, Limit] = {
             minimum=0,
             maximum=64,
         ),
+        Limit(
+            "compute.boot_disk_gb",
+            "boot disk size in GB",
+            "count",
+            "Compute Engine persistent disks: 10 GB to 64 TB (65536 GB)",
+            minimum=10,
+            maximum=65536,
+        ),
+        Limit(
+            "compute.accelerator_count",
+            "number of attached GPUs",
+            "count",
+            "Compute Engine guestAccelerators on N1/G-series: 1, 2, 4 or 8 per VM",
+            choices=(1, 2, 4, 8),
+        ),
     ]
 }
 

@@ -1,0 +1,107 @@
+"""A Kubernetes provider for an existing GKE cluster, authenticated by ``gke-gcloud-auth-plugin``.
+
+The kubeconfig carries no credentials: ``kubectl``-style exec auth runs the plugin (installed
+with ``gcloud components install gke-gcloud-auth-plugin``) whenever Pulumi talks to the cluster.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pulumi
+import pulumi_gcp as gcp
+import pulumi_kubernetes as kubernetes
+
+__all__ = ["AUTH_PLUGIN", "cluster_name", "kubeconfig", "cluster_kubeconfig", "gke_provider"]
+
+AUTH_PLUGIN = "gke-gcloud-auth-plugin"
+_INSTALL_HINT = (
+    "Install gke-gcloud-auth-plugin: gcloud components install gke-gcloud-auth-plugin "
+    "(https://cloud.google.com/kubernetes-engine/docs/how-to/cluster-access-for-kubectl)"
+)
+
+
+def cluster_name(cluster: str) -> str:
+    """``projects/p/locations/l/clusters/NAME`` (or a plain name) -> ``NAME``."""
+    return cluster.rsplit("/", 1)[-1]
+
+
+def kubeconfig(endpoint: str, ca_certificate: str, context: str = "gke") -> str:
+    """A kubeconfig (JSON, which is valid YAML) for ``https://endpoint`` with exec auth.
+
+    ``ca_certificate`` is the base64 PEM GKE returns as ``masterAuth.clusterCaCertificate``.
+    """
+    config: dict[str, Any] = {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [
+            {
+                "name": context,
+                "cluster": {
+                    "server": f"https://{endpoint}",
+                    "certificate-authority-data": ca_certificate,
+                },
+            }
+        ],
+        "contexts": [{"name": context, "context": {"cluster": context, "user": context}}],
+        "current-context": context,
+        "users": [
+            {
+                "name": context,
+                "user": {
+                    "exec": {
+                        "apiVersion": "client.authentication.k8s.io/v1beta1",
+                        "command": AUTH_PLUGIN,
+                        "installHint": _INSTALL_HINT,
+                        "provideClusterInfo": True,
+                        "interactiveMode": "Never",
+                    }
+                },
+            }
+        ],
+    }
+    return json.dumps(config, indent=2)
+
+
+def cluster_kubeconfig(
+    cluster: pulumi.Input[str],
+    location: pulumi.Input[str],
+    project: pulumi.Input[str] | None = None,
+    opts: pulumi.InvokeOutputOptions | None = None,
+) -> pulumi.Output[str]:
+    """Look the cluster up (``gcp.container.get_cluster_output``) and build its kubeconfig."""
+    name = pulumi.Output.from_input(cluster).apply(cluster_name)
+    found = gcp.container.get_cluster_output(
+        name=name, location=location, project=project, opts=opts
+    )
+    return pulumi.Output.all(found.endpoint, found.master_auths, found.name).apply(
+        lambda a: kubeconfig(a[0], _ca(a[1]), f"gke_{a[2]}")
+    )
+
+
+def gke_provider(
+    name: str,
+    cluster: pulumi.Input[str],
+    location: pulumi.Input[str],
+    project: pulumi.Input[str] | None = None,
+    opts: pulumi.ResourceOptions | None = None,
+) -> kubernetes.Provider:
+    """A ``kubernetes.Provider`` for the GKE cluster ``cluster`` in ``location``."""
+    parent = opts.parent if opts is not None else None
+    invoke = pulumi.InvokeOutputOptions(parent=parent) if parent is not None else None
+    return kubernetes.Provider(
+        name,
+        kubeconfig=cluster_kubeconfig(cluster, location, project, invoke),
+        opts=opts,
+    )
+
+
+def _ca(master_auths: Any) -> str:
+    """The CA certificate from ``getCluster``'s ``master_auths`` (typed or plain dicts)."""
+    first = master_auths[0]
+    for key in ("cluster_ca_certificate", "clusterCaCertificate"):
+        value = getattr(first, key, None) or (first.get(key) if isinstance(first, dict) else None)
+        if value:
+            return str(value)
+    raise ValueError("getCluster returned no masterAuth.clusterCaCertificate")
