@@ -80,7 +80,11 @@ class Emulator:
         handler = _make_handler(self)
         self._server = ThreadingHTTPServer((self._host, self._port), handler)
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever,
+            args=(0.05,),
+            daemon=True,  # quick stop()
+        )
         self._thread.start()
         return self
 
@@ -132,6 +136,7 @@ def default_services(clock: VirtualClock) -> list[Service]:
         services.append(ComputeService(clock))
     except ImportError:
         pass
+    _add_advice(services, clock)
     try:
         from .aiplatform import AiPlatformService
 
@@ -141,9 +146,30 @@ def default_services(clock: VirtualClock) -> list[Service]:
     return services
 
 
+def _add_advice(services: list[Service], clock: VirtualClock) -> None:
+    """Add the ``advice`` methods over the Compute service's capacity model when it is present
+    (else a fresh one); their specific routes go before the Compute service's."""
+    from .advice import AdviceService
+    from .capacity import CapacityModel
+
+    owners = [s for s in services if isinstance(getattr(s, "capacity", None), CapacityModel)]
+    if owners:
+        at = services.index(owners[0])
+        services.insert(at, AdviceService(owners[0].capacity, clock))  # type: ignore[attr-defined]
+    else:
+        services.append(AdviceService(CapacityModel(clock.now()), clock))
+
+
 def _make_handler(emulator: Emulator) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        disable_nagle_algorithm = True  # headers and body go in two writes: no 40 ms ACK waits
+
+        def setup(self) -> None:
+            super().setup()
+            # Headers and body go out in separate writes: without TCP_NODELAY every answer on a
+            # kept-alive connection waits ~40 ms for a delayed ACK (Nagle's algorithm).
+            self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
         def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
             return

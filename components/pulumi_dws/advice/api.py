@@ -1,0 +1,156 @@
+"""Calls to ``advice.calendarMode`` and ``advice.capacity`` through the shared REST client."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..duration import DurationLike
+from ..providers.endpoints import COMPUTE
+from ..providers.rest import ApiError, GoogleRestClient
+from .errors import explain
+from .inputs import (
+    CalendarQuery,
+    CapacityQuery,
+    TimeLike,
+    calendar_query,
+    capacity_query,
+)
+from .models import (
+    CalendarModeAdviceResponse,
+    CapacityAdviceResponse,
+    ProvisioningModel,
+    TargetShape,
+)
+from .results import CalendarAdvice, CapacityAdvice
+
+__all__ = [
+    "CALENDAR_PATH",
+    "CAPACITY_PATH",
+    "default_client",
+    "calendar_mode_advice",
+    "capacity_advice",
+    "ask_calendar_mode",
+    "ask_capacity",
+]
+
+CALENDAR_PATH = "projects/{project}/regions/{region}/advice/calendarMode"
+CAPACITY_PATH = "projects/{project}/regions/{region}/advice/capacity"
+
+
+def default_client(config: Mapping[str, Any] | None = None) -> GoogleRestClient:
+    """A client for the Compute API in force (``DWS_COMPUTE_ENDPOINT``, ``dws:computeEndpoint``
+    or Google's), with the shared credentials and retry rules."""
+    return GoogleRestClient(COMPUTE.base(config=config))
+
+
+def ask_calendar_mode(query: CalendarQuery, client: GoogleRestClient) -> CalendarAdvice:
+    """Send a validated query; API errors come back as an explained ``AdviceError``."""
+    path = CALENDAR_PATH.format(project=query.project, region=query.region)
+    try:
+        body = client.post(path, query.to_request().to_api())
+    except ApiError as err:
+        raise explain(
+            err,
+            method="calendarMode",
+            project=query.project,
+            region=query.region,
+            what=query.describe(),
+        ) from err
+    return CalendarAdvice(query, CalendarModeAdviceResponse.from_api(body))
+
+
+def ask_capacity(query: CapacityQuery, client: GoogleRestClient) -> CapacityAdvice:
+    """Send a validated query; API errors come back as an explained ``AdviceError``."""
+    path = CAPACITY_PATH.format(project=query.project, region=query.region)
+    try:
+        body = client.post(path, query.to_request().to_api())
+    except ApiError as err:
+        raise explain(
+            err,
+            method="capacity",
+            project=query.project,
+            region=query.region,
+            what=query.describe(),
+        ) from err
+    return CapacityAdvice(query, CapacityAdviceResponse.from_api(body))
+
+
+def calendar_mode_advice(
+    project: str,
+    region: str,
+    machine_type: str,
+    count: int,
+    duration: DurationLike,
+    *,
+    max_duration: DurationLike | None = None,
+    earliest: TimeLike | None = None,
+    latest: TimeLike | None = None,
+    exclude_zones: Sequence[str] = (),
+    client: GoogleRestClient | None = None,
+    config: Mapping[str, Any] | None = None,
+    now: dt.datetime | None = None,
+) -> CalendarAdvice:
+    """When and where would Google approve a Calendar-mode reservation?
+
+    Example::
+
+        advice = calendar_mode_advice("my-proj", "us-central1", "a3-highgpu-8g", 2, "7d",
+                                      earliest="2027-03-01", latest="2027-04-01")
+        if not advice.empty:
+            best = advice.pick()      # CalendarWindow(zone, start_time, end_time, ...)
+
+    Inputs are checked against the limits table (``calendar.duration``,
+    ``calendar.start_ahead``, ``calendar.count``) and raise ``DwsValidationError``; API
+    failures raise :class:`~pulumi_dws.advice.AdviceError` with an explanation. An answer
+    without a recommendation is not an error: check ``advice.empty``.
+    """
+    query = calendar_query(
+        project,
+        region,
+        machine_type,
+        count,
+        duration,
+        max_duration=max_duration,
+        earliest=earliest,
+        latest=latest,
+        exclude_zones=exclude_zones,
+        now=now,
+    )
+    return ask_calendar_mode(query, client or default_client(config))
+
+
+def capacity_advice(
+    project: str,
+    region: str,
+    machine_type: str | Sequence[str],
+    count: int,
+    *,
+    provisioning_model: ProvisioningModel = "FLEX_START",
+    target_shape: TargetShape = "ANY_SINGLE_ZONE",
+    zones: Sequence[str] = (),
+    client: GoogleRestClient | None = None,
+    config: Mapping[str, Any] | None = None,
+) -> CapacityAdvice:
+    """Where could ``count`` VMs be obtained right now (Flex-start by default)?
+
+    Example::
+
+        advice = capacity_advice("my-proj", "us-central1", ["a3-highgpu-8g", "a3-megagpu-8g"], 2)
+        for option in advice.options:
+            print(option.obtainability, [(s.zone, s.machine_type, s.count) for s in option.shards])
+
+    Several machine types are ranked in the order given. Errors as for
+    :func:`calendar_mode_advice`.
+    """
+    query = capacity_query(
+        project,
+        region,
+        machine_type,
+        count,
+        provisioning_model=provisioning_model,
+        target_shape=target_shape,
+        zones=zones,
+    )
+    return ask_capacity(query, client or default_client(config))

@@ -1,0 +1,197 @@
+"""Advice for people and scripts: tables, JSON, and ready-to-paste code and config."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import yaml
+
+from ..validation import check_name, format_timestamp
+from .results import CalendarAdvice, CalendarWindow, CapacityAdvice
+
+__all__ = [
+    "table",
+    "calendar_table",
+    "capacity_table",
+    "calendar_json",
+    "capacity_json",
+    "default_name",
+    "reservation_args",
+    "emit_python",
+    "emit_config",
+    "emit_yaml",
+    "emit_text",
+    "emit_json",
+]
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    """A plain left-aligned text table."""
+    cells = [[str(h) for h in headers]] + [["" if c is None else str(c) for c in r] for r in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
+    lines = []
+    for row in cells:
+        padded = (cell.ljust(width) for cell, width in zip(row, widths, strict=True))
+        lines.append("  ".join(padded).rstrip())
+    return "\n".join(lines)
+
+
+def calendar_table(advice: CalendarAdvice) -> str:
+    """Recommendations (zone, start, end, duration, count), then the zones left out and why."""
+    lines = [f"Calendar-mode advice for {advice.query.describe()} (project {advice.query.project})"]
+    rows = [
+        (
+            i,
+            w.zone,
+            format_timestamp(w.start_time),
+            format_timestamp(w.end_time),
+            w.duration.human(),
+            w.count,
+        )
+        for i, w in enumerate(advice.windows, 1)
+    ]
+    lines.append(table(("#", "ZONE", "START", "END", "DURATION", "COUNT"), rows))
+    others = advice.other_zones
+    if others:
+        lines.append("")
+        lines.append("Zones not recommended:")
+        rows_other = [(z.zone, z.status, z.details) for z in others]
+        lines.append(table(("ZONE", "STATUS", "DETAILS"), rows_other))
+    lines.append("")
+    lines.append("Add --emit to print a CalendarReservation snippet for #1 (--pick N for another).")
+    return "\n".join(lines)
+
+
+def capacity_table(advice: CapacityAdvice) -> str:
+    """One row per shard of each recommendation, with its obtainability score."""
+    lines = [f"Capacity advice for {advice.query.describe()} (project {advice.query.project})"]
+    rows = []
+    for i, option in enumerate(advice.options, 1):
+        score = "" if option.obtainability is None else f"{option.obtainability:.2f}"
+        uptime = option.estimated_uptime.human() if option.estimated_uptime else ""
+        for shard in option.shards:
+            rows.append(
+                (
+                    i,
+                    shard.zone,
+                    shard.machine_type,
+                    shard.count,
+                    shard.provisioning_model,
+                    score,
+                    uptime,
+                )
+            )
+    headers = ("#", "ZONE", "MACHINE TYPE", "COUNT", "MODEL", "OBTAINABILITY", "EST. UPTIME")
+    lines.append(table(headers, rows))
+    return "\n".join(lines)
+
+
+def calendar_json(advice: CalendarAdvice) -> dict[str, Any]:
+    """A JSON-ready summary of a Calendar-mode answer."""
+    q = advice.query
+    return {
+        "method": "calendarMode",
+        "project": q.project,
+        "region": q.region,
+        "machine_type": q.machine_type,
+        "count": q.count,
+        "min_duration": q.min_duration.human(),
+        "max_duration": q.max_duration.human(),
+        "earliest": format_timestamp(q.earliest),
+        "latest": format_timestamp(q.latest),
+        "recommendations": [w.to_dict() for w in advice.windows],
+        "other_zones": [z.to_dict() for z in advice.other_zones],
+        "message": advice.why_empty() if advice.empty else None,
+    }
+
+
+def capacity_json(advice: CapacityAdvice) -> dict[str, Any]:
+    """A JSON-ready summary of a capacity answer."""
+    q = advice.query
+    return {
+        "method": "capacity",
+        "project": q.project,
+        "region": q.region,
+        "machine_types": list(q.machine_types),
+        "count": q.count,
+        "provisioning_model": q.provisioning_model,
+        "target_shape": q.target_shape,
+        "recommendations": [o.to_dict() for o in advice.options],
+        "message": advice.why_empty() if advice.empty else None,
+    }
+
+
+# --------------------------------------------------------------------------- --emit
+def default_name(window: CalendarWindow) -> str:
+    """``a3-highgpu-8g-20270301``: machine type and start date, a valid resource name."""
+    return f"{window.machine_type}-{window.start_time:%Y%m%d}"[:63].rstrip("-")
+
+
+def reservation_args(window: CalendarWindow) -> dict[str, Any]:
+    """The ``CalendarReservation`` arguments for a recommended window."""
+    return {
+        "zone": window.zone,
+        "machine_type": window.machine_type,
+        "count": window.count,
+        "start_time": format_timestamp(window.start_time),
+        "end_time": format_timestamp(window.end_time),
+    }
+
+
+def emit_python(window: CalendarWindow, name: str | None = None) -> str:
+    """A ready Pulumi program fragment creating the recommended reservation."""
+    name = check_name("name", name or default_name(window))
+    args = "".join(
+        f"        {json.dumps(key)}: {json.dumps(value)},\n"
+        for key, value in reservation_args(window).items()
+    )
+    return (
+        "from pulumi_dws import CalendarReservation\n"
+        "\n"
+        "reservation = CalendarReservation(\n"
+        f"    {json.dumps(name)},\n"
+        "    {\n"
+        f"{args}"
+        "    },\n"
+        ")\n"
+    )
+
+
+def emit_config(window: CalendarWindow, name: str | None = None) -> dict[str, Any]:
+    """The ``dws:capacity`` stack-config object declaring the recommended reservation."""
+    name = check_name("name", name or default_name(window))
+    entry = {"name": name, **reservation_args(window)}
+    return {"config": {"dws:capacity": {"calendar_reservations": [entry]}}}
+
+
+def emit_yaml(window: CalendarWindow, name: str | None = None) -> str:
+    """:func:`emit_config` as ``Pulumi.<stack>.yaml`` text."""
+    return yaml.safe_dump(emit_config(window, name), sort_keys=False, default_flow_style=False)
+
+
+def emit_text(window: CalendarWindow, name: str | None = None, index: int = 0) -> str:
+    """Both snippets with a short header, as ``dws advise calendar --emit`` prints them."""
+    return (
+        f"# Recommendation #{index + 1}: {window.count} x {window.machine_type} in {window.zone}, "
+        f"{format_timestamp(window.start_time)} -> {format_timestamp(window.end_time)} "
+        f"({window.duration.human()})\n"
+        "# Note: an approved Calendar-mode request cannot be modified, cancelled or deleted.\n"
+        "\n"
+        "# --- Python (__main__.py) ---\n"
+        f"{emit_python(window, name)}"
+        "\n"
+        "# --- or stack config (Pulumi.<stack>.yaml), deployed by the dws blueprint ---\n"
+        f"{emit_yaml(window, name)}"
+    )
+
+
+def emit_json(window: CalendarWindow, name: str | None = None, index: int = 0) -> dict[str, Any]:
+    """Both snippets in one JSON object (``--emit --format json``)."""
+    return {
+        "pick": index + 1,
+        "recommendation": window.to_dict(),
+        "python": emit_python(window, name),
+        "config": emit_config(window, name),
+    }

@@ -1,0 +1,747 @@
+"""``pulumi_dws.advice`` and ``dws advise``: models, validation, calls, errors, CLI output.
+
+Every call goes over real HTTP to the local emulator; nothing sleeps for real.
+"""
+
+from __future__ import annotations
+
+import ast
+import datetime as dt
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import googleapiclient
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pydantic import BaseModel
+
+from pulumi_dws import cli_advise, clock, limits
+from pulumi_dws.advice import (
+    AdviceError,
+    NoRecommendationError,
+    calendar_mode_advice,
+    calendar_query,
+    capacity_advice,
+    capacity_query,
+    emit_config,
+    emit_python,
+    explain,
+    models,
+    project,
+)
+from pulumi_dws.errors import DwsValidationError
+from pulumi_dws.providers.rest import ApiError, GoogleRestClient, RetryPolicy
+from pulumi_dws.testing.emulator import Emulator, VirtualClock
+from pulumi_dws.testing.emulator.advice import AdviceService
+from pulumi_dws.testing.emulator.capacity import CapacityModel
+
+DAY = dt.timedelta(days=1)
+H100 = "a3-highgpu-8g"
+MEGA = "a3-megagpu-8g"
+T0 = VirtualClock().now()  # the emulator's start: 2026-01-05T00:00:00Z
+DISCOVERY = Path(googleapiclient.__file__).parent / "discovery_cache/documents/compute.v1.json"
+
+
+# ------------------------------------------------------------------------------ fixtures
+@pytest.fixture(scope="module")
+def shared() -> Iterator[Emulator]:
+    clock_ = VirtualClock()
+    with Emulator([AdviceService(CapacityModel(clock_.now()), clock_)], clock=clock_) as emu:
+        yield emu
+
+
+@pytest.fixture
+def emu(shared: Emulator) -> Iterator[Emulator]:
+    """The shared emulator with fresh capacity (Calendar blocks in us-central1), our clock
+    pinned to the emulator's, and nothing scripted."""
+    service: AdviceService = shared["advice"]
+    service.capacity = cap = CapacityModel(shared.clock.now())
+    service.ineligible.clear()
+    service.calls.clear()
+    service._failures.clear()
+    cap.offer_calendar("us-central1-a", H100, 4, T0 + 20 * DAY, T0 + 40 * DAY)
+    cap.offer_calendar("us-central1-b", H100, 1, T0 + 10 * DAY, T0 + 40 * DAY)
+    cap.add("us-central1-c", H100, 3)
+    cap.add("us-central1-b", MEGA, 1)
+    with clock.frozen(shared.clock.now()):
+        yield shared
+
+
+def client_for(emu: Emulator, attempts: int = 3) -> GoogleRestClient:
+    return GoogleRestClient(
+        emu.url + "compute/v1/", retry=RetryPolicy(attempts=attempts), sleep=lambda s: None
+    )
+
+
+def cli(emu: Emulator, capsys: Any, *argv: str) -> tuple[int, str, str]:
+    """Run ``dws advise ...`` in-process against ``emu``."""
+    code = cli_advise.main([*argv, "--endpoint", emu.url])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+CAL = ("calendar", "--project", "p1", "--region", "us-central1", "--machine-type", H100)
+CAP = ("capacity", "--project", "p1", "--region", "us-central1", "--machine-type", H100)
+
+
+# ------------------------------------------------------------------------------ models
+def _schema_models() -> dict[str, type[BaseModel]]:
+    names = {
+        "CapacityAdviceRequestInstanceSelection": (
+            "CapacityAdviceRequestInstanceFlexibilityPolicyInstanceSelection"
+        ),
+        "CapacityAdviceRequestScheduling": "CapacityAdviceRequestInstancePropertiesScheduling",
+        "CapacityAdviceRequestZoneConfiguration": (
+            "CapacityAdviceRequestDistributionPolicyZoneConfiguration"
+        ),
+    }
+    found = {}
+    for attr in models.__all__:
+        obj = getattr(models, attr)
+        if (
+            isinstance(obj, type)
+            and issubclass(obj, models.ApiModel)
+            and obj is not models.ApiModel
+        ):
+            found[names.get(attr, attr)] = obj
+    return found
+
+
+def test_models_carry_every_field_of_the_discovery_document() -> None:
+    schemas = json.loads(DISCOVERY.read_text())["schemas"]
+    checked = _schema_models()
+    assert len(checked) >= 25
+    for schema_id, model in checked.items():
+        wire = {f.alias for f in model.model_fields.values()}
+        assert wire == set(schemas[schema_id]["properties"]), schema_id
+    advice = json.loads(DISCOVERY.read_text())["resources"]["advice"]["methods"]
+    assert advice["calendarMode"]["path"].endswith("advice/calendarMode")
+    assert advice["calendarMode"]["request"]["$ref"] == "CalendarModeAdviceRequest"
+    assert advice["capacity"]["response"]["$ref"] == "CapacityAdviceResponse"
+
+
+def test_request_bodies_use_googles_wire_forms() -> None:
+    query = calendar_query(
+        "p1",
+        "us-central1",
+        H100,
+        2,
+        "7d",
+        max_duration="14d",
+        earliest="2026-02-01",
+        latest="2026-03-01T00:00:00Z",
+        exclude_zones=["us-central1-b"],
+        now=T0,
+    )
+    body = query.to_request().to_api()
+    spec = body["futureResourcesSpecs"]["spec"]
+    assert spec["deploymentType"] == "DENSE"
+    assert spec["targetResources"]["specificSkuResources"] == {
+        "instanceCount": "2",
+        "machineType": H100,
+    }
+    assert spec["timeRangeSpec"] == {
+        "minDuration": "604800s",
+        "maxDuration": "1209600s",
+        "startTimeNotEarlierThan": "2026-02-01T00:00:00Z",
+        "startTimeNotLaterThan": "2026-03-01T00:00:00Z",
+    }
+    assert spec["locationPolicy"] == {"locations": {"zones/us-central1-b": {"preference": "DENY"}}}
+    cap = capacity_query("p1", "us-central1", [H100, MEGA], 3, zones=["us-central1-a"])
+    assert cap.to_request().to_api() == {
+        "size": 3,
+        "instanceProperties": {"scheduling": {"provisioningModel": "FLEX_START"}},
+        "instanceFlexibilityPolicy": {
+            "instanceSelections": {
+                "selection-0": {"machineTypes": [H100], "rank": "0"},
+                "selection-1": {"machineTypes": [MEGA], "rank": "1"},
+            }
+        },
+        "distributionPolicy": {
+            "targetShape": "ANY_SINGLE_ZONE",
+            "zones": [{"zone": "zones/us-central1-a"}],
+        },
+    }
+
+
+def test_responses_parse_offsets_fractions_and_unknown_fields() -> None:
+    cal = models.CalendarModeAdviceResponse.from_api(
+        {
+            "recommendations": [
+                {
+                    "recommendationsPerSpec": {
+                        "spec": {
+                            "location": "zones/us-central1-a",
+                            "startTime": "2026-02-01T01:00:00.000-01:00",
+                            "endTime": "2026-02-08T02:00:00Z",
+                            "futureField": 1,
+                        }
+                    }
+                }
+            ]
+        }
+    )
+    rec = cal.recommendations[0].recommendations_per_spec["spec"]
+    assert rec.start_time == dt.datetime(2026, 2, 1, 2, tzinfo=dt.timezone.utc)
+    assert cal.to_api()["recommendations"][0]["recommendationsPerSpec"]["spec"]["futureField"] == 1
+    cap = models.CapacityAdviceResponse.from_api(
+        {"recommendations": [{"scores": {"obtainability": 0.7, "estimatedUptime": "3600.5s"}}]}
+    )
+    assert cap.recommendations[0].scores.estimated_uptime.seconds == 3600
+    assert models.CalendarModeAdviceResponse.from_api(None).recommendations is None
+
+
+# ------------------------------------------------------------------------------ validation
+def _calendar(**changes: Any) -> Any:
+    args: dict[str, Any] = {
+        "project": "p1",
+        "region": "us-central1",
+        "machine_type": H100,
+        "count": 2,
+        "duration": "7d",
+        "now": T0,
+    }
+    args.update(changes)
+    return calendar_query(**args)
+
+
+@pytest.mark.parametrize(
+    ("changes", "field", "needle"),
+    [
+        ({"count": 0}, "count", "minimum of 1"),
+        ({"count": 1001}, "count", "limit of 1000"),
+        ({"count": "2"}, "count", "integer"),
+        ({"duration": "100d"}, "duration", "limit of 90d"),
+        ({"duration": "12h"}, "duration", "minimum of 1d"),
+        ({"duration": "a week"}, "duration", "not a duration"),
+        ({"max_duration": "3d"}, "max_duration", "shorter than duration 7d"),
+        ({"earliest": "2026-01-05T12:00:00Z"}, "earliest", "look-ahead minimum"),
+        ({"earliest": "2025-12-01"}, "earliest", "in the past"),
+        ({"earliest": "next week"}, "earliest", "+2w"),
+        ({"earliest": "2026-02-30"}, "earliest", "not a date"),
+        ({"earliest": "2026-02-01T00:00:00"}, "earliest", "no time zone"),
+        ({"latest": "+200d"}, "latest", "look-ahead limit of 120d"),
+        ({"earliest": "+30d", "latest": "+10d"}, "latest", "before earliest"),
+        ({"machine_type": "n1-standard-4"}, "machine_type", "not a known GPU machine type"),
+        ({"region": "us-central1-a"}, "region", "that is a zone"),
+        ({"project": "My Project"}, "project", "not a project id"),
+        ({"exclude_zones": ["europe-west4-a"]}, "exclude_zones[0]", "not in region"),
+    ],
+)
+def test_calendar_inputs_are_checked_against_the_limits_table(
+    changes: dict[str, Any], field: str, needle: str
+) -> None:
+    with pytest.raises(DwsValidationError) as caught:
+        _calendar(**changes)
+    assert caught.value.field == field
+    assert needle in str(caught.value)
+
+
+def test_calendar_defaults_span_the_look_ahead_and_follow_limit_overrides() -> None:
+    query = _calendar(now=T0 + dt.timedelta(minutes=5))
+    assert query.earliest == T0 + DAY + dt.timedelta(hours=1)  # 1 day ahead, next whole hour
+    assert query.latest == T0 + 120 * DAY
+    assert _calendar(earliest="+2w").earliest == T0 + 14 * DAY
+    limits.use_profile("seed")
+    try:
+        with pytest.raises(DwsValidationError, match="use 7d .* or 14d"):
+            _calendar(duration="10d")
+        assert _calendar(duration="14d").min_duration.human() == "14d"
+        with pytest.raises(DwsValidationError, match="limit of 56d"):
+            _calendar(latest="+60d")
+    finally:
+        limits.reset()
+    with limits.overridden("calendar.duration", maximum="180d"):
+        assert _calendar(duration="100d").max_duration.human() == "100d"
+
+
+@pytest.mark.parametrize(
+    ("changes", "field"),
+    [
+        ({"count": 0}, "count"),
+        ({"machine_type": []}, "machine_type"),
+        ({"machine_type": [H100, "x1"]}, "machine_type[1]"),
+        ({"provisioning_model": "CHEAP"}, "provisioning_model"),
+        ({"target_shape": "ROUND"}, "target_shape"),
+        ({"zones": ["us-east1-b"]}, "zones[0]"),
+    ],
+)
+def test_capacity_inputs_name_the_field(changes: dict[str, Any], field: str) -> None:
+    args: dict[str, Any] = {
+        "project": "p1",
+        "region": "us-central1",
+        "machine_type": H100,
+        "count": 1,
+    }
+    args.update(changes)
+    with pytest.raises(DwsValidationError) as caught:
+        capacity_query(**args)
+    assert caught.value.field == field
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    count=st.integers(1, 1000),
+    days=st.integers(1, 90),
+    extra=st.integers(0, 30),
+    ahead=st.integers(1, 100),
+)
+def test_any_valid_calendar_query_round_trips_through_the_wire_model(
+    count: int, days: int, extra: int, ahead: int
+) -> None:
+    longest = min(90, days + extra)
+    query = _calendar(
+        count=count, duration=f"{days}d", max_duration=f"{longest}d", earliest=f"+{ahead}d"
+    )
+    body = query.to_request().to_api()
+    parsed = models.CalendarModeAdviceRequest.from_api(json.loads(json.dumps(body)))
+    spec = parsed.future_resources_specs["spec"]
+    assert spec.target_resources.specific_sku_resources.instance_count == count
+    assert spec.time_range_spec.min_duration.seconds == days * 86400
+    assert spec.time_range_spec.max_duration.seconds == longest * 86400
+    assert spec.time_range_spec.start_time_not_earlier_than == T0 + ahead * DAY
+    assert parsed.to_api() == body
+
+
+# ------------------------------------------------------------------------------ calls
+def test_calendar_mode_advice_returns_windows_and_reasons(emu: Emulator) -> None:
+    advice = calendar_mode_advice(
+        "p1", "us-central1", H100, 2, "7d", earliest="+1d", client=client_for(emu)
+    )
+    assert not advice.empty
+    best = advice.pick()
+    assert (best.zone, best.count, best.machine_type) == ("us-central1-a", 2, H100)
+    assert (best.start_time, best.end_time) == (T0 + 20 * DAY, T0 + 27 * DAY)
+    assert best.duration.human() == "7d"
+    assert {(z.zone, z.status) for z in advice.other_zones} == {
+        ("us-central1-b", "NO_CAPACITY"),
+        ("us-central1-c", "NOT_SUPPORTED"),
+    }
+    (method, _, _, body) = emu["advice"].calls[-1]
+    assert method == "calendarMode"
+    assert body == advice.query.to_request().to_api()
+
+
+def test_calendar_mode_empty_answer_explains_itself(emu: Emulator) -> None:
+    advice = calendar_mode_advice("p1", "us-central1", H100, 9, "7d", client=client_for(emu))
+    assert advice.empty and advice.windows == []
+    with pytest.raises(NoRecommendationError) as caught:
+        advice.pick()
+    text = str(caught.value)
+    assert "No Calendar-mode recommendation for 9 x a3-highgpu-8g in us-central1" in text
+    assert "us-central1-a: NO_CAPACITY" in text and "--earliest/--latest" in text
+
+
+def test_capacity_advice_reads_free_capacity(emu: Emulator) -> None:
+    advice = capacity_advice("p1", "us-central1", [MEGA, H100], 2, client=client_for(emu))
+    (option,) = advice.options
+    assert option.obtainability == 1.0
+    assert [(s.zone, s.machine_type, s.count, s.provisioning_model) for s in option.shards] == [
+        ("us-central1-c", H100, 2, "FLEX_START")
+    ]
+    empty = capacity_advice(
+        "p1", "us-central1", H100, 2, client=client_for(emu), zones=["us-central1-a"]
+    )
+    assert empty.empty
+    assert "No capacity recommendation" in empty.why_empty()
+
+
+def test_default_client_follows_the_endpoint_override(
+    emu: Emulator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DWS_COMPUTE_ENDPOINT", emu.url)
+    advice = capacity_advice("p1", "us-central1", H100, 1)
+    assert advice.pick().shards[0].zone == "us-central1-c"
+
+
+# ------------------------------------------------------------------------------ errors
+@pytest.mark.parametrize(
+    ("status", "reason", "message", "kind", "needle"),
+    [
+        (403, "forbidden", "Project p1 is not eligible to use advice", "eligibility", "account"),
+        (400, "invalid", "Project is not on the allowlist", "eligibility", "not eligible"),
+        (429, "RESOURCE_EXHAUSTED", "Too many requests", "quota", "higher quota"),
+        (403, "quotaExceeded", "Quota 'GPUS' exceeded", "quota", "Quotas"),
+        (
+            503,
+            "ZONE_RESOURCE_POOL_EXHAUSTED",
+            "The zone does not have enough resources",
+            "no_capacity",
+            "Widen",
+        ),
+        (400, "invalid", "There is no capacity for this request", "no_capacity", "another region"),
+        (
+            401,
+            "unauthorized",
+            "Request had invalid credentials",
+            "auth",
+            "application-default login",
+        ),
+        (
+            403,
+            "forbidden",
+            "Required 'compute.advice.calendarMode' permission",
+            "permission",
+            "roles/",
+        ),
+        (404, "notFound", "The resource 'projects/nope' was not found", "not_found", "project id"),
+        (400, "invalid", "Invalid value for field 'machineType'", "invalid", "offered in"),
+        (500, "backendError", "Internal error", "api", "failed"),
+        (0, "", "connection refused", "unreachable", "DWS_COMPUTE_ENDPOINT"),
+    ],
+)
+def test_api_errors_are_explained(
+    status: int, reason: str, message: str, kind: str, needle: str
+) -> None:
+    err = explain(
+        ApiError(status, message, reason),
+        method="calendarMode",
+        project="p1",
+        region="us-central1",
+        what="2 x a3-highgpu-8g in us-central1",
+    )
+    assert err.kind == kind
+    assert needle in str(err)
+    if status:
+        assert message in str(err)
+
+
+def test_errors_from_the_emulator_arrive_explained(emu: Emulator) -> None:
+    service: AdviceService = emu["advice"]
+    service.ineligible.add("no-dws")
+    with pytest.raises(AdviceError) as caught:
+        calendar_mode_advice("no-dws", "us-central1", H100, 1, "7d", client=client_for(emu))
+    assert caught.value.kind == "eligibility"
+    assert caught.value.api_error is not None and caught.value.api_error.status == 403
+    for _ in range(2):  # 429 is retried (virtually): two in a row exhaust two attempts
+        service.fail_next(429, "Quota exceeded for 'advice requests'", "rateLimitExceeded")
+    with pytest.raises(AdviceError) as caught:
+        capacity_advice("p1", "us-central1", H100, 1, client=client_for(emu, attempts=2))
+    assert caught.value.kind == "quota"
+    service.fail_next(429, "slow down")
+    assert capacity_advice("p1", "us-central1", H100, 1, client=client_for(emu)).options
+
+
+def test_unreachable_endpoint_is_explained() -> None:
+    client = GoogleRestClient(
+        "http://127.0.0.1:9/compute/v1/", retry=RetryPolicy(attempts=1), sleep=lambda s: None
+    )
+    with pytest.raises(AdviceError) as caught:
+        capacity_advice("p1", "us-central1", H100, 1, client=client)
+    assert caught.value.kind == "unreachable"
+
+
+# ------------------------------------------------------------------------------ CLI
+def test_cli_calendar_table(emu: Emulator, capsys: Any) -> None:
+    code, out, err = cli(emu, capsys, *CAL, "--count", "2", "--duration", "7d")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0].startswith("Calendar-mode advice for 2 x a3-highgpu-8g in us-central1 for 7d")
+    header = lines.index(
+        "#  ZONE           START                 END                   DURATION  COUNT"
+    )
+    assert lines[header + 1].split() == [
+        "1",
+        "us-central1-a",
+        "2026-01-25T00:00:00Z",
+        "2026-02-01T00:00:00Z",
+        "7d",
+        "2",
+    ]
+    assert "us-central1-b  NO_CAPACITY" in out and "--emit" in out
+
+
+def test_cli_calendar_json(emu: Emulator, capsys: Any) -> None:
+    code, out, _ = cli(
+        emu,
+        capsys,
+        *CAL,
+        "--count",
+        "2",
+        "--duration",
+        "7d",
+        "--max-duration",
+        "30d",
+        "--format",
+        "json",
+    )
+    assert code == 0
+    data = json.loads(out)
+    assert data["method"] == "calendarMode" and data["message"] is None
+    (rec,) = data["recommendations"]
+    assert rec["zone"] == "us-central1-a"
+    assert (rec["start_time"], rec["end_time"], rec["duration"]) == (
+        "2026-01-25T00:00:00Z",
+        "2026-02-14T00:00:00Z",
+        "20d",
+    )
+    assert data["other_zones"][0]["zone"] == "us-central1-b"
+
+
+def test_cli_emit_prints_a_component_snippet_and_stack_config(emu: Emulator, capsys: Any) -> None:
+    code, out, _ = cli(emu, capsys, *CAL, "--count", "2", "--duration", "7d", "--emit")
+    assert code == 0
+    python, config = out.split("# --- or stack config")
+    tree = ast.parse(python)
+    imports = [n for n in tree.body if isinstance(n, ast.ImportFrom)]
+    assert (imports[0].module, imports[0].names[0].name) == ("pulumi_dws", "CalendarReservation")
+    call = next(n.value for n in tree.body if isinstance(n, ast.Assign))
+    assert call.func.id == "CalendarReservation"
+    name, args = (ast.literal_eval(a) for a in call.args)
+    expected = {
+        "zone": "us-central1-a",
+        "machine_type": H100,
+        "count": 2,
+        "start_time": "2026-01-25T00:00:00Z",
+        "end_time": "2026-02-01T00:00:00Z",
+    }
+    assert (name, args) == ("a3-highgpu-8g-20260125", expected)
+    block = yaml.safe_load(config.split("\n", 1)[1])
+    assert block == {
+        "config": {"dws:capacity": {"calendar_reservations": [{"name": name, **expected}]}}
+    }
+
+
+def test_emitted_config_is_accepted_by_the_blueprint(emu: Emulator) -> None:
+    blueprint = pytest.importorskip("pulumi_dws.blueprint")
+    window = calendar_mode_advice("p1", "us-central1", H100, 2, "7d", client=client_for(emu)).pick()
+    capacity = emit_config(window, "h100-block")["config"]["dws:capacity"]
+    (entry,) = blueprint.validate_capacity(capacity)
+    assert entry.name == "h100-block"
+    assert 'CalendarReservation(\n    "h100-block"' in emit_python(window, "h100-block")
+
+
+def test_cli_emit_json_with_pick_and_name(emu: Emulator, capsys: Any) -> None:
+    emu["advice"].capacity.offer_calendar("us-central1-f", H100, 2, T0 + 3 * DAY, T0 + 9 * DAY)
+    argv = [*CAL, "--count", "2", "--duration", "5d", "--emit", "--format", "json"]
+    code, out, _ = cli(emu, capsys, *argv, "--pick", "2", "--name", "second")
+    assert code == 0
+    data = json.loads(out)
+    assert data["pick"] == 2 and data["recommendation"]["zone"] == "us-central1-a"
+    entry = data["config"]["config"]["dws:capacity"]["calendar_reservations"][0]
+    assert entry["name"] == "second" and '"second"' in data["python"]
+    code, _, err = cli(emu, capsys, *argv, "--pick", "3")
+    assert code == 2 and "--pick" in err and "1 to 2" in err
+
+
+def test_cli_empty_answer_has_its_own_exit_code(emu: Emulator, capsys: Any) -> None:
+    code, out, err = cli(emu, capsys, *CAL, "--count", "9", "--duration", "7d")
+    assert code == cli_advise.EXIT_CODES["no_recommendation"] == 3
+    assert out == ""
+    assert err.startswith("No Calendar-mode recommendation for 9 x a3-highgpu-8g")
+    code, out, _ = cli(emu, capsys, *CAL, "--count", "9", "--duration", "7d", "--format", "json")
+    assert code == 3
+    assert json.loads(out)["recommendations"] == []
+    code, out, err = cli(emu, capsys, *CAP, "--zone", "us-central1-a")
+    assert code == 3 and out == "" and "No capacity recommendation" in err
+
+
+def test_cli_capacity_table_and_json(emu: Emulator, capsys: Any) -> None:
+    code, out, _ = cli(emu, capsys, *CAP, "--machine-type", MEGA, "--count", "2")
+    assert code == 0
+    row = out.splitlines()[2].split()
+    assert row == ["1", "us-central1-c", H100, "2", "FLEX_START", "1.00"]
+    code, out, _ = cli(emu, capsys, *CAP, "--count", "4", "--shape", "ANY", "--format", "json")
+    data = json.loads(out)
+    assert code == 0 and data["target_shape"] == "ANY"
+    assert data["recommendations"][0]["obtainability"] == 0.75
+
+
+def test_cli_explains_api_errors(emu: Emulator, capsys: Any) -> None:
+    service: AdviceService = emu["advice"]
+    service.ineligible.add("no-dws")
+    argv = ["calendar", "--project", "no-dws", "--region", "us-central1", "--machine-type", H100]
+    code, out, err = cli(emu, capsys, *argv, "--duration", "7d")
+    assert code == 1 and out == ""
+    assert err.startswith("error: Project no-dws is not eligible for advice.calendarMode")
+
+
+def test_cli_retries_rate_limits_on_virtual_time_then_explains(
+    capsys: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    clock_ = VirtualClock()
+    service = AdviceService(CapacityModel(clock_.now()), clock_)
+    service.capacity.add("us-central1-a", H100, 1)
+    with Emulator([service], clock=clock_) as emu:  # its own server: this test moves its clock
+        # The client's backoff sleeps advance the emulator's clock, not the wall clock.
+        monkeypatch.setenv("DWS_VIRTUAL_CLOCK_URL", emu.clock_url)
+        for _ in range(4):  # the CLI makes 4 attempts
+            service.fail_next(429, "Rate limit exceeded", "rateLimitExceeded")
+        code, _, err = cli(emu, capsys, *CAP)
+        assert code == 1 and "Quota or rate limit reached for advice.capacity" in err
+        assert clock_.now() > VirtualClock().now()
+        assert len(service.calls) == 4
+        service.fail_next(429, "Rate limit exceeded", "rateLimitExceeded")
+        code, out, _ = cli(emu, capsys, *CAP)  # one 429, then an answer
+        assert code == 0 and "us-central1-a" in out
+
+
+@pytest.mark.parametrize(
+    ("extra", "needle"),
+    [
+        (["--count", "0", "--duration", "7d"], "error: --count: 0 is below"),
+        (["--duration", "100d"], "error: --duration: 100d is above"),
+        (["--duration", "7d", "--earliest", "tomorrow"], "error: --earliest: tomorrow is not"),
+        (["--duration", "7d", "--latest", "2027-01-01"], "error: --latest: 2027-01-01T00:00:00Z"),
+        (
+            ["--duration", "7d", "--exclude-zone", "us-east1-b"],
+            "error: --exclude-zone (exclude_zones[0]): us-east1-b is not in region",
+        ),
+        (["--duration", "7d", "--name", "Bad_Name"], "error: --name: Bad_Name"),
+    ],
+)
+def test_cli_input_errors_name_the_flag(
+    emu: Emulator, capsys: Any, extra: list[str], needle: str
+) -> None:
+    code, out, err = cli(emu, capsys, *CAL, *extra)
+    assert code == 2 and out == ""
+    assert err.startswith(needle), err
+    assert emu["advice"].calls == []  # refused before any API call
+
+
+def test_cli_usage_errors_exit_2(capsys: Any) -> None:
+    with pytest.raises(SystemExit) as caught:
+        cli_advise.main(["calendar", "--region", "us-central1", "--duration", "7d"])
+    assert caught.value.code == 2
+    assert "--machine-type" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        cli_advise.main([*CAL, "--duration", "7d", "--count", "two"])
+    assert "argument --count: invalid int value" in capsys.readouterr().err
+
+
+def test_cli_seed_limits_profile(emu: Emulator, capsys: Any) -> None:
+    code, _, err = cli(emu, capsys, *CAL, "--duration", "10d", "--limits-profile", "seed")
+    assert code == 2 and "use 7d (604800s) or 14d" in err
+    assert limits.get("calendar.duration").choices is None  # the profile does not leak
+    code, _, _ = cli(emu, capsys, *CAL, "--duration", "10d")
+    assert code == 0
+
+
+def test_advise_parser_plugs_into_a_dws_parser(emu: Emulator, capsys: Any) -> None:
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="dws")
+    sub = parser.add_subparsers(dest="command")
+    cli_advise.add_advise_parser(sub)
+    args = parser.parse_args(["advise", *CAP, "--endpoint", emu.url])
+    assert args.func is cli_advise.run_capacity
+    assert args.func(args) == 0
+    assert "us-central1-c" in capsys.readouterr().out
+
+
+# ------------------------------------------------------------------------------ project
+def test_loopback_endpoint_never_consults_adc(
+    emu: Emulator, capsys: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_adc() -> None:
+        raise AssertionError("ADC must not be called for a loopback endpoint")
+
+    monkeypatch.setattr(project, "adc_project", no_adc)
+    monkeypatch.setattr(project, "gcloud_project", lambda: None)
+    code, out, err = cli(emu, capsys, "capacity", "--region", "us-central1", "--machine-type", H100)
+    assert code == 2 and out == ""
+    assert "No project given" in err and "--project" in err and emu.url in err
+    monkeypatch.setattr(project, "gcloud_project", lambda: "from-gcloud")
+    code, out, _ = cli(emu, capsys, "capacity", "--region", "us-central1", "--machine-type", H100)
+    assert code == 0 and "(project from-gcloud)" in out
+
+
+def test_google_endpoint_prefers_adc_then_gcloud(monkeypatch: pytest.MonkeyPatch) -> None:
+    import google.auth
+
+    google_url = "https://compute.googleapis.com/compute/v1/"
+    monkeypatch.setattr(google.auth, "default", lambda: (object(), "adc-proj"))
+    monkeypatch.setattr(project, "gcloud_project", lambda: "gc-proj")
+    assert project.resolve_project(None, google_url) == "adc-proj"
+    assert project.resolve_project("explicit", google_url) == "explicit"
+    monkeypatch.setattr(google.auth, "default", lambda: (object(), None))
+    assert project.resolve_project(None, google_url) == "gc-proj"
+    monkeypatch.setattr(project, "gcloud_project", lambda: None)
+    with pytest.raises(AdviceError, match="GOOGLE_CLOUD_PROJECT") as caught:
+        project.resolve_project(None, google_url)
+    assert caught.value.kind == "no_project"
+
+
+def test_gcloud_project_reads_the_gcloud_config(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pulumi_dws.testing.gcloud import gcloud_path
+
+    if gcloud_path() is None:
+        pytest.skip("gcloud is not installed")
+    monkeypatch.setenv("CLOUDSDK_CONFIG", str(tmp_path))
+    monkeypatch.delenv("CLOUDSDK_CORE_PROJECT", raising=False)
+    (tmp_path / "configurations").mkdir()
+    (tmp_path / "active_config").write_text("default")
+    (tmp_path / "configurations" / "config_default").write_text(
+        "[core]\nproject = from-gcloud\ndisable_usage_reporting = true\n"
+        "[component_manager]\ndisable_update_check = true\n"
+    )
+    assert project.gcloud_project() == "from-gcloud"
+
+
+# ------------------------------------------------------------------------------ standalone
+def test_python_m_cli_advise_against_the_emulator(emu: Emulator) -> None:
+    env = {
+        **os.environ,
+        "DWS_COMPUTE_ENDPOINT": emu.url,
+        "DWS_NOW": "2026-01-05T00:00:00Z",
+    }
+    proc = subprocess.run(
+        [sys.executable, "-m", "pulumi_dws.cli_advise", *CAL, "--count", "2", "--duration", "7d"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "us-central1-a  2026-01-25T00:00:00Z" in proc.stdout
+
+
+# ------------------------------------------------------------------------------ gcloud oracle
+def test_calendar_request_matches_what_gcloud_sends() -> None:
+    from pulumi_dws.testing.gcloud import gcloud_unavailable_reason, run_gcloud
+
+    reason = gcloud_unavailable_reason("beta")
+    if reason:
+        pytest.skip(reason)
+    capture = run_gcloud(
+        [
+            "beta",
+            "compute",
+            "advice",
+            "calendar-mode",
+            "--region=us-central1",
+            f"--machine-type={H100}",
+            "--vm-count=2",
+            "--duration-range=min=7d,max=14d",
+            "--start-time-range=from=2026-02-01T00:00:00Z,to=2026-03-01T00:00:00Z",
+            "--location-policy=us-central1-b=deny",
+        ],
+        project="p1",
+    )
+    sent = [r for r in capture.requests if r.path.endswith("/advice/calendarMode")]
+    assert sent, capture.describe()
+    theirs = models.CalendarModeAdviceRequest.from_api(sent[0].body)
+    ours = calendar_query(
+        "p1",
+        "us-central1",
+        H100,
+        2,
+        "7d",
+        max_duration="14d",
+        earliest="2026-02-01",
+        latest="2026-03-01",
+        exclude_zones=["us-central1-b"],
+        now=T0,
+    ).to_request()
+    assert ours.to_api() == theirs.to_api()
+    assert sent[0].path == "/compute/beta/projects/p1/regions/us-central1/advice/calendarMode"
