@@ -1,0 +1,427 @@
+"""``FlexStartInstance``: one Flex-start GPU VM that can wait in Google's DWS queue.
+
+    vm = FlexStartInstance("trainer", {
+        "zone": "us-central1-a",
+        "machine_type": "a3-highgpu-8g",
+        "max_run_duration": "3d",
+        "termination_action": "STOP",
+        "request_valid_for": "2h",     # wait up to 2 h for capacity instead of failing fast
+    })
+
+Children (``parent=self``):
+
+* ``<name>-template``: a pulumi-gcp ``gcp.compute.InstanceTemplate`` with the VM's shape and its
+  Flex-start scheduling (``provisioning_model="FLEX_START"``, ``max_run_duration``,
+  ``instance_termination_action``, ``automatic_restart=False``,
+  ``on_host_maintenance="TERMINATE"``): everything pulumi-gcp can express.
+* ``<name>-vm``: a ``pulumi-python:dynamic/dws:FlexStartVm`` that does the one thing pulumi-gcp
+  cannot: ``instances.insert`` from that template with ``params.requestValidForDuration``, then
+  the VM's lifecycle (stop/start, labels, metadata, delete). See
+  :mod:`pulumi_dws.providers.flex_vm`.
+
+Every argument is validated before anything is registered; Output-valued strings are checked
+once known.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any, Literal, TypedDict
+
+import pulumi
+import pulumi_gcp as gcp
+from pydantic import field_validator, model_validator
+from typing_extensions import NotRequired, Required
+
+from . import catalog, limits
+from .duration import Duration, DurationLike
+from .errors import DwsValidationError
+from .models import DwsModel, parse_args
+from .providers.flex_vm import FlexStartVm
+from .validation import check_labels, check_name, check_zone, is_output, when_known
+
+__all__ = [
+    "FlexStartInstance",
+    "FlexStartInstanceArgs",
+    "FlexStartInstanceSpec",
+    "AcceleratorArgs",
+    "scheduling_block",
+    "TYPE",
+    "DEFAULT_IMAGE",
+    "DEFAULT_SCOPES",
+]
+
+TYPE = "dws:index:FlexStartInstance"
+DEFAULT_IMAGE = "projects/debian-cloud/global/images/family/debian-12"
+DEFAULT_SCOPES = ("https://www.googleapis.com/auth/cloud-platform",)
+_HYPERDISK_FAMILIES = ("a4", "a4x", "a3-ultragpu")
+_ACCELERATOR = re.compile(r"^[a-z][a-z0-9-]*$")
+_METADATA_KEY = re.compile(r"^[a-zA-Z0-9_-]{1,128}$")
+
+
+class AcceleratorArgs(TypedDict):
+    """A GPU attached to a machine type that has none built in (e.g. N1 + ``nvidia-tesla-t4``)."""
+
+    type: str
+    count: int
+
+
+class FlexStartInstanceArgs(TypedDict, total=False):
+    """Arguments of :class:`FlexStartInstance`."""
+
+    zone: Required[str | pulumi.Output[str]]
+    """Zone of the VM, e.g. ``us-central1-a``."""
+    machine_type: Required[str | pulumi.Output[str]]
+    """A GPU machine type (``a3-highgpu-8g``), or any type plus ``accelerators``."""
+    max_run_duration: Required[DurationLike]
+    """How long the VM may run once it has capacity (at most 7 days): ``"3d"``, ``86400``."""
+    termination_action: NotRequired[Literal["STOP", "DELETE"]]
+    """End of the run: ``STOP`` keeps the VM and its disk (default), ``DELETE`` removes it."""
+    request_valid_for: NotRequired[DurationLike | None]
+    """How long to wait in Google's queue for capacity (90 s to 2 h). ``None`` (default): no queue;
+    Compute Engine tries for about 90 s and the deployment fails on a stock-out."""
+    desired_status: NotRequired[Literal["RUNNING", "TERMINATED"]]
+    """``TERMINATED`` stops the VM (no GPU billing); back to ``RUNNING`` places a new capacity
+    request and restarts the run clock."""
+    wait_for: NotRequired[Literal["accepted", "running"]]
+    """``running`` (default): the deployment waits until the VM runs (up to the queue window).
+    ``accepted``: it returns once the request is queued (status ``PENDING``)."""
+    project: NotRequired[str | pulumi.Output[str]]
+    """Project (default: the ``gcp:project`` stack config)."""
+    instance_name: NotRequired[str]
+    """Name of the VM (default: the component's name)."""
+    image: NotRequired[str | pulumi.Output[str]]
+    """Boot image (default: Debian 12, as gcloud)."""
+    boot_disk_size_gb: NotRequired[int]
+    """Boot disk size in GB (default 100)."""
+    boot_disk_type: NotRequired[str]
+    """Boot disk type (default ``pd-balanced``; ``hyperdisk-balanced`` for A4 and A3 Ultra)."""
+    network: NotRequired[str | pulumi.Output[str]]
+    """VPC network (default ``default``)."""
+    subnetwork: NotRequired[str | pulumi.Output[str]]
+    public_ip: NotRequired[bool]
+    """Give the VM an external IP (default False: use Cloud NAT / IAP)."""
+    service_account: NotRequired[str | pulumi.Output[str]]
+    """Service account email (default: the Compute default service account)."""
+    scopes: NotRequired[list[str]]
+    """OAuth scopes (default: ``cloud-platform``)."""
+    labels: NotRequired[Mapping[str, str | pulumi.Output[str]]]
+    metadata: NotRequired[Mapping[str, str | pulumi.Output[str]]]
+    startup_script: NotRequired[str | pulumi.Output[str]]
+    """Shortcut for ``metadata["startup-script"]``."""
+    accelerators: NotRequired[list[AcceleratorArgs]]
+    """GPUs to attach, for machine types without built-in GPUs (N1, G4, ...)."""
+
+
+def scheduling_block(max_run: Duration, termination_action: str) -> dict[str, Any]:
+    """The Compute ``scheduling`` JSON, field for field what ``gcloud alpha compute instances
+    create --provisioning-model=FLEX_START --max-run-duration=.. --instance-termination-action=..
+    --no-restart-on-failure --on-host-maintenance=TERMINATE`` sends."""
+    return {
+        "automaticRestart": False,
+        "instanceTerminationAction": termination_action,
+        "maxRunDuration": max_run.to_api(),
+        "onHostMaintenance": "TERMINATE",
+        "provisioningModel": "FLEX_START",
+    }
+
+
+class FlexStartInstanceSpec(DwsModel):
+    """Validated :class:`FlexStartInstanceArgs` (also the ``dws:capacity`` config shape)."""
+
+    zone: Any
+    machine_type: Any
+    max_run_duration: Duration
+    termination_action: Literal["STOP", "DELETE"] = "STOP"
+    request_valid_for: Duration | None = None
+    desired_status: Literal["RUNNING", "TERMINATED"] = "RUNNING"
+    wait_for: Literal["accepted", "running"] = "running"
+    project: Any = None
+    instance_name: str | None = None
+    image: Any = DEFAULT_IMAGE
+    boot_disk_size_gb: int = 100
+    boot_disk_type: str | None = None
+    network: Any = "default"
+    subnetwork: Any = None
+    public_ip: bool = False
+    service_account: Any = None
+    scopes: list[str] = list(DEFAULT_SCOPES)
+    labels: dict[str, Any] = {}
+    metadata: dict[str, Any] = {}
+    startup_script: Any = None
+    accelerators: list[dict[str, Any]] = []
+
+    @field_validator("zone", mode="before")
+    @classmethod
+    def _zone(cls, v: Any) -> Any:
+        return when_known(v, lambda z: check_zone("zone", z))
+
+    @field_validator("max_run_duration", mode="before")
+    @classmethod
+    def _run(cls, v: Any) -> Duration:
+        return limits.check_duration("max_run_duration", v, "flex_start.max_run_duration")
+
+    @field_validator("request_valid_for", mode="before")
+    @classmethod
+    def _window(cls, v: Any) -> Duration | None:
+        if v is None:
+            return None
+        return limits.check_duration("request_valid_for", v, "flex_start.request_valid_for")
+
+    @field_validator("instance_name")
+    @classmethod
+    def _name(cls, v: str | None) -> str | None:
+        return None if v is None else check_name("instance_name", v)
+
+    @field_validator("boot_disk_size_gb", mode="before")
+    @classmethod
+    def _disk(cls, v: Any) -> int:
+        return limits.check_count("boot_disk_size_gb", v, "compute.boot_disk_gb")
+
+    @field_validator("labels", mode="before")
+    @classmethod
+    def _labels(cls, v: Any) -> dict[str, Any]:
+        labels = dict(v or {})
+        known = {k: val for k, val in labels.items() if not is_output(val)}
+        check_labels("labels", {**known, **{k: "" for k in labels if k not in known}})
+        for key, val in labels.items():
+            if is_output(val):
+                labels[key] = val.apply(lambda x, k=key: check_labels("labels", {k: x})[k])
+        return labels
+
+    @field_validator("metadata", mode="before")
+    @classmethod
+    def _metadata(cls, v: Any) -> dict[str, Any]:
+        metadata = dict(v or {})
+        for key in metadata:
+            if not isinstance(key, str) or not _METADATA_KEY.match(key):
+                raise DwsValidationError(
+                    "metadata key", key, "must be 1-128 letters, digits, _ or -"
+                )
+        return metadata
+
+    @field_validator("accelerators", mode="before")
+    @classmethod
+    def _accelerators(cls, v: Any) -> list[dict[str, Any]]:
+        result = []
+        for i, acc in enumerate(v or []):
+            where = f"accelerators[{i}]"
+            if not isinstance(acc, Mapping) or set(acc) != {"type", "count"}:
+                raise DwsValidationError(where, acc, "must be {'type': <gpu>, 'count': <n>}")
+            if not isinstance(acc["type"], str) or not _ACCELERATOR.match(acc["type"]):
+                raise DwsValidationError(
+                    f"{where}.type", acc["type"], "is not an accelerator type like nvidia-tesla-t4"
+                )
+            count = limits.check_count(f"{where}.count", acc["count"], "compute.accelerator_count")
+            result.append({"type": acc["type"], "count": count})
+        return result
+
+    @model_validator(mode="after")
+    def _shape(self) -> FlexStartInstanceSpec:
+        accelerators = self.accelerators
+
+        def check_machine(machine: Any) -> Any:
+            if not isinstance(machine, str) or not machine:
+                raise DwsValidationError("machine_type", machine, "must be a machine type name")
+            if not accelerators:
+                catalog.machine_shape("machine_type", machine)
+            elif machine in catalog.known():
+                raise DwsValidationError(
+                    "accelerators",
+                    accelerators,
+                    f"must not be given: {machine} comes with its GPUs attached",
+                )
+            return machine
+
+        object.__setattr__(self, "machine_type", when_known(self.machine_type, check_machine))
+        if self.startup_script is not None and "startup-script" in self.metadata:
+            raise DwsValidationError(
+                "startup_script",
+                "(set)",
+                "give startup_script or metadata['startup-script'], not both",
+            )
+        return self
+
+    # ------------------------------------------------------------------ derived values
+    def disk_type(self) -> str:
+        if self.boot_disk_type:
+            return self.boot_disk_type
+        machine = self.machine_type if isinstance(self.machine_type, str) else ""
+        family = machine.rsplit("-", 1)[0]
+        hyper = family.split("-")[0] in _HYPERDISK_FAMILIES or family in _HYPERDISK_FAMILIES
+        return "hyperdisk-balanced" if hyper else "pd-balanced"
+
+    def metadata_items(self) -> list[dict[str, Any]]:
+        items = dict(self.metadata)
+        if self.startup_script is not None:
+            items["startup-script"] = self.startup_script
+        return [{"key": k, "value": items[k]} for k in sorted(items)]
+
+
+def _resolve_project(spec: FlexStartInstanceSpec, parent: pulumi.Resource) -> Any:
+    """``project``, else the ``gcp:project`` config, else the Google provider's own project
+    (``getClientConfig``: ``GOOGLE_PROJECT``, ADC's project...)."""
+    project = spec.project or pulumi.Config("gcp").get("project")
+    if project:
+        return project
+    config = gcp.organizations.get_client_config_output(opts=pulumi.InvokeOptions(parent=parent))
+
+    def required(value: Any) -> str:
+        if not value:
+            raise DwsValidationError(
+                "project", "(missing)", "is not set; pass project= or set the gcp:project config"
+            )
+        return value
+
+    return config.project.apply(required)
+
+
+def _name_from(name: str) -> str:
+    try:
+        return check_name("instance_name", name)
+    except DwsValidationError as err:
+        raise DwsValidationError(
+            "instance_name",
+            name,
+            f"(the component's name, used as the VM name) {err.problem}; pass instance_name",
+        ) from None
+
+
+class FlexStartInstance(pulumi.ComponentResource):
+    """A Flex-start GPU VM, queued in DWS for up to 2 hours (see the module docstring).
+
+    Outputs (``pulumi.Output``): ``instance_name``, ``status`` (``PENDING``, ``RUNNING``,
+    ``TERMINATED``, ...), ``run_ends_at`` (when the run duration ends), ``internal_ip``,
+    ``external_ip``, ``instance_id``, ``self_link``, ``template_self_link``. Children:
+    ``template`` (``gcp.compute.InstanceTemplate``) and ``vm``
+    (:class:`~pulumi_dws.providers.flex_vm.FlexStartVm`); ``spec`` is the validated args.
+
+    The per-VM outputs derived from the VM's ``observed`` state are computed when first read,
+    and the class has no attribute annotations (the SDK would resolve them with
+    ``typing.get_type_hints`` at every registration): registering thousands of VMs stays cheap.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        args: FlexStartInstanceArgs,
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None:
+        spec = parse_args(FlexStartInstanceSpec, args)
+        instance_name = spec.instance_name or _name_from(name)
+        super().__init__(TYPE, name, {}, opts)
+        project = _resolve_project(spec, self)
+        self.spec = spec
+        child = pulumi.ResourceOptions(parent=self)
+
+        self.template = gcp.compute.InstanceTemplate(
+            f"{name}-template",
+            project=project,
+            machine_type=spec.machine_type,
+            disks=[
+                {
+                    "boot": True,
+                    "auto_delete": True,
+                    "source_image": spec.image,
+                    "disk_size_gb": spec.boot_disk_size_gb,
+                    "disk_type": spec.disk_type(),
+                }
+            ],
+            network_interfaces=[
+                {
+                    "network": spec.network,
+                    "subnetwork": spec.subnetwork,
+                    "access_configs": [{}] if spec.public_ip else None,
+                }
+            ],
+            service_account={"email": spec.service_account, "scopes": list(spec.scopes)},
+            guest_accelerators=[dict(a) for a in spec.accelerators] or None,
+            scheduling={
+                "provisioning_model": "FLEX_START",
+                "max_run_duration": {"seconds": spec.max_run_duration.seconds},
+                "instance_termination_action": spec.termination_action,
+                "automatic_restart": False,
+                "on_host_maintenance": "TERMINATE",
+            },
+            opts=child,
+        )
+
+        zone, machine = spec.zone, spec.machine_type
+        if is_output(zone) or is_output(machine):
+            machine_url: Any = pulumi.Output.concat("zones/", zone, "/machineTypes/", machine)
+        else:
+            machine_url = f"zones/{zone}/machineTypes/{machine}"
+        body: dict[str, Any] = {
+            "name": instance_name,
+            "machineType": machine_url,
+            "scheduling": scheduling_block(spec.max_run_duration, spec.termination_action),
+        }
+        if spec.request_valid_for is not None:
+            body["params"] = {"requestValidForDuration": spec.request_valid_for.to_api()}
+        if spec.accelerators:
+            body["guestAccelerators"] = [
+                {
+                    "acceleratorType": pulumi.Output.concat(
+                        "zones/", zone, "/acceleratorTypes/", a["type"]
+                    )
+                    if is_output(zone)
+                    else f"zones/{zone}/acceleratorTypes/{a['type']}",
+                    "acceleratorCount": a["count"],
+                }
+                for a in spec.accelerators
+            ]
+        if spec.labels:
+            body["labels"] = dict(spec.labels)
+        items = spec.metadata_items()
+        if items:
+            body["metadata"] = {"items": items}
+
+        self.vm = FlexStartVm(
+            f"{name}-vm",
+            {
+                "project": project,
+                "zone": zone,
+                "name": instance_name,
+                "sourceInstanceTemplate": self.template.self_link,
+                "body": body,
+                "desiredStatus": spec.desired_status,
+                "waitFor": spec.wait_for,
+            },
+            child,
+        )
+        self.status = self.vm.status
+        self.template_self_link = self.template.self_link
+        self._instance_name = instance_name
+        # Plain values only: every Output registered here is awaited and serialized once more;
+        # the VM's own state (status, observed) is already in the stack.
+        self.register_outputs({"instance_name": instance_name, "zone": zone, "project": project})
+
+    @property
+    def instance_name(self) -> pulumi.Output[str]:
+        return pulumi.Output.from_input(self._instance_name)
+
+    def _observed(self, key: str) -> pulumi.Output[Any]:
+        return self.vm.observed.apply(lambda observed: (observed or {}).get(key))
+
+    @property
+    def run_ends_at(self) -> pulumi.Output[str | None]:
+        """When the run duration ends (RFC 3339), once the VM has capacity."""
+        return self._observed("runEndsAt")
+
+    @property
+    def internal_ip(self) -> pulumi.Output[str | None]:
+        return self._observed("internalIp")
+
+    @property
+    def external_ip(self) -> pulumi.Output[str | None]:
+        """The public IP (only with ``public_ip=True``)."""
+        return self._observed("externalIp")
+
+    @property
+    def instance_id(self) -> pulumi.Output[str | None]:
+        return self._observed("instanceId")
+
+    @property
+    def self_link(self) -> pulumi.Output[str | None]:
+        return self._observed("selfLink")

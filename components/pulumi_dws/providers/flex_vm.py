@@ -1,0 +1,585 @@
+"""The ``FlexStartVm`` dynamic resource: a Flex-start VM created with ``instances.insert`` and
+``params.requestValidForDuration`` (the queue window pulumi-gcp cannot express), and its
+lifecycle.
+
+Type token: ``pulumi-python:dynamic/dws:FlexStartVm``. Inputs (camelCase, as stored in state):
+
+``project``, ``zone``, ``name``
+    where the VM lives.
+``sourceInstanceTemplate``
+    the pulumi-gcp instance template that holds the VM's shape (may be empty: then ``body``
+    must be a complete instance).
+``body``
+    the Compute v1 ``Instance`` JSON sent to ``instances.insert`` over the template:
+    ``name``, ``machineType``, ``scheduling`` (field for field what gcloud sends for
+    ``--provisioning-model=FLEX_START``), ``params.requestValidForDuration`` (the queue),
+    ``labels``, ``metadata``.
+``desiredStatus``
+    ``RUNNING`` or ``TERMINATED`` (stop/start in place).
+``waitFor``
+    ``accepted`` (return once the request is PENDING in Google's queue) or ``running``.
+
+Outputs: the inputs plus ``status`` (``PENDING``, ``RUNNING``, ``TERMINATED``, ...) and
+``observed``: ``instanceId``, ``selfLink``, ``internalIp``, ``externalIp``, ``runEndsAt`` (when
+the run duration ends), ``lastStartTimestamp`` and ``requestId`` (of the insert). Grouping them
+keeps the resource to nine properties: each one costs the SDK time at every registration.
+
+diff: ``project``, ``zone``, ``name``, ``sourceInstanceTemplate`` and the body's shape
+(anything but ``labels``, ``metadata``, ``params``) replace the VM (delete first: the name is
+reused and the capacity released); ``desiredStatus``, ``body.labels`` and ``body.metadata``
+update in place; ``waitFor`` and ``body.params`` only matter at create time.
+
+The provider pickles to a few hundred bytes: it holds no client, no credentials and no
+configuration at pickling time; the REST client (ADC, or anonymous for loopback emulators) is
+built inside each call, and the endpoint comes from ``DWS_COMPUTE_ENDPOINT`` or the stack config
+``dws:computeEndpoint`` passed to :meth:`FlexStartVmProvider.configure`.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import pulumi
+import pulumi.dynamic as dyn
+
+__all__ = [
+    "FlexStartVm",
+    "FlexStartVmProvider",
+    "FlexStartError",
+    "TYPE_TOKEN",
+    "INPUT_KEYS",
+    "OUTPUT_KEYS",
+    "OBSERVED_KEYS",
+    "REPLACE_KEYS",
+    "vm_id",
+]
+
+TYPE_TOKEN = "pulumi-python:dynamic/dws:FlexStartVm"
+INPUT_KEYS = (
+    "project",
+    "zone",
+    "name",
+    "sourceInstanceTemplate",
+    "body",
+    "desiredStatus",
+    "waitFor",
+)
+OUTPUT_KEYS = ("status", "observed")
+OBSERVED_KEYS = (
+    "instanceId",
+    "selfLink",
+    "internalIp",
+    "externalIp",
+    "runEndsAt",
+    "lastStartTimestamp",
+    "requestId",
+)
+REPLACE_KEYS = ("project", "zone", "name", "sourceInstanceTemplate")
+BODY_IN_PLACE = ("labels", "metadata")
+BODY_CREATE_ONLY = ("params",)
+ACCEPTED = frozenset({"PENDING", "RUNNING"})
+STOPPED = frozenset({"TERMINATED", "STOPPED", "STOPPING", "SUSPENDED", "SUSPENDING"})
+FAIL_FAST_TRY_SECONDS = 90  # dws-facts §1: without a queue Compute tries for about 90 s
+WAIT_MARGIN_SECONDS = 600.0  # beyond the queue window (or the fail-fast try) before giving up
+STOCKOUT_CODES = ("ZONE_RESOURCE_POOL_EXHAUSTED", "RESOURCE_POOL_EXHAUSTED", "STOCKOUT")
+
+
+class FlexStartError(Exception):
+    """A Flex-start VM could not be created, started or deleted. The message says what was
+    asked, where, why, what to change, and whether anything was left behind."""
+
+
+def vm_id(project: str, zone: str, name: str) -> str:
+    """The resource id: ``projects/<p>/zones/<z>/instances/<name>`` (pulumi-gcp's format)."""
+    return f"projects/{project}/zones/{zone}/instances/{name}"
+
+
+class FlexStartVmProvider(dyn.ResourceProvider):
+    """CRUD for ``FlexStartVm`` over the Compute v1 REST API (see the module docstring).
+
+    ``sleep`` replaces ``time.sleep`` between retries and polls (tests pass one that advances
+    an emulator's virtual clock); it is never set on the provider a stack pickles.
+    """
+
+    serialize_as_secret_always = False  # it holds no secret: keep the state readable
+    config: dict[str, Any] | None = None
+    sleep: Callable[[float], None] | None = None
+
+    def __init__(self, sleep: Callable[[float], None] | None = None) -> None:
+        super().__init__()
+        if sleep is not None:
+            self.sleep = sleep
+
+    def configure(self, req: dyn.ConfigureRequest) -> None:
+        """Keep the endpoint override from stack config (``dws:computeEndpoint``)."""
+        from .endpoints import COMPUTE
+
+        self.config = {COMPUTE.config_key: req.config.get(COMPUTE.config_key)}
+
+    def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> dyn.CheckResult:
+        return dyn.CheckResult(news, _check(news))
+
+    def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> dyn.DiffResult:
+        return _diff(olds, news)
+
+    def create(self, props: dict[str, Any]) -> dyn.CreateResult:
+        return _create(self, props)
+
+    def read(self, id_: str, props: dict[str, Any]) -> dyn.ReadResult:
+        return _read(self, id_, props)
+
+    def update(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> dyn.UpdateResult:
+        return _update(self, olds, news)
+
+    def delete(self, _id: str, props: dict[str, Any]) -> None:
+        _delete(self, props)
+
+
+_PROVIDER: FlexStartVmProvider | None = None
+
+
+def default_provider() -> FlexStartVmProvider:
+    """The provider instance every ``FlexStartVm`` of a program shares."""
+    global _PROVIDER
+    if _PROVIDER is None:
+        _PROVIDER = FlexStartVmProvider()
+    return _PROVIDER
+
+
+class FlexStartVm(dyn.Resource, module="dws", name="FlexStartVm"):
+    """A Flex-start VM inserted with its queue window (``pulumi-python:dynamic/dws:FlexStartVm``).
+
+    Most users want :class:`pulumi_dws.FlexStartInstance`, which builds ``props``. Every input
+    and output key (:data:`INPUT_KEYS`, :data:`OUTPUT_KEYS`) is an ``Output`` attribute:
+    ``vm.status``, ``vm.observed`` (a dict), ``vm.body``... (there are no class annotations on
+    purpose: the SDK resolves them with ``typing.get_type_hints`` on every registration).
+    """
+
+    def __init__(
+        self,
+        name: str,
+        props: Mapping[str, Any],
+        opts: pulumi.ResourceOptions | None = None,
+        provider: FlexStartVmProvider | None = None,
+    ) -> None:
+        full = {key: None for key in OUTPUT_KEYS}
+        full.update(props)
+        super().__init__(provider or default_provider(), name, full, opts)
+
+
+# ---------------------------------------------------------------------- the VM being handled
+@dataclass(frozen=True)
+class _Vm:
+    project: str
+    zone: str
+    name: str
+    machine_type: str
+    template: str
+    body: dict[str, Any]
+    desired: str
+    wait_for: str
+
+    @classmethod
+    def of(cls, props: Mapping[str, Any]) -> _Vm:
+        return cls(
+            str(props["project"]),
+            str(props["zone"]),
+            str(props["name"]),
+            str((props.get("body") or {}).get("machineType") or "").rsplit("/", 1)[-1],
+            str(props.get("sourceInstanceTemplate") or ""),
+            dict(props.get("body") or {}),
+            str(props.get("desiredStatus") or "RUNNING"),
+            str(props.get("waitFor") or "running"),
+        )
+
+    @property
+    def id(self) -> str:
+        return vm_id(self.project, self.zone, self.name)
+
+    @property
+    def window(self) -> int | None:
+        spec = (self.body.get("params") or {}).get("requestValidForDuration") or {}
+        return int(float(spec["seconds"])) if spec.get("seconds") is not None else None
+
+    @property
+    def run(self) -> int | None:
+        spec = (self.body.get("scheduling") or {}).get("maxRunDuration") or {}
+        return int(float(spec["seconds"])) if spec.get("seconds") is not None else None
+
+    def describe(self) -> str:
+        from ..duration import Duration
+
+        parts = [f"{self.machine_type or 'VM'} in {self.zone}", f"project {self.project}"]
+        if self.run:
+            parts.append(f"max run {Duration(self.run).human()}")
+        parts.append(f"queue window {Duration(self.window).human()}" if self.window else "no queue")
+        return f"Flex-start VM '{self.name}' ({', '.join(parts)})"
+
+
+def _client(provider: FlexStartVmProvider) -> Any:
+    from .endpoints import COMPUTE
+    from .rest import GoogleRestClient
+
+    return GoogleRestClient(COMPUTE.base(config=provider.config), sleep=provider.sleep)
+
+
+# ---------------------------------------------------------------------- check / diff
+def _known(value: Any) -> bool:
+    from pulumi.output import Unknown
+
+    return not isinstance(value, Unknown)
+
+
+def _check(news: Mapping[str, Any]) -> list[dyn.CheckFailure]:
+    from .. import limits
+    from ..errors import DwsValidationError
+    from ..validation import check_name, check_zone
+
+    failures: list[dyn.CheckFailure] = []
+
+    def run(prop: str, check: Callable[[], Any]) -> None:
+        try:
+            check()
+        except (DwsValidationError, KeyError, TypeError, ValueError) as err:
+            failures.append(dyn.CheckFailure(prop, str(err)))
+
+    def seconds(spec: Any) -> int:
+        return int(float(spec["seconds"]))
+
+    for key in ("project", "zone", "name", "body"):
+        if not news.get(key) and news.get(key) != 0:
+            failures.append(dyn.CheckFailure(key, f"{key} is required"))
+    if failures:
+        return failures
+    if _known(news["zone"]):
+        run("zone", lambda: check_zone("zone", news["zone"]))
+    if _known(news["name"]):
+        run("name", lambda: check_name("name", news["name"]))
+    body = news["body"]
+    if not _known(body) or not isinstance(body, Mapping):
+        return failures
+    scheduling = body.get("scheduling") or {}
+    if _known(scheduling) and scheduling.get("provisioningModel") != "FLEX_START":
+        failures.append(
+            dyn.CheckFailure("body", "body.scheduling.provisioningModel must be FLEX_START")
+        )
+    if _known(scheduling) and scheduling.get("maxRunDuration") is not None:
+        run(
+            "body",
+            lambda: limits.get("flex_start.max_run_duration").check(
+                "body.scheduling.maxRunDuration", seconds(scheduling["maxRunDuration"])
+            ),
+        )
+    params = body.get("params") or {}
+    if _known(params) and params.get("requestValidForDuration") is not None:
+        run(
+            "body",
+            lambda: limits.get("flex_start.request_valid_for").check(
+                "body.params.requestValidForDuration", seconds(params["requestValidForDuration"])
+            ),
+        )
+    for key, allowed in (("desiredStatus", ("RUNNING", "TERMINATED")), ("waitFor", _WAITS)):
+        value = news.get(key)
+        if value is not None and _known(value) and value not in allowed:
+            failures.append(dyn.CheckFailure(key, f"{key} {value!r} is not one of {allowed}"))
+    return failures
+
+
+_WAITS = ("accepted", "running")
+
+
+def _diff(olds: Mapping[str, Any], news: Mapping[str, Any]) -> dyn.DiffResult:
+    replaces = [k for k in REPLACE_KEYS if (olds.get(k) or "") != (news.get(k) or "")]
+    old_body = olds.get("body") or {}
+    new_body = news.get("body") or {}
+    changed_body = set()
+    if not _known(new_body) or not isinstance(new_body, Mapping):
+        changed_body = {"?"}
+    else:
+        for key in set(old_body) | set(new_body):
+            if old_body.get(key) != new_body.get(key):
+                changed_body.add(key)
+    if changed_body - set(BODY_IN_PLACE) - set(BODY_CREATE_ONLY):
+        replaces.append("body")
+    in_place = [k for k in ("desiredStatus", "waitFor") if olds.get(k) != news.get(k)]
+    changes = bool(replaces or in_place or changed_body)
+    return dyn.DiffResult(
+        changes=changes,
+        replaces=replaces,
+        stables=["project", "zone", "name"] if not replaces else [],
+        delete_before_replace=True,
+    )
+
+
+# ---------------------------------------------------------------------- create
+def _create(provider: FlexStartVmProvider, props: dict[str, Any]) -> dyn.CreateResult:
+    from .compute_ops import create_request_id, get_instance, instance_action, instance_path
+    from .rest import ApiError
+
+    vm = _Vm.of(props)
+    client = _client(provider)
+    request_id = create_request_id(vm.project, vm.zone, vm.name, uuid.uuid4().hex)
+    params = {"requestId": request_id}
+    if vm.template:
+        params["sourceInstanceTemplate"] = vm.template
+    try:
+        op = client.post(instance_path(vm.project, vm.zone), vm.body, **params)
+    except ApiError as err:
+        raise FlexStartError(_rejected(vm, err)) from None
+    try:
+        _await_capacity(client, vm, op)
+        if vm.desired == "TERMINATED":
+            instance_action(client, vm.project, vm.zone, vm.name, "stop")
+        instance = get_instance(client, vm.project, vm.zone, vm.name)
+        if instance is None:
+            raise FlexStartError(f"{vm.describe()} disappeared right after it was created")
+    except Exception as exc:  # noqa: BLE001 - every failure must clean up first
+        left = _clean_up(client, vm)
+        raise FlexStartError(f"{_failure(vm, exc)} {left}") from None
+    return dyn.CreateResult(vm.id, _outputs(props, instance, request_id))
+
+
+def _await_capacity(client: Any, vm: _Vm, op: dict[str, Any]) -> dict[str, Any]:
+    """Wait for an insert/start operation per ``waitFor``; raise on stock-out or timeout."""
+    from .compute_ops import get_instance, wait_zone_operation
+
+    until = None
+    if vm.window and vm.wait_for == "accepted":
+
+        def until(_op: dict[str, Any]) -> bool:
+            instance = get_instance(client, vm.project, vm.zone, vm.name)
+            return bool(instance) and instance.get("status") in ACCEPTED
+
+    budget = (vm.window or FAIL_FAST_TRY_SECONDS) + WAIT_MARGIN_SECONDS
+    return wait_zone_operation(client, vm.project, vm.zone, op, timeout=budget, until=until)
+
+
+def _rejected(vm: _Vm, err: Exception) -> str:
+    status = getattr(err, "status", 0)
+    if status == 409:
+        return (
+            f"{vm.describe()}: an instance with this name already exists. Choose another "
+            f"instance_name, delete it, or import it (pulumi import {TYPE_TOKEN} ... {vm.id}). "
+            "Nothing was created."
+        )
+    return f"{vm.describe()} was rejected by Compute Engine: {err}. Nothing was created."
+
+
+def _is_stockout(exc: Exception) -> bool:
+    codes = getattr(exc, "codes", None) or []
+    return any(code.startswith(STOCKOUT_CODES) for code in codes)
+
+
+def _failure(vm: _Vm, exc: Exception) -> str:
+    from .. import limits
+    from ..duration import Duration
+
+    window_row = limits.get("flex_start.request_valid_for")
+    if _is_stockout(exc) and vm.window:
+        return (
+            f"{vm.describe()} got no capacity: the queue window of "
+            f"{Duration(vm.window).describe()} (request_valid_for) ended before Compute Engine "
+            "could place it. To change: deploy again later, pick another zone or machine type "
+            "(see `dws advise`), or lengthen request_valid_for (allowed: "
+            f"{window_row.allowed()})."
+        )
+    if _is_stockout(exc):
+        return (
+            f"{vm.describe()} got no capacity: Compute Engine found none in {vm.zone} within "
+            f"about {FAIL_FAST_TRY_SECONDS}s and the request was not queued. To change: set "
+            f"request_valid_for (allowed: {window_row.allowed()}) to wait in the DWS queue, or "
+            "pick another zone or machine type (see `dws advise`)."
+        )
+    if isinstance(exc, TimeoutError):
+        return f"{vm.describe()} was not ready in time ({exc})."
+    if isinstance(exc, FlexStartError):
+        return str(exc) + "."
+    return f"{vm.describe()} could not be created: {exc}."
+
+
+def _clean_up(client: Any, vm: _Vm) -> str:
+    """Delete whatever the failed create left; say what happened."""
+    from .compute_ops import delete_instance
+
+    try:
+        deleted = delete_instance(client, vm.project, vm.zone, vm.name)
+    except Exception as err:  # noqa: BLE001
+        return (
+            f"The VM may still exist and could not be deleted ({err}): delete it with "
+            f"`gcloud compute instances delete {vm.name} --zone {vm.zone} "
+            f"--project {vm.project}`."
+        )
+    if deleted:
+        return "Nothing was left behind: the half-created VM was deleted."
+    return "Nothing was left behind."
+
+
+# ---------------------------------------------------------------------- read / update / delete
+def _status_intent(status: str) -> str:
+    return "TERMINATED" if status in STOPPED else "RUNNING"
+
+
+def _observed(instance: Mapping[str, Any]) -> dict[str, Any]:
+    nic = (instance.get("networkInterfaces") or [{}])[0]
+    access = (nic.get("accessConfigs") or [{}])[0]
+    scheduling = (instance.get("resourceStatus") or {}).get("scheduling") or {}
+    return {
+        "instanceId": instance.get("id"),
+        "selfLink": instance.get("selfLink"),
+        "internalIp": nic.get("networkIP"),
+        "externalIp": access.get("natIP"),
+        "runEndsAt": scheduling.get("terminationTimestamp"),
+        "lastStartTimestamp": instance.get("lastStartTimestamp"),
+    }
+
+
+def _outputs(
+    props: Mapping[str, Any], instance: Mapping[str, Any], request_id: str | None
+) -> dict[str, Any]:
+    outs = {key: props[key] for key in INPUT_KEYS if key in props}
+    outs["status"] = instance.get("status")
+    outs["observed"] = {**_observed(instance), "requestId": request_id}
+    return outs
+
+
+def _request_id(state: Mapping[str, Any]) -> str | None:
+    return (state.get("observed") or {}).get("requestId")
+
+
+def _read(provider: FlexStartVmProvider, id_: str, props: dict[str, Any]) -> dyn.ReadResult:
+    from .compute_ops import get_instance
+
+    if not props.get("project") and id_.count("/") == 5:  # `pulumi import`: only the id
+        _, project, _, zone, _, name = id_.split("/")
+        props = {"project": project, "zone": zone, "name": name, "body": {"name": name}}
+    vm = _Vm.of(props)
+    instance = get_instance(_client(provider), vm.project, vm.zone, vm.name)
+    if instance is None:
+        return dyn.ReadResult("", {})
+    if "desiredStatus" not in props:
+        props = _adopted(props, instance)
+    outs = _outputs(props, instance, _request_id(props))
+    body = dict(outs.get("body") or {})
+    labels = dict(instance.get("labels") or {})
+    if labels or body.get("labels"):
+        body["labels"] = labels
+    items = (instance.get("metadata") or {}).get("items") or []
+    if items or body.get("metadata"):
+        body["metadata"] = {"items": _sorted_items(items)}
+    outs["body"] = body
+    outs["desiredStatus"] = _status_intent(str(instance.get("status")))
+    inputs = {key: outs[key] for key in INPUT_KEYS if key in outs}
+    return dyn.ReadResult(id_ or vm.id, outs, inputs)
+
+
+def _adopted(props: Mapping[str, Any], instance: Mapping[str, Any]) -> dict[str, Any]:
+    """Inputs for an imported VM: its machine type and Flex-start scheduling as they are."""
+    scheduling = instance.get("scheduling") or {}
+    keys = (
+        "automaticRestart",
+        "instanceTerminationAction",
+        "maxRunDuration",
+        "onHostMaintenance",
+        "provisioningModel",
+    )
+    zone, machine = props["zone"], str(instance.get("machineType") or "")
+    body = {
+        "name": props["name"],
+        "machineType": f"zones/{zone}/machineTypes/{machine.rsplit('/', 1)[-1]}",
+        "scheduling": {k: scheduling[k] for k in keys if k in scheduling},
+    }
+    return {
+        **props,
+        "sourceInstanceTemplate": "",
+        "body": body,
+        "desiredStatus": _status_intent(str(instance.get("status"))),
+        "waitFor": "running",
+    }
+
+
+def _sorted_items(items: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    return sorted(
+        ({"key": i["key"], "value": i.get("value", "")} for i in items), key=lambda i: i["key"]
+    )
+
+
+def _update(
+    provider: FlexStartVmProvider, olds: dict[str, Any], news: dict[str, Any]
+) -> dyn.UpdateResult:
+    from .compute_ops import get_instance, instance_action
+    from .rest import ApiError
+
+    vm = _Vm.of(news)
+    client = _client(provider)
+
+    def current() -> dict[str, Any]:
+        instance = get_instance(client, vm.project, vm.zone, vm.name)
+        if instance is None:
+            raise FlexStartError(
+                f"{vm.describe()} no longer exists; run `pulumi refresh` (or `pulumi up "
+                "--refresh`) to recreate it"
+            )
+        return instance
+
+    instance = current()
+    for _ in range(2):  # a stale fingerprint (412) is refetched once
+        try:
+            _apply_labels_and_metadata(client, vm, instance)
+            break
+        except ApiError as err:
+            if err.status != 412:
+                raise
+            instance = current()
+    status = str(instance.get("status"))
+    if vm.desired == "TERMINATED" and status not in STOPPED:
+        instance_action(client, vm.project, vm.zone, vm.name, "stop")
+    elif vm.desired == "RUNNING" and status in ("TERMINATED", "STOPPED"):
+        op = instance_action(client, vm.project, vm.zone, vm.name, "start", wait=False)
+        try:
+            _await_capacity(client, vm, op)
+        except Exception as exc:  # noqa: BLE001
+            raise FlexStartError(
+                f"{_failure(vm, exc).replace('could not be created', 'could not start')} "
+                "The VM was not started and stays TERMINATED (stopped, not billed for GPUs)."
+            ) from None
+    return dyn.UpdateResult(_outputs(news, current(), _request_id(olds)))
+
+
+def _apply_labels_and_metadata(client: Any, vm: _Vm, instance: Mapping[str, Any]) -> None:
+    from .compute_ops import instance_action
+
+    labels = dict(vm.body.get("labels") or {})
+    if labels != dict(instance.get("labels") or {}):
+        instance_action(
+            client,
+            vm.project,
+            vm.zone,
+            vm.name,
+            "setLabels",
+            {"labels": labels, "labelFingerprint": instance.get("labelFingerprint")},
+        )
+    wanted = _sorted_items((vm.body.get("metadata") or {}).get("items") or [])
+    meta = instance.get("metadata") or {}
+    if wanted != _sorted_items(meta.get("items") or []):
+        instance_action(
+            client,
+            vm.project,
+            vm.zone,
+            vm.name,
+            "setMetadata",
+            {"items": wanted, "fingerprint": meta.get("fingerprint")},
+        )
+
+
+def _delete(provider: FlexStartVmProvider, props: dict[str, Any]) -> None:
+    from .compute_ops import delete_instance
+    from .rest import OperationError
+
+    vm = _Vm.of(props)
+    try:
+        delete_instance(_client(provider), vm.project, vm.zone, vm.name)
+    except OperationError as err:
+        raise FlexStartError(f"{vm.describe()} could not be deleted: {err}") from None

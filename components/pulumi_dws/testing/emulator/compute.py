@@ -1,0 +1,706 @@
+"""The emulated Compute Engine v1 API: the subset pulumi-dws calls, with DWS Flex-start behaviour.
+
+    with Emulator() as emu:
+        compute = emu["compute"]
+        compute.add_capacity("us-central1-a", "a3-highgpu-8g", 1, after=3600)  # arrives in 1 h
+        ...  # insert a FLEX_START VM with params.requestValidForDuration = 2 h: it is PENDING
+        emu.clock.advance(3600)                                              # now RUNNING
+
+Behaviour (all on the virtual clock):
+
+* ``instances.insert`` validates the body against the discovery schema ``Instance`` (400 on an
+  unknown field or a wrong type), merges ``sourceInstanceTemplate`` properties under the body,
+  and enforces the Flex-start rules (``maxRunDuration``, ``onHostMaintenance: TERMINATE``, no
+  automatic restart, the queue window limits). With ``params.requestValidForDuration`` the VM
+  is ``PENDING`` and its insert operation ``RUNNING`` until capacity arrives (then ``RUNNING``,
+  operation ``DONE``) or the window ends (operation ``DONE`` with a
+  ``ZONE_RESOURCE_POOL_EXHAUSTED`` error; the VM is removed, or kept ``TERMINATED`` with
+  ``keep_failed_instances``). Without it: ``RUNNING`` if capacity is free now, else Compute
+  keeps trying for ``fail_fast_seconds`` (about 90 s) and then fails the same way.
+* ``maxRunDuration`` ends a run: ``instanceTerminationAction`` ``STOP`` leaves the VM
+  ``TERMINATED`` (kept), ``DELETE`` removes it; either way its capacity is given back.
+* ``stop`` releases capacity; ``start`` places a new capacity request (queued for the VM's
+  original window, or fail-fast) and restarts the run clock once placed.
+* ``get``, ``list``, ``delete``, ``setLabels`` / ``setMetadata`` (fingerprints checked: 412 on a
+  stale one), zone operations ``get`` / ``wait``, instance templates ``insert`` / ``get`` /
+  ``delete`` and global operations ``get``.
+* ``requestId`` (a UUID) makes every mutation idempotent: the same id answers the same
+  operation and does nothing twice. :attr:`ComputeService.inserted` logs each VM really
+  created, with its request id, so tests can prove there were no duplicate creates.
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+import datetime as dt
+import hashlib
+import itertools
+import threading
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ... import limits
+from .base import GoogleError, Request, Response, Route, VirtualClock
+from .capacity import CapacityModel
+from .discovery import DiscoverySchema
+
+__all__ = ["ComputeService", "COMPUTE_SELF_LINK_ROOT", "STOCKOUT_CODE"]
+
+COMPUTE_SELF_LINK_ROOT = "https://www.googleapis.com/compute/v1/"
+STOCKOUT_CODE = "ZONE_RESOURCE_POOL_EXHAUSTED"
+
+_P = r"/compute/v1/projects/(?P<project>[^/]+)"
+_Z = _P + r"/zones/(?P<zone>[^/]+)"
+_I = _Z + r"/instances/(?P<name>[^/:]+)"
+
+
+def _ts(moment: dt.datetime) -> str:
+    """Compute's RFC 3339 form, e.g. ``2026-01-05T00:00:00.000-00:00``."""
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.000-00:00")
+
+
+def _fingerprint(value: Any) -> str:
+    digest = hashlib.sha256(repr(value).encode()).digest()[:8]
+    return base64.b64encode(digest).decode()
+
+
+def _last(url: str) -> str:
+    return url.rstrip("/").rsplit("/", 1)[-1]
+
+
+@dataclass
+class _Vm:
+    """One emulated instance: its API resource plus what Google keeps internally."""
+
+    key: tuple[str, str, str]
+    machine_type: str
+    resource: dict[str, Any]
+    window: int | None  # queue window in seconds; None: fail fast
+    order: int
+    deadline: dt.datetime | None = None  # while waiting for capacity
+    waiting_op: str | None = None  # the insert/start operation that finishes on placement
+    waiting_kind: str = "insert"
+    holds_capacity: bool = False
+    run_ends: dt.datetime | None = None
+
+    @property
+    def zone(self) -> str:
+        return self.key[1]
+
+    @property
+    def status(self) -> str:
+        return self.resource["status"]
+
+
+@dataclass
+class ComputeService:
+    """Compute Engine v1 subset with Dynamic Workload Scheduler behaviour (see module doc)."""
+
+    clock: VirtualClock
+    capacity: CapacityModel | None = None
+    fail_fast_seconds: int = 90
+    keep_failed_instances: bool = False
+    name: str = "compute"
+    inserted: list[tuple[str | None, str]] = field(default_factory=list)
+    """Every VM really created: ``(requestId, instance selfLink)``."""
+
+    def __post_init__(self) -> None:
+        if self.capacity is None:
+            self.capacity = CapacityModel(now=self.clock.now())
+        self.schema = DiscoverySchema.load("compute", "v1")
+        self._now = self.clock.now()
+        self._lock = threading.RLock()
+        self._vms: dict[tuple[str, str, str], _Vm] = {}
+        self._ops: dict[str, dict[str, Any]] = {}
+        self._request_ids: dict[tuple[str, str], str] = {}
+        self._templates: dict[tuple[str, str], dict[str, Any]] = {}
+        self._counter = itertools.count(1)
+        # Listen to the clock from construction on, so capacity arrivals are applied here, in
+        # time order with window ends and run ends, before any other service's tick applies
+        # them all at once (the server subscribes tick() again later; a second call is a no-op).
+        self.clock.subscribe(self.tick)
+
+    # ------------------------------------------------------------------ test helpers
+    def add_capacity(
+        self, zone: str, machine_type: str, count: int = 1, *, after: float = 0.0
+    ) -> None:
+        """``count`` VMs of ``machine_type`` become placeable in ``zone`` (``after`` seconds)."""
+        assert self.capacity is not None
+        self.capacity.add(zone, machine_type, count, after=after)
+        if after <= 0:
+            with self._lock:
+                self._settle(self._now)
+
+    def instance(self, project: str, zone: str, name: str) -> dict[str, Any] | None:
+        """A copy of an instance as ``instances.get`` returns it, or None."""
+        with self._lock:
+            vm = self._vms.get((project, zone, name))
+            return copy.deepcopy(vm.resource) if vm else None
+
+    def instances(self, project: str | None = None) -> list[dict[str, Any]]:
+        """Copies of every instance (of ``project``)."""
+        with self._lock:
+            return [
+                copy.deepcopy(vm.resource)
+                for key, vm in self._vms.items()
+                if project is None or key[0] == project
+            ]
+
+    def operation(self, name: str) -> dict[str, Any]:
+        """A copy of an operation as ``zoneOperations.get`` returns it."""
+        with self._lock:
+            return copy.deepcopy(self._ops[name])
+
+    def remove_instance(self, project: str, zone: str, name: str) -> None:
+        """Delete a VM behind the API's back (as a user in the console would)."""
+        with self._lock:
+            vm = self._vms.pop((project, zone, name))
+            self._release(vm)
+
+    def put_template(self, project: str, template: dict[str, Any]) -> str:
+        """Store an instance template directly; returns its selfLink."""
+        with self._lock:
+            return self._store_template(project, template)
+
+    # ------------------------------------------------------------------ Service interface
+    def routes(self) -> list[Route]:
+        """The Compute v1 paths this service answers (under ``/compute/v1/``)."""
+        r = Route.of
+        return [
+            r("POST", _Z + r"/instances", self._insert),
+            r("GET", _Z + r"/instances", self._list),
+            r("GET", _I, self._get),
+            r("DELETE", _I, self._delete),
+            r("POST", _I + r"/stop", self._stop),
+            r("POST", _I + r"/start", self._start),
+            r("POST", _I + r"/setLabels", self._set_labels),
+            r("POST", _I + r"/setMetadata", self._set_metadata),
+            r("GET", _Z + r"/operations/(?P<op>[^/]+)", self._get_op),
+            r("POST", _Z + r"/operations/(?P<op>[^/]+)/wait", self._get_op),
+            r("POST", _P + r"/global/instanceTemplates", self._insert_template),
+            r("GET", _P + r"/global/instanceTemplates/(?P<name>[^/]+)", self._get_template),
+            r("DELETE", _P + r"/global/instanceTemplates/(?P<name>[^/]+)", self._del_template),
+            r("GET", _P + r"/global/operations/(?P<op>[^/]+)", self._get_op),
+        ]
+
+    def tick(self, now: dt.datetime) -> None:
+        """Apply, in time order, every arrival, placement, window end and run end up to now."""
+        assert self.capacity is not None
+        with self._lock:
+            for _ in range(1_000_000):
+                due = self._next_event(now)
+                if due is None:
+                    break
+                moment = max(due, self._now)
+                self.capacity.tick(moment)
+                self._settle(moment)
+            self.capacity.tick(now)
+            self._settle(now)
+
+    def _next_event(self, now: dt.datetime) -> dt.datetime | None:
+        """The earliest pending event at or before ``now``."""
+        assert self.capacity is not None
+        times = [a.at for a in self.capacity.arrivals]
+        for vm in self._vms.values():
+            times += [t for t in (vm.deadline, vm.run_ends) if t is not None]
+        due = [t for t in times if t <= now]
+        return min(due) if due else None
+
+    # ------------------------------------------------------------------ time-driven state
+    def _settle(self, now: dt.datetime) -> None:
+        """Run ends, then placements (oldest request first), then expired windows."""
+        assert self.capacity is not None
+        self._now = max(self._now, now)
+        for vm in list(self._vms.values()):
+            if vm.run_ends is not None and vm.run_ends <= now and vm.status == "RUNNING":
+                self._end_run(vm, vm.run_ends)
+        for vm in sorted(self._vms.values(), key=lambda v: v.order):
+            if vm.waiting_op and self.capacity.take(vm.zone, vm.machine_type):
+                self._place(vm, now)
+        for vm in list(self._vms.values()):
+            if vm.waiting_op and vm.deadline is not None and vm.deadline <= now:
+                self._expire(vm, now)
+
+    def _place(self, vm: _Vm, now: dt.datetime) -> None:
+        vm.holds_capacity = True
+        res = vm.resource
+        res["status"] = "RUNNING"
+        res["lastStartTimestamp"] = _ts(now)
+        for i, nic in enumerate(res.get("networkInterfaces") or []):
+            for ac in nic.get("accessConfigs") or []:
+                ac.setdefault("natIP", f"203.0.113.{(vm.order % 250) + 1}")
+            nic.setdefault("networkIP", f"10.128.{i}.{(vm.order % 250) + 2}")
+        seconds = int(((res.get("scheduling") or {}).get("maxRunDuration") or {}).get("seconds", 0))
+        if seconds:
+            vm.run_ends = now + dt.timedelta(seconds=seconds)
+            res.setdefault("resourceStatus", {})["scheduling"] = {
+                "terminationTimestamp": _ts(vm.run_ends)
+            }
+        self._finish_op(vm.waiting_op, now)
+        vm.waiting_op, vm.deadline = None, None
+
+    def _expire(self, vm: _Vm, now: dt.datetime) -> None:
+        kind, op = vm.waiting_kind, vm.waiting_op
+        vm.waiting_op, vm.deadline = None, None
+        what = (
+            f"within the {vm.window}s queue window (requestValidForDuration)"
+            if vm.window
+            else "and the request was not queued (no requestValidForDuration)"
+        )
+        message = (
+            f"The zone 'projects/{vm.key[0]}/zones/{vm.zone}' does not have enough resources "
+            f"available to fulfill the request: no {vm.machine_type} capacity arrived {what}. "
+            "Try a different zone, or try again later."
+        )
+        self._finish_op(op, now, error={"code": STOCKOUT_CODE, "message": message}, status=503)
+        if kind == "insert" and not self.keep_failed_instances:
+            del self._vms[vm.key]
+            return
+        vm.resource["status"] = "TERMINATED"
+        vm.resource["lastStopTimestamp"] = _ts(now)
+
+    def _end_run(self, vm: _Vm, at: dt.datetime) -> None:
+        action = (vm.resource.get("scheduling") or {}).get("instanceTerminationAction") or "STOP"
+        self._release(vm)
+        if action == "DELETE":
+            del self._vms[vm.key]
+            return
+        vm.resource["status"] = "TERMINATED"
+        vm.resource["lastStopTimestamp"] = _ts(at)
+        vm.resource.pop("resourceStatus", None)
+
+    def _release(self, vm: _Vm) -> None:
+        """Give back capacity and cancel a pending request of ``vm``."""
+        assert self.capacity is not None
+        if vm.holds_capacity:
+            self.capacity.give_back(vm.zone, vm.machine_type)
+            vm.holds_capacity = False
+        vm.run_ends = None
+        if vm.waiting_op:
+            error = {"code": "RESOURCE_OPERATION_CANCELLED", "message": "Request cancelled."}
+            self._finish_op(vm.waiting_op, self._now, error=error, status=409)
+            vm.waiting_op, vm.deadline = None, None
+
+    # ------------------------------------------------------------------ operations
+    def _new_op(
+        self, project: str, zone: str | None, kind: str, target: str, *, done: bool = True
+    ) -> dict[str, Any]:
+        n = next(self._counter)
+        name = f"operation-{int(self._now.timestamp() * 1000)}-{n:06d}"
+        scope = f"projects/{project}/zones/{zone}" if zone else f"projects/{project}/global"
+        op: dict[str, Any] = {
+            "kind": "compute#operation",
+            "id": str(7_000_000_000 + n),
+            "name": name,
+            "operationType": kind,
+            "targetLink": COMPUTE_SELF_LINK_ROOT + target,
+            "targetId": str(5_000_000_000 + n),
+            "status": "RUNNING",
+            "progress": 0,
+            "user": "emulator@pulumi-dws.invalid",
+            "insertTime": _ts(self._now),
+            "startTime": _ts(self._now),
+            "selfLink": f"{COMPUTE_SELF_LINK_ROOT}{scope}/operations/{name}",
+        }
+        if zone:
+            op["zone"] = f"{COMPUTE_SELF_LINK_ROOT}projects/{project}/zones/{zone}"
+        self._ops[name] = op
+        if done:
+            self._finish_op(name, self._now)
+        return op
+
+    def _finish_op(
+        self,
+        name: str | None,
+        now: dt.datetime,
+        *,
+        error: dict[str, str] | None = None,
+        status: int = 400,
+    ) -> None:
+        if not name or name not in self._ops:
+            return
+        op = self._ops[name]
+        if op["status"] == "DONE":
+            return
+        op.update(status="DONE", progress=100, endTime=_ts(now))
+        if error:
+            op["error"] = {"errors": [error]}
+            op["httpErrorStatusCode"] = status
+            op["httpErrorMessage"] = {503: "SERVICE UNAVAILABLE", 409: "CONFLICT"}.get(
+                status, "BAD REQUEST"
+            )
+
+    def _idempotent(self, req: Request, action: Callable[[], dict[str, Any]]) -> Response:
+        """Answer a mutation, once per ``requestId``."""
+        request_id = req.query.get("requestId")
+        project = req.params["project"]
+        with self._lock:
+            if request_id:
+                try:
+                    parsed = uuid.UUID(request_id)
+                except ValueError:
+                    parsed = None
+                if parsed is None or parsed.int == 0:
+                    raise GoogleError(
+                        400,
+                        f"Invalid value for field 'requestId': '{request_id}'. "
+                        "The request ID must be a valid non-zero UUID.",
+                        "invalid",
+                    )
+                known = self._request_ids.get((project, request_id))
+                if known:
+                    return Response(200, copy.deepcopy(self._ops[known]))
+            op = action()
+            if request_id:
+                self._request_ids[(project, request_id)] = op["name"]
+            return Response(200, copy.deepcopy(op))
+
+    def _get_op(self, req: Request) -> Response:
+        with self._lock:
+            op = self._ops.get(req.params["op"])
+            zone = req.params.get("zone")
+            scope = (
+                f"projects/{req.params['project']}/zones/{zone}/"
+                if zone
+                else f"projects/{req.params['project']}/global/"
+            )
+            if op is None or scope not in op["selfLink"]:
+                raise GoogleError(
+                    404,
+                    f"The resource '{scope}operations/{req.params['op']}' was not found",
+                    "notFound",
+                )
+            return Response(200, copy.deepcopy(op))
+
+    # ------------------------------------------------------------------ instances
+    def _vm(self, req: Request) -> _Vm:
+        key = (req.params["project"], req.params["zone"], req.params["name"])
+        vm = self._vms.get(key)
+        if vm is None:
+            raise GoogleError(
+                404,
+                f"The resource 'projects/{key[0]}/zones/{key[1]}/instances/{key[2]}' was not found",
+                "notFound",
+            )
+        return vm
+
+    def _get(self, req: Request) -> Response:
+        with self._lock:
+            return Response(200, copy.deepcopy(self._vm(req).resource))
+
+    def _list(self, req: Request) -> Response:
+        project, zone = req.params["project"], req.params["zone"]
+        with self._lock:
+            items = [
+                copy.deepcopy(vm.resource)
+                for key, vm in self._vms.items()
+                if key[0] == project and key[1] == zone
+            ]
+        base = f"{COMPUTE_SELF_LINK_ROOT}projects/{project}/zones/{zone}/instances"
+        body: dict[str, Any] = {"kind": "compute#instanceList", "id": base, "selfLink": base}
+        if items:
+            body["items"] = items
+        return Response(200, body)
+
+    def _insert(self, req: Request) -> Response:
+        project, zone = req.params["project"], req.params["zone"]
+        if not isinstance(req.body, dict):
+            raise GoogleError(400, "Invalid JSON payload received: expected an Instance object.")
+        self.schema.require(
+            "Instance", req.body, root="instance", method="compute.instances.insert"
+        )
+
+        def action() -> dict[str, Any]:
+            body = self._with_template(project, req.query.get("sourceInstanceTemplate"), req.body)
+            return self._create(project, zone, body, req.query.get("requestId"))
+
+        return self._idempotent(req, action)
+
+    def _with_template(
+        self, project: str, template_url: str | None, body: dict[str, Any]
+    ) -> dict[str, Any]:
+        if not template_url:
+            return copy.deepcopy(body)
+        tpl_project = (
+            template_url.split("projects/", 1)[1].split("/")[0]
+            if ("projects/" in template_url)
+            else project
+        )
+        template = self._templates.get((tpl_project, _last(template_url)))
+        if template is None:
+            raise GoogleError(
+                404,
+                f"The resource 'projects/{tpl_project}/global/instanceTemplates/"
+                f"{_last(template_url)}' was not found",
+                "notFound",
+            )
+        merged = copy.deepcopy(template.get("properties") or {})
+        for key, value in copy.deepcopy(body).items():
+            if isinstance(value, dict) and isinstance(merged.get(key), dict):
+                merged[key].update(value)
+            else:
+                merged[key] = value
+        return merged
+
+    def _create(
+        self, project: str, zone: str, body: dict[str, Any], request_id: str | None
+    ) -> dict[str, Any]:
+        name = body["name"]
+        machine_url = body.get("machineType")
+        if not machine_url:
+            raise GoogleError(400, "Invalid value for field 'resource.machineType': ''.", "invalid")
+        if "zones/" in machine_url and f"zones/{zone}/" not in machine_url:
+            raise GoogleError(
+                400,
+                f"Invalid value for field 'resource.machineType': '{machine_url}'. "
+                f"Machine type must be in zone {zone}.",
+                "invalid",
+            )
+        window = self._check_flex_start(body)
+        key = (project, zone, name)
+        target = f"projects/{project}/zones/{zone}/instances/{name}"
+        if key in self._vms:
+            raise GoogleError(409, f"The resource '{target}' already exists", "alreadyExists")
+        order = next(self._counter)
+        resource = self._resource(project, zone, body, order)
+        vm = _Vm(key, _last(machine_url), resource, window, order)
+        self._vms[key] = vm
+        self.inserted.append((request_id, resource["selfLink"]))
+        op = self._new_op(project, zone, "insert", target, done=False)
+        op["targetId"] = resource["id"]
+        self._request_capacity(vm, op["name"], "insert")
+        return op
+
+    def _check_flex_start(self, body: dict[str, Any]) -> int | None:
+        """Google's rules for Flex-start bodies; returns the queue window in seconds."""
+        scheduling = body.get("scheduling") or {}
+        window_spec = ((body.get("params") or {}).get("requestValidForDuration")) or None
+        flex = scheduling.get("provisioningModel") == "FLEX_START"
+        if window_spec is not None and not flex:
+            raise GoogleError(
+                400,
+                "Invalid value for field 'resource.params.requestValidForDuration': "
+                "it is only supported with provisioningModel FLEX_START.",
+                "invalid",
+            )
+        if not flex:
+            return None
+        run = scheduling.get("maxRunDuration")
+        if not run:
+            raise GoogleError(
+                400, "FLEX_START instances require scheduling.maxRunDuration.", "invalid"
+            )
+        rules = [
+            ("onHostMaintenance", scheduling.get("onHostMaintenance") != "TERMINATE", "TERMINATE"),
+            ("automaticRestart", scheduling.get("automaticRestart") is True, "false"),
+        ]
+        for field_name, bad, wanted in rules:
+            if bad:
+                raise GoogleError(
+                    400,
+                    f"Invalid value for field 'resource.scheduling.{field_name}': FLEX_START "
+                    f"instances require {field_name} {wanted}.",
+                    "invalid",
+                )
+        self._check_limit("scheduling.maxRunDuration", run, "flex_start.max_run_duration")
+        if window_spec is None:
+            return None
+        return self._check_limit(
+            "params.requestValidForDuration", window_spec, "flex_start.request_valid_for"
+        )
+
+    @staticmethod
+    def _check_limit(field_name: str, duration: dict[str, Any], key: str) -> int:
+        seconds = int(duration.get("seconds", 0))
+        row = limits.get(key)
+        if (row.minimum is not None and seconds < row.minimum) or (
+            row.maximum is not None and seconds > row.maximum
+        ):
+            raise GoogleError(
+                400,
+                f"Invalid value for field 'resource.{field_name}': {seconds}s. "
+                f"Allowed: {row.allowed()}.",
+                "invalid",
+            )
+        return seconds
+
+    def _resource(
+        self, project: str, zone: str, body: dict[str, Any], order: int
+    ) -> dict[str, Any]:
+        res = {k: v for k, v in body.items() if k != "params"}
+        target = f"projects/{project}/zones/{zone}/instances/{body['name']}"
+        labels = res.get("labels") or {}
+        metadata = res.get("metadata") or {}
+        res.update(
+            kind="compute#instance",
+            id=str(4_000_000_000 + order),
+            zone=f"{COMPUTE_SELF_LINK_ROOT}projects/{project}/zones/{zone}",
+            selfLink=COMPUTE_SELF_LINK_ROOT + target,
+            creationTimestamp=_ts(self._now),
+            labelFingerprint=_fingerprint(labels),
+            metadata={
+                "kind": "compute#metadata",
+                "items": metadata.get("items") or [],
+                "fingerprint": _fingerprint(metadata.get("items") or []),
+            },
+        )
+        machine = res["machineType"]
+        if not machine.startswith("http"):
+            res["machineType"] = (
+                f"{COMPUTE_SELF_LINK_ROOT}projects/{project}/zones/{zone}/machineTypes/"
+                f"{_last(machine)}"
+            )
+        if labels:
+            res["labels"] = labels
+        return res
+
+    def _request_capacity(self, vm: _Vm, op_name: str, kind: str) -> None:
+        """Place ``vm`` now, or make it wait (queued or fail-fast) with ``op_name`` open."""
+        assert self.capacity is not None
+        vm.waiting_op, vm.waiting_kind = op_name, kind
+        if self.capacity.take(vm.zone, vm.machine_type):
+            self._place(vm, self._now)
+            return
+        wait = vm.window if vm.window else self.fail_fast_seconds
+        vm.deadline = self._now + dt.timedelta(seconds=wait)
+        vm.resource["status"] = "PENDING" if vm.window else "PROVISIONING"
+
+    def _delete(self, req: Request) -> Response:
+        def action() -> dict[str, Any]:
+            vm = self._vm(req)
+            del self._vms[vm.key]
+            self._release(vm)
+            return self._new_op(vm.key[0], vm.zone, "delete", _target(vm))
+
+        return self._idempotent(req, action)
+
+    def _stop(self, req: Request) -> Response:
+        def action() -> dict[str, Any]:
+            vm = self._vm(req)
+            if vm.status != "TERMINATED":
+                self._release(vm)
+                vm.resource["status"] = "TERMINATED"
+                vm.resource["lastStopTimestamp"] = _ts(self._now)
+                vm.resource.pop("resourceStatus", None)
+            return self._new_op(vm.key[0], vm.zone, "stop", _target(vm))
+
+        return self._idempotent(req, action)
+
+    def _start(self, req: Request) -> Response:
+        def action() -> dict[str, Any]:
+            vm = self._vm(req)
+            if vm.status != "TERMINATED" or vm.waiting_op:
+                return self._new_op(vm.key[0], vm.zone, "start", _target(vm))
+            op = self._new_op(vm.key[0], vm.zone, "start", _target(vm), done=False)
+            self._request_capacity(vm, op["name"], "start")
+            return op
+
+        return self._idempotent(req, action)
+
+    def _set_labels(self, req: Request) -> Response:
+        self.schema.require("InstancesSetLabelsRequest", req.body or {})
+
+        def action() -> dict[str, Any]:
+            vm = self._vm(req)
+            body = req.body or {}
+            _check_fingerprint(body.get("labelFingerprint"), vm.resource["labelFingerprint"])
+            labels = dict(body.get("labels") or {})
+            if labels:
+                vm.resource["labels"] = labels
+            else:
+                vm.resource.pop("labels", None)
+            vm.resource["labelFingerprint"] = _fingerprint(labels)
+            return self._new_op(vm.key[0], vm.zone, "setLabels", _target(vm))
+
+        return self._idempotent(req, action)
+
+    def _set_metadata(self, req: Request) -> Response:
+        self.schema.require("Metadata", req.body or {})
+
+        def action() -> dict[str, Any]:
+            vm = self._vm(req)
+            body = req.body or {}
+            meta = vm.resource["metadata"]
+            _check_fingerprint(body.get("fingerprint"), meta["fingerprint"])
+            items = list(body.get("items") or [])
+            meta.update(items=items, fingerprint=_fingerprint(items))
+            return self._new_op(vm.key[0], vm.zone, "setMetadata", _target(vm))
+
+        return self._idempotent(req, action)
+
+    # ------------------------------------------------------------------ instance templates
+    def _store_template(self, project: str, body: dict[str, Any]) -> str:
+        name = body.get("name")
+        if not name:
+            raise GoogleError(400, "Required field 'resource.name' not specified", "required")
+        if (project, name) in self._templates:
+            raise GoogleError(
+                409,
+                f"The resource 'projects/{project}/global/instanceTemplates/{name}' already exists",
+                "alreadyExists",
+            )
+        link = f"{COMPUTE_SELF_LINK_ROOT}projects/{project}/global/instanceTemplates/{name}"
+        stored = copy.deepcopy(body)
+        stored.update(
+            kind="compute#instanceTemplate",
+            id=str(6_000_000_000 + next(self._counter)),
+            selfLink=link,
+            creationTimestamp=_ts(self._now),
+        )
+        self._templates[(project, name)] = stored
+        return link
+
+    def _insert_template(self, req: Request) -> Response:
+        self.schema.require("InstanceTemplate", req.body or {}, root="instance_template")
+
+        def action() -> dict[str, Any]:
+            project = req.params["project"]
+            link = self._store_template(project, req.body or {})
+            return self._new_op(project, None, "insert", link[len(COMPUTE_SELF_LINK_ROOT) :])
+
+        return self._idempotent(req, action)
+
+    def _template(self, req: Request) -> dict[str, Any]:
+        key = (req.params["project"], req.params["name"])
+        template = self._templates.get(key)
+        if template is None:
+            raise GoogleError(
+                404,
+                f"The resource 'projects/{key[0]}/global/instanceTemplates/{key[1]}' was not found",
+                "notFound",
+            )
+        return template
+
+    def _get_template(self, req: Request) -> Response:
+        with self._lock:
+            return Response(200, copy.deepcopy(self._template(req)))
+
+    def _del_template(self, req: Request) -> Response:
+        def action() -> dict[str, Any]:
+            self._template(req)
+            project, name = req.params["project"], req.params["name"]
+            del self._templates[(project, name)]
+            target = f"projects/{project}/global/instanceTemplates/{name}"
+            return self._new_op(project, None, "delete", target)
+
+        return self._idempotent(req, action)
+
+
+def _target(vm: _Vm) -> str:
+    project, zone, name = vm.key
+    return f"projects/{project}/zones/{zone}/instances/{name}"
+
+
+def _check_fingerprint(given: str | None, current: str) -> None:
+    if given != current:
+        raise GoogleError(
+            412,
+            "Supplied fingerprint does not match current metadata fingerprint."
+            if given
+            else "Required field 'fingerprint' not specified: the request must carry the "
+            "current fingerprint.",
+            "conditionNotMet",
+        )

@@ -1,0 +1,347 @@
+"""``FlexStartInstance`` under GcpMocks: children, the insert body, validation, the stack, the
+blueprint kind, and the scheduling block against gcloud's own request."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import runpy
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pulumi
+import pytest
+import yaml
+
+from pulumi_dws import FlexStartInstance, limits
+from pulumi_dws.blueprint import deploy_from_config
+from pulumi_dws.duration import Duration
+from pulumi_dws.errors import DwsValidationError
+from pulumi_dws.flex_vm import TYPE, scheduling_block
+from pulumi_dws.testing import GcpMocks
+from pulumi_dws.testing.emulator.discovery import DiscoverySchema
+
+REPO = Path(__file__).resolve().parent.parent
+VM = "pulumi-python:dynamic/dws:FlexStartVm"
+TEMPLATE = "gcp:compute/instanceTemplate:InstanceTemplate"
+BASE: dict[str, Any] = {
+    "project": "proj",
+    "zone": "us-central1-a",
+    "machine_type": "a3-highgpu-8g",
+    "max_run_duration": "3d",
+}
+
+
+@pytest.fixture(autouse=True)
+def _event_loop() -> Iterator[None]:
+    """The SDK's mocks run on the current event loop; an earlier ``asyncio.run`` (the gRPC host
+    driver uses one) leaves the main thread without any."""
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    yield
+    loop.close()
+    asyncio.set_event_loop(asyncio.new_event_loop())  # leave a usable loop for later tests
+
+
+def build(args: dict[str, Any], name: str = "trainer", **run: Any) -> tuple[GcpMocks, Any]:
+    mocks = GcpMocks(project="mock-project")
+    outputs = mocks.run(
+        lambda: pulumi.Output.all(
+            status=(vm := FlexStartInstance(name, args)).status,
+            run_ends_at=vm.run_ends_at,
+            instance_name=vm.instance_name,
+            internal_ip=vm.internal_ip,
+            template=vm.template_self_link,
+        ),
+        **run,
+    )
+    return mocks, outputs
+
+
+def test_registers_component_template_and_dynamic_vm() -> None:
+    mocks, outputs = build({**BASE, "request_valid_for": "2h"})
+    assert mocks.types() == [TYPE, TEMPLATE, VM]
+    component = mocks.one(TYPE, "trainer")
+    template = mocks.one(TEMPLATE, "trainer-template")
+    vm = mocks.one(VM, "trainer-vm")
+    assert template.parent == component.urn and vm.parent == component.urn
+    assert vm.id == "projects/proj/zones/us-central1-a/instances/trainer"
+    assert outputs["status"] == "RUNNING"
+    assert outputs["instance_name"] == "trainer"
+    assert outputs["internal_ip"].startswith("10.128.")
+    assert outputs["run_ends_at"]
+    assert outputs["template"] == template.outputs["selfLink"]
+
+
+def test_template_carries_the_shape_and_flex_start_scheduling() -> None:
+    mocks, _ = build({**BASE, "termination_action": "DELETE", "boot_disk_size_gb": 500})
+    template = mocks.one(TEMPLATE).inputs
+    assert template["machineType"] == "a3-highgpu-8g"
+    assert template["scheduling"] == {
+        "provisioningModel": "FLEX_START",
+        "maxRunDuration": {"seconds": 259200},
+        "instanceTerminationAction": "DELETE",
+        "automaticRestart": False,
+        "onHostMaintenance": "TERMINATE",
+    }
+    disk = template["disks"][0]
+    assert disk["boot"] is True and disk["autoDelete"] is True
+    assert disk["diskSizeGb"] == 500 and disk["diskType"] == "pd-balanced"
+    assert disk["sourceImage"] == "projects/debian-cloud/global/images/family/debian-12"
+    assert template["networkInterfaces"] == [{"network": "default"}]  # no public IP
+    assert template["serviceAccount"]["scopes"] == [
+        "https://www.googleapis.com/auth/cloud-platform"
+    ]
+    assert "labels" not in template and "metadata" not in template  # updated in place instead
+
+
+def test_public_ip_accelerators_and_hyperdisk_families() -> None:
+    mocks, _ = build(
+        {
+            **BASE,
+            "machine_type": "n1-standard-8",
+            "accelerators": [{"type": "nvidia-tesla-t4", "count": 1}],
+            "public_ip": True,
+            "subnetwork": "projects/proj/regions/us-central1/subnetworks/gpu",
+            "service_account": "trainer@proj.iam.gserviceaccount.com",
+        }
+    )
+    template = mocks.one(TEMPLATE).inputs
+    assert template["guestAccelerators"] == [{"type": "nvidia-tesla-t4", "count": 1}]
+    assert template["networkInterfaces"][0]["accessConfigs"] == [{}]
+    assert template["networkInterfaces"][0]["subnetwork"].endswith("/gpu")
+    assert template["serviceAccount"]["email"] == "trainer@proj.iam.gserviceaccount.com"
+    body = mocks.one(VM).inputs["body"]
+    assert body["guestAccelerators"] == [
+        {
+            "acceleratorType": "zones/us-central1-a/acceleratorTypes/nvidia-tesla-t4",
+            "acceleratorCount": 1,
+        }
+    ]
+    mocks, _ = build({**BASE, "machine_type": "a4-highgpu-8g"})
+    assert mocks.one(TEMPLATE).inputs["disks"][0]["diskType"] == "hyperdisk-balanced"
+
+
+def test_insert_body_of_a_queued_vm() -> None:
+    mocks, _ = build(
+        {
+            **BASE,
+            "request_valid_for": "2h",
+            "labels": {"team": "ml"},
+            "metadata": {"enable-oslogin": "TRUE"},
+            "startup_script": "nvidia-smi",
+            "instance_name": "trainer-0",
+        }
+    )
+    vm = mocks.one(VM).inputs
+    template = mocks.one(TEMPLATE)
+    assert vm["sourceInstanceTemplate"] == template.outputs["selfLink"]
+    assert vm["project"] == "proj" and vm["zone"] == "us-central1-a" and vm["name"] == "trainer-0"
+    assert vm["desiredStatus"] == "RUNNING" and vm["waitFor"] == "running"
+    assert vm["body"] == {
+        "name": "trainer-0",
+        "machineType": "zones/us-central1-a/machineTypes/a3-highgpu-8g",
+        "scheduling": scheduling_block(Duration.parse("3d"), "STOP"),
+        "params": {"requestValidForDuration": {"seconds": "7200"}},
+        "labels": {"team": "ml"},
+        "metadata": {
+            "items": [
+                {"key": "enable-oslogin", "value": "TRUE"},
+                {"key": "startup-script", "value": "nvidia-smi"},
+            ]
+        },
+    }
+    # the body is valid Compute v1 JSON for instances.insert
+    compute = DiscoverySchema.load("compute", "v1")
+    assert compute.validate("Instance", vm["body"], method="compute.instances.insert") == []
+
+
+def test_fail_fast_vm_has_no_queue_params() -> None:
+    mocks, _ = build(BASE)
+    assert "params" not in mocks.one(VM).inputs["body"]
+
+
+@pytest.mark.parametrize(
+    ("extra", "status"),
+    [
+        ({"request_valid_for": "2h", "wait_for": "accepted"}, "PENDING"),
+        ({"request_valid_for": "2h", "wait_for": "running"}, "RUNNING"),
+        ({"desired_status": "TERMINATED"}, "TERMINATED"),
+    ],
+)
+def test_status_output(extra: dict[str, Any], status: str) -> None:
+    _, outputs = build({**BASE, **extra})
+    assert outputs["status"] == status
+    assert (outputs["run_ends_at"] is None) == (status != "RUNNING")
+
+
+@pytest.mark.parametrize(
+    ("extra", "field", "text"),
+    [
+        ({"max_run_duration": "8d"}, "max_run_duration", "7d (604800s)"),
+        ({"max_run_duration": "10s"}, "max_run_duration", "30s"),
+        ({"request_valid_for": "60s"}, "request_valid_for", "90s to 2h (7200s)"),
+        ({"request_valid_for": "3h"}, "request_valid_for", "90s to 2h (7200s)"),
+        ({"request_valid_for": "soon"}, "request_valid_for", "not a duration"),
+        ({"termination_action": "PAUSE"}, "termination_action", "STOP"),
+        ({"desired_status": "STOPPED"}, "desired_status", "TERMINATED"),
+        ({"wait_for": "forever"}, "wait_for", "accepted"),
+        ({"zone": "us-central1"}, "zone", "that is a region"),
+        ({"machine_type": "n2-standard-8"}, "machine_type", "not a known GPU machine type"),
+        (
+            {"accelerators": [{"type": "nvidia-h100-80gb", "count": 8}]},
+            "accelerators",
+            "comes with its GPUs attached",
+        ),
+        (
+            {"machine_type": "n1-standard-8", "accelerators": [{"type": "t4", "count": 3}]},
+            "accelerators[0].count",
+            "use 1 or 2 or 4 or 8",
+        ),
+        ({"labels": {"Team": "ml"}}, "labels key", "label key"),
+        ({"metadata": {"bad key": "x"}}, "metadata key", "letters"),
+        ({"instance_name": "Trainer"}, "instance_name", "RFC 1035"),
+        ({"boot_disk_size_gb": 5}, "boot_disk_size_gb", "10 to 65536"),
+        ({"colour": "blue"}, "colour", "not a known argument"),
+        (
+            {"startup_script": "a", "metadata": {"startup-script": "b"}},
+            "startup_script",
+            "not both",
+        ),
+    ],
+)
+def test_validation_names_field_value_and_range(
+    extra: dict[str, Any], field: str, text: str
+) -> None:
+    mocks = GcpMocks()
+    with pytest.raises(DwsValidationError) as info:
+        mocks.run(lambda: FlexStartInstance("trainer", {**BASE, **extra}))
+    assert info.value.field == field
+    assert text in str(info.value)
+    assert mocks.registered == []  # nothing registered before validation passed
+
+
+def test_component_name_must_be_a_vm_name_unless_instance_name_is_given() -> None:
+    with pytest.raises(DwsValidationError, match="pass instance_name"):
+        GcpMocks().run(lambda: FlexStartInstance("Trainer_1", BASE))
+    mocks, outputs = build({**BASE, "instance_name": "trainer-1"}, name="Trainer_1")
+    assert outputs["instance_name"] == "trainer-1"
+
+
+def test_limits_override_is_honoured() -> None:
+    with limits.overridden("flex_start.request_valid_for", maximum="3h"):
+        mocks, _ = build({**BASE, "request_valid_for": "3h"})
+    assert mocks.one(VM).inputs["body"]["params"]["requestValidForDuration"] == {"seconds": "10800"}
+
+
+def test_output_valued_inputs_are_checked_once_known() -> None:
+    mocks, outputs = build(
+        {
+            **BASE,
+            "zone": pulumi.Output.from_input("us-east1-b"),
+            "labels": {"run": pulumi.Output.from_input("r42")},
+        }
+    )
+    body = mocks.one(VM).inputs["body"]
+    assert body["machineType"] == "zones/us-east1-b/machineTypes/a3-highgpu-8g"
+    assert body["labels"] == {"run": "r42"}
+    with pytest.raises(DwsValidationError, match="zone: us-east1 "):
+        build({**BASE, "zone": pulumi.Output.from_input("us-east1")})
+    with pytest.raises(DwsValidationError, match="labels"):
+        build({**BASE, "labels": {"run": pulumi.Output.from_input("R42")}})
+
+
+def test_project_defaults_to_the_provider_project() -> None:
+    base = {k: v for k, v in BASE.items() if k != "project"}
+    mocks, _ = build(base)
+    assert mocks.one(VM).inputs["project"] == "mock-project"
+    mocks, _ = build(base, config={"gcp:project": "from-config"})
+    assert mocks.one(VM).inputs["project"] == "from-config"
+    assert not [t for t, _ in mocks.invokes if "getClientConfig" in t]
+
+
+def _stack_config(path: Path) -> dict[str, Any]:
+    return yaml.safe_load(path.read_text())["config"]
+
+
+def test_flex_start_vm_stack() -> None:
+    stack = REPO / "stacks" / "flex-start-vm"
+    project_file = yaml.safe_load((stack / "Pulumi.yaml").read_text())
+    assert project_file["runtime"] == {
+        "name": "python",
+        "options": {"toolchain": "pip", "virtualenv": "../../.venv"},
+    }
+    mocks = GcpMocks(project="my-ml-project")
+    exports = mocks.run_program(
+        lambda: runpy.run_path(str(stack / "__main__.py")),
+        project="flex-start-vm",
+        config=_stack_config(stack / "Pulumi.dev.yaml"),
+    )
+    body = mocks.one(VM).inputs["body"]
+    assert body["params"] == {"requestValidForDuration": {"seconds": "7200"}}
+    assert body["scheduling"]["instanceTerminationAction"] == "STOP"
+    assert mocks.one(VM).inputs["project"] == "my-ml-project"
+    assert exports["status"] == "RUNNING" and exports["instance"] == "trainer"
+    assert exports["run_ends_at"]
+
+
+def test_blueprint_kind() -> None:
+    mocks = GcpMocks(project="my-ml-project")
+    config = _stack_config(REPO / "Pulumi.dev.yaml")
+    built = mocks.run(lambda: sorted(deploy_from_config()), config=config)
+    assert "flex_start_vms/trainer" in built
+    vm = mocks.one(VM, "trainer-vm").inputs
+    assert vm["body"]["params"]["requestValidForDuration"] == {"seconds": "7200"}
+    assert vm["body"]["labels"] == {"team": "research"}
+
+
+def test_blueprint_rejects_a_bad_entry_with_its_path() -> None:
+    config = {
+        "dws:capacity": {"flex_start_vms": [{**BASE, "name": "x", "request_valid_for": "3h"}]}
+    }
+    with pytest.raises(DwsValidationError) as info:
+        GcpMocks().run(deploy_from_config, config=config)
+    assert info.value.field == "dws:capacity.flex_start_vms[0].request_valid_for"
+
+
+# ---------------------------------------------------------------------- gcloud oracle
+GCLOUD_CASES = [("3d", "STOP"), ("7d", "DELETE"), ("90m", "STOP")]
+
+
+def test_scheduling_block_equals_what_gcloud_sends() -> None:
+    from pulumi_dws.testing.gcloud import gcloud_unavailable_reason, run_gcloud
+
+    reason = gcloud_unavailable_reason("alpha")
+    if reason:
+        pytest.skip(reason)
+
+    def capture(case: tuple[str, str]) -> dict[str, Any]:
+        run, action = case
+        cap = run_gcloud(
+            [
+                "alpha",
+                "compute",
+                "instances",
+                "create",
+                "vm-1",
+                "--zone=us-central1-a",
+                "--machine-type=a3-highgpu-8g",
+                "--provisioning-model=FLEX_START",
+                f"--max-run-duration={run}",
+                f"--instance-termination-action={action}",
+                "--no-restart-on-failure",
+                "--on-host-maintenance=TERMINATE",
+            ]
+        )
+        assert cap.ok, cap.describe()
+        return cap.create_request().body
+
+    with concurrent.futures.ThreadPoolExecutor(len(GCLOUD_CASES)) as pool:
+        bodies = list(pool.map(capture, GCLOUD_CASES))
+    for (run, action), body in zip(GCLOUD_CASES, bodies, strict=True):
+        ours = scheduling_block(Duration.parse(run), action)
+        assert ours == body["scheduling"], (run, action)
+        # and what the component sends is exactly that block
+        mocks, _ = build({**BASE, "max_run_duration": run, "termination_action": action})
+        assert mocks.one(VM).inputs["body"]["scheduling"] == body["scheduling"]
