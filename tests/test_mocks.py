@@ -125,3 +125,13 @@ def test_computed_fields_do_not_leak_into_recorded_inputs() -> None:
     assert nics[0]["network_ip"] == "10.128.0.2" and meta["uid"]
     assert mocks.one("gcp:compute/instance:Instance").inputs["networkInterfaces"] == [{"network": "default"}]
     assert mocks.one("kubernetes:core/v1:ConfigMap").inputs["metadata"] == {"namespace": "ml"}
+
+
+def test_runs_after_code_that_left_the_thread_without_an_event_loop() -> None:
+    import asyncio
+
+    async def nothing() -> None:
+        return None
+
+    asyncio.run(nothing())  # leaves this thread with no current event loop
+    assert GcpMocks().run(lambda: pulumi.Output.from_input(5)) == 5

@@ -19,6 +19,7 @@ dynamic-provider resources be plugged in with :func:`dynamic_behaviour`.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import contextlib
 import copy
@@ -101,6 +102,17 @@ class Registered:
     @property
     def parent_name(self) -> str:
         return self.parent.split("::")[-1] if self.parent else ""
+
+
+def _ensure_event_loop() -> None:
+    """Pulumi's runtime needs a current, open event loop in this thread; code that ran
+    ``asyncio.run`` before (a gRPC client, say) leaves none."""
+    try:
+        loop = asyncio.get_event_loop_policy().get_event_loop()
+    except RuntimeError:
+        loop = None
+    if loop is None or loop.is_closed():
+        asyncio.set_event_loop(asyncio.new_event_loop())
 
 
 @contextlib.contextmanager
@@ -211,6 +223,7 @@ class GcpMocks(pulumi.runtime.Mocks):
         secret_keys: Iterable[str] = (),
     ) -> GcpMocks:
         """Make these mocks the Pulumi runtime's monitor, with stack ``config`` (``ns:key``)."""
+        _ensure_event_loop()
         self.monitor = _RecordingMonitor(self)
         _settings.SETTINGS.rpc_manager.clear()  # no failure leaks in from an earlier run
         _settings.SETTINGS.outputs.clear()
