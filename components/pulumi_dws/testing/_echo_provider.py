@@ -76,9 +76,7 @@ class EchoProvider(ResourceProvider):
         elif not isinstance(zone, Unknown) and not (
             isinstance(zone, str) and ZONE_PATTERN.match(zone)
         ):
-            failures.append(
-                CheckFailure("zone", f"{zone!r} is not a zone such as 'us-central1-a'")
-            )
+            failures.append(CheckFailure("zone", f"{zone!r} is not a zone such as 'us-central1-a'"))
         return CheckResult(dict(news), failures)
 
     def create(self, props: dict[str, Any]) -> CreateResult:
@@ -116,9 +114,7 @@ class EchoProvider(ResourceProvider):
 
     def resource_id(self, props: dict[str, Any]) -> str:
         """The id ``create`` returns for ``props``: prefix, zone and a digest of the inputs."""
-        inputs = {
-            k: v for k, v in props.items() if k != _PROVIDER_KEY and k not in _CONTROL_INPUTS
-        }
+        inputs = {k: v for k, v in props.items() if k != _PROVIDER_KEY and k not in _CONTROL_INPUTS}
         canonical = json.dumps(_canonical(inputs), sort_keys=True, default=str)
         digest = hashlib.sha256(canonical.encode("utf-8")).hexdigest()
         return f"{self.id_prefix}-{inputs.get('zone', 'nozone')}-{digest[:12]}"

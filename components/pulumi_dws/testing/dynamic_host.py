@@ -254,11 +254,19 @@ def _annotate_secrets(outs: dict[str, Any], ins: Mapping[str, Any]) -> None:
 
 
 def _run(coro: Coroutine[Any, Any, _T]) -> _T:
-    """Run ``coro`` to completion on a private event loop, even if the caller is inside one."""
+    """Run ``coro`` to completion on a private event loop, even if the caller is inside one.
+
+    ``asyncio.run`` is not used in the caller's thread: it leaves the thread without a current
+    event loop, which breaks Pulumi's mocks (``GcpMocks``) run afterwards in the same process.
+    """
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(coro)
+        loop = asyncio.new_event_loop()
+        try:
+            return loop.run_until_complete(coro)
+        finally:
+            loop.close()
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
         return pool.submit(asyncio.run, coro).result()
 

@@ -4,4 +4,4 @@ One module per dynamic resource type registers itself with ``@dynamic_behaviour(
 import it here.
 """
 
-from . import stable_time  # noqa: F401
+from . import flex_vm, slurm, stable_time  # noqa: F401

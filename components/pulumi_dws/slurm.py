@@ -1,0 +1,656 @@
+"""``SlurmCluster``: a managed Slurm cluster on Vertex AI whose GPU partitions are filled by DWS
+Flex-start VMs (seed 002, ``modelDevelopmentClusters`` v1beta1).
+
+It declares, as children named ``<name>-<role>``:
+
+* ``<name>-agent-instance-admin`` / ``<name>-agent-sa-user``: the least-privilege IAM grants the
+  Google APIs service agent (``PROJECT_NUMBER@cloudservices.gserviceaccount.com``) needs to run the
+  cluster's managed instance groups (``roles/compute.instanceAdmin.v1`` and
+  ``roles/iam.serviceAccountUser``, never ``roles/editor``), ordered before the cluster; turn
+  them off with ``grant_service_agent_roles: False`` when they are managed elsewhere;
+* ``<name>-home``: a ``gcp.filestore.Instance`` for ``/home``, unless ``home_directory_storage``
+  names an existing one;
+* ``<name>-cluster``: the cluster itself, a dynamic resource
+  (``pulumi-python:dynamic/dws:SlurmCluster``) whose ``body`` input is the create request,
+  field for field the ``cluster_config.json`` of seed 002.
+
+Example (the seed's cluster)::
+
+    SlurmCluster("flexvm", {
+        "project": "my-project", "region": "us-central1", "display_name": "flexvm",
+        "login": {"machine_type": "n2-standard-8", "zone": "us-central1-b", "public_ips": True,
+                  "boot_disk_type": "pd-standard", "boot_disk_size_gb": 120},
+        "node_pools": [{"id": "a3u", "machine_type": "a3-ultragpu-8g", "max_nodes": 2,
+                        "public_ips": True, "boot_disk_type": "hyperdisk-balanced",
+                        "boot_disk_size_gb": 400}],
+        "partitions": [{"id": "a3u", "node_pool_ids": ["a3u"]}],
+    })
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal, TypedDict
+
+import pulumi
+import pulumi_gcp as gcp
+from pydantic import field_validator, model_validator
+from typing_extensions import NotRequired, Required
+
+from . import catalog, limits
+from .duration import Duration, DurationLike
+from .errors import DwsValidationError
+from .models import DwsModel, parse_args
+from .providers.slurm import SlurmClusterProvider
+from .validation import check_labels, check_name, check_region, check_zone_in_region, region_of
+
+__all__ = [
+    "SlurmCluster",
+    "SlurmClusterArgs",
+    "SlurmLoginArgs",
+    "SlurmNodePoolArgs",
+    "SlurmPartitionArgs",
+    "HomeFilestoreArgs",
+    "SlurmClusterSpec",
+    "SlurmClusterResource",
+    "build_cluster_body",
+    "SERVICE_AGENT_ROLES",
+]
+
+TYPE = "dws:index:SlurmCluster"
+SERVICE_AGENT_ROLES: dict[str, str] = {
+    "agent-instance-admin": "roles/compute.instanceAdmin.v1",
+    "agent-sa-user": "roles/iam.serviceAccountUser",
+}
+"""Child-name suffix -> role granted to the Google APIs service agent (least privilege)."""
+
+_CLUSTER_ID = re.compile(r"^[a-z][a-z0-9]{0,9}$")
+_FILESTORE_ID = re.compile(r"^projects/[^/]+/locations/[^/]+/instances/[^/]+$")
+_COMPUTE_PREFIX = re.compile(r"^https://(www|compute)\.googleapis\.com/compute/(v1|beta)/")
+
+
+# ---------------------------------------------------------------------------- args
+class SlurmLoginArgs(TypedDict, total=False):
+    """The login node pool (Slurm's submit host)."""
+
+    zone: Required[str]
+    machine_type: NotRequired[str]
+    """Default ``n2-standard-8``."""
+    count: NotRequired[int]
+    """Login nodes (min = max = count; default 1)."""
+    public_ips: NotRequired[bool]
+    """Default False (reach it through IAP; give the subnet Cloud NAT for egress)."""
+    boot_disk_type: NotRequired[str]
+    boot_disk_size_gb: NotRequired[int]
+    id: NotRequired[str]
+    """Node pool id (default ``login``)."""
+
+
+class SlurmNodePoolArgs(TypedDict, total=False):
+    """A compute node pool; with Flex-start its VMs come from DWS."""
+
+    id: Required[str]
+    machine_type: Required[str]
+    max_nodes: Required[int]
+    accelerator_type: NotRequired[str]
+    """``nvidia-h200-141gb`` or ``NVIDIA_H200_141GB``; default: the machine type's GPU."""
+    accelerator_count: NotRequired[int]
+    """Default: the machine type's GPU count."""
+    provisioning_model: NotRequired[Literal["FLEX_START", "ON_DEMAND", "SPOT"]]
+    """Default ``FLEX_START``."""
+    flex_start_max_duration: NotRequired[DurationLike]
+    """How long a Flex-start VM may live (30s to 7d; default 7d)."""
+    min_nodes: NotRequired[int]
+    """Static nodes kept up (default 0: nodes come only for PENDING jobs)."""
+    zone: NotRequired[str]
+    """Default: the login zone."""
+    public_ips: NotRequired[bool]
+    """Default False."""
+    boot_disk_type: NotRequired[str]
+    boot_disk_size_gb: NotRequired[int]
+
+
+class SlurmPartitionArgs(TypedDict):
+    """A Slurm partition over node pools."""
+
+    id: str
+    node_pool_ids: list[str]
+
+
+class HomeFilestoreArgs(TypedDict, total=False):
+    """The Filestore created for ``/home`` when ``home_directory_storage`` is omitted."""
+
+    tier: str
+    """Default ``BASIC_HDD``."""
+    capacity_gb: int
+    """Default 1024."""
+    zone: str
+    """Default: the login zone."""
+    connect_mode: Literal["DIRECT_PEERING", "PRIVATE_SERVICE_ACCESS"]
+    share_name: str
+    """Default ``home``."""
+
+
+class SlurmClusterArgs(TypedDict, total=False):
+    """Arguments of :class:`SlurmCluster`."""
+
+    display_name: Required[str]
+    login: Required[SlurmLoginArgs]
+    node_pools: Required[list[SlurmNodePoolArgs]]
+    project: NotRequired[str | pulumi.Output[str]]
+    """Default: ``gcp:project`` config."""
+    region: NotRequired[str]
+    """Default: the login zone's region."""
+    cluster_id: NotRequired[str]
+    """The API's ``model_development_cluster_id`` (1-10 lowercase letters/digits); default
+    ``display_name``."""
+    network: NotRequired[str | pulumi.Output[str]]
+    """Network name or ``projects/P/global/networks/N`` (default ``default``)."""
+    subnetwork: NotRequired[str | pulumi.Output[str]]
+    """Subnetwork name or path (default: the network's name when it is a short name)."""
+    home_directory_storage: NotRequired[str | pulumi.Output[str]]
+    """Existing Filestore ``projects/P/locations/ZONE/instances/ID``; omitted: one is created."""
+    home_filestore: NotRequired[HomeFilestoreArgs]
+    partitions: NotRequired[list[SlurmPartitionArgs]]
+    """Default: one partition per node pool, named after it."""
+    labels: NotRequired[dict[str, str]]
+    grant_service_agent_roles: NotRequired[bool]
+    """Grant the service agent its two roles (default True)."""
+    protect: NotRequired[bool]
+
+
+# ---------------------------------------------------------------------------- validation
+class _LoginSpec(DwsModel):
+    zone: str
+    machine_type: str = "n2-standard-8"
+    count: int = 1
+    public_ips: bool = False
+    boot_disk_type: str | None = None
+    boot_disk_size_gb: int | None = None
+    id: str = "login"
+
+    @field_validator("count", mode="before")
+    @classmethod
+    def _count(cls, v: Any) -> int:
+        limits.check_count("count", v, "slurm.node_count")
+        if v < 1:
+            raise DwsValidationError("count", v, "must be at least 1: a cluster needs a login node")
+        return v
+
+    @field_validator("id")
+    @classmethod
+    def _id(cls, v: str) -> str:
+        return check_name("id", v)
+
+
+class _NodePoolSpec(DwsModel):
+    id: str
+    machine_type: str
+    max_nodes: int
+    accelerator_type: str | None = None
+    accelerator_count: int | None = None
+    provisioning_model: Literal["FLEX_START", "ON_DEMAND", "SPOT"] = "FLEX_START"
+    flex_start_max_duration: Duration | None = None
+    min_nodes: int = 0
+    zone: str | None = None
+    public_ips: bool = False
+    boot_disk_type: str | None = None
+    boot_disk_size_gb: int | None = None
+
+    @field_validator("id")
+    @classmethod
+    def _id(cls, v: str) -> str:
+        return check_name("id", v)
+
+    @field_validator("min_nodes", "max_nodes", mode="before")
+    @classmethod
+    def _counts(cls, v: Any, info: Any) -> int:
+        return limits.check_count(info.field_name, v, "slurm.node_count")
+
+    @field_validator("flex_start_max_duration", mode="before")
+    @classmethod
+    def _duration(cls, v: Any) -> Duration | None:
+        if v is None:
+            return None
+        return limits.check_duration("flex_start_max_duration", v, "slurm.flex_start_max_duration")
+
+
+class _PartitionSpec(DwsModel):
+    id: str
+    node_pool_ids: list[str]
+
+    @field_validator("id")
+    @classmethod
+    def _id(cls, v: str) -> str:
+        return check_name("id", v)
+
+
+class _HomeFilestoreSpec(DwsModel):
+    tier: str = "BASIC_HDD"
+    capacity_gb: int = 1024
+    zone: str | None = None
+    connect_mode: Literal["DIRECT_PEERING", "PRIVATE_SERVICE_ACCESS"] = "DIRECT_PEERING"
+    share_name: str = "home"
+
+
+class SlurmClusterSpec(DwsModel):
+    """Validated :class:`SlurmClusterArgs` (also the ``dws:capacity`` ``slurm_clusters`` shape)."""
+
+    display_name: str
+    login: _LoginSpec
+    node_pools: list[_NodePoolSpec]
+    project: Any = None
+    region: str | None = None
+    cluster_id: str | None = None
+    network: Any = "default"
+    subnetwork: Any = None
+    home_directory_storage: Any = None
+    home_filestore: _HomeFilestoreSpec = _HomeFilestoreSpec()
+    partitions: list[_PartitionSpec] | None = None
+    labels: dict[str, str] = {}
+    grant_service_agent_roles: bool = True
+    protect: bool = False
+
+    @field_validator("display_name")
+    @classmethod
+    def _display_name(cls, v: str) -> str:
+        if not v or len(v) > 128:
+            raise DwsValidationError("display_name", v, "must be 1 to 128 characters")
+        return v
+
+    @field_validator("labels")
+    @classmethod
+    def _labels(cls, v: dict[str, str]) -> dict[str, str]:
+        return check_labels("labels", v)
+
+    @model_validator(mode="after")
+    def _whole(self) -> SlurmClusterSpec:
+        region = self.region or region_of(self.login.zone)
+        check_region("region", region)
+        object.__setattr__(self, "region", region)
+        cluster_id = self.cluster_id or self.display_name
+        if not _CLUSTER_ID.match(cluster_id):
+            field = "cluster_id" if self.cluster_id else "cluster_id (defaults to display_name)"
+            raise DwsValidationError(
+                field,
+                cluster_id,
+                "must be 1 to 10 characters: a lowercase letter, then lowercase letters or "
+                "digits (the Slurm API allows no hyphens)",
+            )
+        object.__setattr__(self, "cluster_id", cluster_id)
+        check_zone_in_region("login.zone", self.login.zone, region)
+        if not self.node_pools:
+            raise DwsValidationError("node_pools", [], "needs at least one compute node pool")
+        ids = {self.login.id}
+        for i, pool in enumerate(self.node_pools):
+            _check_pool(f"node_pools[{i}]", pool, region, ids)
+        partitions = self.partitions
+        if partitions is None:
+            partitions = [_PartitionSpec(id=p.id, node_pool_ids=[p.id]) for p in self.node_pools]
+            object.__setattr__(self, "partitions", partitions)
+        _check_partitions(partitions, {p.id for p in self.node_pools}, self.login.id)
+        home = self.home_directory_storage
+        if isinstance(home, str) and not _FILESTORE_ID.match(home):
+            raise DwsValidationError(
+                "home_directory_storage",
+                home,
+                "is not a Filestore instance id projects/PROJECT/locations/ZONE/instances/ID",
+            )
+        return self
+
+    # ------------------------------------------------------------------ derived values
+    def pool_zone(self, pool: _NodePoolSpec) -> str:
+        return pool.zone or self.login.zone
+
+
+def _check_pool(where: str, pool: _NodePoolSpec, region: str, ids: set[str]) -> None:
+    if pool.id in ids:
+        raise DwsValidationError(
+            f"{where}.id", pool.id, "is used twice (node pool ids include the login pool's)"
+        )
+    ids.add(pool.id)
+    if pool.zone is not None:
+        check_zone_in_region(f"{where}.zone", pool.zone, region)
+    if pool.min_nodes > pool.max_nodes:
+        raise DwsValidationError(
+            f"{where}.min_nodes", pool.min_nodes, f"is above max_nodes ({pool.max_nodes})"
+        )
+    if pool.max_nodes < 1:
+        raise DwsValidationError(f"{where}.max_nodes", pool.max_nodes, "must be at least 1")
+    if pool.flex_start_max_duration is not None and pool.provisioning_model != "FLEX_START":
+        raise DwsValidationError(
+            f"{where}.flex_start_max_duration",
+            pool.flex_start_max_duration.human(),
+            f"only applies to FLEX_START pools, not {pool.provisioning_model}",
+        )
+    _accelerator(where, pool)
+
+
+def _accelerator(where: str, pool: _NodePoolSpec) -> tuple[str, int] | None:
+    """The pool's ``(Vertex AI accelerator name, count)``, or None for a CPU pool."""
+    try:
+        shape = catalog.machine_shape(f"{where}.machine_type", pool.machine_type)
+    except DwsValidationError:
+        shape = None
+    if pool.accelerator_type is None:
+        if shape is None:
+            return None
+        acc, gpus = shape.accelerator, shape.gpus
+    else:
+        acc = catalog.accelerator(f"{where}.accelerator_type", pool.accelerator_type)
+        if shape is not None and acc != shape.accelerator:
+            raise DwsValidationError(
+                f"{where}.accelerator_type",
+                pool.accelerator_type,
+                f"does not match {pool.machine_type}, "
+                f"which carries {shape.accelerator.vertex_name}",
+            )
+        gpus = shape.gpus if shape is not None else 0
+    count = pool.accelerator_count if pool.accelerator_count is not None else gpus
+    if count < 1 or (shape is not None and count != shape.gpus):
+        raise DwsValidationError(
+            f"{where}.accelerator_count",
+            pool.accelerator_count,
+            f"must be {shape.gpus} for {pool.machine_type}"
+            if shape is not None
+            else "is required (at least 1) with accelerator_type",
+        )
+    return acc.vertex_name, count
+
+
+def _check_partitions(partitions: list[_PartitionSpec], pools: set[str], login: str) -> None:
+    seen: set[str] = set()
+    if not partitions:
+        raise DwsValidationError("partitions", [], "needs at least one partition")
+    for i, part in enumerate(partitions):
+        where = f"partitions[{i}]"
+        if part.id in seen:
+            raise DwsValidationError(f"{where}.id", part.id, "is used twice")
+        seen.add(part.id)
+        if not part.node_pool_ids:
+            raise DwsValidationError(f"{where}.node_pool_ids", [], "needs at least one node pool")
+        for j, pool_id in enumerate(part.node_pool_ids):
+            if pool_id not in pools:
+                problem = (
+                    "is the login pool; partitions hold compute pools"
+                    if pool_id == login
+                    else f"is not a node pool id; known: {', '.join(sorted(pools))}"
+                )
+                raise DwsValidationError(f"{where}.node_pool_ids[{j}]", pool_id, problem)
+
+
+# ---------------------------------------------------------------------------- the body
+def _network_path(value: str, project: str, kind: str, region: str) -> str:
+    value = _COMPUTE_PREFIX.sub("", value)
+    if "/" in value:
+        return value
+    if kind == "networks":
+        return f"projects/{project}/global/networks/{value}"
+    return f"projects/{project}/regions/{region}/subnetworks/{value}"
+
+
+def _flag(value: bool) -> str:
+    """Booleans as the seed writes them (``"true"``); Google's JSON parser takes both forms."""
+    return "true" if value else "false"
+
+
+def _boot_disk(disk_type: str | None, size_gb: int | None) -> dict[str, Any] | None:
+    disk: dict[str, Any] = {}
+    if disk_type is not None:
+        disk["boot_disk_type"] = disk_type
+    if size_gb is not None:
+        disk["boot_disk_size_gb"] = size_gb
+    return disk or None
+
+
+def _login_pool(spec: SlurmClusterSpec) -> dict[str, Any]:
+    login = spec.login
+    pool: dict[str, Any] = {
+        "id": login.id,
+        "machine_spec": {"machine_type": login.machine_type},
+        "scaling_spec": {"min_node_count": login.count, "max_node_count": login.count},
+        "enable_public_ips": _flag(login.public_ips),
+        "zone": login.zone,
+    }
+    disk = _boot_disk(login.boot_disk_type, login.boot_disk_size_gb)
+    if disk:
+        pool["boot_disk"] = disk
+    return pool
+
+
+def _compute_pool(spec: SlurmClusterSpec, i: int, pool: _NodePoolSpec) -> dict[str, Any]:
+    machine: dict[str, Any] = {"machine_type": pool.machine_type}
+    acc = _accelerator(f"node_pools[{i}]", pool)
+    if acc is not None:
+        machine["accelerator_type"], machine["accelerator_count"] = acc
+    body: dict[str, Any] = {
+        "id": pool.id,
+        "machine_spec": machine,
+        "provisioning_model": pool.provisioning_model,
+    }
+    if pool.provisioning_model == "FLEX_START":
+        duration = pool.flex_start_max_duration or Duration(
+            limits.get("slurm.flex_start_max_duration").maximum or 604800
+        )
+        body["flex_start_max_duration"] = duration.to_proto_string()
+    body["scaling_spec"] = {"min_node_count": pool.min_nodes, "max_node_count": pool.max_nodes}
+    body["zone"] = spec.pool_zone(pool)
+    body["enable_public_ips"] = _flag(pool.public_ips)
+    disk = _boot_disk(pool.boot_disk_type, pool.boot_disk_size_gb)
+    if disk:
+        body["boot_disk"] = disk
+    return body
+
+
+def build_cluster_body(
+    args: SlurmClusterArgs | SlurmClusterSpec,
+    *,
+    project: str | None = None,
+    home_directory_storage: str | None = None,
+) -> dict[str, Any]:
+    """The ``modelDevelopmentClusters`` create request body (``snake_case``, seed 002's shape).
+
+    Pure: every value must be known (``network``, ``subnetwork``, ``project`` and
+    ``home_directory_storage`` plain strings; the keyword arguments override the args).
+    Raises :class:`DwsValidationError` for invalid args.
+    """
+    spec = args if isinstance(args, SlurmClusterSpec) else parse_args(SlurmClusterSpec, args)
+    project = project or spec.project
+    home = home_directory_storage or spec.home_directory_storage
+    for field, value in (("project", project), ("home_directory_storage", home)):
+        if not isinstance(value, str) or not value:
+            raise DwsValidationError(field, value, "must be a known string to build the body")
+    if not _FILESTORE_ID.match(home):
+        raise DwsValidationError(
+            "home_directory_storage", home, "is not projects/PROJECT/locations/ZONE/instances/ID"
+        )
+    region = spec.region
+    assert region is not None
+    network: dict[str, Any] = {
+        "network": _network_path(str(spec.network), project, "networks", region)
+    }
+    subnetwork = spec.subnetwork
+    if subnetwork is None and "/" not in _COMPUTE_PREFIX.sub("", str(spec.network)):
+        subnetwork = spec.network
+    if subnetwork is not None:
+        network["subnetwork"] = _network_path(str(subnetwork), project, "subnetworks", region)
+    body: dict[str, Any] = {
+        "display_name": spec.display_name,
+        "name": f"projects/{project}/locations/{region}/modelDevelopmentClusters/",
+        "network": network,
+        "node_pools": [_login_pool(spec)]
+        + [_compute_pool(spec, i, pool) for i, pool in enumerate(spec.node_pools)],
+        "orchestrator_spec": {
+            "slurm_spec": {
+                "home_directory_storage": home,
+                "partitions": [
+                    {"id": p.id, "node_pool_ids": list(p.node_pool_ids)}
+                    for p in spec.partitions or []
+                ],
+                "login_node_pool_id": spec.login.id,
+            }
+        },
+    }
+    if spec.labels:
+        body["labels"] = dict(spec.labels)
+    return body
+
+
+# ---------------------------------------------------------------------------- resources
+class SlurmClusterResource(pulumi.dynamic.Resource, module="dws", name="SlurmCluster"):
+    """The cluster as a dynamic resource (``pulumi-python:dynamic/dws:SlurmCluster``).
+
+    Swap point: when pulumi-gcp ships ``gcp.vertex.AiModelDevelopmentCluster`` (10.5.0), this
+    child is replaced by that resource with an alias to this one (see ``docs/slurm.md``).
+    """
+
+    name: pulumi.Output[str]
+    state: pulumi.Output[str]
+    login_nodes: pulumi.Output[list[str]]
+    login_address: pulumi.Output[str | None]
+    partitions: pulumi.Output[list[dict[str, Any]]]
+    body: pulumi.Output[dict[str, Any]]
+    drift: pulumi.Output[list[str]]
+
+    def __init__(
+        self,
+        name: str,
+        props: dict[str, Any],
+        opts: pulumi.ResourceOptions | None = None,
+        provider: SlurmClusterProvider | None = None,
+    ) -> None:
+        outputs = dict.fromkeys(
+            ("name", "state", "login_nodes", "login_address", "partitions", "create_time", "drift")
+        )
+        super().__init__(provider or SlurmClusterProvider(), name, {**outputs, **props}, opts)
+
+
+class SlurmCluster(pulumi.ComponentResource):
+    """A managed Slurm cluster with Flex-start GPU partitions; see the module docstring.
+
+    Outputs: ``name`` (the resource name Google reports), ``id`` (the Pulumi id,
+    ``projects/P/locations/R/modelDevelopmentClusters/ID``), ``cluster_id``, ``state``,
+    ``login_address`` (``<login-vm>.<zone>.c.<project>.internal`` once the login node runs, else
+    None), ``login_nodes``, ``partitions`` and ``home_directory_storage``.
+    """
+
+    cluster: SlurmClusterResource
+    home: gcp.filestore.Instance | None
+    iam_members: list[gcp.projects.IAMMember]
+    spec: SlurmClusterSpec
+    body: pulumi.Output[dict[str, Any]]
+    name: pulumi.Output[str]
+    id: pulumi.Output[str]
+    cluster_id: str
+    state: pulumi.Output[str]
+    login_address: pulumi.Output[str | None]
+    login_nodes: pulumi.Output[list[str]]
+    partitions: pulumi.Output[list[dict[str, Any]]]
+    home_directory_storage: pulumi.Output[str]
+
+    def __init__(
+        self, name: str, args: SlurmClusterArgs, opts: pulumi.ResourceOptions | None = None
+    ) -> None:
+        spec = parse_args(SlurmClusterSpec, args)
+        project = spec.project or pulumi.Config("gcp").get("project")
+        if not project:
+            raise DwsValidationError("project", "(missing)", "set project or gcp:project config")
+        super().__init__(TYPE, name, {}, opts)
+        self.spec = spec
+        child = pulumi.ResourceOptions(parent=self)
+        self.iam_members = (
+            self._service_agent_grants(name, project) if spec.grant_service_agent_roles else []
+        )
+        self.home = None
+        if spec.home_directory_storage is None:
+            self.home = self._home_filestore(name, project)
+            home: Any = self.home.id
+        else:
+            home = spec.home_directory_storage
+        self.home_directory_storage = pulumi.Output.from_input(home)
+
+        def body(values: list[Any]) -> dict[str, Any]:
+            proj, network, subnetwork, home_id = values
+            known = spec.model_copy(update={"network": network, "subnetwork": subnetwork})
+            return build_cluster_body(known, project=proj, home_directory_storage=home_id)
+
+        self.body = pulumi.Output.all(project, spec.network, spec.subnetwork, home).apply(body)
+        assert spec.cluster_id is not None and spec.region is not None
+        self.cluster_id = spec.cluster_id
+        self.cluster = SlurmClusterResource(
+            f"{name}-cluster",
+            {
+                "project": project,
+                "region": spec.region,
+                "cluster_id": spec.cluster_id,
+                "body": self.body,
+            },
+            pulumi.ResourceOptions.merge(
+                child,
+                pulumi.ResourceOptions(
+                    depends_on=list(self.iam_members),
+                    protect=spec.protect,
+                    custom_timeouts=pulumi.CustomTimeouts(create="2h", update="2h", delete="2h"),
+                ),
+            ),
+        )
+        self.id = self.cluster.id
+        self.name = self.cluster.name
+        self.state = self.cluster.state
+        self.login_address = self.cluster.login_address
+        self.login_nodes = self.cluster.login_nodes
+        self.partitions = self.cluster.partitions
+        self.register_outputs(
+            {
+                "name": self.name,
+                "id": self.id,
+                "cluster_id": self.cluster_id,
+                "state": self.state,
+                "login_address": self.login_address,
+                "partitions": self.partitions,
+                "home_directory_storage": self.home_directory_storage,
+            }
+        )
+
+    def _service_agent_grants(self, name: str, project: Any) -> list[gcp.projects.IAMMember]:
+        number = gcp.organizations.get_project_output(
+            project_id=project, opts=pulumi.InvokeOptions(parent=self)
+        ).number
+        member = number.apply(lambda n: f"serviceAccount:{n}@cloudservices.gserviceaccount.com")
+        return [
+            gcp.projects.IAMMember(
+                f"{name}-{suffix}",
+                project=project,
+                role=role,
+                member=member,
+                opts=pulumi.ResourceOptions(parent=self),
+            )
+            for suffix, role in SERVICE_AGENT_ROLES.items()
+        ]
+
+    def _home_filestore(self, name: str, project: Any) -> gcp.filestore.Instance:
+        spec = self.spec
+        opts = spec.home_filestore
+        zone = opts.zone or spec.login.zone
+        network = pulumi.Output.all(project, spec.network).apply(
+            lambda v: _filestore_network(v[0], str(v[1]))
+        )
+        return gcp.filestore.Instance(
+            f"{name}-home",
+            project=project,
+            location=zone,
+            tier=opts.tier,
+            file_shares={"name": opts.share_name, "capacity_gb": opts.capacity_gb},
+            networks=[
+                {"network": network, "modes": ["MODE_IPV4"], "connect_mode": opts.connect_mode}
+            ],
+            labels=dict(spec.labels) or None,
+            opts=pulumi.ResourceOptions(parent=self, protect=spec.protect),
+        )
+
+
+def _filestore_network(project: str, network: str) -> str:
+    """Filestore wants the network's name, or its full path when it is in another project."""
+    path = _network_path(network, project, "networks", "")
+    owner = path.split("/")[1]
+    return path.rsplit("/", 1)[-1] if owner == project else path
