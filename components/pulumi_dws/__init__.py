@@ -3,6 +3,10 @@
 Components (type tokens ``dws:index:<ClassName>``):
 
 - :class:`CalendarReservation`: GPU VMs reserved for a fixed window (Calendar mode).
+- :class:`SlurmCluster`: a managed Slurm cluster with Flex-start GPU partitions.
+- :class:`QueuedNodePool`: a GKE GPU node pool DWS fills on demand (queued, Flex-start, reserved).
+- :class:`KueueQueue`: the Kueue objects that route labelled Jobs to such a pool.
+- :class:`FlexStartInstance`: one Flex-start GPU VM that can wait up to 2 h in the DWS queue.
 
 The building blocks are public too: :mod:`pulumi_dws.limits` (the service limits table),
 :class:`Duration`, :class:`DwsValidationError`, and :mod:`pulumi_dws.testing` (mocks,
@@ -13,14 +17,29 @@ from . import catalog, limits
 from .calendar import CalendarReservation, CalendarReservationArgs
 from .duration import Duration
 from .errors import DwsValidationError
+from .flex_vm import FlexStartInstance, FlexStartInstanceArgs
+from .gke import QueuedNodePool, QueuedNodePoolArgs
+from .kueue import KueueQueue, KueueQueueArgs, kueue_job, kueue_job_fields, kueue_manifests
 from .relative_time import RelativeTime
+from .slurm import SlurmCluster, SlurmClusterArgs
 
 __all__ = [
     "CalendarReservation",
     "CalendarReservationArgs",
     "Duration",
     "DwsValidationError",
+    "FlexStartInstance",
+    "FlexStartInstanceArgs",
+    "KueueQueue",
+    "KueueQueueArgs",
+    "QueuedNodePool",
+    "QueuedNodePoolArgs",
     "RelativeTime",
+    "SlurmCluster",
+    "SlurmClusterArgs",
     "catalog",
+    "kueue_job",
+    "kueue_job_fields",
+    "kueue_manifests",
     "limits",
 ]

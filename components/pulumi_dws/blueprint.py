@@ -56,6 +56,10 @@ KINDS: dict[str, Kind] = {
         Kind(
             "calendar_reservations", ".calendar", "CalendarReservation", "CalendarReservationSpec"
         ),
+        Kind("slurm_clusters", ".slurm", "SlurmCluster", "SlurmClusterSpec"),
+        Kind("queued_node_pools", ".gke", "QueuedNodePool", "QueuedNodePoolSpec"),
+        Kind("kueue_queues", ".kueue", "KueueQueue", "KueueQueueSpec"),
+        Kind("flex_start_vms", ".flex_vm", "FlexStartInstance", "FlexStartInstanceSpec"),
     ]
 }
 
