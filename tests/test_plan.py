@@ -153,14 +153,18 @@ def test_not_a_project(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
 
 
 def test_secure_config_values_are_shown_as_secrets_never_decrypted(tmp_path: Path) -> None:
-    program = "import pulumi\npulumi.export('token', pulumi.Config().require_secret('token'))\n"
+    program = (
+        "import pulumi\n"
+        "pulumi.export('token', pulumi.Config().require_secret('token'))\n"
+        "pulumi.export('derived', pulumi.Output.secret('s3cr3t'))\n"
+    )
     config = "config:\n  broken:token:\n    secure: v1:abcdef\n  broken:plain: 3\n"
     project = load_project(write_project(tmp_path, program, config))
     stack = load_stack_config(project, "dev")
     assert stack.values == {"broken:token": "[secret]", "broken:plain": "3"}
     assert stack.secret_keys == ["broken:token"]
     plan = run_plan(tmp_path)
-    assert plan.outputs["token"] == "[secret]"
+    assert plan.outputs == {"token": "[secret]", "derived": "[secret]"}
 
 
 def test_mandatory_violation_exits_3(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

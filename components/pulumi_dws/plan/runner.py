@@ -12,9 +12,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pulumi.runtime import rpc
+
 from ..errors import DwsValidationError
 from ..testing.mocks import GcpMocks, Registered
-from .project import PulumiProject, StackConfig, load_project, load_stack_config
+from .project import (
+    SECRET_PLACEHOLDER,
+    PulumiProject,
+    StackConfig,
+    load_project,
+    load_stack_config,
+)
 from .summary import key_properties
 
 __all__ = ["Plan", "PlannedResource", "PlanError", "run_plan"]
@@ -140,7 +148,18 @@ def run_plan(
             where = _where(exc, project.program.parent)
             raise PlanError(f"the program failed{where}: {type(exc).__name__}: {exc}") from None
     resources = [PlannedResource.of(r) for r in mocks.registered]
-    return Plan(project, config, resources, outputs, list(mocks.registered))
+    return Plan(project, config, resources, _mask_secrets(outputs), list(mocks.registered))
+
+
+def _mask_secrets(value: Any) -> Any:
+    """Secret values (wire-format wrappers) are shown as ``[secret]``, never their value."""
+    if rpc.is_rpc_secret(value):
+        return SECRET_PLACEHOLDER
+    if isinstance(value, dict):
+        return {k: _mask_secrets(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_mask_secrets(v) for v in value]
+    return value
 
 
 def _gcp_project(config: StackConfig) -> str:
