@@ -527,3 +527,27 @@ def test_rules_never_crash_on_malformed_props(resources: list[ResourceView]) -> 
     for found in evaluate(resources, config, ops):
         assert found.rule and found.message
     json.dumps(capacity_summary(resources))
+
+
+def test_flex_start_component_template_is_shape_only_for_required_labels() -> None:
+    from pulumi_dws import FlexStartInstance
+
+    mocks = GcpMocks(project="p")
+    mocks.run(
+        lambda: FlexStartInstance(
+            "t",
+            {
+                "zone": "us-central1-a",
+                "machine_type": "a3-highgpu-8g",
+                "max_run_duration": "1d",
+                "labels": {"team": "ml"},
+            },
+        )
+    )
+    config = {"required-labels": {"requiredLabels": ["team"]}}
+    assert [v for v in evaluate(mocks.registered, config) if v.rule == "required-labels"] == []
+    # The same template written by hand, outside the component, is still checked.
+    template = mocks.one("gcp:compute/instanceTemplate:InstanceTemplate")
+    bare = ResourceView(type=template.type, name="hand-written", props=template.inputs)
+    found = [v for v in evaluate([bare], config) if v.rule == "required-labels"]
+    assert len(found) == 1 and "lacks required label(s) team" in found[0].message

@@ -33,8 +33,17 @@ def _merged(*label_maps: Any) -> Any:
     return merged if present else {}
 
 
+# A FlexStartInstance's template only carries the VM's shape: its labels go on the VM (the
+# insert body), where they can change in place; on the template a label edit would replace it.
+SHAPE_ONLY_TEMPLATES = {
+    ("gcp:compute/instanceTemplate:InstanceTemplate", "dws:index:FlexStartInstance")
+}
+
+
 def _targets(view: ResourceView) -> Iterator[tuple[str, Any]]:
     """``(field, labels)`` of each capacity part of ``view`` (UNKNOWN when can't tell)."""
+    if (view.type, view.parent_type) in SHAPE_ONLY_TEMPLATES:
+        return
     vm = vm_spec(view)
     if vm is not None and _is_capacity(vm.gpus(), vm.flex_start) is True:
         extra = [view.props.get("effectiveLabels"), view.props.get("terraformLabels")]
