@@ -501,7 +501,7 @@ class SlurmClusterResource(pulumi.dynamic.Resource, module="dws", name="SlurmClu
     """The cluster as a dynamic resource (``pulumi-python:dynamic/dws:SlurmCluster``).
 
     Swap point: when pulumi-gcp ships ``gcp.vertex.AiModelDevelopmentCluster`` (10.5.0), this
-    child is replaced by that resource with an alias to this one (see ``docs/slurm.md``).
+    child is replaced by that resource with an alias to this one (see the README section on Slurm).
     """
 
     name: pulumi.Output[str]
