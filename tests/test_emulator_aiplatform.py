@@ -3,45 +3,28 @@
 from __future__ import annotations
 
 import copy
-import json
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 import requests
+from slurm_helpers import PROJECT, REGION, ZONE, aiplatform_emulator, fresh, seed_body
 
-from pulumi_dws.testing.emulator import Emulator, FaultPlan
+from pulumi_dws.testing.emulator import Emulator
 from pulumi_dws.testing.emulator.aiplatform import AiPlatformService, LroFailure, project_number
 
-FIXTURE = Path(__file__).parent / "fixtures" / "cluster_config.json"
-PROJECT, REGION, ZONE = "my-project", "us-central1", "us-central1-b"
 PARENT = f"v1beta1/projects/{PROJECT}/locations/{REGION}/modelDevelopmentClusters"
-
-
-def seed_body() -> dict[str, Any]:
-    text = (
-        FIXTURE.read_text()
-        .replace("<project-id>", PROJECT)
-        .replace("<region>", REGION)
-        .replace("<zone>", ZONE)
-        .replace("<filestore-id>", "home")
-    )
-    return json.loads(text)
 
 
 @pytest.fixture(scope="module")
 def shared() -> Iterator[Emulator]:
-    with Emulator([]) as emulator:
-        emulator.add(AiPlatformService(emulator.clock))
+    with aiplatform_emulator() as emulator:
         yield emulator
 
 
 @pytest.fixture
 def emu(shared: Emulator) -> Emulator:
-    shared["aiplatform"].reset()
-    shared.faults = FaultPlan()
-    return shared
+    return fresh(shared)
 
 
 @pytest.fixture
@@ -357,3 +340,62 @@ def test_drift_and_removal_controls(emu: Emulator, svc: AiPlatformService) -> No
     assert get(emu, f"{PARENT}/flexvm").json()["displayName"] == "renamed"
     svc.remove(PROJECT, REGION, "flexvm")
     assert get(emu, f"{PARENT}/flexvm").status_code == 404
+
+
+def test_failed_delete_leaves_an_error_cluster_in_error(
+    emu: Emulator, svc: AiPlatformService
+) -> None:
+    svc.fail_next("create")
+    created(emu)
+    svc.fail_next("delete", LroFailure(code=13, message="stuck"))
+    op = requests.delete(emu.url + f"{PARENT}/flexvm", timeout=10).json()
+    emu.clock.advance(300)
+    assert get(emu, "v1beta1/" + op["name"]).json()["error"]["code"] == 13
+    cluster = svc.cluster(PROJECT, REGION, "flexvm")
+    assert cluster is not None and cluster["clusterStatus"]["state"] == "ERROR"
+
+
+def test_failed_update_returns_the_cluster_to_running(
+    emu: Emulator, svc: AiPlatformService
+) -> None:
+    created(emu)
+    svc.fail_next("update", LroFailure(code=9, message="quota"))
+    op = patch(emu, _mutated(lambda b: b.update(display_name="x")), "display_name").json()
+    emu.clock.advance(120)
+    assert get(emu, "v1beta1/" + op["name"]).json()["error"]["code"] == 9
+    cluster = svc.cluster(PROJECT, REGION, "flexvm")
+    assert cluster is not None and cluster["clusterStatus"]["state"] == "RUNNING"
+    assert cluster["displayName"] == "flexvm"
+
+
+def test_lost_answers_are_carried_out_then_answered_503(
+    emu: Emulator, svc: AiPlatformService
+) -> None:
+    svc.lose_answers("POST")
+    lost = post(emu, seed_body())
+    assert lost.status_code == 503 and lost.headers["Retry-After"] == "1"
+    assert lost.json()["error"]["status"] == "UNAVAILABLE"
+    assert svc.cluster(PROJECT, REGION, "flexvm") is not None  # it was created all the same
+    assert post(emu, seed_body()).status_code == 409  # the client's retry
+
+
+def test_patch_accepts_lustre_export_config(emu: Emulator, svc: AiPlatformService) -> None:
+    created(emu)
+    body = _mutated(lambda b: b.update(lustre_export_config={"destination_bucket": "backups"}))
+    response = patch(emu, body, "lustre_export_config")
+    assert response.status_code == 200, response.text
+    emu.clock.advance(120)
+    cluster = svc.cluster(PROJECT, REGION, "flexvm")
+    assert cluster is not None
+    assert cluster["lustreExportConfig"] == {"destinationBucket": "backups"}
+
+
+@pytest.mark.parametrize(
+    "mask",
+    ["network", "runtime_spec", "orchestrator_spec.slurm_spec.home_directory_storage", "name"],
+)
+def test_patch_refuses_immutable_and_output_only_masks(emu: Emulator, mask: str) -> None:
+    created(emu)
+    response = patch(emu, seed_body(), mask)
+    assert response.status_code == 400
+    assert "cannot be updated" in response.json()["error"]["message"]

@@ -13,6 +13,8 @@ import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from slurm_helpers import PROJECT, REGION, ZONE
+from slurm_helpers import seed_body as seed_json
 
 from pulumi_dws import DwsValidationError, SlurmCluster, limits
 from pulumi_dws.blueprint import deploy_from_config
@@ -21,25 +23,11 @@ from pulumi_dws.testing import GcpMocks
 from pulumi_dws.testing.mocks import MOCK_PROJECT_NUMBER
 
 REPO = Path(__file__).resolve().parent.parent
-FIXTURE = Path(__file__).parent / "fixtures" / "cluster_config.json"
-PROJECT, REGION, ZONE, HOME = "my-project", "us-central1", "us-central1-b", "slurm-home"
+HOME = "home"
 DYNAMIC = "pulumi-python:dynamic/dws:SlurmCluster"
 IAM = "gcp:projects/iAMMember:IAMMember"
 FILESTORE = "gcp:filestore/instance:Instance"
 HOME_ID = f"projects/{PROJECT}/locations/{ZONE}/instances/{HOME}"
-
-
-def seed_json(home: str = HOME, project: str = PROJECT) -> dict[str, Any]:
-    """The seed's ``cluster_config.json`` with its placeholders filled in."""
-    text = (
-        FIXTURE.read_text()
-        .replace("<project-id>", project)
-        .replace("<region>", REGION)
-        .replace("<zone>", ZONE)
-        .replace("<filestore-id>", home)
-    )
-    return json.loads(text)
-
 
 SEED_ARGS: dict[str, Any] = {
     "project": PROJECT,
@@ -96,15 +84,13 @@ def test_body_for_the_seed_example_is_the_seeds_json() -> None:
 
 def test_defaults_give_the_same_body() -> None:
     """Accelerator, count, model, max duration, min nodes and login shape all default."""
+    login = SEED_ARGS["login"]
     minimal = {
         "project": PROJECT,
         "display_name": "flexvm",
         "home_directory_storage": HOME_ID,
         "login": {
-            "zone": ZONE,
-            "public_ips": True,
-            "boot_disk_type": "pd-standard",
-            "boot_disk_size_gb": 120,
+            k: login[k] for k in ("zone", "public_ips", "boot_disk_type", "boot_disk_size_gb")
         },
         "node_pools": [
             {
@@ -218,6 +204,14 @@ INVALID = [
     ("cluster_id", {"cluster_id": "waytoolongid"}),
     ("region", {"region": "us-central1-b"}),
     ("home_directory_storage", {"home_directory_storage": "nfs://home"}),
+    (
+        "home_filestore.zone",
+        {"home_directory_storage": None, "home_filestore": {"zone": "europe-west4-a"}},
+    ),
+    (
+        "home_filestore.zone",
+        {"home_directory_storage": None, "home_filestore": {"zone": "us-east1"}},
+    ),
     ("labels key", {"labels": {"Team": "x"}}),
     ("colour", {"colour": "blue"}),
 ]
@@ -308,6 +302,25 @@ def test_iam_grants_least_privilege_before_the_cluster() -> None:
     assert any(token == "gcp:organizations/getProject:getProject" for token, _ in mocks.invokes)
 
 
+def test_grants_are_kept_when_the_cluster_goes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Deleting an IAMMember removes the (role, member) binding, which another cluster of the
+    project, or a grant made before, still needs: the grants are retained on delete."""
+    import pulumi_gcp as gcp
+
+    retained: list[bool | None] = []
+    real = gcp.projects.IAMMember
+
+    class Spy(real):  # type: ignore[misc, valid-type]
+        def __init__(self, name: str, *a: Any, opts: Any = None, **kw: Any) -> None:
+            retained.append(opts.retain_on_delete if opts else None)
+            super().__init__(name, *a, opts=opts, **kw)
+
+    monkeypatch.setattr(gcp.projects, "IAMMember", Spy)
+    mocks, _ = run(SEED_ARGS)
+    assert len(mocks.resources(IAM)) == 2
+    assert retained == [True, True]
+
+
 def test_grants_can_be_turned_off() -> None:
     mocks, _ = run(args(grant_service_agent_roles=False))
     assert mocks.resources(IAM) == []
@@ -330,6 +343,14 @@ def test_filestore_is_created_when_home_is_omitted() -> None:
     assert home.urn in cluster.dependencies
     assert cluster.inputs["body"] == seed_json(home=home.id.rsplit("/", 1)[-1])
     assert out["home"] == home.id
+
+
+def test_regional_filestore_for_home() -> None:
+    no_home = args()
+    del no_home["home_directory_storage"]
+    mocks, _ = run({**no_home, "home_filestore": {"zone": REGION, "tier": "REGIONAL"}})
+    home = mocks.one(FILESTORE, "flexvm-home")
+    assert home.inputs["location"] == REGION and home.inputs["tier"] == "REGIONAL"
 
 
 def test_project_from_gcp_config_and_default_region() -> None:

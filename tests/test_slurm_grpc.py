@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator
-from pathlib import Path
-from typing import Any
 
 import pytest
+from slurm_helpers import ID, PROJECT, REGION, ZONE, aiplatform_emulator, fresh, seed_body
+from slurm_helpers import cluster_inputs as inputs
 
 from pulumi_dws.providers.slurm import SlurmClusterProvider
 from pulumi_dws.testing.dynamic_host import (
@@ -25,39 +25,15 @@ from pulumi_dws.testing.dynamic_host import (
 from pulumi_dws.testing.emulator import Emulator, FaultPlan
 from pulumi_dws.testing.emulator.aiplatform import AiPlatformService
 
-FIXTURE = Path(__file__).parent / "fixtures" / "cluster_config.json"
-PROJECT, REGION, ZONE = "my-project", "us-central1", "us-central1-b"
-ID = f"projects/{PROJECT}/locations/{REGION}/modelDevelopmentClusters/flexvm"
 TYPE = "pulumi-python:dynamic/dws:SlurmCluster"
 URN = urn(
     TYPE, "flexvm-cluster", project="slurm-flex", stack="dev", parent_type="dws:index:SlurmCluster"
 )
 
 
-def seed_body() -> dict[str, Any]:
-    text = (
-        FIXTURE.read_text()
-        .replace("<project-id>", PROJECT)
-        .replace("<region>", REGION)
-        .replace("<zone>", ZONE)
-        .replace("<filestore-id>", "home")
-    )
-    return json.loads(text)
-
-
-def inputs(body: dict[str, Any] | None = None) -> dict[str, Any]:
-    return {
-        "project": PROJECT,
-        "region": REGION,
-        "cluster_id": "flexvm",
-        "body": body or seed_body(),
-    }
-
-
 @pytest.fixture(scope="module")
 def emulator() -> Iterator[Emulator]:
-    with Emulator([]) as emu:
-        emu.add(AiPlatformService(emu.clock))
+    with aiplatform_emulator() as emu:
         yield emu
 
 
@@ -78,10 +54,7 @@ def host(emulator: Emulator) -> Iterator[DynamicProviderHost]:
 
 @pytest.fixture
 def emu(emulator: Emulator) -> Emulator:
-    emulator["aiplatform"].reset()
-    emulator.faults = FaultPlan()
-    emulator.requests.clear()
-    return emulator
+    return fresh(emulator)
 
 
 def test_lifecycle_over_grpc(host: DynamicProviderHost, emu: Emulator) -> None:

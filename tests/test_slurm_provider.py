@@ -10,17 +10,20 @@ import copy
 import json
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import dill
 import pytest
+import requests
 from pulumi.dynamic import ConfigureRequest
 from pulumi.dynamic.config import Config
 from pulumi.output import Unknown
+from slurm_helpers import ID, PROJECT, REGION, ZONE, aiplatform_emulator, fresh, seed_body
+from slurm_helpers import cluster_inputs as props
 
 from pulumi_dws.providers.slurm import SlurmClusterError, SlurmClusterProvider
 from pulumi_dws.providers.slurm_diff import (
+    BUSY,
     canonical,
     differences,
     plan_change,
@@ -29,48 +32,20 @@ from pulumi_dws.providers.slurm_diff import (
 from pulumi_dws.testing.dynamic_host import serialized_provider_size
 from pulumi_dws.testing.emulator import Emulator, FaultPlan
 from pulumi_dws.testing.emulator.aiplatform import AiPlatformService, LroFailure
-
-FIXTURE = Path(__file__).parent / "fixtures" / "cluster_config.json"
-PROJECT, REGION, ZONE = "my-project", "us-central1", "us-central1-b"
-ID = f"projects/{PROJECT}/locations/{REGION}/modelDevelopmentClusters/flexvm"
-
-
-def seed_body() -> dict[str, Any]:
-    text = (
-        FIXTURE.read_text()
-        .replace("<project-id>", PROJECT)
-        .replace("<region>", REGION)
-        .replace("<zone>", ZONE)
-        .replace("<filestore-id>", "home")
-    )
-    return json.loads(text)
-
-
-def props(body: dict[str, Any] | None = None, **extra: Any) -> dict[str, Any]:
-    return {
-        "project": PROJECT,
-        "region": REGION,
-        "cluster_id": "flexvm",
-        "body": body or seed_body(),
-        **extra,
-    }
+from pulumi_dws.testing.emulator.aiplatform_rules import ServiceError
 
 
 @pytest.fixture(scope="module")
 def shared() -> Iterator[Emulator]:
-    with Emulator([]) as emulator:
-        emulator.add(AiPlatformService(emulator.clock))
+    with aiplatform_emulator() as emulator:
         yield emulator
 
 
 @pytest.fixture
 def emu(shared: Emulator, monkeypatch: pytest.MonkeyPatch) -> Emulator:
-    shared["aiplatform"].reset()
-    shared.faults = FaultPlan()
-    shared.requests.clear()
     monkeypatch.setenv("DWS_AIPLATFORM_ENDPOINT", shared.url)
     monkeypatch.setenv("DWS_VIRTUAL_CLOCK_URL", shared.clock_url)
-    return shared
+    return fresh(shared)
 
 
 @pytest.fixture
@@ -105,6 +80,17 @@ def test_create_sends_the_seed_body_and_waits_for_running(emu: Emulator) -> None
     assert time.monotonic() - wall < 10
 
 
+def test_create_and_update_return_every_output(emu: Emulator) -> None:
+    provider = SlurmClusterProvider()
+    outs = provider.create(props()).outs or {}
+    keys = {"name", "state", "login_nodes", "login_address", "partitions", "create_time", "drift"}
+    assert keys <= set(outs) and outs["drift"] == []
+    body = seed_body()
+    body["display_name"] = "renamed"
+    updated = provider.update(ID, dict(outs), props(body)).outs or {}
+    assert keys <= set(updated) and updated["drift"] == []
+
+
 def test_create_sends_ints_even_when_numbers_arrive_as_floats(emu: Emulator) -> None:
     body = seed_body()
     body["node_pools"][1]["scaling_spec"] = {"min_node_count": 0.0, "max_node_count": 2.0}
@@ -131,16 +117,94 @@ def test_lro_failure_that_removed_the_cluster_itself(emu: Emulator, svc: AiPlatf
         SlurmClusterProvider().create(props())
 
 
-def test_timeout_reports_the_true_state_and_the_next_create_adopts(
+def test_timeout_reports_the_true_state_and_keeps_the_cluster_tracked(
     emu: Emulator, svc: AiPlatformService
 ) -> None:
-    with pytest.raises(SlurmClusterError) as info:
-        SlurmClusterProvider(timeout=60).create(props())
-    assert "exists in state PROVISIONING" in str(info.value)
-    assert "pulumi up" in str(info.value)
-    result = SlurmClusterProvider().create(props())  # the retried `pulumi up`
+    """The create was accepted: an error would leave a cluster Pulumi doesn't know (an orphan),
+    so the create succeeds with the state the cluster really has."""
+    provider = SlurmClusterProvider(timeout=60)
+    result = provider.create(props())
+    outs = result.outs or {}
+    assert result.id == ID
+    assert outs["state"] == "PROVISIONING" and outs["login_nodes"] == []
+    assert outs["body"] == seed_body() and outs["drift"] == []
+    assert len(posts(emu)) == 1 and len(svc.clusters) == 1
+    emu.clock.advance(1000)
+    assert (provider.read(ID, outs).outs or {})["state"] == "RUNNING"  # `pulumi refresh`
+
+
+def test_a_retried_create_adopts_a_provisioning_cluster(
+    emu: Emulator, svc: AiPlatformService
+) -> None:
+    """The first POST was carried out but its answer lost: the retry meets 409 and waits for
+    the cluster the first one started."""
+    svc.lose_answers("POST")
+    result = SlurmClusterProvider().create(props())
     assert result.id == ID and (result.outs or {})["state"] == "RUNNING"
     assert len(posts(emu)) == 2 and len(svc.clusters) == 1
+    assert svc.clusters[(PROJECT, REGION, "flexvm")].history == ["PROVISIONING", "RUNNING"]
+
+
+def test_a_create_whose_every_answer_was_lost_finds_the_cluster(
+    emu: Emulator, svc: AiPlatformService
+) -> None:
+    svc.lose_answers("POST", 7)  # every attempt of the client's retry budget
+    result = SlurmClusterProvider().create(props())
+    assert result.id == ID and (result.outs or {})["state"] == "RUNNING"
+    assert len(posts(emu)) == 7 and len(svc.clusters) == 1
+
+
+def test_a_create_refused_without_an_answer_and_nothing_created(emu: Emulator) -> None:
+    emu.faults = FaultPlan(queue=["503"] * 7, retry_after=1)
+    with pytest.raises(SlurmClusterError, match="was refused: HTTP 503"):
+        SlurmClusterProvider().create(props())
+    assert posts(emu) == []  # the faults came before the service: nothing was created
+
+
+def test_create_survives_a_lost_read_after_the_operation(
+    emu: Emulator, svc: AiPlatformService
+) -> None:
+    """The operation's response carries the cluster: a GET that keeps failing doesn't turn an
+    accepted, finished create into an error."""
+    emu.faults = FaultPlan(
+        rate=1.0,
+        kinds=("503",),
+        match=lambda method, path: method == "GET" and path.endswith("/flexvm"),
+    )
+    result = SlurmClusterProvider().create(props())
+    assert result.id == ID and (result.outs or {})["state"] == "RUNNING"
+    assert (result.outs or {})["login_nodes"] == ["flexvm-login-0"]
+
+
+def test_failed_create_whose_clean_up_fails_stays_tracked(
+    emu: Emulator, svc: AiPlatformService
+) -> None:
+    svc.fail_next("create")
+    svc.fail_next("delete", LroFailure(code=13, message="stuck"))
+    result = SlurmClusterProvider().create(props())
+    assert result.id == ID and (result.outs or {})["state"] == "ERROR"
+    live = svc.cluster(PROJECT, REGION, "flexvm")
+    assert live is not None and live["clusterStatus"]["state"] == "ERROR"
+
+
+def test_clean_up_delete_whose_answer_was_lost(emu: Emulator, svc: AiPlatformService) -> None:
+    svc.fail_next("create")
+    svc.lose_answers("DELETE")
+    with pytest.raises(SlurmClusterError) as info:
+        SlurmClusterProvider().create(props())
+    assert "deleted, so nothing is left behind" in str(info.value)
+    assert svc.cluster(PROJECT, REGION, "flexvm") is None
+
+
+def test_adopting_a_cluster_in_error_cleans_it_up(emu: Emulator, svc: AiPlatformService) -> None:
+    """A create retried after its first attempt was accepted and then failed (answer lost)."""
+    svc.fail_next("create")
+    svc.lose_answers("POST")
+    with pytest.raises(SlurmClusterError) as info:
+        SlurmClusterProvider().create(props())
+    assert "state ERROR" in str(info.value) and "ZONE_RESOURCE_POOL_EXHAUSTED" in str(info.value)
+    assert "deleted, so nothing is left behind" in str(info.value)
+    assert svc.cluster(PROJECT, REGION, "flexvm") is None
 
 
 def test_create_adopts_a_matching_cluster(emu: Emulator, svc: AiPlatformService) -> None:
@@ -239,6 +303,18 @@ def test_update_in_place_patches_with_a_mask(emu: Emulator, svc: AiPlatformServi
     assert live is not None and live["nodePools"][1]["scalingSpec"]["maxNodeCount"] == 4
 
 
+def test_update_whose_answer_was_lost_is_sent_again(emu: Emulator, svc: AiPlatformService) -> None:
+    provider = SlurmClusterProvider()
+    state = dict(provider.create(props()).outs or {})
+    svc.lose_answers("PATCH")
+    body = seed_body()
+    body["node_pools"][1]["scaling_spec"]["max_node_count"] = 4
+    outs = provider.update(ID, state, props(body)).outs or {}
+    assert outs["state"] == "RUNNING" and outs["drift"] == []
+    live = svc.cluster(PROJECT, REGION, "flexvm")
+    assert live is not None and live["nodePools"][1]["scalingSpec"]["maxNodeCount"] == 4
+
+
 def test_update_failure_keeps_the_old_settings(emu: Emulator, svc: AiPlatformService) -> None:
     provider = SlurmClusterProvider()
     state = dict(provider.create(props()).outs or {})
@@ -263,13 +339,47 @@ def test_delete_waits_and_tolerates_404(emu: Emulator, svc: AiPlatformService) -
 def test_delete_while_another_delete_runs_waits_for_it(
     emu: Emulator, svc: AiPlatformService
 ) -> None:
-    import requests
-
     provider = SlurmClusterProvider()
     state = dict(provider.create(props()).outs or {})
     requests.delete(emu.url + "v1beta1/" + ID, timeout=10)
     provider.delete(ID, state)
     assert svc.cluster(PROJECT, REGION, "flexvm") is None
+
+
+def test_delete_whose_answer_was_lost(emu: Emulator, svc: AiPlatformService) -> None:
+    provider = SlurmClusterProvider()
+    state = dict(provider.create(props()).outs or {})
+    svc.lose_answers("DELETE")
+    provider.delete(ID, state)
+    assert svc.cluster(PROJECT, REGION, "flexvm") is None
+
+
+class _RefusesBusyDeletes(AiPlatformService):
+    """A service that won't delete a cluster while it is being provisioned or updated."""
+
+    def _delete(self, request: Any) -> Any:
+        cluster = self.clusters.get(self._key(request))
+        if cluster is not None and cluster.resource["clusterStatus"]["state"] in BUSY:
+            raise ServiceError(400, "The cluster is busy.", "FAILED_PRECONDITION")
+        return super()._delete(request)
+
+
+def test_delete_refused_while_busy_waits_then_deletes(monkeypatch: pytest.MonkeyPatch) -> None:
+    with Emulator([]) as emulator:
+        svc = emulator.add(_RefusesBusyDeletes(emulator.clock))
+        monkeypatch.setenv("DWS_AIPLATFORM_ENDPOINT", emulator.url)
+        monkeypatch.setenv("DWS_VIRTUAL_CLOCK_URL", emulator.clock_url)
+        parent = ID.rsplit("/", 1)[0]
+        query = {"model_development_cluster_id": "flexvm"}
+        requests.post(
+            emulator.url + "v1beta1/" + parent, params=query, json=seed_body(), timeout=10
+        )
+        start = emulator.clock.now()
+        SlurmClusterProvider().delete(ID, props())  # the cluster is still PROVISIONING
+        assert svc.cluster(PROJECT, REGION, "flexvm") is None
+        assert (emulator.clock.now() - start).total_seconds() < 3600  # not the whole timeout
+        deletes = [r for r in emulator.requests if r.method == "DELETE"]
+        assert len(deletes) == 2  # refused while provisioning, then accepted
 
 
 def test_delete_failure_is_raised(emu: Emulator, svc: AiPlatformService) -> None:
@@ -364,6 +474,12 @@ DIFFS = [
     ),
     ("name placeholder", _set("name", "projects/p/locations/r/modelDevelopmentClusters/"), [], []),
     ("new field", _set("runtime_spec", {"service_account": "sa@p.iam"}), ["body.runtime_spec"], []),
+    (
+        "lustre backups",
+        _set("lustre_export_config", {"destination_bucket": "b"}),
+        [],
+        ["lustre_export_config"],
+    ),
 ]
 
 
@@ -406,8 +522,23 @@ def test_wire_forms_are_not_changes() -> None:
 
 
 def test_unknown_values_during_preview() -> None:
+    """An unknown that could hide an immutable field previews as a replacement: a preview may
+    over-state a change, never hide a delete-and-recreate."""
     unknown_body = SlurmClusterProvider().diff(ID, state_of(seed_body()), props(Unknown()))
-    assert unknown_body.changes is True and unknown_body.replaces == []
+    assert unknown_body.changes is True and unknown_body.replaces == ["body"]
+    assert unknown_body.delete_before_replace is True
+    pools = seed_body()
+    pools["node_pools"] = Unknown()
+    assert plan_change(state_of(seed_body()), props(pools)) == (
+        ["body.node_pools"],
+        ["node_pools"],
+    )
+    one_pool = seed_body()
+    one_pool["node_pools"][1] = Unknown()
+    assert plan_change(state_of(seed_body()), props(one_pool))[0] == ["body.node_pools[1]"]
+    zone = seed_body()
+    zone["node_pools"][1]["zone"] = Unknown()  # updatable: stays an update
+    assert plan_change(state_of(seed_body()), props(zone)) == ([], ["node_pools"])
     body = seed_body()
     body["orchestrator_spec"]["slurm_spec"]["home_directory_storage"] = Unknown()
     diff = SlurmClusterProvider().diff(ID, state_of(seed_body()), props(body))
@@ -428,3 +559,32 @@ def test_projection_and_differences() -> None:
     assert canonical({"nodePools": [{"enablePublicIps": "true", "labels": {"myKey": "v"}}]}) == {
         "node_pools": [{"enable_public_ips": True, "labels": {"myKey": "v"}}]
     }
+
+
+def test_provider_and_emulator_agree_on_what_changes_in_place() -> None:
+    """Two records of Google's rules kept apart on purpose (the provider's table, the marks on
+    the emulator's schema): when they disagree, one of them is wrong."""
+    from pulumi_dws.providers.slurm_diff import _POOL_IMMUTABLE, UPDATE_PATHS
+    from pulumi_dws.testing.emulator.aiplatform_rules import (
+        _IMMUTABLE_POOL_FIELDS,
+        UPDATABLE_PATHS,
+    )
+
+    assert set(UPDATE_PATHS) == set(UPDATABLE_PATHS)
+    assert set(canonical(dict.fromkeys(_IMMUTABLE_POOL_FIELDS))) == set(_POOL_IMMUTABLE)
+
+
+def test_delete_retried_after_a_lost_answer_whose_first_delete_failed(
+    emu: Emulator, svc: AiPlatformService
+) -> None:
+    """The first DELETE was carried out (its answer lost) and its operation then failed: the
+    retry, refused while that delete ran, is sent again once the cluster is back."""
+    provider = SlurmClusterProvider()
+    state = dict(provider.create(props()).outs or {})
+    svc.lose_answers("DELETE")
+    svc.fail_next("delete", LroFailure(code=13, message="stuck"))
+    start = emu.clock.now()
+    provider.delete(ID, state)
+    assert svc.cluster(PROJECT, REGION, "flexvm") is None
+    assert (emu.clock.now() - start).total_seconds() < 3600  # not the whole timeout
+    assert len([r for r in emu.requests if r.method == "DELETE"]) == 3

@@ -7,7 +7,9 @@ It declares, as children named ``<name>-<role>``:
   Google APIs service agent (``PROJECT_NUMBER@cloudservices.gserviceaccount.com``) needs to run the
   cluster's managed instance groups (``roles/compute.instanceAdmin.v1`` and
   ``roles/iam.serviceAccountUser``, never ``roles/editor``), ordered before the cluster; turn
-  them off with ``grant_service_agent_roles: False`` when they are managed elsewhere;
+  them off with ``grant_service_agent_roles: False`` when they are managed elsewhere. They are
+  kept when the cluster is destroyed (``retain_on_delete``): the binding they add is shared with
+  every other cluster of the project, and may have existed before;
 * ``<name>-home``: a ``gcp.filestore.Instance`` for ``/home``, unless ``home_directory_storage``
   names an existing one;
 * ``<name>-cluster``: the cluster itself, a dynamic resource
@@ -289,6 +291,8 @@ class SlurmClusterSpec(DwsModel):
             partitions = [_PartitionSpec(id=p.id, node_pool_ids=[p.id]) for p in self.node_pools]
             object.__setattr__(self, "partitions", partitions)
         _check_partitions(partitions, {p.id for p in self.node_pools}, self.login.id)
+        if self.home_directory_storage is None and self.home_filestore.zone is not None:
+            _check_home_location("home_filestore.zone", self.home_filestore.zone, region)
         home = self.home_directory_storage
         if isinstance(home, str) and not _FILESTORE_ID.match(home):
             raise DwsValidationError(
@@ -301,6 +305,13 @@ class SlurmClusterSpec(DwsModel):
     # ------------------------------------------------------------------ derived values
     def pool_zone(self, pool: _NodePoolSpec) -> str:
         return pool.zone or self.login.zone
+
+
+def _check_home_location(where: str, location: str, region: str) -> None:
+    """The /home Filestore's location: a zone of the cluster's region, or the region itself
+    (regional and enterprise tiers)."""
+    if location != region:
+        check_zone_in_region(where, location, region)
 
 
 def _check_pool(where: str, pool: _NodePoolSpec, region: str, ids: set[str]) -> None:
@@ -617,13 +628,16 @@ class SlurmCluster(pulumi.ComponentResource):
             project_id=project, opts=pulumi.InvokeOptions(parent=self)
         ).number
         member = number.apply(lambda n: f"serviceAccount:{n}@cloudservices.gserviceaccount.com")
+        # Retained on delete: an IAMMember's delete removes the (role, member) binding itself,
+        # which other clusters of the project (another SlurmCluster, a grant made by hand
+        # before) still need. The grants are a once-per-project prerequisite (seed 002).
         return [
             gcp.projects.IAMMember(
                 f"{name}-{suffix}",
                 project=project,
                 role=role,
                 member=member,
-                opts=pulumi.ResourceOptions(parent=self),
+                opts=pulumi.ResourceOptions(parent=self, retain_on_delete=True),
             )
             for suffix, role in SERVICE_AGENT_ROLES.items()
         ]

@@ -8,15 +8,24 @@ inputs, with ``body`` as the cluster really is after a refresh, plus ``name``, `
 * Create: ``POST {parent}/modelDevelopmentClusters?model_development_cluster_id=ID``, then the
   long-running operation is polled until done. The cluster id is chosen by the program, so a
   create retried after a crash or a lost answer meets ``409 ALREADY_EXISTS`` and *adopts* the
-  cluster when it matches the declared spec (else it fails and says what differs). When the
-  operation fails, the half-made cluster is deleted before the error is raised; when the wait
-  gives up, the error names the cluster and its state (the next ``pulumi up`` adopts it).
+  cluster when it matches the declared spec (else it fails and says what differs); a POST whose
+  every answer was lost (429/5xx/dropped after the retries) also looks for the cluster before
+  failing. Once Google has accepted the create, nothing is orphaned: when the operation fails
+  (or an adopted cluster is in ``ERROR``) the half-made cluster is deleted before the error is
+  raised; when it can't be deleted, or the wait gives up (timeout, the operation can't be
+  polled), the create *succeeds* with the cluster's true ``state`` (``ERROR``,
+  ``PROVISIONING``), so Pulumi tracks it and ``pulumi refresh`` / ``destroy`` reach it.
 * Diff: see :data:`REPLACE_PATHS` / :data:`UPDATE_PATHS`. A replacement deletes first (the
-  cluster id and the ``/home`` Filestore are the same for the new cluster).
-* Update: ``PATCH {name}?updateMask=...`` with the whole desired body, LRO polled.
+  cluster id and the ``/home`` Filestore are the same for the new cluster). Unknown values
+  (previews) that could hide an immutable field count as a replacement.
+* Update: ``PATCH {name}?updateMask=...`` with the whole desired body, LRO polled. A PATCH retried
+  after a lost answer finds the cluster ``UPDATING``: the update in flight is waited out and the
+  PATCH sent again (it is idempotent).
 * Read: reports drift (``body`` becomes what Google has, ``drift`` lists the paths) and a cluster
   deleted outside Pulumi (empty id).
-* Delete: ``DELETE {name}``, LRO polled; 404 is success.
+* Delete: ``DELETE {name}``, LRO polled; 404 is success. A DELETE refused because the cluster
+  is busy (a delete in flight, e.g. from a retry whose first answer was lost; a create or an
+  update) waits for it to be gone or to settle, then is sent again.
 
 Credentials are fetched per call by :class:`~pulumi_dws.providers.rest.GoogleRestClient` and are
 never stored on the provider, so nothing secret is pickled into the state; the provider pickles
@@ -111,7 +120,7 @@ class SlurmClusterProvider(ResourceProvider):
         for _ in range(2):
             live = self._create_once(client, props, path)
             if live is not None:
-                return CreateResult(path, outputs_from_live(props, live))
+                return CreateResult(path, {**outputs_from_live(props, live), "drift": []})
         raise SlurmClusterError(f"cluster {path} kept reappearing while being deleted")
 
     def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
@@ -138,30 +147,18 @@ class SlurmClusterProvider(ResourceProvider):
         _, mask = plan_change(olds, news)
         client = self._client(news["region"])
         if mask:
-            operation = client.patch(id_, wire(news["body"]), updateMask=",".join(mask))
+            operation = self._patch(client, id_, wire(news["body"]), ",".join(mask))
             done = self._wait(client, operation, f"update of {id_}")
             if "error" in done:
                 raise SlurmClusterError(
                     f"update of cluster {id_} ({', '.join(mask)}) failed: "
                     f"{describe_status(done['error'])}; the cluster keeps its previous settings"
                 )
-        return UpdateResult(outputs_from_live(news, client.get(id_)))
+        return UpdateResult({**outputs_from_live(news, client.get(id_)), "drift": []})
 
     def delete(self, id_: str, props: dict[str, Any]) -> None:
-        from .rest import ApiError
-
-        client = self._client(_parse_id(id_)[1])
-        try:
-            operation = client.delete(id_)
-        except ApiError as err:
-            if err.not_found:
-                return
-            if err.status in (400, 409) and "FAILED_PRECONDITION" in (err.reason, _status(err)):
-                self._wait_gone(client, id_)  # already being deleted
-                return
-            raise
-        done = self._wait(client, operation, f"delete of {id_}")
-        if "error" in done and done["error"].get("code") != 5:
+        done = self._delete(self._client(_parse_id(id_)[1]), id_)
+        if done is not None and "error" in done and done["error"].get("code") != 5:
             raise SlurmClusterError(
                 f"delete of cluster {id_} failed: {describe_status(done['error'])}"
             )
@@ -186,33 +183,81 @@ class SlurmClusterProvider(ResourceProvider):
                 parent, wire(props["body"]), model_development_cluster_id=props["cluster_id"]
             )
         except ApiError as err:
-            if err.status != 409:
-                raise SlurmClusterError(f"create of cluster {path} was refused: {err}") from None
-            return self._adopt(client, props, path)
+            if err.status == 409:
+                return self._adopt(client, props, path)
+            if _answer_lost(err):  # one of the attempts may have been accepted
+                state = self._state(client, path)
+                if state != "gone" and not state.startswith("unknown ("):
+                    return self._adopt(client, props, path)
+                if state != "gone":
+                    raise SlurmClusterError(
+                        f"create of cluster {path} got no answer ({err}) and its state can't be "
+                        f"read ({state}). It may exist: run `pulumi up` again to adopt it (same "
+                        "cluster_id), or delete it."
+                    ) from None
+            raise SlurmClusterError(f"create of cluster {path} was refused: {err}") from None
         try:
             done = self._wait(client, operation, f"create of {path}")
-        except (TimeoutError, ApiError) as err:
-            state = self._state(client, path)
-            raise SlurmClusterError(
-                f"create of cluster {path} was accepted but did not finish ({err}); the cluster "
-                f"exists in state {state}. Run `pulumi up` again to adopt it (same cluster_id), "
-                "or delete it."
-            ) from None
+        except Exception as err:  # noqa: BLE001 - accepted: never leave it untracked
+            return self._unfinished(client, path, err)
         if "error" in done:
-            left = self._remove_failed(client, path)
+            return self._failed(client, path, describe_status(done["error"]))
+        try:
+            return client.get(path)
+        except ApiError as err:
+            response = done.get("response")
+            if err.not_found or not isinstance(response, dict) or "name" not in response:
+                raise
+            return response  # the operation carries the cluster (google.rpc LRO response)
+
+    def _unfinished(self, client: GoogleRestClient, path: str, err: Exception) -> dict[str, Any]:
+        """The create was accepted but its operation could not be followed to the end: the
+        cluster as it is (success with its true state), or an error when it is gone."""
+        from .rest import ApiError
+
+        try:
+            return client.get(path)
+        except ApiError as lookup:
+            if lookup.not_found:
+                raise SlurmClusterError(
+                    f"create of cluster {path} was accepted but did not finish ({err}), and the "
+                    "cluster is gone: nothing was left behind."
+                ) from None
             raise SlurmClusterError(
-                f"create of cluster {path} failed: {describe_status(done['error'])}. {left}"
-            )
-        return client.get(path)
+                f"create of cluster {path} was accepted but did not finish ({err}), and its "
+                f"state can't be read ({lookup}). It may exist: run `pulumi up` again to adopt "
+                "it (same cluster_id), or delete it."
+            ) from None
+
+    def _failed(self, client: GoogleRestClient, path: str, why: str) -> dict[str, Any]:
+        """A create that ended in an error: delete what it left and raise; when the cluster
+        can't be deleted, succeed with its true state (``ERROR``) so that it stays tracked."""
+        left, live = self._remove_failed(client, path)
+        if live is not None:
+            return live
+        raise SlurmClusterError(f"create of cluster {path} failed: {why}. {left}")
 
     def _adopt(
         self, client: GoogleRestClient, props: Mapping[str, Any], path: str
     ) -> dict[str, Any] | None:
-        live = client.get(path)
+        from .rest import ApiError
+
+        try:
+            live = client.get(path)
+        except ApiError as err:
+            if err.not_found:
+                return None  # gone since the 409: create it again
+            raise
         state = (live.get("clusterStatus") or {}).get("state")
-        if state == "STOPPING":
-            self._wait_gone(client, path)
-            return None
+        if state == "STOPPING":  # wait for that delete: gone, or back if it failed
+            live = self._poll(client, path, lambda c: c is None or _state_of(c) != "STOPPING")
+            if live is None:
+                return None
+            state = _state_of(live)
+            if state == "STOPPING":
+                raise SlurmClusterError(
+                    f"cluster {path} is still being deleted after {self.timeout:.0f}s"
+                )
         declared = canonical(props["body"])
         seen = canonical(project_live(props["body"], canonical(live)))
         diff = differences(declared, seen)
@@ -227,31 +272,80 @@ class SlurmClusterProvider(ResourceProvider):
                 raise SlurmClusterError(f"cluster {path} disappeared while being adopted")
             state = _state_of(live)
         if state == "ERROR":
-            raise SlurmClusterError(
-                f"cluster {path} already exists in state ERROR "
-                f"({(live.get('clusterStatus') or {}).get('detail', '')}); delete it and retry"
-            )
+            detail = (live.get("clusterStatus") or {}).get("detail", "")
+            return self._failed(client, path, f"the cluster is in state ERROR ({detail})")
         return live
 
-    def _remove_failed(self, client: GoogleRestClient, path: str) -> str:
-        """Delete what a failed create left; say what remains."""
+    def _remove_failed(
+        self, client: GoogleRestClient, path: str
+    ) -> tuple[str, dict[str, Any] | None]:
+        """Delete what a failed create left: ``(what happened, the cluster if it remains)``."""
         from .rest import ApiError
 
         try:
-            operation = client.delete(path)
-            done = self._wait(client, operation, f"clean-up delete of {path}")
+            done = self._delete(client, path)
         except ApiError as err:
-            if err.not_found:
-                return "Nothing was left behind."
-            return f"The failed cluster could not be deleted ({err}); delete {path} by hand."
-        except TimeoutError:
-            return f"Deleting the failed cluster is still running; check {path}."
+            return self._kept(client, path, f"could not be deleted ({err})")
+        except (TimeoutError, SlurmClusterError):
+            return f"Deleting the failed cluster is still running; check {path}.", None
+        if done is None:
+            return "Nothing was left behind.", None
         if "error" in done:
-            return (
-                f"The failed cluster could not be deleted ({describe_status(done['error'])}); "
-                f"delete {path} by hand."
+            return self._kept(
+                client, path, f"could not be deleted ({describe_status(done['error'])})"
             )
-        return "The partly created cluster was deleted, so nothing is left behind."
+        return "The partly created cluster was deleted, so nothing is left behind.", None
+
+    def _kept(
+        self, client: GoogleRestClient, path: str, why: str
+    ) -> tuple[str, dict[str, Any] | None]:
+        from .rest import ApiError
+
+        message = f"The failed cluster {why}; delete {path} by hand."
+        try:
+            return message, client.get(path)
+        except ApiError:
+            return message, None
+
+    def _delete(self, client: GoogleRestClient, path: str) -> dict[str, Any] | None:
+        """DELETE ``path`` and wait: the finished operation, or None when there was nothing
+        to delete. A DELETE refused because the cluster is busy (being deleted already, e.g. by
+        a retry whose first answer was lost; provisioning; updating) waits for it to be gone or
+        to settle, then is sent again."""
+        from .rest import ApiError
+
+        for attempt in range(2):
+            try:
+                operation = client.delete(path)
+                break
+            except ApiError as err:
+                if err.not_found:
+                    return None
+                if not _busy(err):
+                    raise
+                live = self._poll(client, path, lambda c: c is None or _state_of(c) not in _MOVING)
+                if live is None:
+                    return {"done": True}  # the delete in flight finished it
+                if attempt or _state_of(live) in _MOVING:
+                    raise
+        return self._wait(client, operation, f"delete of {path}")
+
+    def _patch(
+        self, client: GoogleRestClient, id_: str, body: dict[str, Any], mask: str
+    ) -> dict[str, Any]:
+        """PATCH; when a retry finds the cluster busy with the PATCH whose answer was lost (or
+        any other change), wait for it to settle and send the PATCH again."""
+        from .rest import ApiError
+
+        try:
+            return client.patch(id_, body, updateMask=mask)
+        except ApiError as err:
+            if not _busy(err):
+                raise
+            live = self._poll(client, id_, lambda c: c is None or _state_of(c) not in BUSY)
+            if live is None or _state_of(live) in BUSY:
+                raise
+        return client.patch(id_, body, updateMask=mask)
 
     def _wait(
         self, client: GoogleRestClient, operation: dict[str, Any], what: str
@@ -268,10 +362,6 @@ class SlurmClusterProvider(ResourceProvider):
             return _state_of(client.get(path)) or "unknown"
         except ApiError as err:
             return "gone" if err.not_found else f"unknown ({err})"
-
-    def _wait_gone(self, client: GoogleRestClient, path: str) -> None:
-        if self._poll(client, path, lambda c: c is None) is not None:
-            raise SlurmClusterError(f"cluster {path} is still there after {self.timeout:.0f}s")
 
     def _poll(
         self,
@@ -298,6 +388,9 @@ class SlurmClusterProvider(ResourceProvider):
             interval = min(client.poll.cap, interval * client.poll.factor)
 
 
+_MOVING = BUSY | {"STOPPING"}
+
+
 def _state_of(cluster: Mapping[str, Any]) -> str | None:
     return (cluster.get("clusterStatus") or {}).get("state")
 
@@ -305,6 +398,16 @@ def _state_of(cluster: Mapping[str, Any]) -> str | None:
 def _status(err: Any) -> str:
     body = getattr(err, "body", None)
     return ((body or {}).get("error") or {}).get("status", "") if isinstance(body, dict) else ""
+
+
+def _busy(err: Any) -> bool:
+    """``FAILED_PRECONDITION``: the cluster is busy (being deleted, updated, provisioned)."""
+    return err.status in (400, 409) and "FAILED_PRECONDITION" in (err.reason, _status(err))
+
+
+def _answer_lost(err: Any) -> bool:
+    """The client gave up on 429, 5xx or dropped connections (status 0): no answer came back."""
+    return err.status in (0, 429) or err.status >= 500
 
 
 def _parse_id(id_: str) -> tuple[str, str, str]:

@@ -2,8 +2,14 @@
 and which changes are in-place updates and which replace the cluster.
 
 What is immutable follows Google's ``ModelDevelopmentCluster`` definition (magic-modules
-``mmv1/products/vertexai/ModelDevelopmentCluster.yaml``) and the ``updateMask`` list of the
-training-cluster "Manage cluster" page.
+``mmv1/products/vertexai/ModelDevelopmentCluster.yaml``: ``immutable: true`` on ``network``,
+``runtimeSpec``, a node pool's ``id``, ``machineSpec``, ``provisioningModel`` and
+``confidentialInstanceConfig`` and on ``slurmSpec.homeDirectoryStorage``; the orchestrator's
+``update_mask_fields``) and the ``updateMask`` list of the training-cluster "Manage cluster" page.
+
+The emulator (:mod:`pulumi_dws.testing.emulator.aiplatform_rules`) keeps its own record of what
+the API accepts, derived from its schema, on purpose: an emulator that read this table could not
+catch a mistake in it.
 """
 
 from __future__ import annotations
@@ -74,6 +80,7 @@ UPDATE_PATHS = (
     "orchestrator_spec.slurm_spec.config",
     "orchestrator_spec.slurm_spec.default_partition_id",
     "orchestrator_spec.slurm_spec.node_sets",
+    "lustre_export_config",
 )
 """``updateMask`` paths changed in place (node pools are sent whole: the API replaces the list)."""
 
@@ -190,7 +197,9 @@ def plan_change(
     """``(replaces, update_mask)`` to go from ``old_props`` (state) to ``new_props`` (inputs).
 
     ``replaces`` names the immutable properties that changed (``body.node_pools[1].machine_spec``);
-    ``update_mask`` the API field paths to PATCH. Unknown values (previews) count as changed.
+    ``update_mask`` the API field paths to PATCH. Unknown values (previews) count as changed, and
+    as a replacement wherever they could hide an immutable field (a whole unknown ``body`` or
+    node pool list): a preview may over-state a change, never hide a delete-and-recreate.
     """
     replaces = [
         k for k in ("project", "region", "cluster_id") if old_props.get(k) != new_props.get(k)
@@ -198,7 +207,7 @@ def plan_change(
     old = canonical(old_props.get("body") or {})
     new = canonical(new_props.get("body"))
     if not isinstance(new, Mapping) or not isinstance(old, Mapping):
-        return replaces, ["(body)"] if new != old else []
+        return (replaces + ["body"], ["(body)"]) if new != old else (replaces, [])
     mask: list[str] = []
     for key in sorted(set(old) | set(new)):
         if key in OUTPUT_ONLY or old.get(key) == new.get(key):
@@ -218,12 +227,17 @@ def plan_change(
 
 
 def _pool_replaces(old: Any, new: Any) -> list[str]:
-    if not isinstance(old, list) or not isinstance(new, list):
+    if not isinstance(new, list):
+        return ["body.node_pools"]  # unknown (preview): it may hide an immutable change
+    if not isinstance(old, list):
         return []
     before = {p.get("id"): p for p in old if isinstance(p, Mapping)}
     found = []
     for i, pool in enumerate(new):
-        prior = before.get(pool.get("id")) if isinstance(pool, Mapping) else None
+        if not isinstance(pool, Mapping):
+            found.append(f"body.node_pools[{i}]")  # unknown (preview)
+            continue
+        prior = before.get(pool.get("id"))
         if prior is None:
             continue  # a new pool is added in place
         for name in _POOL_IMMUTABLE:
@@ -292,7 +306,3 @@ def describe_status(error: Mapping[str, Any]) -> str:
     name = _RPC_CODES.get(code, "") if isinstance(code, int) else ""
     head = f"{code} {name}".strip()
     return f"{head}: {error.get('message', '')}" if head else str(error.get("message", error))
-
-
-def _done(operation: Mapping[str, Any]) -> bool:
-    return bool(operation.get("done"))

@@ -29,8 +29,11 @@ Behaviour, as Google documents it (seed 002, the training-cluster docs and the
   carrying the project *number*, as Vertex AI returns them.
 
 Test controls: :meth:`AiPlatformService.fail_next` (an operation that ends in an error),
-:meth:`mutate` (drift), :meth:`remove` (deleted outside Pulumi), :meth:`cluster`, and the
-server's :class:`~pulumi_dws.testing.emulator.faults.FaultPlan` for 429/503/dropped connections.
+:meth:`lose_answers` (the request is carried out but its answer is lost: a ``503`` comes back
+instead, as when Google's front end fails after the backend committed), :meth:`mutate` (drift),
+:meth:`remove` (deleted outside Pulumi), :meth:`cluster`, and the server's
+:class:`~pulumi_dws.testing.emulator.faults.FaultPlan` for 429/503/dropped connections (those
+are injected *before* the service sees the request).
 """
 
 from __future__ import annotations
@@ -107,6 +110,7 @@ class _Operation:
     response: dict[str, Any] | None = None
     error: dict[str, Any] | None = None
     staged: dict[str, Any] | None = None  # update: the resource after the update
+    prior_state: str = "RUNNING"  # update/delete: the state a failure returns the cluster to
 
     def render(self) -> dict[str, Any]:
         verb = {"create": "Create", "update": "Update", "delete": "Delete"}[self.kind]
@@ -163,6 +167,7 @@ class AiPlatformService:
         self.clusters: dict[tuple[str, str, str], _Cluster] = {}
         self.operations: dict[str, _Operation] = {}
         self.failures: dict[str, list[LroFailure]] = {"create": [], "update": [], "delete": []}
+        self.lost: dict[str, int] = {}  # method -> answers still to lose
         self._numbers: dict[str, str] = {}
         self._ids = itertools.count(2995239222190800896)
         self._lock = threading.RLock()
@@ -186,20 +191,34 @@ class AiPlatformService:
             try:
                 with self._lock:
                     self._at = max(self._at, now)
-                    return handler(request)
+                    response = handler(request)
             except ServiceError as err:
-                return err.response()
+                response = err.response()
+            with self._lock:
+                if self.lost.get(request.method, 0) > 0:
+                    self.lost[request.method] -= 1
+                    lost = ServiceError(503, "The service is currently unavailable.", "UNAVAILABLE")
+                    return Response(503, lost.response().body, {"Retry-After": "1"})
+            return response
 
         return run
 
     # ------------------------------------------------------------------ test controls
     def reset(self) -> None:
-        """Forget every cluster, operation and queued failure."""
+        """Forget every cluster, operation, queued failure and answer to lose."""
         with self._lock:
             self.clusters.clear()
             self.operations.clear()
+            self.lost.clear()
             for queued in self.failures.values():
                 queued.clear()
+
+    def lose_answers(self, method: str, count: int = 1) -> None:
+        """Carry out the next ``count`` ``method`` requests (``POST``, ``PATCH``, ``DELETE``...)
+        as usual but answer each with ``503 UNAVAILABLE``: the client can't tell whether it
+        happened and retries."""
+        with self._lock:
+            self.lost[method] = self.lost.get(method, 0) + count
 
     def fail_next(self, kind: str = "create", failure: LroFailure | None = None) -> LroFailure:
         """Make the next ``create``/``update``/``delete`` operation end with an error."""
@@ -339,7 +358,7 @@ class AiPlatformService:
         check_semantics(staged, key[1])
         self._fill_pool_defaults(staged)
         op = self._start_op("update", key, self.update_seconds)
-        op.staged = staged
+        op.staged, op.prior_state = staged, state
         cluster.operation = op
         cluster.resource["clusterStatus"]["state"] = "UPDATING"
         cluster.history.append("UPDATING")
@@ -361,6 +380,7 @@ class AiPlatformService:
                 },
             )
         op = self._start_op("delete", key, self.delete_seconds)
+        op.prior_state = "ERROR" if state == "ERROR" else "RUNNING"
         cluster.operation = op
         cluster.resource["clusterStatus"]["state"] = "STOPPING"
         cluster.history.append("STOPPING")
@@ -401,7 +421,8 @@ class AiPlatformService:
                 status.update(state="ERROR", error=dict(op.error), detail=failure.message)
                 cluster.history.append("ERROR")
             else:
-                status["state"] = "RUNNING"
+                status["state"] = op.prior_state  # an ERROR cluster stays in ERROR
+                cluster.history.append(op.prior_state)
             return
         if op.kind == "delete":
             del self.clusters[op.key]

@@ -42,25 +42,11 @@ _SUBNETWORK = re.compile(r"^projects/[^/]+/regions/[^/]+/subnetworks/[^/]+$")
 _DURATION = re.compile(r"^(\d+)(?:\.\d{1,9})?s$")
 FLEX_START_MIN, FLEX_START_MAX = 30, 7 * 86400
 
-UPDATABLE_PATHS = frozenset(
-    {
-        "display_name",
-        "labels",
-        "node_pools",
-        "orchestrator_spec.slurm_spec.partitions",
-        "orchestrator_spec.slurm_spec.login_node_pool_id",
-        "orchestrator_spec.slurm_spec.prolog_bash_scripts",
-        "orchestrator_spec.slurm_spec.epilog_bash_scripts",
-        "orchestrator_spec.slurm_spec.accounting",
-        "orchestrator_spec.slurm_spec.scheduling",
-        "orchestrator_spec.slurm_spec.config",
-        "orchestrator_spec.slurm_spec.default_partition_id",
-        "orchestrator_spec.slurm_spec.node_sets",
-    }
-)
-"""``updateMask`` paths the API accepts (Google's manage-cluster page and magic-modules)."""
-
-_IMMUTABLE_POOL_FIELDS = ("machineSpec", "provisioningModel", "confidentialInstanceConfig")
+_IMMUTABLE = {"immutable": True}
+"""Marks a schema property Google won't change after create (magic-modules ``immutable: true``).
+What the emulator accepts in an ``updateMask`` is derived from these marks (see
+:data:`UPDATABLE_PATHS`), independently of the provider's own table, so that each can catch a
+mistake in the other."""
 
 _STATUS_NAMES = {
     400: "INVALID_ARGUMENT",
@@ -95,7 +81,7 @@ _OWN_SCHEMAS: dict[str, Any] = {
             "name": _string(readOnly=True),
             "displayName": _string(),
             "labels": _map(),
-            "network": {"$ref": f"{_P}ModelDevelopmentClusterNetworkSpec"},
+            "network": {"$ref": f"{_P}ModelDevelopmentClusterNetworkSpec", **_IMMUTABLE},
             "nodePools": {**_list({"$ref": f"{_P}ModelDevelopmentClusterNodePool"}), **_req()},
             "orchestratorSpec": {
                 "$ref": f"{_P}ModelDevelopmentClusterOrchestratorSpec",
@@ -104,8 +90,23 @@ _OWN_SCHEMAS: dict[str, Any] = {
             "runtimeSpec": {
                 "type": "object",
                 "properties": {"serviceAccount": _string()},
+                **_IMMUTABLE,
             },
-            "lustreExportConfig": {"type": "any"},
+            "lustreExportConfig": {
+                "type": "object",
+                "properties": {
+                    "destinationBucket": _string(),
+                    "lustres": _list(_string()),
+                    "daysOfWeek": _list(_string()),
+                    "startTime": {
+                        "type": "object",
+                        "properties": {
+                            "hours": {"type": "integer", "format": "int32"},
+                            "minutes": {"type": "integer", "format": "int32"},
+                        },
+                    },
+                },
+            },
             "clusterStatus": {"type": "any", "readOnly": True},
             "clusterEvents": {"type": "any", "readOnly": True},
             "runtime": {"type": "any", "readOnly": True},
@@ -121,8 +122,12 @@ _OWN_SCHEMAS: dict[str, Any] = {
     f"{_P}ModelDevelopmentClusterNodePool": {
         "type": "object",
         "properties": {
-            "id": {**_string(), **_req()},
-            "machineSpec": {"$ref": f"{_P}ModelDevelopmentClusterMachineSpec", **_req()},
+            "id": {**_string(), **_req(), **_IMMUTABLE},
+            "machineSpec": {
+                "$ref": f"{_P}ModelDevelopmentClusterMachineSpec",
+                **_req(),
+                **_IMMUTABLE,
+            },
             "provisioningModel": _string(
                 enum=[
                     "PROVISIONING_MODEL_UNSPECIFIED",
@@ -130,7 +135,8 @@ _OWN_SCHEMAS: dict[str, Any] = {
                     "RESERVATION",
                     "SPOT",
                     "FLEX_START",
-                ]
+                ],
+                **_IMMUTABLE,
             ),
             "flexStartMaxDuration": _string(format="google-duration"),
             "effectiveFlexStartMaxDuration": _string(format="google-duration", readOnly=True),
@@ -152,6 +158,7 @@ _OWN_SCHEMAS: dict[str, Any] = {
             "confidentialInstanceConfig": {
                 "type": "object",
                 "properties": {"confidentialInstanceType": _string(enum=["SEV", "SEV_SNP", "TDX"])},
+                **_IMMUTABLE,
             },
         },
     },
@@ -162,7 +169,7 @@ _OWN_SCHEMAS: dict[str, Any] = {
     f"{_P}ModelDevelopmentClusterSlurmSpec": {
         "type": "object",
         "properties": {
-            "homeDirectoryStorage": {**_string(), **_req()},
+            "homeDirectoryStorage": {**_string(), **_req(), **_IMMUTABLE},
             "loginNodePoolId": {**_string(), **_req()},
             "partitions": _list(
                 {
@@ -216,6 +223,30 @@ def cluster_schema() -> DiscoverySchema:
 _SCHEMA: DiscoverySchema | None = None
 
 
+def _mutable(schema: dict[str, Any]) -> list[str]:
+    """The properties of ``schema`` a PATCH may change: neither output-only nor immutable."""
+    return [
+        name
+        for name, prop in schema["properties"].items()
+        if not prop.get("readOnly") and not prop.get("immutable")
+    ]
+
+
+def _updatable_paths() -> frozenset[str]:
+    """``updateMask`` paths the API accepts: each mutable top-level field, except the
+    orchestrator, which is updated through its mutable Slurm fields (magic-modules
+    ``update_mask_fields``)."""
+    cluster = _OWN_SCHEMAS[CLUSTER_SCHEMA]
+    slurm = _OWN_SCHEMAS[f"{_P}ModelDevelopmentClusterSlurmSpec"]
+    top = [_snake(n) for n in _mutable(cluster) if n != "orchestratorSpec"]
+    return frozenset(top + [f"orchestrator_spec.slurm_spec.{_snake(n)}" for n in _mutable(slurm)])
+
+
+def _immutable_pool_fields() -> tuple[str, ...]:
+    pool = _OWN_SCHEMAS[f"{_P}ModelDevelopmentClusterNodePool"]["properties"]
+    return tuple(name for name, prop in pool.items() if prop.get("immutable") and name != "id")
+
+
 def _camel(name: str) -> str:
     head, *rest = name.split("_")
     return head + "".join(p[:1].upper() + p[1:] for p in rest)
@@ -242,6 +273,12 @@ def canonical(schema: DiscoverySchema, spec: dict[str, Any], value: Any) -> Any:
     if kind == "boolean" and value in ("true", "false"):
         return value == "true"
     return value
+
+
+UPDATABLE_PATHS = _updatable_paths()
+"""``updateMask`` paths the API accepts (Google's manage-cluster page and magic-modules)."""
+
+_IMMUTABLE_POOL_FIELDS = _immutable_pool_fields()
 
 
 # ---------------------------------------------------------------------------- errors
