@@ -14,6 +14,7 @@ import os
 import time
 
 from pulumi_dws.providers.flex_vm import FlexStartVmProvider
+from pulumi_dws.testing.clock_helpers import emulator_env, flex_start_vm_props, virtual_sleep
 from pulumi_dws.testing.emulator import Emulator
 
 ZONE, MACHINE = "us-central1-a", "a3-highgpu-8g"
@@ -21,33 +22,16 @@ WAITS = [0, 10, 60, 300, 900, 1800, 3600, 5400, 7000]
 
 
 def props(name: str) -> dict:
-    return {
-        "project": "bench",
-        "zone": ZONE,
-        "name": name,
-        "sourceInstanceTemplate": "",
-        "body": {
-            "name": name,
-            "machineType": f"zones/{ZONE}/machineTypes/{MACHINE}",
-            "scheduling": {
-                "automaticRestart": False,
-                "instanceTerminationAction": "STOP",
-                "maxRunDuration": {"seconds": "259200"},
-                "onHostMaintenance": "TERMINATE",
-                "provisioningModel": "FLEX_START",
-            },
-            "params": {"requestValidForDuration": {"seconds": "7200"}},
-        },
-        "desiredStatus": "RUNNING",
-        "waitFor": "running",
-    }
+    return flex_start_vm_props(
+        name, project="bench", zone=ZONE, machine_type=MACHINE, network=None, request_valid_for=7200
+    )
 
 
 def main() -> None:
     print("queue wait | API calls | wall ms | noticed after | calls / log2(wait+2)")
     with Emulator() as emu:
-        os.environ["DWS_COMPUTE_ENDPOINT"] = emu.url
-        provider = FlexStartVmProvider(sleep=emu.clock.advance)
+        os.environ.update(emulator_env(emu, virtual_clock=False))
+        provider = FlexStartVmProvider(sleep=virtual_sleep(emu))
         for i, wait in enumerate(WAITS):
             compute = emu["compute"]
             while compute.capacity.take(ZONE, MACHINE):  # nothing free: the VM must queue

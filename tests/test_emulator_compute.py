@@ -4,18 +4,17 @@ from __future__ import annotations
 
 import copy
 import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 import requests
+from emulator_helpers import HOUR, MACHINE, ZONE
+from emulator_helpers import body as instance_body
 
 from pulumi_dws.testing.emulator import Emulator
 from pulumi_dws.testing.emulator.compute import STOCKOUT_CODE, ComputeService
 
-ZONE = "us-central1-a"
-MACHINE = "a3-highgpu-8g"
-HOUR = 3600
+pytest_plugins = ["emulator_helpers"]  # fixtures: emu, compute
 
 
 class Api:
@@ -43,40 +42,13 @@ class Api:
         return self.ok("GET", f"operations/{op['name']}")
 
 
-def flex_body(
-    name: str = "vm-1", *, window: int | None = 2 * HOUR, run: int = 3 * 86400, action: str = "STOP"
-) -> dict[str, Any]:
-    body: dict[str, Any] = {
-        "name": name,
-        "machineType": f"zones/{ZONE}/machineTypes/{MACHINE}",
-        "networkInterfaces": [{"network": "global/networks/default", "accessConfigs": [{}]}],
-        "scheduling": {
-            "automaticRestart": False,
-            "instanceTerminationAction": action,
-            "maxRunDuration": {"seconds": str(run)},
-            "onHostMaintenance": "TERMINATE",
-            "provisioningModel": "FLEX_START",
-        },
-    }
-    if window is not None:
-        body["params"] = {"requestValidForDuration": {"seconds": str(window)}}
-    return body
-
-
-@pytest.fixture
-def emu() -> Iterator[Emulator]:
-    with Emulator() as emulator:
-        yield emulator
+def flex_body(name: str = "vm-1", **changes: Any) -> dict[str, Any]:
+    return instance_body(name, public_ip=True, **changes)
 
 
 @pytest.fixture
 def api(emu: Emulator) -> Api:
     return Api(emu)
-
-
-@pytest.fixture
-def compute(emu: Emulator) -> ComputeService:
-    return emu["compute"]
 
 
 def test_default_services_share_the_capacity_model(emu: Emulator, compute: ComputeService) -> None:
@@ -405,3 +377,22 @@ def test_injected_faults_answer_like_google(emu: Emulator, api: Api) -> None:
     assert first.json()["error"]["status"] == "RESOURCE_EXHAUSTED"
     assert api.call("GET", "instances").status_code == 503
     assert api.call("GET", "instances").status_code == 200
+
+
+def test_set_machine_type_needs_a_stopped_vm(api: Api, compute: ComputeService) -> None:
+    compute.add_capacity(ZONE, MACHINE, 1)
+    api.insert(flex_body())
+    other = {"machineType": f"zones/{ZONE}/machineTypes/a3-highgpu-4g"}
+    running = api.call("POST", "instances/vm-1/setMachineType", other)
+    assert running.status_code == 400 and "stop the instance" in running.json()["error"]["message"]
+    api.ok("POST", "instances/vm-1/stop")
+    op = api.ok("POST", "instances/vm-1/setMachineType", other, requestId=str(uuid.uuid4()))
+    assert op["operationType"] == "setMachineType" and op["status"] == "DONE"
+    assert api.instance()["machineType"].endswith(f"zones/{ZONE}/machineTypes/a3-highgpu-4g")
+    assert compute.capacity.available(ZONE, MACHINE) == 1  # the old shape's capacity is free
+    compute.add_capacity(ZONE, "a3-highgpu-4g", 1)
+    api.ok("POST", "instances/vm-1/start")
+    assert api.instance()["status"] == "RUNNING"
+    assert compute.capacity.available(ZONE, "a3-highgpu-4g") == 0  # it runs as the new shape
+    bad = api.call("POST", "instances/vm-1/setMachineType", {"machineType": 8})
+    assert bad.status_code == 400

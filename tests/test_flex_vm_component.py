@@ -123,6 +123,18 @@ def test_public_ip_accelerators_and_hyperdisk_families() -> None:
     assert mocks.one(TEMPLATE).inputs["disks"][0]["diskType"] == "hyperdisk-balanced"
 
 
+def test_a_subnetwork_alone_picks_its_own_network() -> None:
+    """Compute rejects a subnetwork outside the named network: with only ``subnetwork`` given,
+    the template must not name ``default`` (as ``gcloud --subnet`` does not)."""
+    subnet = "projects/proj/regions/us-central1/subnetworks/gpu"
+    mocks, _ = build({**BASE, "subnetwork": subnet})
+    nic = mocks.one(TEMPLATE).inputs["networkInterfaces"][0]
+    assert nic.get("network") is None and nic["subnetwork"] == subnet
+    mocks, _ = build({**BASE, "network": "ml-vpc", "subnetwork": subnet})
+    nic = mocks.one(TEMPLATE).inputs["networkInterfaces"][0]
+    assert nic["network"] == "ml-vpc" and nic["subnetwork"] == subnet
+
+
 def test_insert_body_of_a_queued_vm() -> None:
     mocks, _ = build(
         {

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from pulumi_dws.providers.flex_vm import TYPE_TOKEN, FlexStartVmProvider
+from pulumi_dws.testing.clock_helpers import emulator_env, flex_start_vm_props
 from pulumi_dws.testing.dynamic_host import (
     DynamicProviderError,
     DynamicProviderHost,
@@ -31,28 +32,14 @@ URN = urn(
 
 
 def inputs(name: str = "trainer", **changes: Any) -> dict[str, Any]:
-    props: dict[str, Any] = {
-        "project": PROJECT,
-        "zone": ZONE,
-        "name": name,
-        "sourceInstanceTemplate": "",
-        "body": {
-            "name": name,
-            "machineType": f"zones/{ZONE}/machineTypes/{MACHINE}",
-            "networkInterfaces": [{"network": "global/networks/default"}],
-            "scheduling": {
-                "automaticRestart": False,
-                "instanceTerminationAction": "STOP",
-                "maxRunDuration": {"seconds": "259200"},
-                "onHostMaintenance": "TERMINATE",
-                "provisioningModel": "FLEX_START",
-            },
-            "params": {"requestValidForDuration": {"seconds": "7200"}},
-            "labels": {"team": "ml"},
-        },
-        "desiredStatus": "RUNNING",
-        "waitFor": "running",
-    }
+    props = flex_start_vm_props(
+        name,
+        project=PROJECT,
+        zone=ZONE,
+        machine_type=MACHINE,
+        request_valid_for=7200,
+        labels={"team": "ml"},
+    )
     props.update(changes)
     return props
 
@@ -64,12 +51,11 @@ def emu() -> Iterator[Emulator]:
 
 
 def _host(emu: Emulator, *, via: str) -> DynamicProviderHost:
-    env = {"DWS_VIRTUAL_CLOCK_URL": emu.clock_url, "DWS_COMPUTE_ENDPOINT": ""}
+    env = emulator_env(emu)  # the host's sleeps advance the emulator's virtual clock
     config = {"gcp:project": PROJECT}
-    if via == "config":
+    if via == "config":  # the endpoint comes from stack config only
         config["dws:computeEndpoint"] = emu.url
-    else:
-        env["DWS_COMPUTE_ENDPOINT"] = emu.url
+        env["DWS_COMPUTE_ENDPOINT"] = ""
     return DynamicProviderHost(
         FlexStartVmProvider(),
         project="flex-start-vm",

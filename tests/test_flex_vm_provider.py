@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import base64
 import copy
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 import requests
+from emulator_helpers import HOUR, MACHINE, PROJECT, ZONE, props
 from pulumi.dynamic import Config, ConfigureRequest
 from pulumi.dynamic.dynamic import serialize_provider
 
@@ -20,66 +20,10 @@ from pulumi_dws.providers.flex_vm import (
 )
 from pulumi_dws.testing.dynamic_host import serialized_provider_size
 from pulumi_dws.testing.emulator import Emulator
+from pulumi_dws.testing.emulator.base import Request, Response
 from pulumi_dws.testing.emulator.compute import ComputeService
 
-PROJECT, ZONE, MACHINE = "p", "us-central1-a", "a3-highgpu-8g"
-HOUR = 3600
-
-
-def props(
-    name: str = "vm-1",
-    *,
-    window: int | None = 2 * HOUR,
-    run: int = 3 * 86400,
-    action: str = "STOP",
-    wait_for: str = "running",
-    desired: str = "RUNNING",
-    labels: dict[str, str] | None = None,
-) -> dict[str, Any]:
-    body: dict[str, Any] = {
-        "name": name,
-        "machineType": f"zones/{ZONE}/machineTypes/{MACHINE}",
-        "networkInterfaces": [{"network": "global/networks/default"}],
-        "scheduling": {
-            "automaticRestart": False,
-            "instanceTerminationAction": action,
-            "maxRunDuration": {"seconds": str(run)},
-            "onHostMaintenance": "TERMINATE",
-            "provisioningModel": "FLEX_START",
-        },
-    }
-    if window:
-        body["params"] = {"requestValidForDuration": {"seconds": str(window)}}
-    if labels:
-        body["labels"] = labels
-    return {
-        "project": PROJECT,
-        "zone": ZONE,
-        "name": name,
-        "sourceInstanceTemplate": "",
-        "body": body,
-        "desiredStatus": desired,
-        "waitFor": wait_for,
-    }
-
-
-@pytest.fixture
-def emu(monkeypatch: pytest.MonkeyPatch) -> Iterator[Emulator]:
-    with Emulator() as emulator:
-        monkeypatch.setenv("DWS_COMPUTE_ENDPOINT", emulator.url)
-        monkeypatch.delenv("DWS_VIRTUAL_CLOCK_URL", raising=False)
-        yield emulator
-
-
-@pytest.fixture
-def compute(emu: Emulator) -> ComputeService:
-    return emu["compute"]
-
-
-@pytest.fixture
-def provider(emu: Emulator) -> FlexStartVmProvider:
-    """Sleeps advance the emulator's virtual clock: waiting 2 h takes milliseconds."""
-    return FlexStartVmProvider(sleep=emu.clock.advance)
+pytest_plugins = ["emulator_helpers"]  # fixtures: emu, compute, provider
 
 
 def calls(emu: Emulator, start: int) -> list[str]:
@@ -477,3 +421,71 @@ def test_import_reads_an_existing_vm_from_its_id(
     assert not FlexStartVmProvider().check({}, read.inputs).failures
     missing = provider.read(f"projects/{PROJECT}/zones/{ZONE}/instances/nope", {})
     assert missing.id == ""
+
+
+# ---------------------------------------------------------------------- failures, drift
+def test_labels_changed_under_every_attempt_fail_the_update_instead_of_passing_silently(
+    emu: Emulator, compute: ComputeService, provider: FlexStartVmProvider
+) -> None:
+    compute.add_capacity(ZONE, MACHINE, 1)
+    created = provider.create(props(labels={"team": "ml"}))
+    dispatch = emu.dispatch
+    intruders: list[Request] = []
+
+    def racing(request: Request) -> Response:
+        """Someone relabels the VM just before each of our setLabels: the fingerprint is stale."""
+        if request.path.endswith("/setLabels") and request not in intruders:
+            fingerprint = compute.instance(PROJECT, ZONE, "vm-1")["labelFingerprint"]
+            other = {"labels": {"by": f"other-{len(intruders)}"}, "labelFingerprint": fingerprint}
+            intruders.append(Request("POST", request.path, {}, other))
+            assert dispatch(intruders[-1]).status == 200
+        return dispatch(request)
+
+    emu.dispatch = racing  # type: ignore[method-assign]
+    with pytest.raises(FlexStartError) as info:
+        provider.update(created.id, created.outs, props(labels={"team": "infra"}))
+    message = str(info.value)
+    assert "vm-1" in message and "could not be updated" in message and "labels" in message
+    assert "412" in message
+
+
+def test_delete_failures_are_one_clear_error(
+    emu: Emulator, compute: ComputeService, provider: FlexStartVmProvider
+) -> None:
+    compute.add_capacity(ZONE, MACHINE, 1)
+    created = provider.create(props())
+    emu.faults.match = lambda method, path: method == "DELETE"
+    emu.faults.queue.extend(["503"] * 7)  # every attempt
+    with pytest.raises(FlexStartError) as info:
+        provider.delete(created.id, created.outs)
+    message = str(info.value)
+    assert "vm-1" in message and ZONE in message and "could not be deleted" in message
+    assert f"gcloud compute instances delete vm-1 --zone {ZONE} --project {PROJECT}" in message
+    provider.delete(created.id, created.outs)  # once Compute answers again
+    assert compute.instances() == []
+
+
+def test_a_machine_type_changed_outside_is_drift_that_replaces_the_vm(
+    emu: Emulator, compute: ComputeService, provider: FlexStartVmProvider
+) -> None:
+    compute.add_capacity(ZONE, MACHINE, 1)
+    created = provider.create(props(desired="TERMINATED"))
+    url = f"{emu.url}compute/v1/projects/{PROJECT}/zones/{ZONE}/instances/vm-1/setMachineType"
+    body = {"machineType": f"zones/{ZONE}/machineTypes/a3-highgpu-4g"}
+    assert requests.post(url, json=body, timeout=10).status_code == 200
+    read = provider.read(created.id, created.outs)
+    assert read.outs["body"]["machineType"] == f"zones/{ZONE}/machineTypes/a3-highgpu-4g"
+    diff = provider.diff(created.id, read.outs, props(desired="TERMINATED"))
+    assert diff.changes and diff.replaces == ["body"]
+    unchanged = provider.read(created.id, provider.read(created.id, created.outs).outs)
+    assert unchanged.outs["body"]["machineType"] == read.outs["body"]["machineType"]
+
+
+@pytest.mark.parametrize("status", ["PENDING_STOP", "DEPROVISIONING", "STOPPING"])
+def test_a_vm_shutting_down_reads_as_stopped(
+    compute: ComputeService, provider: FlexStartVmProvider, status: str
+) -> None:
+    compute.add_capacity(ZONE, MACHINE, 1)
+    created = provider.create(props())
+    compute._vms[(PROJECT, ZONE, "vm-1")].resource["status"] = status  # noqa: SLF001
+    assert provider.read(created.id, created.outs).outs["desiredStatus"] == "TERMINATED"

@@ -98,8 +98,10 @@ class FlexStartInstanceArgs(TypedDict, total=False):
     boot_disk_type: NotRequired[str]
     """Boot disk type (default ``pd-balanced``; ``hyperdisk-balanced`` for A4 and A3 Ultra)."""
     network: NotRequired[str | pulumi.Output[str]]
-    """VPC network (default ``default``)."""
+    """VPC network (default: the subnetwork's network when ``subnetwork`` is given, else
+    ``default``)."""
     subnetwork: NotRequired[str | pulumi.Output[str]]
+    """Subnetwork; alone, it also picks the network (as ``gcloud --subnet`` does)."""
     public_ip: NotRequired[bool]
     """Give the VM an external IP (default False: use Cloud NAT / IAP)."""
     service_account: NotRequired[str | pulumi.Output[str]]
@@ -142,7 +144,7 @@ class FlexStartInstanceSpec(DwsModel):
     image: Any = DEFAULT_IMAGE
     boot_disk_size_gb: int = 100
     boot_disk_type: str | None = None
-    network: Any = "default"
+    network: Any = None
     subnetwork: Any = None
     public_ip: bool = False
     service_account: Any = None
@@ -252,6 +254,14 @@ class FlexStartInstanceSpec(DwsModel):
         hyper = family.split("-")[0] in _HYPERDISK_FAMILIES or family in _HYPERDISK_FAMILIES
         return "hyperdisk-balanced" if hyper else "pd-balanced"
 
+    def network_or_default(self) -> Any:
+        """The network to name: the one given; none when only a subnetwork is given (Compute
+        takes the subnetwork's own, where ``default`` would be rejected as a mismatch);
+        else ``default``."""
+        if self.network is not None or self.subnetwork is not None:
+            return self.network
+        return "default"
+
     def metadata_items(self) -> list[dict[str, Any]]:
         items = dict(self.metadata)
         if self.startup_script is not None:
@@ -330,7 +340,7 @@ class FlexStartInstance(pulumi.ComponentResource):
             ],
             network_interfaces=[
                 {
-                    "network": spec.network,
+                    "network": spec.network_or_default(),
                     "subnetwork": spec.subnetwork,
                     "access_configs": [{}] if spec.public_ip else None,
                 }

@@ -29,6 +29,14 @@ diff: ``project``, ``zone``, ``name``, ``sourceInstanceTemplate`` and the body's
 reused and the capacity released); ``desiredStatus``, ``body.labels`` and ``body.metadata``
 update in place; ``waitFor`` and ``body.params`` only matter at create time.
 
+read: a VM deleted outside Pulumi is gone; its status, labels, metadata and machine type are
+read as they are (drift). Failures leave no orphan: an insert never answered is asked again with
+its ``requestId`` (Compute answers the operation it started, if it did); a create that fails
+after Compute accepted it returns the VM if it reached what ``waitFor`` asked anyway (e.g. only
+polling failed), else deletes it before raising; a start that fails leaves the VM stopped,
+cancelling a request still queued. Each failure is one :class:`FlexStartError` saying what was
+asked, where, why and what to change.
+
 The provider pickles to a few hundred bytes: it holds no client, no credentials and no
 configuration at pickling time; the REST client (ADC, or anonymous for loopback emulators) is
 built inside each call, and the endpoint comes from ``DWS_COMPUTE_ENDPOINT`` or the stack config
@@ -81,7 +89,17 @@ REPLACE_KEYS = ("project", "zone", "name", "sourceInstanceTemplate")
 BODY_IN_PLACE = ("labels", "metadata")
 BODY_CREATE_ONLY = ("params",)
 ACCEPTED = frozenset({"PENDING", "RUNNING"})
-STOPPED = frozenset({"TERMINATED", "STOPPED", "STOPPING", "SUSPENDED", "SUSPENDING"})
+STOPPED = frozenset(
+    {
+        "TERMINATED",
+        "STOPPED",
+        "STOPPING",
+        "PENDING_STOP",  # shutting down gracefully
+        "DEPROVISIONING",  # halted, resources being released
+        "SUSPENDED",
+        "SUSPENDING",
+    }
+)
 FAIL_FAST_TRY_SECONDS = 90  # dws-facts §1: without a queue Compute tries for about 90 s
 WAIT_MARGIN_SECONDS = 600.0  # beyond the queue window (or the fail-fast try) before giving up
 STOCKOUT_CODES = ("ZONE_RESOURCE_POOL_EXHAUSTED", "RESOURCE_POOL_EXHAUSTED", "STOCKOUT")
@@ -316,19 +334,18 @@ def _diff(olds: Mapping[str, Any], news: Mapping[str, Any]) -> dyn.DiffResult:
 
 # ---------------------------------------------------------------------- create
 def _create(provider: FlexStartVmProvider, props: dict[str, Any]) -> dyn.CreateResult:
-    from .compute_ops import create_request_id, get_instance, instance_action, instance_path
-    from .rest import ApiError
+    from .compute_ops import create_request_id, get_instance, instance_action
 
     vm = _Vm.of(props)
     client = _client(provider)
+    # One id for this create attempt: every retry of its insert (in the client, and the second
+    # round in _insert) carries it, so Compute creates the VM at most once; a later `pulumi up`
+    # is a new attempt with a new id.
     request_id = create_request_id(vm.project, vm.zone, vm.name, uuid.uuid4().hex)
     params = {"requestId": request_id}
     if vm.template:
         params["sourceInstanceTemplate"] = vm.template
-    try:
-        op = client.post(instance_path(vm.project, vm.zone), vm.body, **params)
-    except ApiError as err:
-        raise FlexStartError(_rejected(vm, err)) from None
+    op = _insert(client, vm, params)
     try:
         _await_capacity(client, vm, op)
         if vm.desired == "TERMINATED":
@@ -336,10 +353,78 @@ def _create(provider: FlexStartVmProvider, props: dict[str, Any]) -> dyn.CreateR
         instance = get_instance(client, vm.project, vm.zone, vm.name)
         if instance is None:
             raise FlexStartError(f"{vm.describe()} disappeared right after it was created")
-    except Exception as exc:  # noqa: BLE001 - every failure must clean up first
-        left = _clean_up(client, vm)
-        raise FlexStartError(f"{_failure(vm, exc)} {left}") from None
+    except Exception as exc:  # noqa: BLE001 - every failure must settle or clean up first
+        settled = _settled(client, vm, exc)
+        if settled is None:
+            left = _clean_up(client, vm)
+            raise FlexStartError(f"{_failure(vm, exc)} {left}") from None
+        instance = settled
     return dyn.CreateResult(vm.id, _outputs(props, instance, request_id))
+
+
+def _ambiguous(err: Exception) -> bool:
+    """True when an API error does not say whether the request was carried out: no answer at all
+    (status 0: dropped connections, timeouts), or 429/5xx until the retries ran out."""
+    from .rest import RETRYABLE_STATUS
+
+    return getattr(err, "status", 0) in RETRYABLE_STATUS or not getattr(err, "status", 0)
+
+
+def _insert(client: Any, vm: _Vm, params: Mapping[str, str]) -> dict[str, Any]:
+    """``instances.insert``; raises :class:`FlexStartError` when it was not accepted.
+
+    When every retry went unanswered (or was refused with a 429/5xx) the insert may still have
+    been carried out, e.g. a response lost after Compute created the VM. The same ``requestId``
+    settles it: asked again, Compute answers the operation it started (then the create goes on)
+    or creates the VM now; 409 means the VM is someone else's.
+    """
+    from .compute_ops import get_instance, instance_path
+    from .rest import ApiError
+
+    path = instance_path(vm.project, vm.zone)
+    try:
+        return client.post(path, vm.body, **params)
+    except ApiError as err:
+        if not _ambiguous(err):
+            raise FlexStartError(_rejected(vm, err)) from None
+    try:
+        return client.post(path, vm.body, **params)
+    except ApiError as err:
+        if not _ambiguous(err):
+            raise FlexStartError(_rejected(vm, err)) from None
+        unconfirmed = err
+    found = "a VM of that name now exists"
+    try:
+        if get_instance(client, vm.project, vm.zone, vm.name) is None:
+            raise FlexStartError(_rejected(vm, unconfirmed))  # not created: nothing to report
+    except ApiError as err:
+        found = f"whether a VM of that name exists is unknown ({err})"
+    where = f"{vm.name} --zone {vm.zone} --project {vm.project}"
+    raise FlexStartError(
+        f"{vm.describe()}: Compute Engine did not confirm the insert ({unconfirmed}), and {found}: "
+        "it may have been created by this request. To change: check it with `gcloud compute "
+        f"instances describe {where}`, then delete it (`gcloud compute instances delete "
+        f"{where}`) and deploy again, or import it (pulumi import {TYPE_TOKEN} ... {vm.id})."
+    )
+
+
+def _settled(client: Any, vm: _Vm, exc: Exception) -> dict[str, Any] | None:
+    """After a failure while waiting on an accepted insert: the VM when it reached what
+    ``waitFor`` asked for anyway (its true status is success: e.g. polling failed after the VM
+    got capacity), else None (then the create cleans up)."""
+    from .compute_ops import get_instance
+    from .rest import OperationError
+
+    if isinstance(exc, (OperationError, FlexStartError)):
+        return None  # Compute said the insert failed, or the VM is gone
+    try:
+        instance = get_instance(client, vm.project, vm.zone, vm.name)
+    except Exception:  # noqa: BLE001 - then clean up
+        return None
+    if instance is None or vm.desired == "TERMINATED":
+        return None
+    wanted = ACCEPTED if vm.wait_for == "accepted" and vm.window else {"RUNNING"}
+    return instance if instance.get("status") in wanted else None
 
 
 def _await_capacity(client: Any, vm: _Vm, op: dict[str, Any]) -> dict[str, Any]:
@@ -364,6 +449,11 @@ def _rejected(vm: _Vm, err: Exception) -> str:
             f"{vm.describe()}: an instance with this name already exists. Choose another "
             f"instance_name, delete it, or import it (pulumi import {TYPE_TOKEN} ... {vm.id}). "
             "Nothing was created."
+        )
+    if _ambiguous(err):
+        return (
+            f"{vm.describe()} could not be created: Compute Engine did not accept the insert "
+            f"({err}). Nothing was created. To change: deploy again later."
         )
     return f"{vm.describe()} was rejected by Compute Engine: {err}. Nothing was created."
 
@@ -394,7 +484,10 @@ def _failure(vm: _Vm, exc: Exception) -> str:
             "pick another zone or machine type (see `dws advise`)."
         )
     if isinstance(exc, TimeoutError):
-        return f"{vm.describe()} was not ready in time ({exc})."
+        return (
+            f"{vm.describe()} was not ready in time ({exc}). To change: deploy again later, or "
+            "set wait_for='accepted' to return once the request is queued."
+        )
     if isinstance(exc, FlexStartError):
         return str(exc) + "."
     return f"{vm.describe()} could not be created: {exc}."
@@ -402,11 +495,17 @@ def _failure(vm: _Vm, exc: Exception) -> str:
 
 def _clean_up(client: Any, vm: _Vm) -> str:
     """Delete whatever the failed create left; say what happened."""
-    from .compute_ops import delete_instance
+    from .compute_ops import delete_instance, get_instance
 
     try:
         deleted = delete_instance(client, vm.project, vm.zone, vm.name)
     except Exception as err:  # noqa: BLE001
+        try:  # e.g. the delete went through but waiting for its operation failed
+            gone = get_instance(client, vm.project, vm.zone, vm.name) is None
+        except Exception:  # noqa: BLE001
+            gone = False
+        if gone:
+            return "Nothing was left behind: the half-created VM was deleted."
         return (
             f"The VM may still exist and could not be deleted ({err}): delete it with "
             f"`gcloud compute instances delete {vm.name} --zone {vm.zone} "
@@ -463,6 +562,9 @@ def _read(provider: FlexStartVmProvider, id_: str, props: dict[str, Any]) -> dyn
         props = _adopted(props, instance)
     outs = _outputs(props, instance, _request_id(props))
     body = dict(outs.get("body") or {})
+    machine = str(instance.get("machineType") or "").rsplit("/", 1)[-1]
+    if machine and body.get("machineType") and str(body["machineType"]).split("/")[-1] != machine:
+        body["machineType"] = f"zones/{vm.zone}/machineTypes/{machine}"  # changed outside
     labels = dict(instance.get("labels") or {})
     if labels or body.get("labels"):
         body["labels"] = labels
@@ -510,7 +612,7 @@ def _update(
     provider: FlexStartVmProvider, olds: dict[str, Any], news: dict[str, Any]
 ) -> dyn.UpdateResult:
     from .compute_ops import get_instance, instance_action
-    from .rest import ApiError
+    from .rest import ApiError, OperationError
 
     vm = _Vm.of(news)
     client = _client(provider)
@@ -524,28 +626,64 @@ def _update(
             )
         return instance
 
-    instance = current()
-    for _ in range(2):  # a stale fingerprint (412) is refetched once
-        try:
-            _apply_labels_and_metadata(client, vm, instance)
-            break
-        except ApiError as err:
-            if err.status != 412:
-                raise
-            instance = current()
-    status = str(instance.get("status"))
-    if vm.desired == "TERMINATED" and status not in STOPPED:
-        instance_action(client, vm.project, vm.zone, vm.name, "stop")
-    elif vm.desired == "RUNNING" and status in ("TERMINATED", "STOPPED"):
-        op = instance_action(client, vm.project, vm.zone, vm.name, "start", wait=False)
-        try:
-            _await_capacity(client, vm, op)
-        except Exception as exc:  # noqa: BLE001
-            raise FlexStartError(
-                f"{_failure(vm, exc).replace('could not be created', 'could not start')} "
-                "The VM was not started and stays TERMINATED (stopped, not billed for GPUs)."
-            ) from None
-    return dyn.UpdateResult(_outputs(news, current(), _request_id(olds)))
+    step = "read the VM"
+    try:
+        instance = current()
+        step = "set its labels and metadata"
+        for attempt in range(2):  # a stale fingerprint (412) is refetched once
+            try:
+                _apply_labels_and_metadata(client, vm, instance)
+                break
+            except ApiError as err:
+                if err.status != 412 or attempt:
+                    raise
+                instance = current()
+        status = str(instance.get("status"))
+        if vm.desired == "TERMINATED" and status not in STOPPED:
+            step = "stop it"
+            instance_action(client, vm.project, vm.zone, vm.name, "stop")
+        elif vm.desired == "RUNNING" and status in ("TERMINATED", "STOPPED"):
+            step = "start it"
+            _start(client, vm)
+        step = "read the VM"
+        final = current()
+    except (ApiError, OperationError, TimeoutError) as err:
+        raise FlexStartError(
+            f"{vm.describe()} could not be updated: Compute Engine failed to {step} ({err}). "
+            "To change: run `pulumi up --refresh` again once the cause is fixed."
+        ) from None
+    return dyn.UpdateResult(_outputs(news, final, _request_id(olds)))
+
+
+def _start(client: Any, vm: _Vm) -> None:
+    """Start a stopped VM: a new capacity request (the run clock restarts once placed), waited
+    for per ``waitFor``. On failure the VM is left stopped, its request cancelled if need be."""
+    from .compute_ops import get_instance, instance_action
+
+    op = instance_action(client, vm.project, vm.zone, vm.name, "start", wait=False)
+    try:
+        _await_capacity(client, vm, op)
+        return
+    except Exception as exc:  # noqa: BLE001 - settle the VM before reporting
+        if _settled(client, vm, exc) is not None:
+            return  # it got what was asked for anyway (e.g. only polling failed)
+        reason = _failure(vm, exc).replace("could not be created", "could not start")
+    stop = f"gcloud compute instances stop {vm.name} --zone {vm.zone} --project {vm.project}"
+    try:
+        instance = get_instance(client, vm.project, vm.zone, vm.name)
+        if instance is None:
+            left = "The VM no longer exists; run `pulumi refresh` to recreate it."
+        elif instance.get("status") in STOPPED:
+            left = "The VM was not started and stays TERMINATED (stopped, not billed for GPUs)."
+        else:  # still waiting for capacity: cancel, or it may start later unknown to the stack
+            instance_action(client, vm.project, vm.zone, vm.name, "stop")
+            left = (
+                "Its capacity request was cancelled: the VM stays TERMINATED (stopped, not "
+                "billed for GPUs)."
+            )
+    except Exception as err:  # noqa: BLE001
+        left = f"The VM may still be waiting for capacity ({err}): stop it with `{stop}`."
+    raise FlexStartError(f"{reason} {left}")
 
 
 def _apply_labels_and_metadata(client: Any, vm: _Vm, instance: Mapping[str, Any]) -> None:
@@ -576,10 +714,15 @@ def _apply_labels_and_metadata(client: Any, vm: _Vm, instance: Mapping[str, Any]
 
 def _delete(provider: FlexStartVmProvider, props: dict[str, Any]) -> None:
     from .compute_ops import delete_instance
-    from .rest import OperationError
+    from .rest import ApiError, OperationError
 
     vm = _Vm.of(props)
     try:
         delete_instance(_client(provider), vm.project, vm.zone, vm.name)
-    except OperationError as err:
-        raise FlexStartError(f"{vm.describe()} could not be deleted: {err}") from None
+    except (ApiError, OperationError, TimeoutError) as err:
+        raise FlexStartError(
+            f"{vm.describe()} could not be deleted: {err}. It is still in the stack: run "
+            "`pulumi destroy` (or `pulumi up`) again, or delete it with `gcloud compute "
+            f"instances delete {vm.name} --zone {vm.zone} --project {vm.project}` and then "
+            "`pulumi refresh`."
+        ) from None

@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import datetime
 import email.utils
 import logging
 import os
@@ -105,15 +106,24 @@ class PollPolicy:
 
 
 def _retry_after(response: requests.Response | None) -> float | None:
+    """Seconds asked for by a ``Retry-After`` header (delta-seconds or an HTTP-date); None when
+    there is none or it cannot be read (then the usual backoff applies)."""
     if response is None:
         return None
-    value = response.headers.get("Retry-After")
+    value = (response.headers.get("Retry-After") or "").strip()
     if not value:
         return None
-    if value.strip().isdigit():
-        return float(value)
-    parsed = email.utils.parsedate_to_datetime(value)
-    return max(0.0, parsed.timestamp() - time.time()) if parsed else None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        parsed = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if parsed.tzinfo is None:  # "-0000": UTC, per RFC 5322
+        parsed = parsed.replace(tzinfo=datetime.timezone.utc)
+    return max(0.0, parsed.timestamp() - time.time())
 
 
 def virtual_sleep_from_env() -> Callable[[float], None] | None:
@@ -145,6 +155,7 @@ class GoogleRestClient:
     def __post_init__(self) -> None:
         if not self.base_url.endswith("/"):
             self.base_url += "/"
+        self._default_sleep = self.sleep is None
         if self.sleep is None:
             self.sleep = virtual_sleep_from_env() or time.sleep
         self._rng = random.Random(self.seed)
@@ -166,7 +177,14 @@ class GoogleRestClient:
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
         state["_session"] = None  # never pickle a session or its credentials
+        if state.get("_default_sleep"):
+            state["sleep"] = None  # chosen where it runs (a virtual-clock sleep is a closure)
         return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        if self.sleep is None:
+            self.sleep = virtual_sleep_from_env() or time.sleep
 
     # ------------------------------------------------------------------ requests
     def url(self, path: str) -> str:

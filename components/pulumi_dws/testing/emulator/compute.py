@@ -22,8 +22,8 @@ Behaviour (all on the virtual clock):
 * ``stop`` releases capacity; ``start`` places a new capacity request (queued for the VM's
   original window, or fail-fast) and restarts the run clock once placed.
 * ``get``, ``list``, ``delete``, ``setLabels`` / ``setMetadata`` (fingerprints checked: 412 on a
-  stale one), zone operations ``get`` / ``wait``, instance templates ``insert`` / ``get`` /
-  ``delete`` and global operations ``get``.
+  stale one), ``setMachineType`` (stopped VMs only), zone operations ``get`` / ``wait``,
+  instance templates ``insert`` / ``get`` / ``delete`` and global operations ``get``.
 * ``requestId`` (a UUID) makes every mutation idempotent: the same id answers the same
   operation and does nothing twice. :attr:`ComputeService.inserted` logs each VM really
   created, with its request id, so tests can prove there were no duplicate creates.
@@ -178,6 +178,7 @@ class ComputeService:
             r("POST", _I + r"/start", self._start),
             r("POST", _I + r"/setLabels", self._set_labels),
             r("POST", _I + r"/setMetadata", self._set_metadata),
+            r("POST", _I + r"/setMachineType", self._set_machine_type),
             r("GET", _Z + r"/operations/(?P<op>[^/]+)", self._get_op),
             r("POST", _Z + r"/operations/(?P<op>[^/]+)/wait", self._get_op),
             r("POST", _P + r"/global/instanceTemplates", self._insert_template),
@@ -368,11 +369,7 @@ class ComputeService:
                 else f"projects/{req.params['project']}/global/"
             )
             if op is None or scope not in op["selfLink"]:
-                raise GoogleError(
-                    404,
-                    f"The resource '{scope}operations/{req.params['op']}' was not found",
-                    "notFound",
-                )
+                raise _not_found(f"{scope}operations/{req.params['op']}")
             return Response(200, copy.deepcopy(op))
 
     # ------------------------------------------------------------------ instances
@@ -380,11 +377,7 @@ class ComputeService:
         key = (req.params["project"], req.params["zone"], req.params["name"])
         vm = self._vms.get(key)
         if vm is None:
-            raise GoogleError(
-                404,
-                f"The resource 'projects/{key[0]}/zones/{key[1]}/instances/{key[2]}' was not found",
-                "notFound",
-            )
+            raise _not_found(f"projects/{key[0]}/zones/{key[1]}/instances/{key[2]}")
         return vm
 
     def _get(self, req: Request) -> Response:
@@ -431,11 +424,8 @@ class ComputeService:
         )
         template = self._templates.get((tpl_project, _last(template_url)))
         if template is None:
-            raise GoogleError(
-                404,
-                f"The resource 'projects/{tpl_project}/global/instanceTemplates/"
-                f"{_last(template_url)}' was not found",
-                "notFound",
+            raise _not_found(
+                f"projects/{tpl_project}/global/instanceTemplates/{_last(template_url)}"
             )
         merged = copy.deepcopy(template.get("properties") or {})
         for key, value in copy.deepcopy(body).items():
@@ -631,6 +621,33 @@ class ComputeService:
 
         return self._idempotent(req, action)
 
+    def _set_machine_type(self, req: Request) -> Response:
+        self.schema.require("InstancesSetMachineTypeRequest", req.body or {})
+
+        def action() -> dict[str, Any]:
+            vm = self._vm(req)
+            machine_url = str((req.body or {}).get("machineType") or "")
+            if not machine_url:
+                raise GoogleError(
+                    400, "Invalid value for field 'resource.machineType': ''.", "invalid"
+                )
+            if vm.status != "TERMINATED":
+                raise GoogleError(
+                    400,
+                    f"The resource '{_target(vm)}' is not ready: stop the instance before "
+                    "changing its machine type.",
+                    "resourceNotReady",
+                )
+            project, zone, _ = vm.key
+            vm.machine_type = _last(machine_url)
+            vm.resource["machineType"] = (
+                f"{COMPUTE_SELF_LINK_ROOT}projects/{project}/zones/{zone}/machineTypes/"
+                f"{vm.machine_type}"
+            )
+            return self._new_op(project, zone, "setMachineType", _target(vm))
+
+        return self._idempotent(req, action)
+
     # ------------------------------------------------------------------ instance templates
     def _store_template(self, project: str, body: dict[str, Any]) -> str:
         name = body.get("name")
@@ -667,11 +684,7 @@ class ComputeService:
         key = (req.params["project"], req.params["name"])
         template = self._templates.get(key)
         if template is None:
-            raise GoogleError(
-                404,
-                f"The resource 'projects/{key[0]}/global/instanceTemplates/{key[1]}' was not found",
-                "notFound",
-            )
+            raise _not_found(f"projects/{key[0]}/global/instanceTemplates/{key[1]}")
         return template
 
     def _get_template(self, req: Request) -> Response:
@@ -692,6 +705,11 @@ class ComputeService:
 def _target(vm: _Vm) -> str:
     project, zone, name = vm.key
     return f"projects/{project}/zones/{zone}/instances/{name}"
+
+
+def _not_found(resource: str) -> GoogleError:
+    """Google's 404 for a missing resource (``projects/p/zones/z/instances/x``...)."""
+    return GoogleError(404, f"The resource '{resource}' was not found", "notFound")
 
 
 def _check_fingerprint(given: str | None, current: str) -> None:

@@ -1,0 +1,109 @@
+"""Helpers for driving pulumi-dws's dynamic providers against the local emulator on its virtual
+clock, in process (tests, benchmarks) or in another process (Pulumi's dynamic-provider host).
+
+    from pulumi_dws.providers.flex_vm import FlexStartVmProvider
+    from pulumi_dws.testing.clock_helpers import emulator_env, flex_start_vm_props, virtual_sleep
+    from pulumi_dws.testing.emulator import Emulator
+
+    with Emulator() as emu:
+        os.environ.update(emulator_env(emu, virtual_clock=False))
+        provider = FlexStartVmProvider(sleep=virtual_sleep(emu))  # waiting 2 h takes ms
+        emu["compute"].add_capacity("us-central1-a", "a3-highgpu-8g", 1, after=3600)
+        provider.create(flex_start_vm_props("vm-1", request_valid_for=7200))
+
+A provider in Pulumi's dynamic-provider host gets ``emulator_env(emu)`` as its environment: its
+sleeps then advance the same clock through the emulator's control URL.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from .emulator import Emulator
+
+__all__ = ["virtual_sleep", "emulator_env", "flex_start_body", "flex_start_vm_props"]
+
+COMPUTE_ENDPOINT_ENV = "DWS_COMPUTE_ENDPOINT"
+VIRTUAL_CLOCK_ENV = "DWS_VIRTUAL_CLOCK_URL"  # as read by pulumi_dws.providers.rest
+
+
+def virtual_sleep(emulator: Emulator) -> Callable[[float], None]:
+    """A ``sleep(seconds)`` that advances ``emulator``'s virtual clock instead of waiting: pass
+    it as a provider's or a REST client's ``sleep``. Every service sees the time go by (capacity
+    arrives, queue windows end, runs end) before the call returns."""
+
+    def sleep(seconds: float) -> None:
+        emulator.clock.advance(seconds)
+
+    return sleep
+
+
+def emulator_env(emulator: Emulator, *, virtual_clock: bool = True) -> dict[str, str]:
+    """Environment variables that point the dynamic providers at ``emulator``: the Compute
+    endpoint, and (``virtual_clock=True``, for a provider in another process) the control URL
+    its sleeps advance the virtual clock through. With ``virtual_clock=False`` the variable is
+    set empty, which the providers read as unset (in process, pass :func:`virtual_sleep`)."""
+    return {
+        COMPUTE_ENDPOINT_ENV: emulator.url,
+        VIRTUAL_CLOCK_ENV: emulator.clock_url if virtual_clock else "",
+    }
+
+
+def flex_start_body(
+    name: str,
+    *,
+    zone: str = "us-central1-a",
+    machine_type: str = "a3-highgpu-8g",
+    max_run: int = 3 * 86400,
+    termination_action: str = "STOP",
+    request_valid_for: int | None = None,
+    labels: Mapping[str, str] | None = None,
+    network: str | None = "global/networks/default",
+    public_ip: bool = False,
+) -> dict[str, Any]:
+    """A Compute v1 ``Instance`` body for a Flex-start VM without a template (seconds for
+    durations; ``request_valid_for=None``: no queue), as the emulator accepts it."""
+    body: dict[str, Any] = {
+        "name": name,
+        "machineType": f"zones/{zone}/machineTypes/{machine_type}",
+    }
+    if network is not None:
+        nic: dict[str, Any] = {"network": network}
+        if public_ip:
+            nic["accessConfigs"] = [{}]
+        body["networkInterfaces"] = [nic]
+    body["scheduling"] = {
+        "automaticRestart": False,
+        "instanceTerminationAction": termination_action,
+        "maxRunDuration": {"seconds": str(max_run)},
+        "onHostMaintenance": "TERMINATE",
+        "provisioningModel": "FLEX_START",
+    }
+    if request_valid_for is not None:
+        body["params"] = {"requestValidForDuration": {"seconds": str(request_valid_for)}}
+    if labels:
+        body["labels"] = dict(labels)
+    return body
+
+
+def flex_start_vm_props(
+    name: str,
+    *,
+    project: str = "p",
+    zone: str = "us-central1-a",
+    desired_status: str = "RUNNING",
+    wait_for: str = "running",
+    **body: Any,
+) -> dict[str, Any]:
+    """The inputs of a ``FlexStartVm`` (``pulumi_dws.providers.flex_vm``) without a template;
+    ``body`` takes :func:`flex_start_body`'s keywords."""
+    return {
+        "project": project,
+        "zone": zone,
+        "name": name,
+        "sourceInstanceTemplate": "",
+        "body": flex_start_body(name, zone=zone, **body),
+        "desiredStatus": desired_status,
+        "waitFor": wait_for,
+    }
