@@ -25,6 +25,7 @@ from pydantic import BaseModel
 from pulumi_dws import cli_advise, clock, limits
 from pulumi_dws.advice import (
     AdviceError,
+    CalendarQuery,
     NoRecommendationError,
     calendar_mode_advice,
     calendar_query,
@@ -127,8 +128,10 @@ def test_models_carry_every_field_of_the_discovery_document() -> None:
     assert advice["capacity"]["response"]["$ref"] == "CapacityAdviceResponse"
 
 
-def test_request_bodies_use_googles_wire_forms() -> None:
-    query = calendar_query(
+def february_query(latest: str) -> CalendarQuery:
+    """2 x H100 for 7 to 14 days, starting in February 2026 (``latest`` the end of it, as a
+    timestamp or a date), not in us-central1-b: what the gcloud oracle below asks too."""
+    return calendar_query(
         "p1",
         "us-central1",
         H100,
@@ -136,11 +139,14 @@ def test_request_bodies_use_googles_wire_forms() -> None:
         "7d",
         max_duration="14d",
         earliest="2026-02-01",
-        latest="2026-03-01T00:00:00Z",
+        latest=latest,
         exclude_zones=["us-central1-b"],
         now=T0,
     )
-    body = query.to_request().to_api()
+
+
+def test_request_bodies_use_googles_wire_forms() -> None:
+    body = february_query("2026-03-01T00:00:00Z").to_request().to_api()
     spec = body["futureResourcesSpecs"]["spec"]
     assert spec["deploymentType"] == "DENSE"
     assert spec["targetResources"]["specificSkuResources"] == {
@@ -438,6 +444,25 @@ def test_unreachable_endpoint_is_explained() -> None:
     assert caught.value.kind == "unreachable"
 
 
+def _no_adc(monkeypatch: pytest.MonkeyPatch) -> None:
+    from google.auth.exceptions import DefaultCredentialsError
+
+    def default(*args: Any, **kwargs: Any) -> Any:
+        raise DefaultCredentialsError("Your default credentials were not found.")
+
+    monkeypatch.setattr("google.auth.default", default)
+
+
+def test_missing_credentials_are_explained(monkeypatch: pytest.MonkeyPatch) -> None:
+    _no_adc(monkeypatch)
+    client = GoogleRestClient("https://compute.googleapis.com/compute/v1/")
+    with pytest.raises(AdviceError) as caught:
+        calendar_mode_advice("p1", "us-central1", H100, 1, "7d", client=client)
+    assert caught.value.kind == "auth"
+    assert "gcloud auth application-default login" in str(caught.value)
+    assert "credentials were not found" in str(caught.value)
+
+
 # ------------------------------------------------------------------------------ CLI
 def test_cli_calendar_table(emu: Emulator, capsys: Any) -> None:
     code, out, err = cli(emu, capsys, *CAL, "--count", "2", "--duration", "7d")
@@ -583,6 +608,22 @@ def test_cli_retries_rate_limits_on_virtual_time_then_explains(
         assert code == 0 and "us-central1-a" in out
 
 
+def test_cli_explains_missing_credentials(capsys: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    _no_adc(monkeypatch)
+    code = cli_advise.main([*CAP, "--endpoint", "https://compute.googleapis.com/"])
+    out, err = capsys.readouterr()
+    assert code == 1 and out == ""
+    assert err.startswith("error: No usable Google credentials for advice.capacity")
+
+
+@pytest.mark.parametrize("endpoint", ["127.0.0.1:8765", "ftp://127.0.0.1/", "http://"])
+def test_cli_refuses_an_endpoint_that_is_not_a_url(capsys: Any, endpoint: str) -> None:
+    code = cli_advise.main([*CAP, "--endpoint", endpoint])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert err.startswith(f"error: --endpoint: {endpoint} is not an http(s) URL")
+
+
 @pytest.mark.parametrize(
     ("extra", "needle"),
     [
@@ -622,6 +663,16 @@ def test_cli_seed_limits_profile(emu: Emulator, capsys: Any) -> None:
     assert limits.get("calendar.duration").choices is None  # the profile does not leak
     code, _, _ = cli(emu, capsys, *CAL, "--duration", "10d")
     assert code == 0
+
+
+def test_cli_limits_profile_keeps_the_rows_in_force(emu: Emulator, capsys: Any) -> None:
+    limits.override("calendar.count", maximum=1)
+    code, _, err = cli(
+        emu, capsys, *CAL, "--count", "2", "--duration", "7d", "--limits-profile", "seed"
+    )
+    assert code == 2 and "--count: 2 is above" in err  # the override holds during the run...
+    assert limits.get("calendar.count").maximum == 1  # ...and after it
+    assert limits.get("calendar.duration").choices is None
 
 
 def test_advise_parser_plugs_into_a_dws_parser(emu: Emulator, capsys: Any) -> None:
@@ -731,17 +782,6 @@ def test_calendar_request_matches_what_gcloud_sends() -> None:
     sent = [r for r in capture.requests if r.path.endswith("/advice/calendarMode")]
     assert sent, capture.describe()
     theirs = models.CalendarModeAdviceRequest.from_api(sent[0].body)
-    ours = calendar_query(
-        "p1",
-        "us-central1",
-        H100,
-        2,
-        "7d",
-        max_duration="14d",
-        earliest="2026-02-01",
-        latest="2026-03-01",
-        exclude_zones=["us-central1-b"],
-        now=T0,
-    ).to_request()
+    ours = february_query("2026-03-01").to_request()
     assert ours.to_api() == theirs.to_api()
     assert sent[0].path == "/compute/beta/projects/p1/regions/us-central1/advice/calendarMode"

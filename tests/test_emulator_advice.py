@@ -185,6 +185,16 @@ def test_calendar_mode_duration_range_takes_the_longest_window_that_fits(emu: Em
     ]
 
 
+def test_calendar_mode_prefers_the_longer_of_two_windows_starting_together(emu: Emulator) -> None:
+    cap, t0 = advice(emu).capacity, emu.clock.now()
+    cap.offer_calendar("us-central1-a", H100, 2, t0, t0 + 20 * DAY)  # 19 days from Jan 6
+    cap.offer_calendar("us-central1-a", H100, 2, t0, t0 + 30 * DAY)  # 29 days from Jan 6
+    body = calendar_body()
+    body["futureResourcesSpecs"]["spec"]["timeRangeSpec"]["maxDuration"] = "2592000s"  # 30d
+    (spec,) = per_spec(post(emu, "calendarMode", body).json())
+    assert (spec["startTime"], spec["endTime"]) == ("2026-01-06T00:00:00Z", "2026-02-04T00:00:00Z")
+
+
 def test_calendar_mode_empty_answer_lists_each_zone_and_why(emu: Emulator) -> None:
     blocks(emu)
     body = post(emu, "calendarMode", calendar_body(count=50)).json()

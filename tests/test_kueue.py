@@ -475,6 +475,15 @@ def test_full_job_manifest() -> None:
         kueue_job("train", queue="q", image="img", gpus=0)
 
 
+def test_full_job_manifest_needs_a_namespace_with_the_local_queue() -> None:
+    _, made = build({"namespaces": ["default", "ml"]})
+    job = kueue_job("train", queue=made["queue"], image="img", gpus=8, namespace="ml")
+    assert job["metadata"]["namespace"] == "ml"
+    assert job["metadata"]["labels"] == {QUEUE_NAME_LABEL: "dws-local-queue"}
+    with pytest.raises(DwsValidationError, match=r"^namespace: research has no LocalQueue"):
+        kueue_job("train", queue=made["queue"], image="img", gpus=8, namespace="research")
+
+
 def test_example_job_is_what_the_helper_renders() -> None:
     folder = REPO / "examples" / "kueue-job"
     spec = importlib.util.spec_from_file_location("render_job", folder / "render_job.py")

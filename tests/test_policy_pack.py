@@ -340,7 +340,7 @@ def test_pack_process_stack_analysis_with_config(pack_process: PackProcess) -> N
 
 
 def test_docs_name_every_policy_and_the_commands() -> None:
-    text = (ROOT / "docs" / "policy.md").read_text()
+    text = (ROOT / "README.md").read_text()  # the policy section (docs/ was folded into it)
     assert "pulumi preview --policy-pack policy/ --policy-pack-config" in text
     assert "dws plan" in text
     for policy in [*POLICIES, rule("calendar-delete-or-replace")]:
@@ -356,3 +356,23 @@ def test_ci_workflows_run_plan_and_preview() -> None:
     joined = "\n".join(texts.values())
     assert "dws plan" in joined and "--policy-pack policy/" in joined
     assert "pulumi/actions@" in joined
+
+
+def test_ci_preview_installs_into_the_virtualenv_the_stacks_name() -> None:
+    workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "dws-policy.yml").read_text())
+    runs = "\n".join(step.get("run", "") for step in workflow["jobs"]["preview"]["steps"])
+    for project in sorted((ROOT / "stacks").glob("*/Pulumi.yaml")):
+        options = yaml.safe_load(project.read_text())["runtime"]["options"]
+        venv = (project.parent / options["virtualenv"]).resolve().relative_to(ROOT)
+        assert f"python -m venv {venv}\n" in runs, project
+        assert f'{venv}/bin/pip install -e ".[policy]"' in runs, project
+    # ...and the policy pack (runtime python, no virtualenv) runs the python on PATH: that one.
+    assert 'echo "$GITHUB_WORKSPACE/.venv/bin" >> "$GITHUB_PATH"' in runs
+
+
+def test_ci_workflows_check_every_stack() -> None:
+    stacks = sorted(p.parent.name for p in (ROOT / "stacks").glob("*/Pulumi.yaml"))
+    assert stacks
+    workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "dws-policy.yml").read_text())
+    for name in ("plan", "preview"):
+        assert workflow["jobs"][name]["strategy"]["matrix"]["stack"] == stacks, name

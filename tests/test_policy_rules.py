@@ -391,6 +391,32 @@ def test_gpu_budget_with_unknowns_reports_only_definite_overruns() -> None:
     assert "8 GPUs (and 1 resource(s) not known yet)" in over[0].message
 
 
+_AFFINITY = {"key": "compute.googleapis.com/reservation-name", "values": ["h100-week"]}
+
+
+@pytest.mark.parametrize("sample", ["flex_instance", "queued_node_pool"])
+def test_gpu_budget_is_silent_while_a_reservation_consumer_is_unknown(sample: str) -> None:
+    """A VM or pool that may consume the reservation (affinity unknown in preview) may be
+    counted on the reservation: neither its GPUs nor its missing run limit are definite."""
+    if sample == "flex_instance":
+        props = variant(SAMPLES[sample][1](), "scheduling", {"provisioningModel": "STANDARD"})
+        props = variant(props, "reservationAffinity", {"type": "SPECIFIC_RESERVATION", **_AFFINITY})
+        path = "reservationAffinity.type"
+    else:
+        props = variant(SAMPLES[sample][1](), "queuedProvisioning", DELETE)
+        affinity = {"consumeReservationType": "SPECIFIC_RESERVATION", **_AFFINITY}
+        props = variant(props, "nodeConfig.reservationAffinity", affinity)
+        path = "nodeConfig.reservationAffinity.consumeReservationType"
+    reservation = view("calendar_reservation")  # 2 x 8 GPUs for 7 days
+    caps = {"maxGpus": 16, "maxGpuHours": 16 * 168}
+    assert rule("gpu-budget")([view(sample, props), reservation], caps) == []  # counted once
+    unknown = [view(sample, variant(props, path, UNKNOWN)), reservation]
+    assert rule("gpu-budget")(unknown, caps) == []  # can't tell yet
+    summary = capacity_summary(unknown)
+    assert summary["gpus"] == 16 and summary["unbounded"] == []
+    assert summary["unknown"] == [unknown[0].urn]
+
+
 # ---------------------------------------------------------------- under GcpMocks
 
 

@@ -20,8 +20,8 @@ import re
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any, TextIO
+from urllib.parse import urlparse
 
-from . import limits
 from .advice import (
     AdviceError,
     ask_calendar_mode,
@@ -37,6 +37,7 @@ from .advice import (
     resolve_project,
 )
 from .errors import DwsValidationError
+from .policy.engine import stack_limits
 from .providers.endpoints import COMPUTE
 from .providers.rest import GoogleRestClient, RetryPolicy
 from .validation import check_name
@@ -67,6 +68,7 @@ _FLAGS = {
     "pick": "--pick",
     "provisioning_model": "--provisioning-model",
     "target_shape": "--shape",
+    "endpoint": "--endpoint",
 }
 _CLI_RETRY = RetryPolicy(attempts=4, cap=10.0, retry_after_cap=30.0)
 
@@ -167,6 +169,12 @@ def _flag_message(err: DwsValidationError) -> str:
 
 
 def _client(args: argparse.Namespace) -> GoogleRestClient:
+    if args.endpoint is not None:
+        url = urlparse(args.endpoint)
+        if url.scheme not in ("http", "https") or not url.netloc:
+            raise DwsValidationError(
+                "endpoint", args.endpoint, "is not an http(s) URL, e.g. http://127.0.0.1:8765/"
+            )
     root = args.endpoint or COMPUTE.root()
     root = root if root.endswith("/") else root + "/"
     return GoogleRestClient(root + COMPUTE.path, retry=_CLI_RETRY)
@@ -180,23 +188,22 @@ Handler = Callable[[argparse.Namespace, GoogleRestClient, str, TextIO, TextIO], 
 
 
 def _guard(run: Handler, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    """Run a handler body, turning the library's errors into messages and exit codes."""
+    """Run a handler body, turning the library's errors into messages and exit codes.
+
+    ``--limits-profile`` applies for this run only; the rows in force before come back.
+    """
     profile = getattr(args, "limits_profile", None)
     try:
-        if profile:
-            limits.use_profile(profile)
-        client = _client(args)
-        project = resolve_project(args.project, client.base_url)
-        return int(run(args, client, project, out, err))
+        with stack_limits({"profile": profile} if profile else None):
+            client = _client(args)
+            project = resolve_project(args.project, client.base_url)
+            return int(run(args, client, project, out, err))
     except DwsValidationError as exc:
         err.write(f"error: {_flag_message(exc)}\n")
         return EXIT_INVALID
     except AdviceError as exc:
         err.write(f"error: {exc}\n")
         return EXIT_INVALID if exc.kind == "no_project" else EXIT_API_ERROR
-    finally:
-        if profile:
-            limits.reset()
 
 
 def _calendar(

@@ -18,12 +18,12 @@ enforces for DWS pools is checked when the component is constructed.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any, Literal, TypedDict
 
 import pulumi
 import pulumi_gcp as gcp
-from pydantic import field_validator, model_validator
+from pydantic import ValidationInfo, field_validator, model_validator
 from typing_extensions import NotRequired, Required
 
 from . import catalog, limits
@@ -194,6 +194,20 @@ def _check_k8s_labels(field: str, labels: Mapping[str, str]) -> dict[str, str]:
     return dict(labels)
 
 
+def choice_validator(choices: Mapping[str, tuple[str, ...]], upper: Collection[str] = ()) -> Any:
+    """A pydantic field validator for every field of ``choices``: the value must be one of that
+    field's choices (upper-cased first for the fields in ``upper``); ``None`` passes."""
+
+    def check(cls: type, value: str | None, info: ValidationInfo) -> str | None:
+        if value is None:
+            return None
+        field = info.field_name
+        assert field is not None
+        return check_choice(field, value.upper() if field in upper else value, choices[field])
+
+    return field_validator(*choices)(check)
+
+
 def _region(location: str) -> str:
     try:
         return check_region("location", location)
@@ -279,10 +293,15 @@ class QueuedNodePoolSpec(DwsModel):
     def _max_nodes(cls, v: Any) -> Any:
         return v if is_output(v) else limits.check_count("max_nodes", v, "gke.max_nodes")
 
-    @field_validator("mode")
-    @classmethod
-    def _mode(cls, v: str) -> str:
-        return check_choice("mode", v, MODES)
+    _choices = choice_validator(
+        {
+            "mode": MODES,
+            "gpu_driver_version": DRIVER_VERSIONS,
+            "disk_type": DISK_TYPES,
+            "location_policy": LOCATION_POLICIES,
+        },
+        upper=("gpu_driver_version", "location_policy"),
+    )
 
     @field_validator("accelerator_type")
     @classmethod
@@ -302,11 +321,6 @@ class QueuedNodePoolSpec(DwsModel):
         if v is not None and not v:
             raise DwsValidationError("node_locations", v, "must list at least one zone")
         return v
-
-    @field_validator("gpu_driver_version")
-    @classmethod
-    def _driver(cls, v: str) -> str:
-        return check_choice("gpu_driver_version", v.upper(), DRIVER_VERSIONS)
 
     @field_validator("max_run_duration", mode="before")
     @classmethod
@@ -340,16 +354,6 @@ class QueuedNodePoolSpec(DwsModel):
     @classmethod
     def _disk_size(cls, v: int | None) -> int | None:
         return None if v is None else limits.check_count("disk_size_gb", v, "gke.disk_size_gb")
-
-    @field_validator("disk_type")
-    @classmethod
-    def _disk_type(cls, v: str | None) -> str | None:
-        return None if v is None else check_choice("disk_type", v, DISK_TYPES)
-
-    @field_validator("location_policy")
-    @classmethod
-    def _location_policy(cls, v: str) -> str:
-        return check_choice("location_policy", v.upper(), LOCATION_POLICIES)
 
     @field_validator("reservation", mode="before")
     @classmethod

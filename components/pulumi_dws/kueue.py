@@ -25,10 +25,10 @@ from typing_extensions import Required
 from . import limits
 from .duration import Duration, DurationLike
 from .errors import DwsValidationError
-from .gke import NODE_POOL_LABEL, QueuedNodePool
+from .gke import NODE_POOL_LABEL, QueuedNodePool, choice_validator
 from .kube import gke_provider
 from .models import DwsModel, parse_args
-from .validation import check_choice, check_name, is_output
+from .validation import check_name, is_output
 
 __all__ = [
     "KueueQueue",
@@ -230,10 +230,9 @@ class KueueQueueSpec(DwsModel):
             return None
         return limits.check_duration("max_run_duration", v, "kueue.max_run_duration")
 
-    @field_validator("api_version")
-    @classmethod
-    def _api_version(cls, v: str) -> str:
-        return check_choice("api_version", v, API_VERSIONS)
+    _choices = choice_validator(
+        {"api_version": API_VERSIONS, "queueing_strategy": QUEUEING_STRATEGIES}
+    )
 
     @field_validator("kueue_version")
     @classmethod
@@ -253,11 +252,6 @@ class KueueQueueSpec(DwsModel):
     @classmethod
     def _quantities(cls, v: Any, info: Any) -> int | str:
         return _check_quantity(info.field_name, v)
-
-    @field_validator("queueing_strategy")
-    @classmethod
-    def _queueing(cls, v: str) -> str:
-        return check_choice("queueing_strategy", v, QUEUEING_STRATEGIES)
 
     @model_validator(mode="after")
     def _rules(self) -> KueueQueueSpec:
@@ -629,10 +623,18 @@ def kueue_job(
 ) -> dict[str, Any]:
     """A complete ``batch/v1`` Job manifest that runs ``image`` on the queue's DWS nodes.
 
-    ``gpus`` is per Pod; ``parallelism`` Pods run together (and must all complete).
+    ``gpus`` is per Pod; ``parallelism`` Pods run together (and must all complete). With a
+    :class:`KueueQueue`, ``namespace`` must be one where it created its LocalQueue.
     """
     _check_dns_label("name", name)
     _check_dns_label("namespace", namespace)
+    if isinstance(queue, KueueQueue) and namespace not in queue.namespaces:
+        raise DwsValidationError(
+            "namespace",
+            namespace,
+            f"has no LocalQueue {queue.local_queue_name}, so Kueue would never admit the Job; "
+            f"use one of the queue's namespaces ({', '.join(queue.namespaces)})",
+        )
     if isinstance(gpus, bool) or not isinstance(gpus, int) or gpus < 1:
         raise DwsValidationError("gpus", gpus, "must be a whole number of GPUs per Pod >= 1")
     if isinstance(parallelism, bool) or not isinstance(parallelism, int) or parallelism < 1:

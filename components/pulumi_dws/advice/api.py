@@ -6,10 +6,12 @@ import datetime as dt
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from google.auth.exceptions import GoogleAuthError
+
 from ..duration import DurationLike
 from ..providers.endpoints import COMPUTE
 from ..providers.rest import ApiError, GoogleRestClient
-from .errors import explain
+from .errors import explain, explain_credentials
 from .inputs import (
     CalendarQuery,
     CapacityQuery,
@@ -45,35 +47,32 @@ def default_client(config: Mapping[str, Any] | None = None) -> GoogleRestClient:
     return GoogleRestClient(COMPUTE.base(config=config))
 
 
-def ask_calendar_mode(query: CalendarQuery, client: GoogleRestClient) -> CalendarAdvice:
-    """Send a validated query; API errors come back as an explained ``AdviceError``."""
-    path = CALENDAR_PATH.format(project=query.project, region=query.region)
+def _ask(
+    method: str, path: str, query: CalendarQuery | CapacityQuery, client: GoogleRestClient
+) -> Any:
+    """POST ``query``'s request body to ``advice.<method>``; the JSON answer, or an explained
+    ``AdviceError`` (API errors, and credentials that are missing or can't be refreshed)."""
     try:
-        body = client.post(path, query.to_request().to_api())
+        return client.post(
+            path.format(project=query.project, region=query.region), query.to_request().to_api()
+        )
     except ApiError as err:
         raise explain(
-            err,
-            method="calendarMode",
-            project=query.project,
-            region=query.region,
-            what=query.describe(),
+            err, method=method, project=query.project, region=query.region, what=query.describe()
         ) from err
+    except GoogleAuthError as err:
+        raise explain_credentials(err, method=method) from err
+
+
+def ask_calendar_mode(query: CalendarQuery, client: GoogleRestClient) -> CalendarAdvice:
+    """Send a validated query; API errors come back as an explained ``AdviceError``."""
+    body = _ask("calendarMode", CALENDAR_PATH, query, client)
     return CalendarAdvice(query, CalendarModeAdviceResponse.from_api(body))
 
 
 def ask_capacity(query: CapacityQuery, client: GoogleRestClient) -> CapacityAdvice:
     """Send a validated query; API errors come back as an explained ``AdviceError``."""
-    path = CAPACITY_PATH.format(project=query.project, region=query.region)
-    try:
-        body = client.post(path, query.to_request().to_api())
-    except ApiError as err:
-        raise explain(
-            err,
-            method="capacity",
-            project=query.project,
-            region=query.region,
-            what=query.describe(),
-        ) from err
+    body = _ask("capacity", CAPACITY_PATH, query, client)
     return CapacityAdvice(query, CapacityAdviceResponse.from_api(body))
 
 

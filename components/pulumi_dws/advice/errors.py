@@ -6,7 +6,7 @@ from typing import Literal
 
 from ..providers.rest import ApiError
 
-__all__ = ["AdviceError", "NoRecommendationError", "ErrorKind", "explain"]
+__all__ = ["AdviceError", "NoRecommendationError", "ErrorKind", "explain", "explain_credentials"]
 
 ErrorKind = Literal[
     "eligibility",
@@ -140,3 +140,13 @@ def explain(err: ApiError, *, method: str, project: str, region: str, what: str)
             err,
         )
     return AdviceError("api", f"advice.{method} failed for {what} {said}.", err)
+
+
+def explain_credentials(err: Exception, *, method: str) -> AdviceError:
+    """Application Default Credentials are missing or can't be refreshed (no call was made)."""
+    return AdviceError(
+        "auth",
+        f"No usable Google credentials for advice.{method}: {err} Run `gcloud auth "
+        "application-default login` or set GOOGLE_APPLICATION_CREDENTIALS (a local emulator, "
+        "--endpoint / DWS_COMPUTE_ENDPOINT on 127.0.0.1, needs none).",
+    )

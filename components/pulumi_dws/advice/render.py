@@ -88,39 +88,53 @@ def capacity_table(advice: CapacityAdvice) -> str:
     return "\n".join(lines)
 
 
+def _answer_json(
+    method: str,
+    advice: CalendarAdvice | CapacityAdvice,
+    asked: dict[str, Any],
+    recommendations: list[dict[str, Any]],
+    **more: Any,
+) -> dict[str, Any]:
+    """The JSON form of an answer: the method, where it was asked, what was asked, the
+    recommendations, anything ``more``, and why there are none (``message``)."""
+    q = advice.query
+    return {
+        "method": method,
+        "project": q.project,
+        "region": q.region,
+        **asked,
+        "recommendations": recommendations,
+        **more,
+        "message": advice.why_empty() if advice.empty else None,
+    }
+
+
 def calendar_json(advice: CalendarAdvice) -> dict[str, Any]:
     """A JSON-ready summary of a Calendar-mode answer."""
     q = advice.query
-    return {
-        "method": "calendarMode",
-        "project": q.project,
-        "region": q.region,
+    asked = {
         "machine_type": q.machine_type,
         "count": q.count,
         "min_duration": q.min_duration.human(),
         "max_duration": q.max_duration.human(),
         "earliest": format_timestamp(q.earliest),
         "latest": format_timestamp(q.latest),
-        "recommendations": [w.to_dict() for w in advice.windows],
-        "other_zones": [z.to_dict() for z in advice.other_zones],
-        "message": advice.why_empty() if advice.empty else None,
     }
+    windows = [w.to_dict() for w in advice.windows]
+    others = [z.to_dict() for z in advice.other_zones]
+    return _answer_json("calendarMode", advice, asked, windows, other_zones=others)
 
 
 def capacity_json(advice: CapacityAdvice) -> dict[str, Any]:
     """A JSON-ready summary of a capacity answer."""
     q = advice.query
-    return {
-        "method": "capacity",
-        "project": q.project,
-        "region": q.region,
+    asked = {
         "machine_types": list(q.machine_types),
         "count": q.count,
         "provisioning_model": q.provisioning_model,
         "target_shape": q.target_shape,
-        "recommendations": [o.to_dict() for o in advice.options],
-        "message": advice.why_empty() if advice.empty else None,
     }
+    return _answer_json("capacity", advice, asked, [o.to_dict() for o in advice.options])
 
 
 # --------------------------------------------------------------------------- --emit

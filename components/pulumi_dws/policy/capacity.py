@@ -161,6 +161,28 @@ def _item(view: ResourceView, kind: str, part: str, **values: Any) -> CapacityIt
     )
 
 
+def _run_hours(raw: Any, field_name: str, dws: Any, default_key: str, notes: list[str]) -> tuple:
+    """``(hours, bounded)`` of a max run duration. A duration that is given bounds the run
+    whatever the provisioning model; without one, DWS capacity (``dws`` True) runs at most
+    ``default_key``'s limit, other capacity is unbounded, and unknown ``dws`` can't tell."""
+    if raw is None and dws is UNKNOWN:
+        return None, None
+    return _hours(raw, field_name, default_key if dws is True else None, notes)
+
+
+def _consumer_item(
+    view: ResourceView, kind: str, part: str, consumer: Any, notes: list[str], **values: Any
+) -> CapacityItem:
+    """A VM's or node pool's item. One that consumes a specific reservation is listed but
+    counted on the reservation; one that may (not known yet) is not known either."""
+    if consumer is True:
+        notes.append("consumes a specific reservation: counted on the reservation")
+    elif consumer is UNKNOWN:
+        notes.append("may consume a specific reservation (not known yet)")
+        values.update(units=None, hours=None, bounded=None)
+    return _item(view, kind, part, counted=consumer is not True, notes=tuple(notes), **values)
+
+
 def _pool_units(pool: PoolSpec, notes: list[str]) -> Any:
     autoscaling = pool.get("autoscaling")
     if autoscaling is UNKNOWN:
@@ -189,59 +211,51 @@ def _items(view: ResourceView) -> Iterator[CapacityItem]:
     vm = vm_spec(view)
     if vm is not None and kind != "template":
         notes: list[str] = []
-        flex = vm.flex_start
-        default = "flex_start.max_run_duration" if flex is True else None
-        hours, bounded = _hours(vm.max_run_duration, "maxRunDuration", default, notes)
-        if flex is UNKNOWN:
-            hours, bounded = None, None
-        consumer = vm.reservation_consumer
-        if consumer is True:
-            notes.append("consumes a specific reservation: counted on the reservation")
-        yield _item(
+        hours, bounded = _run_hours(
+            vm.max_run_duration,
+            "maxRunDuration",
+            vm.flex_start,
+            "flex_start.max_run_duration",
+            notes,
+        )
+        yield _consumer_item(
             view,
             kind or "",
             "",
+            vm.reservation_consumer,
+            notes,
             gpus=vm.gpus(),
             machine=vm.machine_type,
             units=1,
             hours=hours,
             bounded=bounded,
-            counted=consumer is not True,
-            notes=tuple(notes),
         )
     for pool in node_pools(view):
         notes = []
-        dws = pool.dws
-        default = "gke.max_run_duration" if dws is True else None
         raw = pool.get("nodeConfig", "maxRunDuration")
-        hours, bounded = _hours(raw, "nodeConfig.maxRunDuration", default, notes)
-        if dws is UNKNOWN and raw is None:
-            hours, bounded = None, None
+        hours, bounded = _run_hours(
+            raw, "nodeConfig.maxRunDuration", pool.dws, "gke.max_run_duration", notes
+        )
         units = _pool_units(pool, notes)
         affinity = pool.get("nodeConfig", "reservationAffinity", "consumeReservationType")
-        consumer = affinity == "SPECIFIC_RESERVATION"
-        if consumer:
-            notes.append("consumes a specific reservation: counted on the reservation")
-        yield _item(
+        yield _consumer_item(
             view,
             "node_pool",
             pool.where.rstrip("."),
+            UNKNOWN if affinity is UNKNOWN else affinity == "SPECIFIC_RESERVATION",
+            notes,
             gpus=pool.gpus(),
             machine=pool.get("nodeConfig", "machineType"),
             units=_known(units),
             hours=hours,
             bounded=bounded,
-            counted=not consumer,
-            notes=tuple(notes),
         )
     for spool in slurm_pools(view):
         notes = []
-        flex = spool.flex_start
-        default = "slurm.flex_start_max_duration" if flex is True else None
         raw = spool.get("flex_start_max_duration", "flexStartMaxDuration")
-        hours, bounded = _hours(raw, "flex_start_max_duration", default, notes)
-        if flex is UNKNOWN:
-            hours, bounded = None, None
+        hours, bounded = _run_hours(
+            raw, "flex_start_max_duration", spool.flex_start, "slurm.flex_start_max_duration", notes
+        )
         spec = spool.get("machine_spec", "machineSpec")
         yield _item(
             view,

@@ -47,7 +47,8 @@ class Example:
 
     def __str__(self) -> str:
         edits = ",".join(path for path, _ in self.changes)
-        return f"{self.rule}:{self.sample}:{edits}"
+        tail = f":unknown={self.unknown}" if self.unknown else ""
+        return f"{self.rule}:{self.sample}:{edits}{tail}"
 
 
 EXAMPLES: tuple[Example, ...] = (
@@ -172,6 +173,13 @@ EXAMPLES: tuple[Example, ...] = (
         "queued_node_pool",
         (("placementPolicy.type", "COMPACT"),),
         "compact placement",
+    ),
+    Example(  # compact placement is fine on TPUs: with the machine type unknown, can't tell
+        "gke-dws-node-pool",
+        "queued_node_pool",
+        (("placementPolicy.type", "COMPACT"),),
+        "compact placement",
+        unknown="nodeConfig.machineType",
     ),
     Example(
         "gke-dws-node-pool", "queued_node_pool", (("initialNodeCount", 2),), "start with 0 nodes"

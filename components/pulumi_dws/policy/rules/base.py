@@ -36,6 +36,12 @@ class Option:
     schema: Mapping[str, Any]
     default: Any = None
 
+    @classmethod
+    def strings(cls, name: str, description: str, default: Sequence[str] = ()) -> Option:
+        """An option holding a list of strings (names, globs, label keys)."""
+        schema = {"type": "array", "items": {"type": "string"}, "description": description}
+        return cls(name, schema, list(default))
+
     def json_schema(self) -> dict[str, Any]:
         out = dict(self.schema)
         if self.default is not None:

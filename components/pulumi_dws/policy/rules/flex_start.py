@@ -7,12 +7,21 @@ from typing import Any
 
 from ... import limits
 from ..shapes import kind_of, node_pools, slurm_pools, vm_spec
-from ..values import UNKNOWN, dig
+from ..values import dig
 from ..view import Context, ResourceView
 from .base import DURATION_PATTERN, Finding, Option, Rule
 from .common import duration_problem
 
 __all__ = ["MAX_RUN_DURATION", "QUEUE_WINDOW"]
+
+
+def _outside(
+    view: ResourceView, raw: Any, field: str, key: str, cap: str | None = None
+) -> Iterator[Finding]:
+    """A finding when duration ``raw`` is outside limit ``key`` (or the policy ``cap``)."""
+    problem = duration_problem(raw, field, key, cap)
+    if problem:
+        yield Finding(f"{view.label}: {problem}")
 
 
 def _max_run_duration(view: ResourceView, cfg: dict[str, Any], ctx: Context) -> Iterator[Finding]:
@@ -26,9 +35,7 @@ def _max_run_duration(view: ResourceView, cfg: dict[str, Any], ctx: Context) -> 
                 f"{view.label}: {field} is missing; a FLEX_START VM needs a max run duration "
                 f"({limit.allowed()})"
             )
-        problem = duration_problem(vm.max_run_duration, field, "flex_start.max_run_duration", cap)
-        if problem:
-            yield Finding(f"{view.label}: {problem}")
+        yield from _outside(view, vm.max_run_duration, field, "flex_start.max_run_duration", cap)
     for pool in node_pools(view):
         if pool.dws is not True:
             continue
@@ -39,24 +46,17 @@ def _max_run_duration(view: ResourceView, cfg: dict[str, Any], ctx: Context) -> 
                 f"{view.label}: {field} is missing; this stack's policy requires a max run "
                 "duration on queued / Flex-start node pools (GKE's default is 7d)"
             )
-        problem = duration_problem(raw, field, "gke.max_run_duration", cap)
-        if problem:
-            yield Finding(f"{view.label}: {problem}")
+        yield from _outside(view, raw, field, "gke.max_run_duration", cap)
     for spool in slurm_pools(view):
         if spool.flex_start is not True:
             continue
-        field = f"{spool.where}flex_start_max_duration"
         raw = spool.get("flex_start_max_duration", "flexStartMaxDuration")
-        problem = duration_problem(raw, field, "slurm.flex_start_max_duration", cap)
-        if problem:
-            yield Finding(f"{view.label}: {problem}")
+        field = f"{spool.where}flex_start_max_duration"
+        yield from _outside(view, raw, field, "slurm.flex_start_max_duration", cap)
     if kind_of(view) == "kueue_config":
         raw = dig(view.props, "spec", "parameters", "maxRunDurationSeconds")
-        problem = duration_problem(
-            raw, "spec.parameters.maxRunDurationSeconds", "kueue.max_run_duration", cap
-        )
-        if problem:
-            yield Finding(f"{view.label}: {problem}")
+        field = "spec.parameters.maxRunDurationSeconds"
+        yield from _outside(view, raw, field, "kueue.max_run_duration", cap)
 
 
 def _queue_window(view: ResourceView, cfg: dict[str, Any], ctx: Context) -> Iterator[Finding]:
@@ -73,11 +73,7 @@ def _queue_window(view: ResourceView, cfg: dict[str, Any], ctx: Context) -> Iter
                 "with pulumi_dws FlexStartVm(request_valid_for=...)"
             )
         return
-    if vm.queue_window is UNKNOWN:
-        return
-    problem = duration_problem(vm.queue_window, field, "flex_start.request_valid_for")
-    if problem:
-        yield Finding(f"{view.label}: {problem}")
+    yield from _outside(view, vm.queue_window, field, "flex_start.request_valid_for")
 
 
 MAX_RUN_DURATION = Rule(

@@ -55,8 +55,8 @@ def _pool_problems(pool: PoolSpec) -> Iterator[str]:
             yield f"nodeConfig.{key} is true; DWS pools can't use Spot/preemptible VMs"
     placement = pool.get("placementPolicy", "type")
     machine = last_segment(pool.get("nodeConfig", "machineType"))
-    tpu = isinstance(machine, str) and machine.startswith(("ct", "tpu"))
-    if placement == "COMPACT" and not tpu:
+    tpu = machine is UNKNOWN or (isinstance(machine, str) and machine.startswith(("ct", "tpu")))
+    if placement == "COMPACT" and not tpu:  # an unknown machine type may be a TPU's
         yield "placementPolicy.type is COMPACT; compact placement is not allowed on GPU DWS pools"
 
 

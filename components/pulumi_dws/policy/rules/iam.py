@@ -71,19 +71,9 @@ NO_BASIC_ROLES = Rule(
     scope="resource",
     check=_no_basic_roles,
     options=(
-        Option(
-            "forbiddenRoles",
-            {"type": "array", "items": {"type": "string"}, "description": "Roles to refuse."},
-            ["roles/editor", "roles/owner"],
-        ),
-        Option(
-            "allowedMembers",
-            {
-                "type": "array",
-                "items": {"type": "string"},
-                "description": "Members (globs allowed, e.g. group:admins@*) exempt from it.",
-            },
-            [],
+        Option.strings("forbiddenRoles", "Roles to refuse.", ["roles/editor", "roles/owner"]),
+        Option.strings(
+            "allowedMembers", "Members (globs allowed, e.g. group:admins@*) exempt from it."
         ),
     ),
     remediation=f"Managed Slurm: grant {' + '.join(SLURM_AGENT_ROLES)} to the service agent.",

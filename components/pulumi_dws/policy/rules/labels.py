@@ -82,15 +82,7 @@ REQUIRED_LABELS = Rule(
     scope="resource",
     check=_required_labels,
     options=(
-        Option(
-            "requiredLabels",
-            {
-                "type": "array",
-                "items": {"type": "string"},
-                "description": "Label keys every capacity resource must have.",
-            },
-            ["team"],
-        ),
+        Option.strings("requiredLabels", "Label keys every capacity resource must have.", ["team"]),
     ),
     remediation="Add the labels (pulumi_dws components take labels=...).",
 )

@@ -83,14 +83,9 @@ NO_PUBLIC_IP = Rule(
     scope="resource",
     check=_no_public_ip,
     options=(
-        Option(
+        Option.strings(
             "allowedResources",
-            {
-                "type": "array",
-                "items": {"type": "string"},
-                "description": "Resource names or URNs (globs allowed) that may have public IPs.",
-            },
-            [],
+            "Resource names or URNs (globs allowed) that may have public IPs.",
         ),
     ),
     remediation="Drop accessConfigs / enable private nodes; reach nodes through IAP or NAT.",

@@ -247,7 +247,8 @@ class AdviceService:
                 "details": f"No capacity for {count} x {machine_type} for {length} "
                 f"starting between {_stamp(first)} and {_stamp(last)}.",
             }
-        return min(fits), {}
+        # The earliest start; of windows starting together, the longest (up to maxDuration).
+        return min(fits, key=lambda fit: (fit[0], fit[0] - fit[1])), {}
 
     # ------------------------------------------------------------------ capacity
     def _capacity(self, request: Request) -> Response:
