@@ -203,7 +203,7 @@ def test_consumption_settings_for_vms_and_node_pools() -> None:
     mocks = GcpMocks()
 
     def program() -> None:
-        block = CalendarReservation("blk", base(project="owner"))  # type: ignore[arg-type]
+        block = CalendarReservation("blk", base(project="owner", share_with=["consumer"]))  # type: ignore[arg-type]
         gcp.compute.Instance(
             "vm",
             boot_disk={"initialize_params": {"image": "debian-12"}},
@@ -279,3 +279,147 @@ def test_inputs_equal_what_gcloud_sends_for_the_same_request(window: str) -> Non
     ours.pop("zone")
     ours.pop("reservationName")
     assert ours == sent
+
+
+# ----------------------------------------------------------------------- review fixes
+def test_a_draft_inherits_protect_from_the_components_resource_options() -> None:
+    mocks = GcpMocks()
+    mocks.run(
+        lambda: CalendarReservation(
+            "blk", base(planning_status="DRAFT"), pulumi.ResourceOptions(protect=True)  # type: ignore[arg-type]
+        )
+    )
+    assert mocks.one(FR).protect is True
+    # An explicit protect in the args still wins over the component's option.
+    mocks = GcpMocks()
+    mocks.run(
+        lambda: CalendarReservation(
+            "blk", base(planning_status="DRAFT", protect=False), pulumi.ResourceOptions(protect=True)  # type: ignore[arg-type]
+        )
+    )
+    assert mocks.one(FR).protect is False
+
+
+def test_template_settings_fit_an_instance_template() -> None:
+    mocks = GcpMocks()
+
+    def program() -> None:
+        block = CalendarReservation("blk", base())  # type: ignore[arg-type]
+        gcp.compute.InstanceTemplate(
+            "tpl",
+            disks=[{"source_image": "debian-12", "boot": True}],
+            network_interfaces=[{"network": "default"}],
+            **block.instance_template_settings(),
+        )
+
+    mocks.run(program)
+    tpl = mocks.one("gcp:compute/instanceTemplate:InstanceTemplate").inputs
+    assert "zone" not in tpl and tpl["machineType"] == "a3-highgpu-8g"
+    assert tpl["scheduling"]["provisioningModel"] == "RESERVATION_BOUND"
+    assert tpl["reservationAffinity"]["specificReservation"]["values"] == ["blk"]
+
+
+def test_a_consumer_project_outside_share_with_is_rejected() -> None:
+    def program() -> None:
+        block = CalendarReservation("blk", base(project="owner", share_with=["team-a"]))  # type: ignore[arg-type]
+        block.instance_reservation_affinity("team-b")
+
+    with pytest.raises(DwsValidationError, match="consumer_project: team-b cannot consume .* shared with team-a"):
+        GcpMocks().run(program)
+
+
+def test_a_shared_reservation_in_the_providers_default_project_is_named_in_full() -> None:
+    mocks = GcpMocks(project="owner-default")
+
+    def program() -> Any:
+        block = CalendarReservation("blk", base(share_with=["team-a"]))  # type: ignore[arg-type]
+        own = block.instance_reservation_affinity("owner-default")["specific_reservation"]["values"][0]
+        shared = block.gke_reservation_affinity("team-a")["values"][0]
+        return pulumi.Output.all(own, shared)
+
+    assert mocks.run(program) == ["blk", "projects/owner-default/reservations/blk"]
+
+
+def test_a_relative_start_that_midnight_alignment_pulls_below_the_minimum_is_rejected() -> None:
+    with pytest.raises(DwsValidationError, match=r"start_time: \+1d is aligned to 00:00 UTC .* use \+2d or more"):
+        GcpMocks().run(lambda: CalendarReservation("blk", base(start_time="+1d")))  # type: ignore[arg-type]
+    with frozen(dt.datetime(2030, 5, 17, 23, 59, tzinfo=dt.timezone.utc)):
+        mocks, _ = build(base(start_time="+2d"))
+    # Resolved at least the 1-day minimum ahead of the first deploy.
+    assert mocks.one(FR).inputs["timeWindow"]["startTime"] == "2030-05-19T00:00:00Z"
+
+
+def test_reservation_name_from_the_auto_created_reservation_reads_output_objects(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from pulumi_dws.testing import mocks as mocks_module
+
+    filler = mocks_module._FILLERS[FR]
+
+    def delivered(m: GcpMocks, s: dict[str, Any]) -> str:
+        rid = filler(m, s)
+        s["statuses"] = [
+            {
+                "procurementStatus": "FULFILLED",
+                "autoCreatedReservations": [
+                    "https://www.googleapis.com/compute/beta/projects/p/zones/us-central1-a/reservations/h100-20300101-0001"
+                ],
+            }
+        ]
+        return rid
+
+    monkeypatch.setitem(mocks_module._FILLERS, FR, delivered)
+    with caplog.at_level("WARNING"):
+        _, holder = build(base(name_prefix="h100"))
+    assert holder["resolved"][2] == "h100-20300101-0001"
+    assert "not found in FutureReservationStatus" not in caplog.text
+
+
+def test_labels_are_kept_for_consumers_and_validated() -> None:
+    mocks, holder = build(base(labels={"team": "research"}))
+    assert holder["c"].labels == {"team": "research"}
+    assert "labels" not in mocks.one(FR).inputs  # the Compute API has no labels on them
+    with pytest.raises(DwsValidationError, match=r"labels\[team\]: Research"):
+        build(base(labels={"team": "Research"}))
+
+
+# ----------------------------------------------------------------------- StableTime provider
+def test_stable_time_provider_creates_once_and_replaces_only_on_offset_change() -> None:
+    from pulumi_dws.relative_time import _StableTimeProvider
+
+    provider = _StableTimeProvider()
+    props = {"offset_seconds": 4 * 604800, "align_to_day": True, "timestamp": None}
+    with frozen(dt.datetime(2030, 5, 17, 15, 30, tzinfo=dt.timezone.utc)):
+        created = provider.create(dict(props))
+    assert created.id == created.outs["timestamp"] == "2030-06-14T00:00:00Z"
+    state = created.outs
+    # Later runs, any day: same offset -> no change, so the engine keeps the stored timestamp.
+    with frozen(dt.datetime(2031, 1, 1, tzinfo=dt.timezone.utc)):
+        same = provider.diff(created.id, state, {**props, "offset_seconds": float(4 * 604800)})
+    assert not same.changes and not same.replaces
+    moved = provider.diff(created.id, state, {**props, "offset_seconds": 5 * 604800})
+    assert moved.changes and moved.replaces == ["offset_seconds"]
+    assert provider.read(created.id, state).outs["timestamp"] == "2030-06-14T00:00:00Z"
+    assert provider.delete(created.id, state) is None
+
+
+def test_output_valued_zone_and_description() -> None:
+    mocks, holder = build(
+        base(zone=pulumi.Output.from_input("europe-west4-b"), description=pulumi.Output.concat("team ", "a"))
+    )
+    fr = mocks.one(FR).inputs
+    assert fr["zone"] == "europe-west4-b" and fr["description"] == "team a"
+    with pytest.raises(DwsValidationError, match="^zone: europe-west4 is not a zone"):
+        build(base(zone=pulumi.Output.from_input("europe-west4")))
+    with pytest.raises(DwsValidationError, match="^description: 3 must be a string"):
+        build(base(description=3))
+
+
+def test_a_started_window_can_be_kept_with_allow_past_start() -> None:
+    with pytest.raises(DwsValidationError, match="is in the past"):
+        build(base(start_time=ts(-2)))
+    mocks, holder = build(base(start_time=ts(-2), allow_past_start=True))
+    assert mocks.one(FR).inputs["timeWindow"]["startTime"] == ts(-2)
+    assert holder["resolved"][1] == ts(5)
+    with pytest.raises(DwsValidationError, match="start_time: yesterday is not an RFC 3339"):
+        build(base(start_time="yesterday", allow_past_start=True))

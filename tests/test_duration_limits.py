@@ -120,3 +120,70 @@ def test_apply_config_reads_stack_overrides_and_rejects_bad_ones() -> None:
         limits.apply_config({"calendar.count": {"maxi": 5}})
     with pytest.raises(DwsValidationError, match="limit: nope is unknown"):
         limits.get("nope")
+
+
+@pytest.mark.parametrize("bad", ["²", "١٢", "١h", "3²s"])
+def test_only_ascii_digits_are_durations(bad: str) -> None:
+    with pytest.raises(DwsValidationError, match="^request_valid_for: .* is not a duration"):
+        Duration.parse(bad, "request_valid_for")
+
+
+def test_override_rejects_an_empty_range() -> None:
+    with pytest.raises(DwsValidationError, match=r"^limits\.calendar\.duration: .* minimum must not be above the maximum"):
+        limits.override("calendar.duration", maximum="12h")
+    assert limits.get("calendar.duration").maximum == 90 * 86400  # unchanged
+
+
+def test_apply_config_applies_the_profile_first_wherever_it_is_written() -> None:
+    limits.apply_config({"calendar.count": {"maximum": 5}, "profile": "seed"})
+    assert limits.get("calendar.count").maximum == 5
+    assert limits.get("calendar.duration").choices == (7 * 86400, 14 * 86400)
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        ("seed", "^dws:limits: seed must be an object"),
+        ({"profile": "newest"}, "^dws:limits.profile: newest is unknown"),
+        ({"calendar.count": {"maximum": "many"}}, r"^dws:limits\.calendar\.count\.maximum: many must be an integer"),
+        ({"calendar.nope": {"maximum": 1}}, "^dws:limits.calendar.nope: calendar.nope is unknown"),
+    ],
+)
+def test_apply_config_errors_name_the_stack_config_path(config: object, message: str) -> None:
+    with pytest.raises(DwsValidationError, match=message):
+        limits.apply_config(config)  # type: ignore[arg-type]
+
+
+def test_applied_context_manager_restores_the_rows_in_force() -> None:
+    limits.override("calendar.count", maximum=10)
+    with limits.applied({"profile": "seed", "calendar.count": {"maximum": 3}}):
+        assert limits.get("calendar.count").maximum == 3
+        assert limits.get("calendar.start_ahead").maximum == 8 * 604800
+    assert limits.get("calendar.count").maximum == 10
+    assert limits.get("calendar.start_ahead").maximum == 120 * 86400
+
+
+def test_label_lengths_come_from_the_table() -> None:
+    from pulumi_dws.validation import check_labels
+
+    with pytest.raises(DwsValidationError, match=r"labels\[team\]: .* above the label value length limit of 63"):
+        check_labels("labels", {"team": "x" * 64})
+    with limits.overridden("labels.value_length", maximum=70):
+        assert check_labels("labels", {"team": "x" * 64})
+
+
+def test_dws_now_without_a_zone_is_utc(monkeypatch: pytest.MonkeyPatch) -> None:
+    import time
+
+    from pulumi_dws import clock
+
+    monkeypatch.setenv("TZ", "America/New_York")
+    time.tzset()
+    try:
+        monkeypatch.setenv("DWS_NOW", "2030-01-01T00:00:00")
+        assert clock.now() == dt.datetime(2030, 1, 1, tzinfo=dt.timezone.utc)
+        monkeypatch.setenv("DWS_NOW", "2030-01-01t05:00:00z")
+        assert clock.now() == dt.datetime(2030, 1, 1, 5, tzinfo=dt.timezone.utc)
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()

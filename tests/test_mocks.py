@@ -135,3 +135,71 @@ def test_runs_after_code_that_left_the_thread_without_an_event_loop() -> None:
 
     asyncio.run(nothing())  # leaves this thread with no current event loop
     assert GcpMocks().run(lambda: pulumi.Output.from_input(5)) == 5
+
+
+def test_a_programs_own_error_is_not_replaced_by_a_validation_error_it_handled() -> None:
+    from pulumi_dws.errors import DwsValidationError
+
+    def program() -> None:
+        try:
+            raise DwsValidationError("zone", "us-central1", "is not a zone")
+        except DwsValidationError:
+            raise RuntimeError("no usable zone in this project") from None
+
+    with pytest.raises(RuntimeError, match="no usable zone"):
+        GcpMocks().run(program)
+
+
+def test_get_keeps_the_requested_id_and_is_not_recorded_as_a_registration() -> None:
+    mocks = GcpMocks(project="acme-ml")
+
+    def program() -> Any:
+        vm = gcp.compute.Instance.get("existing", "projects/other/zones/us-east1-b/instances/legacy-vm")
+        team = Team("t")
+        return pulumi.Output.all(vm.id, vm.name, vm.zone, vm.project, team.vm.id)
+
+    vm_id, name, zone, project, team_vm_id = mocks.run(program)
+    assert vm_id == "projects/other/zones/us-east1-b/instances/legacy-vm"
+    assert (name, zone, project) == ("legacy-vm", "us-east1-b", "other")
+    assert team_vm_id.startswith("projects/acme-ml/zones/europe-west4-b/instances/t-vm-")
+    assert "existing" not in [r.name for r in mocks.registered]
+    assert sorted(r.name for r in mocks.registered) == ["t", "t-iam", "t-vm"]
+
+
+def test_gcp_project_config_defaults_to_the_mocks_project() -> None:
+    mocks = GcpMocks(project="acme-ml")
+    assert mocks.run(lambda: gcp.config.project) == "acme-ml"
+    assert mocks.run(lambda: gcp.config.project, config={"gcp:project": "mine"}) == "mine"
+
+
+def test_service_account_name_is_the_full_resource_name() -> None:
+    mocks = GcpMocks(project="acme-ml")
+    name = mocks.run(lambda: gcp.serviceaccount.Account("sa", account_id="runner").name)
+    assert name == "projects/acme-ml/serviceAccounts/runner@acme-ml.iam.gserviceaccount.com"
+
+
+def test_parents_are_right_under_many_concurrent_registrations() -> None:
+    mocks = GcpMocks()
+    mocks.run(lambda: [Team(f"t{i}") for i in range(40)])
+    teams = {r.name: r.urn for r in mocks.resources("test:index:Team")}
+    children = mocks.resources(custom=True)
+    assert len(teams) == 40 and len(children) == 80
+    for child in children:
+        owner = child.name.rsplit("-", 1)[0]
+        assert child.parent == teams[owner], (child.name, child.parent)
+
+
+def test_registrations_and_invokes_are_recorded_in_program_order() -> None:
+    mocks = GcpMocks()
+
+    def program() -> None:
+        for i in range(30):
+            gcp.compute.Network(f"n{i:02d}")
+            gcp.organizations.get_project_output(project_id=f"p{i:02d}")
+
+    for _ in range(2):
+        mocks.registered.clear()
+        mocks.invokes.clear()
+        mocks.run(program)
+        assert [r.name for r in mocks.registered] == [f"n{i:02d}" for i in range(30)]
+        assert [args["projectId"] for _, args in mocks.invokes] == [f"p{i:02d}" for i in range(30)]

@@ -198,3 +198,217 @@ def test_program_helpers_do_not_leak_between_plans_but_libraries_stay(tmp_path: 
     assert run_plan(first).outputs["v"] == "one"
     assert run_plan(second).outputs["v"] == "two"
     assert sys.modules["pulumi_gcp.compute"] is pulumi_gcp.compute
+
+
+# ----------------------------------------------------------------------- review fixes
+def test_the_program_runs_in_its_main_directory(tmp_path: Path) -> None:
+    (tmp_path / "Pulumi.yaml").write_text("name: mained\nruntime: python\nmain: src/\n")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "zone.txt").write_text("europe-west4-b\n")
+    (tmp_path / "src" / "__main__.py").write_text(
+        "import pulumi\npulumi.export('zone', open('zone.txt').read().strip())\n"
+    )
+    assert run_plan(tmp_path).outputs == {"zone": "europe-west4-b"}
+
+
+def test_sys_exit_0_ends_the_program_normally_and_other_exits_fail(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_project(
+        tmp_path,
+        "import sys, pulumi, pulumi_gcp as gcp\ngcp.compute.Network('net')\n"
+        "pulumi.export('a', 1)\nsys.exit(0)\n",
+    )
+    plan = run_plan(tmp_path)
+    assert [r.name for r in plan.resources] == ["net"] and plan.outputs == {"a": 1}
+    (tmp_path / "__main__.py").write_text("import sys\nsys.exit('set gcp:project first')\n")
+    assert main(["plan", str(tmp_path)]) == 1
+    assert capsys.readouterr().err == "error: the program exited with status 1: set gcp:project first\n"
+
+
+def test_secret_inputs_are_never_shown(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    program = (
+        "import pulumi, pulumi_gcp as gcp\n"
+        "gcp.compute.Network('net', description=pulumi.Output.secret('s3cr3t'))\n"
+    )
+    write_project(tmp_path, program)
+    for fmt in ("json", "text", "markdown"):
+        assert main(["plan", str(tmp_path), "--format", fmt, "--no-policy"]) == 0
+        out = capsys.readouterr().out
+        assert "s3cr3t" not in out, fmt
+    plan = run_plan(tmp_path)
+    assert plan.resources[0].inputs["description"] == "[secret]"
+
+
+def test_secure_values_inside_config_objects_are_secrets(tmp_path: Path) -> None:
+    program = (
+        "import pulumi\n"
+        "obj = pulumi.Config().require_object('db')\n"
+        "pulumi.export('user', obj['user'])\npulumi.export('password', obj['password'])\n"
+    )
+    config = "config:\n  broken:db:\n    user: admin\n    password:\n      secure: v1:zzz\n"
+    project = load_project(write_project(tmp_path, program, config))
+    stack = load_stack_config(project, "dev")
+    assert json.loads(stack.values["broken:db"]) == {"user": "admin", "password": "[secret]"}
+    assert stack.secret_keys == ["broken:db"]
+    assert "v1:zzz" not in json.dumps(run_plan(tmp_path).outputs)
+
+
+def test_project_config_plain_objects_schema_defaults_and_required_keys(tmp_path: Path) -> None:
+    (tmp_path / "__main__.py").write_text("import pulumi\n")
+    (tmp_path / "Pulumi.yaml").write_text(
+        """name: proj
+runtime: python
+config:
+  region: us-east5
+  zones: {default: [us-east5-a]}
+  gcp:project: {value: from-project-file}
+  sizes: {a: 1}
+  nodes: {type: integer}
+"""
+    )
+    (tmp_path / "Pulumi.dev.yaml").write_text("config:\n  proj:nodes: 4\n")
+    values = load_stack_config(load_project(tmp_path), "dev").values
+    assert values == {
+        "proj:region": "us-east5",
+        "proj:zones": '["us-east5-a"]',
+        "gcp:project": "from-project-file",
+        "proj:sizes": '{"a": 1}',
+        "proj:nodes": "4",
+    }
+    (tmp_path / "Pulumi.dev.yaml").write_text("config:\n  proj:nodes: four\n")
+    with pytest.raises(ValueError, match="Stack 'dev' with configuration key 'nodes' must be of type 'integer'"):
+        load_stack_config(load_project(tmp_path), "dev")
+    (tmp_path / "Pulumi.dev.yaml").write_text("config: {}\n")
+    with pytest.raises(ValueError, match="Stack 'dev' is missing configuration value 'nodes'"):
+        load_stack_config(load_project(tmp_path), "dev")
+
+
+def test_a_stack_name_with_no_file_is_a_usage_error_when_the_project_has_other_stacks(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_project(tmp_path, "import pulumi\n", "config:\n  broken:zone: us-east5-a\n")
+    (tmp_path / "Pulumi.prod.yml").write_text("config:\n  broken:zone: us-east5-b\n")
+    assert main(["plan", str(tmp_path), "--stack", "dve"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: no config file for stack 'dve'") and "its stacks: dev, prod" in err
+    # A fully qualified name uses the file of its last part; .yml files count.
+    plan = run_plan(tmp_path, "acme/broken/prod")
+    assert plan.stack.stack == "prod" and plan.stack.values == {"broken:zone": "us-east5-b"}
+
+
+def test_a_project_without_stack_files_plans_any_stack(tmp_path: Path) -> None:
+    write_project(tmp_path, "import pulumi\npulumi.export('stack', pulumi.get_stack())\n")
+    assert run_plan(tmp_path, "ci").outputs == {"stack": "ci"}
+
+
+def test_stack_config_dir_is_honoured(tmp_path: Path) -> None:
+    write_project(tmp_path, "import pulumi\npulumi.export('z', pulumi.Config().get('zone'))\n")
+    (tmp_path / "Pulumi.yaml").write_text("name: broken\nruntime: python\nstackConfigDir: config\n")
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "Pulumi.dev.yaml").write_text("config:\n  broken:zone: us-east5-c\n")
+    assert run_plan(tmp_path).outputs == {"z": "us-east5-c"}
+
+
+def test_a_broken_stack_file_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_project(tmp_path, "import pulumi\n", "config:\n  broken:zone: [unclosed\n")
+    assert main(["plan", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "Pulumi.dev.yaml: not valid YAML" in err
+    assert "Traceback" not in err
+
+
+def test_pulumi_wrapped_program_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    program = (
+        "import pulumi, pulumi_gcp as gcp\n"
+        "gcp.compute.Network('net', description=pulumi.Output.from_input('x').apply(int))\n"
+    )
+    write_project(tmp_path, program)
+    assert main(["plan", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "invalid literal for int()" in err
+
+
+def test_the_plan_order_is_stable_and_follows_dependencies() -> None:
+    import random
+
+    from pulumi_dws.plan.runner import _tree_order
+    from pulumi_dws.testing.mocks import Registered
+
+    def reg(name: str, parent: str = "", deps: tuple[str, ...] = ()) -> Registered:
+        return Registered(f"urn::{name}", "t:i:T", name, {}, {}, "", parent, True, dependencies=list(deps))
+
+    items = [
+        reg("block"),
+        reg("z-start", "urn::block"),
+        reg("a-future", "urn::block", ("urn::z-start",)),
+        reg("vm", deps=("urn::a-future",)),
+        reg("a-net"),
+    ]
+    orders = set()
+    for seed in range(10):
+        shuffled = list(items)
+        random.Random(seed).shuffle(shuffled)
+        orders.add(tuple(r.name for r in _tree_order(shuffled)))
+    assert orders == {("a-net", "block", "z-start", "a-future", "vm")}
+    first = [r.urn for r in run_plan(REPO).resources]
+    assert all([r.urn for r in run_plan(REPO).resources] == first for _ in range(3))
+
+
+def test_limits_a_program_applies_do_not_leak_into_the_next_plan(tmp_path: Path) -> None:
+    from pulumi_dws import limits
+
+    blueprint = "from pulumi_dws.blueprint import deploy_from_config\ndeploy_from_config()\n"
+    seed, current = tmp_path / "seed", tmp_path / "current"
+    for project, extra, duration in ((seed, "  dws:limits: {profile: seed}\n", "7d"), (current, "", "30d")):
+        project.mkdir()
+        config = (
+            "config:\n" + extra + "  dws:capacity:\n    calendar_reservations:\n"
+            "      - {name: b, zone: us-central1-a, machine_type: a3-highgpu-8g, count: 1,"
+            f" start_time: +4w, duration: {duration}}}\n"
+        )
+        write_project(project, blueprint, config)
+    run_plan(seed)
+    assert limits.get("calendar.duration").choices is None  # the caller's table, untouched
+    assert [r.name for r in run_plan(current).resources if r.type == "dws:index:CalendarReservation"] == ["b"]
+
+
+def test_stack_limits_reach_the_policy_rules(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    program = "from pulumi_dws.blueprint import deploy_from_config\ndeploy_from_config()\n"
+    config = """config:
+  dws:limits: {calendar.duration: {maximum: 120d}}
+  dws:capacity:
+    calendar_reservations:
+      - {name: long, zone: us-central1-a, machine_type: a3-highgpu-8g, count: 1, start_time: +4w, duration: 100d, labels: {team: a}}
+"""
+    write_project(tmp_path, program, config)
+    assert main(["plan", str(tmp_path), "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert not [v for v in doc["policy"]["violations"] if v["rule"] == "calendar-window"]
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("{all: [unclosed", "--policy-config: {file} is not JSON or YAML"),
+        ("- all\n- mandatory\n", "--policy-config: {file} must hold an object of rules, not list"),
+    ],
+)
+def test_a_bad_policy_config_file_is_one_clear_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str, message: str
+) -> None:
+    write_project(tmp_path, "import pulumi\n")
+    policy = tmp_path / "policy.yaml"
+    policy.write_text(content)
+    assert main(["plan", str(tmp_path), "--policy-config", str(policy)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: policy configuration: " + message.format(file=policy))
+    assert err.count("\n") == 1
+
+
+def test_a_stack_policy_that_is_not_an_object_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_project(tmp_path, "import pulumi\n", "config:\n  dws:policy: strict\n")
+    assert main(["plan", str(tmp_path)]) == 1
+    assert capsys.readouterr().err == (
+        "error: policy configuration: dws:policy: strict must be an object (a mapping in the stack file)\n"
+    )

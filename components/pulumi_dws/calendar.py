@@ -6,7 +6,11 @@ settings VMs, templates and GKE node pools need to consume the reservation it cr
 Delete and replace are explicit: an approved calendar request cannot be modified or cancelled,
 so a submitted reservation is ``protect``-ed by default (Pulumi refuses to delete or replace it
 until you set ``protect: False``), and its description is not diffed, so a cosmetic edit never
-replaces it.
+replaces it. A draft is not protected unless you ask (``protect: True``, or ``protect=True`` in
+the component's resource options, which its children inherit).
+
+The Compute API's future reservations carry no labels: ``labels`` are validated and kept on the
+component (``block.labels``) for the VMs, templates and node pools that consume it.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from typing import Any, Literal, TypedDict
 
 import pulumi
 import pulumi_gcp as gcp
-from pydantic import field_validator, model_validator
+from pydantic import ValidationInfo, field_validator, model_validator
 from typing_extensions import NotRequired, Required
 
 from . import catalog, limits
@@ -39,19 +43,23 @@ __all__ = ["CalendarReservation", "CalendarReservationArgs", "CalendarReservatio
 
 RESERVATION_NAME_KEY = "compute.googleapis.com/reservation-name"
 TYPE = "dws:index:CalendarReservation"
+_DAY = 86400
 
 
 class CalendarReservationArgs(TypedDict, total=False):
     """Arguments of :class:`CalendarReservation`."""
 
-    zone: Required[str]
-    """Zone of the reserved VMs, e.g. ``us-central1-a``."""
+    zone: Required[str | pulumi.Output[str]]
+    """Zone of the reserved VMs, e.g. ``us-central1-a`` (an Output is checked once known)."""
     machine_type: Required[str]
     """A GPU machine type, e.g. ``a3-highgpu-8g``."""
     count: Required[int]
     """Number of VMs."""
     start_time: Required[str | dt.datetime | RelativeTime | pulumi.Output[str]]
     """RFC 3339 (``2027-03-01T00:00:00Z``), or relative to first deploy (``"+4w"``)."""
+    allow_past_start: NotRequired[bool]
+    """An absolute ``start_time`` must lie ahead (default False): set True once the request
+    exists and its window has come, so later ``pulumi up`` runs of the stack still work."""
     end_time: NotRequired[str | dt.datetime | pulumi.Output[str]]
     """RFC 3339 end; give this or ``duration``."""
     duration: NotRequired[DurationLike]
@@ -73,21 +81,22 @@ class CalendarReservationArgs(TypedDict, total=False):
     deployment_type: NotRequired[Literal["DENSE", "FLEXIBLE"]]
     share_with: NotRequired[list[str]]
     """Projects that may consume the reservation."""
-    description: NotRequired[str]
+    description: NotRequired[str | pulumi.Output[str]]
+    """Not diffed (``ignore_changes``): editing it never touches the submitted request."""
     protect: NotRequired[bool]
-    """Protect from delete/replace (default: True once SUBMITTED)."""
-
-
-def _plain_or_output(value: Any, check: Any) -> Any:
-    return when_known(value, check)
+    """Protect from delete/replace (default: True once SUBMITTED; a DRAFT inherits the
+    component's ``protect`` resource option)."""
+    labels: NotRequired[dict[str, str]]
+    """Labels for the consumers (future reservations have none in the Compute API)."""
 
 
 class CalendarReservationSpec(DwsModel):
     """Validated :class:`CalendarReservationArgs` (also the ``dws:capacity`` config shape)."""
 
-    zone: str
+    zone: Any
     machine_type: str
     count: int
+    allow_past_start: bool = False  # before start_time: its validator reads it
     start_time: Any
     end_time: Any = None
     duration: Duration | None = None
@@ -102,14 +111,21 @@ class CalendarReservationSpec(DwsModel):
     planning_status: Literal["DRAFT", "SUBMITTED"] = "SUBMITTED"
     deployment_type: Literal["DENSE", "FLEXIBLE"] | None = None
     share_with: list[str] = []
-    description: str | None = None
+    description: Any = None
     protect: bool | None = None
     labels: dict[str, str] = {}
 
-    @field_validator("zone")
+    @field_validator("zone", mode="before")
     @classmethod
-    def _zone(cls, v: str) -> str:
-        return check_zone("zone", v)
+    def _zone(cls, v: Any) -> Any:
+        return when_known(v, lambda z: check_zone("zone", z))
+
+    @field_validator("description", mode="before")
+    @classmethod
+    def _description(cls, v: Any) -> Any:
+        if v is None or is_output(v) or isinstance(v, str):
+            return v
+        raise DwsValidationError("description", v, "must be a string")
 
     @field_validator("machine_type")
     @classmethod
@@ -131,14 +147,28 @@ class CalendarReservationSpec(DwsModel):
 
     @field_validator("start_time", mode="before")
     @classmethod
-    def _start(cls, v: Any) -> Any:
+    def _start(cls, v: Any, info: ValidationInfo) -> Any:
         if is_relative(v):
             rel = parse_relative("start_time", v)
-            limits.get("calendar.start_ahead").check(
-                "start_time", rel.offset.seconds, shown=f"+{rel.offset.human()}"
-            )
+            shown = f"+{rel.offset.human()}"
+            ahead = limits.get("calendar.start_ahead")
+            ahead.check("start_time", rel.offset.seconds, shown=shown)
+            if rel.align_to_day and ahead.minimum is not None:
+                # Aligned down to 00:00 UTC, the start lands up to a day short of the offset.
+                earliest = rel.offset.seconds - _DAY + 1
+                if earliest < ahead.minimum:
+                    raise DwsValidationError(
+                        "start_time",
+                        shown,
+                        "is aligned to 00:00 UTC on first deploy, so it may start less than "
+                        f"{ahead.render(ahead.minimum)} ahead, below the "
+                        f"{ahead.description} minimum; use "
+                        f"+{Duration(ahead.minimum + _DAY).human()} or more",
+                    )
             return rel
-        return _plain_or_output(v, lambda x: _check_start(x))
+        if info.data.get("allow_past_start"):
+            return when_known(v, lambda x: format_timestamp(parse_timestamp("start_time", x)))
+        return when_known(v, lambda x: _check_start(x))
 
     @field_validator("end_time", mode="before")
     @classmethod
@@ -184,22 +214,7 @@ class CalendarReservationSpec(DwsModel):
             raise DwsValidationError(
                 "name_prefix", self.name_prefix, "give name_prefix or reservation_name, not both"
             )
-        shape = catalog.machine_shape("machine_type", self.machine_type)
-        if self.accelerator_type is not None:
-            acc = catalog.accelerator("accelerator_type", self.accelerator_type)
-            if acc != shape.accelerator:
-                raise DwsValidationError(
-                    "accelerator_type",
-                    self.accelerator_type,
-                    f"does not match {self.machine_type}, which carries "
-                    f"{shape.accelerator.compute_name}",
-                )
-        if self.accelerator_count is not None and self.accelerator_count != shape.gpus:
-            raise DwsValidationError(
-                "accelerator_count",
-                self.accelerator_count,
-                f"does not match {self.machine_type}, which carries {shape.gpus} GPUs",
-            )
+        catalog.check_attached(self.machine_type, self.accelerator_type, self.accelerator_count)
         return self
 
     # ------------------------------------------------------------------ derived values
@@ -211,6 +226,14 @@ class CalendarReservationSpec(DwsModel):
     @property
     def protected(self) -> bool:
         return self.protect if self.protect is not None else self.planning_status == "SUBMITTED"
+
+    @property
+    def protect_option(self) -> bool | None:
+        """The ``protect`` resource option of the future reservation: None (inherit the
+        component's) for a draft whose args say nothing."""
+        if self.protect is not None:
+            return self.protect
+        return True if self.planning_status == "SUBMITTED" else None
 
 
 def _check_start(value: Any) -> str:
@@ -257,6 +280,7 @@ class CalendarReservation(pulumi.ComponentResource):
     reservation_name: pulumi.Output[str]
     start_time: pulumi.Output[str]
     end_time: pulumi.Output[str]
+    labels: dict[str, str]
     spec: CalendarReservationSpec
 
     def __init__(
@@ -269,6 +293,7 @@ class CalendarReservation(pulumi.ComponentResource):
         fr_name = check_name("name", spec.name or name)
         super().__init__(TYPE, name, {}, opts)
         self.spec = spec
+        self.labels = dict(spec.labels)
         child = pulumi.ResourceOptions(parent=self)
 
         if isinstance(spec.start_time, RelativeTime):
@@ -325,7 +350,7 @@ class CalendarReservation(pulumi.ComponentResource):
             share_settings=share,
             description=spec.description,
             opts=pulumi.ResourceOptions(
-                parent=self, protect=spec.protected, ignore_changes=["description"]
+                parent=self, protect=spec.protect_option, ignore_changes=["description"]
             ),
         )
         if reservation_name is not None:
@@ -341,18 +366,49 @@ class CalendarReservation(pulumi.ComponentResource):
                 "start_time": self.start_time,
                 "end_time": self.end_time,
                 "gpus": spec.gpus,
+                "labels": self.labels,
             }
         )
 
     # ------------------------------------------------------------------ consumption
     def _reservation_ref(self, consumer_project: str | None) -> pulumi.Output[str]:
-        owner = self.spec.project
-        if consumer_project and owner and consumer_project != owner:
-            return self.reservation_name.apply(lambda n: f"projects/{owner}/reservations/{n}")
-        return self.reservation_name
+        """The reservation as ``consumer_project`` names it: the bare name in the owner's
+        project, ``projects/OWNER/reservations/NAME`` in a project it is shared with."""
+        if not consumer_project:
+            return self.reservation_name
+        if consumer_project == self.spec.project:
+            return self.reservation_name
+        if self.spec.project is not None:
+            self._check_shared_with(consumer_project, self.spec.project)
+            owner: pulumi.Input[str] = self.spec.project
+        else:  # the provider's default project: known once the provider has checked it
+            owner = self.future_reservation.project
+        return pulumi.Output.all(owner, self.reservation_name).apply(
+            lambda v: self._ref_from(consumer_project, v[0], v[1])
+        )
+
+    def _check_shared_with(self, consumer: str, owner: str) -> None:
+        if consumer != owner and consumer not in self.spec.share_with:
+            shared = ", ".join(self.spec.share_with) or "no project"
+            raise DwsValidationError(
+                "consumer_project",
+                consumer,
+                f"cannot consume the reservation of project {owner}: it is shared with "
+                f"{shared}; add the project to share_with",
+            )
+
+    def _ref_from(self, consumer: str, owner: str | None, name: str) -> str:
+        if not owner or consumer == owner:
+            return name
+        self._check_shared_with(consumer, owner)
+        return f"projects/{owner}/reservations/{name}"
 
     def instance_reservation_affinity(self, consumer_project: str | None = None) -> dict[str, Any]:
-        """``reservation_affinity`` for ``gcp.compute.Instance`` / instance templates."""
+        """``reservation_affinity`` for ``gcp.compute.Instance`` / instance templates.
+
+        Give ``consumer_project`` when the VMs live in another project (one of ``share_with``):
+        the reservation is then named ``projects/OWNER/reservations/NAME``.
+        """
         return {
             "type": "SPECIFIC_RESERVATION",
             "specific_reservation": {
@@ -371,10 +427,19 @@ class CalendarReservation(pulumi.ComponentResource):
         }
 
     def instance_settings(self, consumer_project: str | None = None) -> dict[str, Any]:
-        """Keyword arguments for ``gcp.compute.Instance`` / ``InstanceTemplate``."""
+        """Keyword arguments for ``gcp.compute.Instance`` (machine type, zone, affinity,
+        scheduling). Templates take no zone: use :meth:`instance_template_settings`."""
         return {
             "machine_type": self.spec.machine_type,
             "zone": self.spec.zone,
+            **self.instance_template_settings(consumer_project),
+        }
+
+    def instance_template_settings(self, consumer_project: str | None = None) -> dict[str, Any]:
+        """Keyword arguments for ``gcp.compute.InstanceTemplate`` / ``RegionInstanceTemplate``
+        (no zone: the template's VMs must still be created in :attr:`spec` ``.zone``)."""
+        return {
+            "machine_type": self.spec.machine_type,
             "reservation_affinity": self.instance_reservation_affinity(consumer_project),
             "scheduling": self.instance_scheduling(),
         }
@@ -396,10 +461,15 @@ def _validated_end(values: list[Any]) -> str:
     return end
 
 
-def _auto_created_name(statuses: list[dict[str, Any]] | None) -> str:
+def _auto_created_name(statuses: list[Any] | None) -> str:
+    """The name of the first auto-created reservation ("" before Google delivers one).
+
+    ``statuses`` are pulumi-gcp output objects (attribute access) or, from hand-built
+    values, camelCase dicts."""
     for status in statuses or []:
-        for link in (
-            status.get("autoCreatedReservations") or status.get("auto_created_reservations") or []
-        ):
+        links = getattr(status, "auto_created_reservations", None)
+        if links is None and isinstance(status, dict):
+            links = status.get("autoCreatedReservations") or status.get("auto_created_reservations")
+        for link in links or []:
             return str(link).rstrip("/").split("/")[-1]
     return ""

@@ -12,7 +12,16 @@ from dataclasses import dataclass
 
 from .errors import DwsValidationError
 
-__all__ = ["MachineShape", "Accelerator", "ACCELERATORS", "machine_shape", "register", "known"]
+__all__ = [
+    "MachineShape",
+    "Accelerator",
+    "ACCELERATORS",
+    "machine_shape",
+    "accelerator",
+    "check_attached",
+    "register",
+    "known",
+]
 
 
 @dataclass(frozen=True)
@@ -112,3 +121,31 @@ def accelerator(field: str, name: str) -> Accelerator:
     raise DwsValidationError(
         field, name, f"is not a known GPU accelerator; use one of {', '.join(sorted(ACCELERATORS))}"
     )
+
+
+def check_attached(
+    machine_type: str,
+    accelerator_type: str | None = None,
+    accelerator_count: int | None = None,
+) -> MachineShape:
+    """The shape of ``machine_type``, checking optional ``accelerator_type`` (Compute or Vertex
+    AI name) and ``accelerator_count`` against the GPUs that family comes with attached."""
+    shape = machine_shape("machine_type", machine_type)
+    if (
+        accelerator_type is not None
+        and accelerator("accelerator_type", accelerator_type) != shape.accelerator
+    ):
+        raise DwsValidationError(
+            "accelerator_type",
+            accelerator_type,
+            f"does not match {machine_type}, which carries "
+            f"{shape.accelerator.compute_name}; use that or omit it",
+        )
+    if accelerator_count is not None and accelerator_count != shape.gpus:
+        raise DwsValidationError(
+            "accelerator_count",
+            accelerator_count,
+            f"does not match {machine_type}, which carries {shape.gpus} GPUs; "
+            f"use {shape.gpus} or omit it",
+        )
+    return shape

@@ -1,6 +1,7 @@
 """The ``dws`` command: ``dws plan``, ``dws emulator``, ``dws advise``, ``dws limits``.
 
-Exit codes: 0 success; 1 the program or its configuration is invalid; 2 usage error;
+Exit codes: 0 success; 1 the program or its configuration is invalid; 2 usage error (also
+``dws plan --stack`` naming a stack with no config file in a project that has other stacks);
 3 a mandatory policy was violated.
 """
 
@@ -17,12 +18,15 @@ EXIT_OK, EXIT_INVALID, EXIT_USAGE, EXIT_POLICY = 0, 1, 2, 3
 
 
 def _plan(args: argparse.Namespace) -> int:
-    from .plan import PlanError, run_plan
+    from .plan import PlanError, UnknownStackError, run_plan
     from .plan.policy import apply_policies
     from .plan.render import render_json, render_markdown, render_text
 
     try:
         plan = run_plan(args.project_dir, args.stack)
+    except UnknownStackError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     except PlanError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_INVALID

@@ -18,7 +18,10 @@ def now() -> dt.datetime:
         return _pinned
     env = os.environ.get("DWS_NOW")
     if env:
-        return dt.datetime.fromisoformat(env.replace("Z", "+00:00")).astimezone(dt.timezone.utc)
+        pinned = dt.datetime.fromisoformat(env.strip().upper().replace("Z", "+00:00"))
+        if pinned.tzinfo is None:  # no zone given: UTC, not the machine's local time
+            pinned = pinned.replace(tzinfo=dt.timezone.utc)
+        return pinned.astimezone(dt.timezone.utc)
     return dt.datetime.now(dt.timezone.utc)
 
 
@@ -27,7 +30,7 @@ def frozen(at: dt.datetime) -> Iterator[dt.datetime]:
     """Pin :func:`now` to ``at`` inside a ``with`` block."""
     global _pinned
     saved = _pinned
-    _pinned = at.astimezone(dt.timezone.utc)
+    _pinned = (at if at.tzinfo else at.replace(tzinfo=dt.timezone.utc)).astimezone(dt.timezone.utc)
     try:
         yield _pinned
     finally:

@@ -20,8 +20,10 @@ from .errors import DwsValidationError
 __all__ = ["Duration", "DurationLike", "parse_duration"]
 
 UNIT_SECONDS: dict[str, int] = {"w": 604800, "d": 86400, "h": 3600, "m": 60, "s": 1}
-_PART = re.compile(r"(\d+)([wdhms])")
-_WHOLE = re.compile(r"^(?:\d+[wdhms])+$")
+# ASCII digits only: ``str.isdigit`` and ``\d`` also accept other scripts' digits and "²".
+_PART = re.compile(r"([0-9]+)([wdhms])")
+_WHOLE = re.compile(r"^(?:[0-9]+[wdhms])+$")
+_DIGITS = re.compile(r"^[0-9]+$")
 
 
 @total_ordering
@@ -55,7 +57,7 @@ class Duration:
             return cls(int(total))
         if isinstance(value, str):
             text = value.strip().lower().replace(" ", "")
-            if text.isdigit():
+            if _DIGITS.match(text):
                 return cls(int(text))
             if _WHOLE.match(text):
                 return cls(sum(int(n) * UNIT_SECONDS[u] for n, u in _PART.findall(text)))

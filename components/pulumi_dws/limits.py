@@ -37,6 +37,10 @@ __all__ = [
     "overridden",
     "use_profile",
     "reset",
+    "apply_config",
+    "applied",
+    "snapshot",
+    "restore",
     "check_duration",
     "check_count",
 ]
@@ -215,6 +219,22 @@ DEFAULT_LIMITS: dict[str, Limit] = {
             maximum=63,
         ),
         Limit(
+            "labels.key_length",
+            "label key length",
+            "count",
+            "Google Cloud labels: keys are 1 to 63 characters",
+            minimum=1,
+            maximum=63,
+        ),
+        Limit(
+            "labels.value_length",
+            "label value length",
+            "count",
+            "Google Cloud labels: values are at most 63 characters (may be empty)",
+            minimum=0,
+            maximum=63,
+        ),
+        Limit(
             "labels.count",
             "number of labels",
             "count",
@@ -283,6 +303,13 @@ def override(key: str, **fields: Any) -> Limit:
     if "source" not in values:
         values["source"] = f"overridden by the user (was: {row.source})"
     new = dataclasses.replace(row, **values)
+    if new.minimum is not None and new.maximum is not None and new.minimum > new.maximum:
+        # An inverted range would reject every value with a message naming only one bound.
+        raise DwsValidationError(
+            f"limits.{key}",
+            f"minimum {new.render(new.minimum)}, maximum {new.render(new.maximum)}",
+            "is an empty range: the minimum must not be above the maximum",
+        )
     _overrides[key] = new
     return new
 
@@ -305,23 +332,65 @@ def reset() -> None:
 @contextlib.contextmanager
 def overridden(key: str, **fields: Any) -> Iterator[Limit]:
     """Override one row inside a ``with`` block (handy in tests)."""
-    saved = dict(_overrides)
+    saved = snapshot()
     try:
         yield override(key, **fields)
     finally:
-        _overrides.clear()
-        _overrides.update(saved)
+        restore(saved)
 
 
-def apply_config(config: Mapping[str, Mapping[str, Any]] | None) -> None:
-    """Apply a ``dws:limits`` stack config object: ``{key: {maximum: ..., ...}}``."""
-    for key, fields in (config or {}).items():
+def apply_config(config: Mapping[str, Any] | None) -> None:
+    """Apply a ``dws:limits`` stack config object: ``{profile: seed, key: {maximum: ...}}``.
+
+    The profile (which starts from a clean table) is applied first, wherever it is written,
+    so the rows given beside it are kept. Errors name the ``dws:limits`` path.
+    """
+    if config is None:
+        return
+    if not isinstance(config, Mapping):
+        raise DwsValidationError(
+            "dws:limits",
+            config,
+            "must be an object of rows, e.g. {calendar.duration: {maximum: 120d}}",
+        )
+    if "profile" in config:
+        try:
+            use_profile(config["profile"])
+        except DwsValidationError as exc:
+            raise DwsValidationError("dws:limits.profile", exc.value, exc.problem) from None
+    for key, fields in config.items():
         if key == "profile":
-            use_profile(fields)  # type: ignore[arg-type]
             continue
         if not isinstance(fields, Mapping):
             raise DwsValidationError(f"dws:limits.{key}", fields, "must be a mapping of fields")
-        override(key, **dict(fields))
+        try:
+            override(key, **dict(fields))
+        except DwsValidationError as exc:
+            field = exc.field if exc.field.startswith("limits.") else f"limits.{key}"
+            raise DwsValidationError(f"dws:{field}", exc.value, exc.problem) from None
+
+
+def snapshot() -> dict[str, Limit]:
+    """The overrides in force, for :func:`restore` (``dws plan`` isolates each program)."""
+    return dict(_overrides)
+
+
+def restore(saved: Mapping[str, Limit]) -> None:
+    """Put back the overrides a :func:`snapshot` took."""
+    _overrides.clear()
+    _overrides.update(saved)
+
+
+@contextlib.contextmanager
+def applied(config: Mapping[str, Any] | None) -> Iterator[None]:
+    """Apply a ``dws:limits`` config object inside a ``with`` block; the rows in force
+    before come back on exit."""
+    saved = snapshot()
+    try:
+        apply_config(config)
+        yield
+    finally:
+        restore(saved)
 
 
 def get(key: str) -> Limit:

@@ -71,23 +71,27 @@ def check_name(field: str, value: str) -> str:
 
 
 def check_labels(field: str, labels: Mapping[str, str] | None) -> dict[str, str]:
-    """Google Cloud labels: keys start with a lowercase letter, keys and values <= 63 chars."""
+    """Google Cloud labels: keys start with a lowercase letter; lengths from the limits table."""
     labels = dict(labels or {})
     limits.get("labels.count").check(field, len(labels), shown=f"{len(labels)} labels")
+    key_len, value_len = limits.get("labels.key_length"), limits.get("labels.value_length")
     for key, val in labels.items():
-        if not isinstance(key, str) or len(key) > 63 or not _LABEL_KEY.match(key):
+        if not isinstance(key, str) or not _LABEL_KEY.match(key):
             raise DwsValidationError(
                 f"{field} key",
                 key,
-                "is not a valid label key: 1-63 lowercase letters, digits, _ or -, "
-                "starting with a letter",
+                f"is not a valid label key: {key_len.allowed()} lowercase letters, digits, "
+                "_ or -, starting with a letter",
             )
-        if not isinstance(val, str) or len(val) > 63 or not _LABEL_VALUE.match(val):
+        key_len.check(f"{field} key", len(key), shown=key)
+        if not isinstance(val, str) or not _LABEL_VALUE.match(val):
             raise DwsValidationError(
                 f"{field}[{key}]",
                 val,
-                "is not a valid label value: up to 63 lowercase letters, digits, _ or -",
+                f"is not a valid label value: {value_len.allowed()} lowercase letters, "
+                "digits, _ or -",
             )
+        value_len.check(f"{field}[{key}]", len(val), shown=val)
     return labels
 
 
@@ -136,7 +140,8 @@ def parse_timestamp(field: str, value: str | dt.datetime) -> dt.datetime:
         parsed = value
     elif isinstance(value, str):
         try:
-            parsed = dt.datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+            # RFC 3339 allows a lowercase t and z; fromisoformat wants T and an offset.
+            parsed = dt.datetime.fromisoformat(value.strip().upper().replace("Z", "+00:00"))
         except ValueError:
             raise DwsValidationError(
                 field, value, "is not an RFC 3339 timestamp such as 2027-03-01T00:00:00Z"

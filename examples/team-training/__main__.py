@@ -33,11 +33,11 @@ block = CalendarReservation(
     },
 )
 
-# The team's own template: their image, their service account, the reserved capacity.
-settings = block.instance_settings()
+# The team's own template: their image, their service account, the reserved capacity
+# (machine type, SPECIFIC reservation affinity, RESERVATION_BOUND scheduling). Its VMs must
+# be created in the reservation's zone.
 template = gcp.compute.InstanceTemplate(
     "trainer-template",
-    machine_type=settings["machine_type"],
     disks=[
         {
             "source_image": IMAGE,
@@ -47,9 +47,8 @@ template = gcp.compute.InstanceTemplate(
     ],
     network_interfaces=[{"network": "default"}],
     service_account={"email": runner.email, "scopes": ["cloud-platform"]},
-    reservation_affinity=settings["reservation_affinity"],
-    scheduling=settings["scheduling"],
     labels={"team": team},
+    **block.instance_template_settings(),
 )
 
 pulumi.export("reservation", block.reservation_name)

@@ -1,7 +1,7 @@
 """``dws plan``: run a Pulumi Python program offline under GcpMocks; show what it would create."""
 
 from .project import PulumiProject, StackConfig, load_project, load_stack_config
-from .runner import Plan, PlanError, PlannedResource, run_plan
+from .runner import Plan, PlanError, PlannedResource, UnknownStackError, run_plan
 
 __all__ = [
     "Plan",
@@ -9,6 +9,7 @@ __all__ = [
     "PlannedResource",
     "PulumiProject",
     "StackConfig",
+    "UnknownStackError",
     "load_project",
     "load_stack_config",
     "run_plan",

@@ -9,6 +9,8 @@ from typing import Any
 
 import yaml
 
+from .. import limits
+from ..errors import DwsValidationError
 from .runner import Plan
 
 __all__ = ["PolicyReport", "apply_policies"]
@@ -79,9 +81,37 @@ class PolicyReport:
 def _load_config(path: str | None, plan: Plan) -> dict[str, Any] | None:
     """``--policy-config FILE`` if given, else the stack's ``dws:policy`` config object."""
     if path:
-        return yaml.safe_load(Path(path).read_text()) or {}
-    raw = plan.stack.values.get("dws:policy")
-    return json.loads(raw) if raw else None
+        try:
+            data = yaml.safe_load(Path(path).read_text())
+        except yaml.YAMLError as exc:
+            problem = " ".join(str(exc).split())
+            raise DwsValidationError(
+                "--policy-config", path, f"is not JSON or YAML: {problem}"
+            ) from None
+        if data is None:
+            return {}
+        if not isinstance(data, dict):
+            raise DwsValidationError(
+                "--policy-config", path, f"must hold an object of rules, not {type(data).__name__}"
+            )
+        return data
+    return stack_object(plan, "dws:policy")
+
+
+def stack_object(plan: Plan, key: str) -> dict[str, Any] | None:
+    """A stack config object (``dws:policy``, ``dws:limits``) as the program would get it."""
+    raw = plan.stack.values.get(key)
+    if not raw:
+        return None
+    if key in plan.stack.secret_keys:
+        raise DwsValidationError(key, "[secret]", "is secret; dws plan never decrypts config")
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        data = raw
+    if not isinstance(data, dict):
+        raise DwsValidationError(key, data, "must be an object (a mapping in the stack file)")
+    return data
 
 
 def apply_policies(
@@ -97,7 +127,7 @@ def apply_policies(
             type=r.type,
             name=r.name,
             urn=r.urn,
-            props=r.inputs,
+            props=r.raw_inputs or r.inputs,
             parent_type=r.parent.split("::")[2].split("$")[-1] if r.parent else None,
         )
         for r in plan.resources
@@ -106,4 +136,6 @@ def apply_policies(
     config = _load_config(config_path, plan)
     # Offline, every resource of the program is new: a plan is a first deploy.
     operations = {view.urn: "create" for view in views}
-    return PolicyReport(evaluate(views, config, operations), capacity_summary(views))
+    # The rules read the limits table: with the stack's dws:limits, as the program saw it.
+    with limits.applied(stack_object(plan, "dws:limits")):
+        return PolicyReport(evaluate(views, config, operations), capacity_summary(views))

@@ -23,10 +23,12 @@ import asyncio
 import base64
 import contextlib
 import copy
+import gc
 import hashlib
 import json
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -122,15 +124,28 @@ def _validation_errors_surfaced() -> Iterator[None]:
     try:
         yield
     except Exception as exc:
+        # A failed run leaves tasks and coroutines behind; finalize them now rather than
+        # whenever the collector next runs (inside CPython 3.11's AST constructor, a
+        # finalizer there fails a later compile with "recursion depth mismatch").
+        gc.collect()
         cause = _find_validation_error(exc)
         if cause is None or cause is exc:
             raise
         raise cause.with_traceback(None) from None
 
 
+# How the SDK words the exceptions it wraps around one raised while serializing an input
+# ("While processing input: ... ValueError has risen: <the original>").
+_PULUMI_WRAPPER = "has risen: "
+
+
 def _find_validation_error(exc: BaseException) -> DwsValidationError | None:
     """The DwsValidationError behind Pulumi's wrapping exceptions (cause/context graph,
-    which can loop back onto itself)."""
+    which can loop back onto itself).
+
+    Only Pulumi's own wrappers are looked through: an exception the program raised itself
+    (say while handling a DwsValidationError) is the program's error and stays as it is.
+    """
     pending: list[BaseException] = [exc]
     seen: set[int] = set()
     while pending:
@@ -140,6 +155,8 @@ def _find_validation_error(exc: BaseException) -> DwsValidationError | None:
         seen.add(id(current))
         if isinstance(current, DwsValidationError):
             return current
+        if _PULUMI_WRAPPER not in str(current):
+            continue
         pending.extend(e for e in (current.__cause__, current.__context__) if e is not None)
     return None
 
@@ -206,6 +223,9 @@ class GcpMocks(pulumi.runtime.Mocks):
         self.project = project
         self.region = region
         self.project_number = project_number
+        # In the order the program's registrations (and invokes) reached the monitor: the
+        # SDK sends them through the loop's default executor, which install() makes a single
+        # thread, so that order is the same from one run to the next.
         self.registered: list[Registered] = []
         self.invokes: list[tuple[str, dict[str, Any]]] = []
         self.monitor: _RecordingMonitor | None = None
@@ -222,8 +242,16 @@ class GcpMocks(pulumi.runtime.Mocks):
         config: Mapping[str, Any] | None = None,
         secret_keys: Iterable[str] = (),
     ) -> GcpMocks:
-        """Make these mocks the Pulumi runtime's monitor, with stack ``config`` (``ns:key``)."""
+        """Make these mocks the Pulumi runtime's monitor, with stack ``config`` (``ns:key``).
+
+        ``gcp:project`` defaults to the mocks' project, as if the provider were configured.
+        """
         _ensure_event_loop()
+        # One worker: the SDK's RPCs (RegisterResource, Invoke...) reach the mocks one at a
+        # time, in the order the program sent them, not in the order racing threads pick them.
+        asyncio.get_event_loop_policy().get_event_loop().set_default_executor(
+            ThreadPoolExecutor(max_workers=1, thread_name_prefix="gcp-mocks")
+        )
         self.monitor = _RecordingMonitor(self)
         _settings.SETTINGS.rpc_manager.clear()  # no failure leaks in from an earlier run
         _settings.SETTINGS.outputs.clear()
@@ -235,6 +263,7 @@ class GcpMocks(pulumi.runtime.Mocks):
             key: value if isinstance(value, str) else json.dumps(value)
             for key, value in (config or {}).items()
         }
+        values.setdefault("gcp:project", self.project)
         set_all_config(values, list(secret_keys))
         return self
 
@@ -301,12 +330,12 @@ class GcpMocks(pulumi.runtime.Mocks):
         inputs = dict(args.inputs)
         if args.typ.startswith("pulumi:providers:"):
             rid, outputs = f"{args.name}-provider-id", dict(inputs)
-        elif not args.custom:
+        elif not args.custom and request is not None:
             rid, outputs = "", {}
         elif args.typ.startswith(DYNAMIC_TYPE_PREFIX):
             rid, outputs = self._dynamic(args.typ, args.name, inputs)
         else:
-            rid, outputs = self._fill(args.typ, args.name, inputs)
+            rid, outputs = self._fill(args.typ, args.name, inputs, args.resource_id or "")
         reg = Registered(
             urn="",
             type=args.typ,
@@ -320,7 +349,9 @@ class GcpMocks(pulumi.runtime.Mocks):
             dependencies=deps,
             **_options(request),
         )
-        self._local.last = reg
+        # Only a registration is recorded (by RegisterResource, in this thread, once it has
+        # its URN); a read (``Resource.get``) is a lookup of something that already exists.
+        self._local.last = reg if request is not None else None
         return rid, outputs
 
     def _finish_registration(self, urn: str) -> None:
@@ -346,12 +377,20 @@ class GcpMocks(pulumi.runtime.Mocks):
         rid, outs = behaviour(props, self, name)
         return rid, outs
 
-    def _fill(self, typ: str, name: str, inputs: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    def _fill(
+        self, typ: str, name: str, inputs: dict[str, Any], given_id: str = ""
+    ) -> tuple[str, dict[str, Any]]:
+        """Outputs as the provider computes them. ``given_id`` (a ``get`` or an ``import``)
+        is the id of an existing resource: it is kept, and names the resource."""
         state = copy.deepcopy(inputs)  # computed fields must not leak into the recorded inputs
         if typ.startswith("gcp:"):
-            state.setdefault("project", self.project)
+            state.setdefault("project", _segment(given_id, "projects") or self.project)
+            for key, collection in (("zone", "zones"), ("region", "regions")):
+                if _segment(given_id, collection):
+                    state.setdefault(key, _segment(given_id, collection))
             if "name" in _AUTONAMED.get(typ, ("name",)) and not state.get("name"):
-                state["name"] = f"{name}-{_short_hash(typ, name)}"
+                last = given_id.rstrip("/").split("/")[-1] if given_id else ""
+                state["name"] = last or f"{name}-{_short_hash(typ, name)}"
         filler = _FILLERS.get(typ)
         if filler is not None:
             rid = filler(self, state)
@@ -359,11 +398,20 @@ class GcpMocks(pulumi.runtime.Mocks):
             rid = _kubernetes(self, typ, name, state)
         else:
             rid = state.get("name") or f"{name}-{_short_hash(typ, name)}"
-        return rid, state
+        return given_id or rid, state
 
 
 # ---------------------------------------------------------------------- per-type outputs
 Filler = Callable[[GcpMocks, dict[str, Any]], str]
+
+
+def _segment(resource_id: str, collection: str) -> str:
+    """``projects/p/zones/z/...`` -> ``p`` for ``projects`` ("" when absent)."""
+    parts = resource_id.split("/")
+    for i, part in enumerate(parts[:-1]):
+        if part == collection:
+            return parts[i + 1]
+    return ""
 
 
 def _compute_zonal(collection: str, base: str = COMPUTE) -> Filler:
@@ -470,7 +518,9 @@ def _service_account(m: GcpMocks, s: dict[str, Any]) -> str:
     s.setdefault("email", email)
     s.setdefault("member", f"serviceAccount:{email}")
     s.setdefault("uniqueId", str(int(_short_hash(email, length=12), 16)))
-    return f"projects/{s['project']}/serviceAccounts/{email}"
+    rid = f"projects/{s['project']}/serviceAccounts/{email}"
+    s.setdefault("name", rid)  # the provider's ``name`` is the full resource name
+    return rid
 
 
 _FILLERS: dict[str, Filler] = {
