@@ -57,7 +57,7 @@ DEFAULT_IMAGE = "projects/debian-cloud/global/images/family/debian-12"
 DEFAULT_SCOPES = ("https://www.googleapis.com/auth/cloud-platform",)
 _HYPERDISK_FAMILIES = ("a4", "a4x", "a3-ultragpu")
 _ACCELERATOR = re.compile(r"^[a-z][a-z0-9-]*$")
-_METADATA_KEY = re.compile(r"^[a-zA-Z0-9_-]{1,128}$")
+_METADATA_KEY = re.compile(r"^[a-zA-Z0-9_-]+$")  # length: limits "compute.metadata_key_length"
 
 
 class AcceleratorArgs(TypedDict):
@@ -196,10 +196,11 @@ class FlexStartInstanceSpec(DwsModel):
     @classmethod
     def _metadata(cls, v: Any) -> dict[str, Any]:
         metadata = dict(v or {})
+        row = limits.get("compute.metadata_key_length")
         for key in metadata:
-            if not isinstance(key, str) or not _METADATA_KEY.match(key):
+            if not isinstance(key, str) or not _METADATA_KEY.match(key) or len(key) > row.maximum:  # type: ignore[operator]
                 raise DwsValidationError(
-                    "metadata key", key, "must be 1-128 letters, digits, _ or -"
+                    "metadata key", key, f"must be {row.allowed()} letters, digits, _ or -"
                 )
         return metadata
 

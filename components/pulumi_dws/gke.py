@@ -166,18 +166,20 @@ class _Taint(DwsModel):
 
 def _check_k8s_key(field: str, key: str) -> str:
     prefix, _, name = key.rpartition("/")
+    name_length = limits.get("kubernetes.name_length")
+    prefix_length = limits.get("kubernetes.label_prefix_length").maximum or 0
     ok = (
         isinstance(key, str)
-        and 0 < len(name) <= 63
+        and 0 < len(name) <= (name_length.maximum or 0)
         and _K8S_NAME.match(name) is not None
-        and (not prefix or (len(prefix) <= 253 and _DNS_SUBDOMAIN.match(prefix) is not None))
+        and (not prefix or (len(prefix) <= prefix_length and _DNS_SUBDOMAIN.match(prefix)))
     )
     if not ok:
         raise DwsValidationError(
             field,
             key,
-            "is not a valid Kubernetes label key: [prefix/]name, name 1-63 alphanumerics, "
-            "'-', '_' or '.', prefix a DNS subdomain",
+            f"is not a valid Kubernetes label key: [prefix/]name, name {name_length.allowed()} "
+            f"alphanumerics, '-', '_' or '.', prefix a DNS subdomain of at most {prefix_length}",
         )
     return key
 
@@ -185,11 +187,13 @@ def _check_k8s_key(field: str, key: str) -> str:
 def _check_k8s_labels(field: str, labels: Mapping[str, str]) -> dict[str, str]:
     for key, value in labels.items():
         _check_k8s_key(f"{field} key", key)
-        if not isinstance(value, str) or len(value) > 63 or not _K8S_NAME.match(value):
+        longest = limits.get("kubernetes.name_length").maximum or 0
+        if not isinstance(value, str) or len(value) > longest or not _K8S_NAME.match(value):
             raise DwsValidationError(
                 f"{field}[{key}]",
                 value,
-                "is not a valid Kubernetes label value: up to 63 alphanumerics, '-', '_' or '.'",
+                f"is not a valid Kubernetes label value: up to {longest} alphanumerics, "
+                "'-', '_' or '.'",
             )
     return dict(labels)
 

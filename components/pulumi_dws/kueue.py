@@ -146,11 +146,13 @@ class _Retry(DwsModel):
 
 
 def _check_dns_label(field: str, value: Any) -> str:
-    if not isinstance(value, str) or not 0 < len(value) <= 63 or not _DNS_LABEL.match(value):
+    row = limits.get("kubernetes.name_length")
+    longest = row.maximum or 0
+    if not isinstance(value, str) or not 0 < len(value) <= longest or not _DNS_LABEL.match(value):
         raise DwsValidationError(
             field,
             value,
-            "is not a valid Kubernetes name: 1-63 lowercase letters, digits or '-', "
+            f"is not a valid Kubernetes name: {row.allowed()} lowercase letters, digits or '-', "
             "starting and ending with a letter or digit",
         )
     return value
@@ -332,7 +334,8 @@ class KueueQueueSpec(DwsModel):
                     field,
                     base,
                     f"makes the Kueue object name {value}, which is not a valid Kubernetes "
-                    "name (1-63 lowercase letters, digits or '-'); pass a shorter args['name']",
+                    f"name ({limits.get('kubernetes.name_length').allowed()} lowercase letters, "
+                    "digits or '-'); pass a shorter args['name']",
                 ) from None
         return names
 

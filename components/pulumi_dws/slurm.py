@@ -66,7 +66,9 @@ SERVICE_AGENT_ROLES: dict[str, str] = {
 }
 """Child-name suffix -> role granted to the Google APIs service agent (least privilege)."""
 
-_CLUSTER_ID = re.compile(r"^[a-z][a-z0-9]{0,9}$")
+# The API's default when flex_start_max_duration is omitted (dws-facts.md §3).
+DEFAULT_FLEX_START_MAX_DURATION = Duration.parse("7d")
+_CLUSTER_ID = re.compile(r"^[a-z][a-z0-9]*$")  # length: limits "slurm.cluster_id_length"
 _FILESTORE_ID = re.compile(r"^projects/[^/]+/locations/[^/]+/instances/[^/]+$")
 _COMPUTE_PREFIX = re.compile(r"^https://(www|compute)\.googleapis\.com/compute/(v1|beta)/")
 
@@ -256,8 +258,9 @@ class SlurmClusterSpec(DwsModel):
     @field_validator("display_name")
     @classmethod
     def _display_name(cls, v: str) -> str:
-        if not v or len(v) > 128:
-            raise DwsValidationError("display_name", v, "must be 1 to 128 characters")
+        row = limits.get("slurm.display_name_length")
+        if not isinstance(v, str) or not row.minimum <= len(v) <= row.maximum:  # type: ignore[operator]
+            raise DwsValidationError("display_name", v, f"must be {row.allowed()} characters")
         return v
 
     @field_validator("labels")
@@ -271,13 +274,14 @@ class SlurmClusterSpec(DwsModel):
         check_region("region", region)
         object.__setattr__(self, "region", region)
         cluster_id = self.cluster_id or self.display_name
-        if not _CLUSTER_ID.match(cluster_id):
+        id_length = limits.get("slurm.cluster_id_length")
+        if not _CLUSTER_ID.match(cluster_id) or len(cluster_id) > id_length.maximum:  # type: ignore[operator]
             field = "cluster_id" if self.cluster_id else "cluster_id (defaults to display_name)"
             raise DwsValidationError(
                 field,
                 cluster_id,
-                "must be 1 to 10 characters: a lowercase letter, then lowercase letters or "
-                "digits (the Slurm API allows no hyphens)",
+                f"must be {id_length.allowed()} characters: a lowercase letter, then lowercase "
+                "letters or digits (the Slurm API allows no hyphens)",
             )
         object.__setattr__(self, "cluster_id", cluster_id)
         check_zone_in_region("login.zone", self.login.zone, region)
@@ -440,9 +444,7 @@ def _compute_pool(spec: SlurmClusterSpec, i: int, pool: _NodePoolSpec) -> dict[s
         "provisioning_model": pool.provisioning_model,
     }
     if pool.provisioning_model == "FLEX_START":
-        duration = pool.flex_start_max_duration or Duration(
-            limits.get("slurm.flex_start_max_duration").maximum or 604800
-        )
+        duration = pool.flex_start_max_duration or DEFAULT_FLEX_START_MAX_DURATION
         body["flex_start_max_duration"] = duration.to_proto_string()
     body["scaling_spec"] = {"min_node_count": pool.min_nodes, "max_node_count": pool.max_nodes}
     body["zone"] = spec.pool_zone(pool)

@@ -8,6 +8,7 @@ from typing import Any
 
 import yaml
 
+from .. import limits
 from ..validation import check_name, format_timestamp
 from .results import CalendarAdvice, CalendarWindow, CapacityAdvice
 
@@ -140,7 +141,8 @@ def capacity_json(advice: CapacityAdvice) -> dict[str, Any]:
 # --------------------------------------------------------------------------- --emit
 def default_name(window: CalendarWindow) -> str:
     """``a3-highgpu-8g-20270301``: machine type and start date, a valid resource name."""
-    return f"{window.machine_type}-{window.start_time:%Y%m%d}"[:63].rstrip("-")
+    longest = limits.get("name.length").maximum
+    return f"{window.machine_type}-{window.start_time:%Y%m%d}"[:longest].rstrip("-")
 
 
 def reservation_args(window: CalendarWindow) -> dict[str, Any]:

@@ -51,7 +51,6 @@ from pulumi.dynamic import (
 from .slurm_diff import (
     BUSY,
     COLLECTION,
-    ID_PATTERN,
     OUTPUT_ONLY,
     SlurmClusterError,
     canonical,
@@ -61,6 +60,7 @@ from .slurm_diff import (
     outputs_from_live,
     plan_change,
     project_live,
+    valid_cluster_id,
     wire,
 )
 
@@ -93,7 +93,7 @@ class SlurmClusterProvider(ResourceProvider):
     def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
         failures = []
         cluster_id = news.get("cluster_id")
-        if isinstance(cluster_id, str) and not ID_PATTERN.match(cluster_id):
+        if isinstance(cluster_id, str) and not valid_cluster_id(cluster_id):
             failures.append(
                 CheckFailure(
                     "cluster_id",

@@ -22,6 +22,7 @@ __all__ = [
     "BUSY",
     "COLLECTION",
     "ID_PATTERN",
+    "valid_cluster_id",
     "OUTPUT_ONLY",
     "REPLACE_PATHS",
     "UPDATE_PATHS",
@@ -37,7 +38,17 @@ __all__ = [
 ]
 
 COLLECTION = "modelDevelopmentClusters"
-ID_PATTERN = re.compile(r"^[a-z][a-z0-9]{0,9}$")
+ID_PATTERN = re.compile(r"^[a-z][a-z0-9]*$")  # length: see valid_cluster_id
+
+
+def valid_cluster_id(value: object) -> bool:
+    """A model_development_cluster_id the API accepts (pattern and the limits-table length)."""
+    from ..limits import get
+
+    longest = get("slurm.cluster_id_length").maximum or 0
+    return isinstance(value, str) and bool(ID_PATTERN.match(value)) and len(value) <= longest
+
+
 BUSY = frozenset({"PROVISIONING", "UPDATING"})
 MAP_FIELDS = frozenset({"labels", "config"})  # keys inside these are user data, not field names
 OUTPUT_ONLY = frozenset(
