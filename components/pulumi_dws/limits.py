@@ -135,7 +135,11 @@ DEFAULT_LIMITS: dict[str, Limit] = {
             "gke.max_nodes",
             "GKE queued pool total max nodes",
             "count",
-            f"{FACTS} §2: autoscaling totalMaxNodeCount, at least 1",
+            (
+                f"{FACTS} §2: autoscaling totalMaxNodeCount, at least 1; the 1000 cap is GKE's "
+                "nodes-per-node-pool-zone quota, applied by pulumi-dws to the total (override "
+                "it for multi-zone pools)"
+            ),
             minimum=1,
             maximum=1000,
         ),
@@ -174,7 +178,10 @@ DEFAULT_LIMITS: dict[str, Limit] = {
             "slurm.node_count",
             "Slurm node pool node count",
             "count",
-            f"{FACTS} §3: scaling_spec min/max node counts are non-negative",
+            (
+                f"{FACTS} §3: scaling_spec min/max node counts are non-negative; the 1000 cap "
+                "is a pulumi-dws sanity bound, not a documented Google limit (override it)"
+            ),
             minimum=0,
             maximum=1000,
         ),
@@ -198,7 +205,10 @@ DEFAULT_LIMITS: dict[str, Limit] = {
             "calendar.count",
             "Calendar-mode VM count",
             "count",
-            f"{FACTS} §4: specificSkuProperties.totalCount, at least 1 VM",
+            (
+                f"{FACTS} §4: specificSkuProperties.totalCount, at least 1 VM; the 1000 cap is a "
+                "pulumi-dws sanity bound, not a documented Google limit (override it)"
+            ),
             minimum=1,
             maximum=1000,
         ),
