@@ -9,6 +9,7 @@ from typing import Any
 from .. import catalog
 from ..duration import Duration
 from ..errors import DwsValidationError
+from ..policy.values import seconds_of
 
 __all__ = ["key_properties", "gpus_per_machine"]
 
@@ -28,14 +29,11 @@ def _get(data: Any, *path: str | int) -> Any:
 
 def _seconds(value: Any) -> str | None:
     """Render ``{"seconds": "N"}``, ``"Ns"`` or a number of seconds as ``3d``."""
-    if value is None:
-        return None
-    if isinstance(value, dict):
-        value = value.get("seconds")
     try:
-        return Duration.parse(int(float(str(value).rstrip("s")))).human()
-    except (ValueError, DwsValidationError):
+        seconds = seconds_of(value, "duration")
+    except DwsValidationError:
         return str(value)
+    return Duration(seconds).human() if isinstance(seconds, int) else None
 
 
 def gpus_per_machine(machine_type: Any) -> int | None:
