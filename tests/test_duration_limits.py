@@ -34,7 +34,61 @@ def test_parse_accepts_every_documented_form(text: object, seconds: int) -> None
 
 
 @pytest.mark.parametrize(
-    "bad", ["", "7 days", "1.5h", "-3s", -1, True, "h", dt.timedelta(seconds=1.5), None]
+    ("text", "seconds"),
+    [
+        ("1.5h", 5400),
+        ("1h30m", 5400),
+        ("PT1H30M", 5400),
+        ("pt30m", 1800),
+        ("P3D", 259200),
+        ("P1DT12H", 129600),
+        ("2,5h", 9000),
+        (".5h", 1800),
+        ("1000ms", 1),
+        ("1h 30m", 5400),
+        ("7200.0", 7200),
+        (7200.0, 7200),
+        ("0.5m", 30),
+    ],
+)
+def test_parse_accepts_what_gcloud_accepts(text: object, seconds: int) -> None:
+    """``gcloud topic datetimes``: decimals, compounds, ISO 8601 with or without P."""
+    assert Duration.parse(text, "max_run_duration").seconds == seconds  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("value", "fragment"),
+    [
+        ("600.5s", "600.5s is not a whole number of seconds; use e.g. 600s or 601s"),
+        (600.5, "600.5 is not a whole number of seconds"),
+        ("1500ms", "1500ms comes to 1.5s, which is not a whole number of seconds"),
+        ("1.0001h", "comes to 3600.36s"),
+        ("P1M", "months (P1M; minutes are PT1M), which have no fixed length"),
+        ("1y", "uses years, which have no fixed length; use days"),
+    ],
+)
+def test_parse_rejects_fractions_of_a_second_and_months(value: object, fragment: str) -> None:
+    with pytest.raises(DwsValidationError, match="^max_run_duration: ") as err:
+        Duration.parse(value, "max_run_duration")  # type: ignore[arg-type]
+    assert fragment in str(err.value)
+
+
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 40), st.integers(0, 3), st.sampled_from("dhm")),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_decimal_parts_are_summed_exactly(parts: list[tuple[int, int, str]]) -> None:
+    """Quarters of a day, hour or minute are whole seconds; the sum is exact (no float drift)."""
+    text = "".join(f"{n}.{q * 25:02d}{u}" for n, q, u in parts)
+    expected = sum((n * 100 + q * 25) * UNIT_SECONDS[u] for n, q, u in parts) // 100
+    assert Duration.parse(text).seconds == expected
+
+
+@pytest.mark.parametrize(
+    "bad", ["", "7 days", "-3s", -1, True, "h", dt.timedelta(seconds=1.5), None]
 )
 def test_parse_rejects_with_field_and_value(bad: object) -> None:
     with pytest.raises(DwsValidationError) as err:
@@ -129,7 +183,10 @@ def test_only_ascii_digits_are_durations(bad: str) -> None:
 
 
 def test_override_rejects_an_empty_range() -> None:
-    with pytest.raises(DwsValidationError, match=r"^limits\.calendar\.duration: .* minimum must not be above the maximum"):
+    with pytest.raises(
+        DwsValidationError,
+        match=r"^limits\.calendar\.duration: .* minimum must not be above the maximum",
+    ):
         limits.override("calendar.duration", maximum="12h")
     assert limits.get("calendar.duration").maximum == 90 * 86400  # unchanged
 
@@ -145,7 +202,10 @@ def test_apply_config_applies_the_profile_first_wherever_it_is_written() -> None
     [
         ("seed", "^dws:limits: seed must be an object"),
         ({"profile": "newest"}, "^dws:limits.profile: newest is unknown"),
-        ({"calendar.count": {"maximum": "many"}}, r"^dws:limits\.calendar\.count\.maximum: many must be an integer"),
+        (
+            {"calendar.count": {"maximum": "many"}},
+            r"^dws:limits\.calendar\.count\.maximum: many must be an integer",
+        ),
         ({"calendar.nope": {"maximum": 1}}, "^dws:limits.calendar.nope: calendar.nope is unknown"),
     ],
 )
@@ -166,7 +226,9 @@ def test_applied_context_manager_restores_the_rows_in_force() -> None:
 def test_label_lengths_come_from_the_table() -> None:
     from pulumi_dws.validation import check_labels
 
-    with pytest.raises(DwsValidationError, match=r"labels\[team\]: .* above the label value length limit of 63"):
+    with pytest.raises(
+        DwsValidationError, match=r"labels\[team\]: .* above the label value length limit of 63"
+    ):
         check_labels("labels", {"team": "x" * 64})
     with limits.overridden("labels.value_length", maximum=70):
         assert check_labels("labels", {"team": "x" * 64})

@@ -20,7 +20,7 @@ from .errors import DwsValidationError
 
 __all__ = ["RelativeTime", "parse_relative", "is_relative", "resolve", "StableTime"]
 
-_RELATIVE = re.compile(r"^\s*(?:\+|in\s+)(?P<offset>[0-9wdhms ]+?)\s*$", re.IGNORECASE)
+_RELATIVE = re.compile(r"^\s*(?:\+|in\s+)(?P<offset>[0-9.,a-z ]+?)\s*$", re.IGNORECASE)
 
 
 class RelativeTime:
