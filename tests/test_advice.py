@@ -223,7 +223,7 @@ def _calendar(**changes: Any) -> Any:
     [
         ({"count": 0}, "count", "minimum of 1"),
         ({"count": 1001}, "count", "limit of 1000"),
-        ({"count": "2"}, "count", "integer"),
+        ({"count": "2"}, "count", "whole number"),
         ({"duration": "100d"}, "duration", "limit of 90d"),
         ({"duration": "12h"}, "duration", "minimum of 1d"),
         ({"duration": "a week"}, "duration", "not a duration"),

@@ -159,8 +159,8 @@ def test_relative_start_resolves_once_through_stable_time() -> None:
             {"reservation_name": "Bad_Name"},
             "reservation_name: Bad_Name is not a valid RFC 1035 name",
         ),
-        ({"planning_status": "LIVE"}, "planning_status: LIVE is invalid"),
-        ({"colour": "blue"}, "colour: blue is not a known argument"),
+        ({"planning_status": "LIVE"}, "planning_status: LIVE is not allowed; use one of DRAFT, SUBMITTED"),
+        ({"colour": "blue"}, "colour: unknown argument; known: zone, machine_type"),
         ({"zone": None}, "zone: (missing) is required"),
     ],
 )

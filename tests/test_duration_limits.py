@@ -204,7 +204,7 @@ def test_apply_config_applies_the_profile_first_wherever_it_is_written() -> None
         ({"profile": "newest"}, "^dws:limits.profile: newest is unknown"),
         (
             {"calendar.count": {"maximum": "many"}},
-            r"^dws:limits\.calendar\.count\.maximum: many must be an integer",
+            r"^dws:limits\.calendar\.count\.maximum: many must be a whole number",
         ),
         ({"calendar.nope": {"maximum": 1}}, "^dws:limits.calendar.nope: calendar.nope is unknown"),
     ],

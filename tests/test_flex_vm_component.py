@@ -215,7 +215,7 @@ def test_status_output(extra: dict[str, Any], status: str) -> None:
         ({"metadata": {"bad key": "x"}}, "metadata key", "letters"),
         ({"instance_name": "Trainer"}, "instance_name", "RFC 1035"),
         ({"boot_disk_size_gb": 5}, "boot_disk_size_gb", "10 to 65536"),
-        ({"colour": "blue"}, "colour", "not a known argument"),
+        ({"colour": "blue"}, "colour", "unknown argument; known: zone, machine_type"),
         (
             {"startup_script": "a", "metadata": {"startup-script": "b"}},
             "startup_script",

@@ -379,7 +379,7 @@ REJECTIONS: list[tuple[dict[str, Any], dict[str, Any], str, str]] = [
     ({"retry_strategy": {"backoff_limit_count": -1}}, {}, "retry_strategy", "between"),
     ({"queueing_strategy": "LIFO"}, {}, "queueing_strategy", "StrictFIFO"),
     ({"local_queue_name": "Q"}, {}, "local_queue_name", "Kubernetes name"),
-    ({"flavours": 1}, {}, "flavours", "not a known argument"),
+    ({"flavours": 1}, {}, "flavours", "unknown argument; known: node_pool, namespaces"),
 ]
 
 

@@ -16,7 +16,8 @@ component (``block.labels``) for the VMs, templates and node pools that consume 
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any, Literal, TypedDict
+from collections.abc import Mapping
+from typing import Any, ClassVar, Literal, TypedDict
 
 import pulumi
 import pulumi_gcp as gcp
@@ -26,7 +27,7 @@ from typing_extensions import NotRequired, Required
 from . import catalog, limits
 from .clock import now
 from .duration import Duration, DurationLike
-from .errors import DwsValidationError
+from .errors import NO_VALUE, DwsValidationError
 from .models import DwsModel, parse_args
 from .relative_time import RelativeTime, StableTime, is_relative, parse_relative
 from .validation import (
@@ -92,6 +93,13 @@ class CalendarReservationArgs(TypedDict, total=False):
 
 class CalendarReservationSpec(DwsModel):
     """Validated :class:`CalendarReservationArgs` (also the ``dws:capacity`` config shape)."""
+
+    known_at_construction: ClassVar[Mapping[str, str]] = {
+        "machine_type": "it decides the GPUs reserved",
+        "accelerator_type": "it is checked against the machine type's GPUs",
+        "accelerator_count": "it is checked against the machine type's GPUs",
+        "planning_status": "it decides whether the reservation is protected from deletion",
+    }
 
     zone: Any
     machine_type: str
@@ -221,7 +229,8 @@ class CalendarReservationSpec(DwsModel):
     @property
     def gpus(self) -> int:
         """GPUs reserved in total."""
-        return self.count * catalog.machine_shape("machine_type", self.machine_type).gpus
+        per_vm = catalog.machine_shape("machine_type", self.machine_type).gpus
+        return when_known(self.count, lambda count: count * per_vm)  # type: ignore[no-any-return]
 
     @property
     def protected(self) -> bool:
@@ -234,6 +243,19 @@ class CalendarReservationSpec(DwsModel):
         if self.protect is not None:
             return self.protect
         return True if self.planning_status == "SUBMITTED" else None
+
+
+def _absolute_start(value: Any) -> Any:
+    """An Output's start must be a timestamp: a relative one is fixed when first deployed."""
+    if isinstance(value, RelativeTime):
+        raise DwsValidationError(
+            "start_time",
+            NO_VALUE,
+            f"must be known when the program runs, not an Output: a relative start "
+            f"(+{value.offset.human()}) is fixed at first deploy; give it as a plain string, "
+            "or an Output of an RFC 3339 timestamp",
+        )
+    return value
 
 
 def _check_start(value: Any) -> str:
@@ -300,16 +322,16 @@ class CalendarReservation(pulumi.ComponentResource):
             stable = StableTime(f"{name}-start", spec.start_time, child)
             start: pulumi.Input[str] = stable.timestamp
         else:
-            start = spec.start_time
+            start = when_known(spec.start_time, _absolute_start)
 
         window: dict[str, Any] = {"start_time": start}
         if spec.duration is not None:
-            window["duration"] = {"seconds": str(spec.duration.seconds)}
-            end = pulumi.Output.from_input(start).apply(
-                lambda s: (
-                    format_timestamp(parse_timestamp("start_time", s) + spec.duration.timedelta())
-                    if s
-                    else s
+            window["duration"] = {"seconds": when_known(spec.duration, lambda d: str(d.seconds))}
+            end = pulumi.Output.all(start, spec.duration).apply(
+                lambda sd: (
+                    format_timestamp(parse_timestamp("start_time", sd[0]) + sd[1].timedelta())
+                    if sd[0]
+                    else sd[0]
                 )
             )
         else:
@@ -339,7 +361,7 @@ class CalendarReservation(pulumi.ComponentResource):
             time_window=window,
             specific_sku_properties={
                 "instance_properties": instance_properties,
-                "total_count": str(spec.count),
+                "total_count": when_known(spec.count, str),
             },
             auto_delete_auto_created_reservations=spec.auto_delete,
             specific_reservation_required=spec.require_specific_reservation,

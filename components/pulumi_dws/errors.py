@@ -2,15 +2,42 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-__all__ = ["DwsValidationError", "show"]
+__all__ = ["DwsValidationError", "show", "NO_VALUE"]
+
+# Strings a reader could take for another type (``count: 2 must be an integer`` reads as if 2
+# were refused), so messages quote them: ``count: "2" must be an integer``.
+_AMBIGUOUS = re.compile(
+    r"[-+]?(?:[0-9][0-9_,]*(?:\.[0-9]*)?|\.[0-9]+)(?:e[-+]?[0-9]+)?|true|false|none|null",
+    re.IGNORECASE,
+)
+
+
+class _NoValue:
+    """Stands for "no value to quote": the message is ``field: problem``."""
+
+    def __repr__(self) -> str:
+        return "NO_VALUE"
+
+    def __reduce__(self) -> str:
+        return "NO_VALUE"
+
+
+NO_VALUE: Any = _NoValue()
 
 
 def show(value: Any) -> str:
-    """Render a user value the way error messages quote it (strings bare, others as repr)."""
+    """Render a user value the way error messages quote it: strings bare unless they could be
+    read as a number, a boolean or null (or have surrounding spaces), then in double quotes;
+    a Pulumi Output as ``an Output`` (never its object repr); others as repr."""
     if isinstance(value, str):
-        return value if value else '""'
+        if not value or value != value.strip() or _AMBIGUOUS.fullmatch(value):
+            return '"' + value.replace('"', '\\"') + '"'
+        return value
+    if type(value).__name__ == "Output" and type(value).__module__.startswith("pulumi"):
+        return "an Output"
     return repr(value)
 
 
@@ -18,14 +45,16 @@ class DwsValidationError(ValueError):
     """A value a user gave is outside what Google Cloud accepts.
 
     The message always names the field, the bad value and what is allowed, e.g.
-    ``max_run_duration: 8d is above the Flex-start limit of 7d (604800s)``.
+    ``max_run_duration: 8d is above the Flex-start limit of 7d (604800s)``. With
+    ``value=NO_VALUE`` it is ``field: problem`` (e.g. an unknown argument).
     """
 
     def __init__(self, field: str, value: Any, problem: str) -> None:
         self.field = field
         self.value = value
         self.problem = problem
-        super().__init__(f"{field}: {show(value)} {problem}")
+        shown = "" if value is NO_VALUE else show(value) + " "
+        super().__init__(f"{field}: {shown}{problem}")
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (type(self), (self.field, self.value, self.problem))

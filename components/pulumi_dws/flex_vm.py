@@ -116,14 +116,14 @@ class FlexStartInstanceArgs(TypedDict, total=False):
     """GPUs to attach, for machine types without built-in GPUs (N1, G4, ...)."""
 
 
-def scheduling_block(max_run: Duration, termination_action: str) -> dict[str, Any]:
+def scheduling_block(max_run: Duration, termination_action: Any) -> dict[str, Any]:
     """The Compute ``scheduling`` JSON, field for field what ``gcloud alpha compute instances
     create --provisioning-model=FLEX_START --max-run-duration=.. --instance-termination-action=..
     --no-restart-on-failure --on-host-maintenance=TERMINATE`` sends."""
     return {
         "automaticRestart": False,
         "instanceTerminationAction": termination_action,
-        "maxRunDuration": max_run.to_api(),
+        "maxRunDuration": when_known(max_run, Duration.to_api),
         "onHostMaintenance": "TERMINATE",
         "provisioningModel": "FLEX_START",
     }
@@ -369,7 +369,8 @@ class FlexStartInstance(pulumi.ComponentResource):
             "scheduling": scheduling_block(spec.max_run_duration, spec.termination_action),
         }
         if spec.request_valid_for is not None:
-            body["params"] = {"requestValidForDuration": spec.request_valid_for.to_api()}
+            window = when_known(spec.request_valid_for, Duration.to_api)
+            body["params"] = {"requestValidForDuration": window}
         if spec.accelerators:
             body["guestAccelerators"] = [
                 {

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Mapping, Sequence
-from typing import Any, Literal, TypedDict
+from typing import Any, ClassVar, Literal, TypedDict
 
 import pulumi
 import pulumi_gcp as gcp
@@ -228,6 +228,16 @@ def _region(location: str) -> str:
 
 class QueuedNodePoolSpec(DwsModel):
     """The validated form of :class:`QueuedNodePoolArgs` (what the component builds from)."""
+
+    known_at_construction: ClassVar[Mapping[str, str]] = {
+        "machine_type": "it decides the pool's GPUs (accelerator type and count)",
+        "accelerator_type": "it is checked against the machine type's GPUs",
+        "accelerator_count": "it is checked against the machine type's GPUs",
+        "mode": "it decides which node pool settings apply",
+        "min_nodes": "it is checked against the mode's rules",
+        "initial_node_count": "it is checked against the mode's rules",
+        "location_policy": "it is checked against the mode's rules",
+    }
 
     cluster: Any
     location: str

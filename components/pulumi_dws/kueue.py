@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal, TypedDict
+from typing import Any, ClassVar, Literal, TypedDict
 
 import pulumi
 import pulumi_kubernetes as kubernetes
@@ -171,6 +171,16 @@ def _check_quantity(field: str, value: Any) -> int | str:
 
 class KueueQueueSpec(DwsModel):
     """The validated form of :class:`KueueQueueArgs`."""
+
+    known_at_construction: ClassVar[Mapping[str, str]] = {
+        "namespaces": "each namespace gets a LocalQueue resource named after it",
+        "name": "it names the Kueue objects and their resources",
+        "api_version": "it decides the shape of every Kueue object",
+        "kueue_version": "it is checked against api_version",
+        "max_run_duration": "it is checked against the node pool's max_run_duration",
+        "retry_strategy": "its values are checked against each other",
+        "provisioning_request": "it decides which Kueue objects are made",
+    }
 
     node_pool: Any
     namespaces: list[str]

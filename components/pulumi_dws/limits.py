@@ -6,7 +6,8 @@ instead of patching the library::
     from pulumi_dws import limits
     limits.override("calendar.duration", maximum="180d")
 
-or, per stack, in ``Pulumi.<stack>.yaml``::
+or, per stack, in ``Pulumi.<stack>.yaml`` (honoured by every program that uses pulumi-dws
+components, from the first one constructed, and by the policy pack and ``dws plan``)::
 
     config:
       dws:limits:
@@ -20,12 +21,15 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import difflib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from . import stack_config
 from .duration import Duration, DurationLike
-from .errors import DwsValidationError
+from .errors import NO_VALUE, DwsValidationError
+from .outputs import is_output, when_known
 
 __all__ = [
     "Limit",
@@ -43,11 +47,15 @@ __all__ = [
     "restore",
     "check_duration",
     "check_count",
+    "as_whole_number",
+    "from_stack",
+    "CONFIG_KEY",
 ]
 
 Unit = Literal["seconds", "count"]
 
 FACTS = "dws-facts.md"
+CONFIG_KEY = "dws:limits"
 
 
 @dataclass(frozen=True)
@@ -79,7 +87,8 @@ class Limit:
 
     def check(self, field: str, value: int, shown: Any = None) -> int:
         """Raise :class:`DwsValidationError` unless ``value`` is inside this limit."""
-        shown = self.render(value) if shown is None else shown
+        if shown is None:
+            shown = self.render(value) if self.unit == "seconds" else value
         if self.choices and value not in self.choices:
             raise DwsValidationError(
                 field, shown, f"is not an allowed {self.description}: use {self.allowed()}"
@@ -99,6 +108,17 @@ class Limit:
                 f"; allowed: {self.allowed()}",
             )
         return value
+
+    def narrowed(self, minimum: int | None = None, maximum: int | None = None) -> Limit:
+        """This row with a tighter range, for a field that allows less than the row (a pool's
+        ``max_nodes`` is at least 1 where node counts may be 0): its messages then state
+        the range actually enforced."""
+        low, high = self.minimum, self.maximum
+        if minimum is not None:
+            low = minimum if low is None else max(low, minimum)
+        if maximum is not None:
+            high = maximum if high is None else min(high, maximum)
+        return dataclasses.replace(self, minimum=low, maximum=high)
 
 
 _DAY = 86400
@@ -334,9 +354,7 @@ def _coerce(row: Limit, name: str, value: Any) -> Any:
         return tuple(_coerce(row, "minimum", v) for v in value)
     if row.unit == "seconds":
         return Duration.parse(value, f"limits.{row.key}.{name}").seconds
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise DwsValidationError(f"limits.{row.key}.{name}", value, "must be an integer")
-    return value
+    return as_whole_number(f"limits.{row.key}.{name}", value)
 
 
 def override(key: str, **fields: Any) -> Limit:
@@ -445,12 +463,81 @@ def applied(config: Mapping[str, Any] | None) -> Iterator[None]:
 
 
 def get(key: str) -> Limit:
-    """The row in force for ``key`` (an override, else the default)."""
+    """The row in force for ``key``: the running stack's ``dws:limits`` over an override
+    (:func:`override`), over the default."""
     try:
-        return _overrides.get(key) or DEFAULT_LIMITS[key]
+        base = _overrides.get(key) or DEFAULT_LIMITS[key]
     except KeyError:
         known = ", ".join(DEFAULT_LIMITS)
         raise DwsValidationError("limit", key, f"is unknown; known: {known}") from None
+    fields = from_stack().get(key)
+    if not fields:
+        return base
+    source = fields.get("source") or f"{CONFIG_KEY} stack config (was: {base.source})"
+    return dataclasses.replace(base, **{**fields, "source": source})
+
+
+_stack_cache: tuple[str | None, dict[str, dict[str, Any]]] = (None, {})
+
+
+def from_stack() -> dict[str, dict[str, Any]]:
+    """The row fields the running program's ``dws:limits`` stack config sets (``{}`` outside
+    a program, or when the stack sets none), checked and converted (``180d`` -> seconds).
+
+    Read on every look-up, so every program that uses pulumi-dws honours its stack's limits
+    from the first component on; a bad config fails with its ``dws:limits`` path.
+    """
+    global _stack_cache
+    text = stack_config.raw(CONFIG_KEY)
+    if text is None:
+        return {}
+    if _stack_cache[0] == text:
+        return _stack_cache[1]
+    fields = _stack_fields(stack_config.parse(CONFIG_KEY, text))
+    _stack_cache = (text, fields)
+    return fields
+
+
+def _stack_fields(config: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    fields: dict[str, dict[str, Any]] = {}
+    profile = config.get("profile", "current")
+    if profile == "seed":
+        fields.update({key: dict(values) for key, values in SEED_PROFILE.items()})
+    elif profile != "current":
+        raise DwsValidationError(
+            f"{CONFIG_KEY}.profile", profile, "is unknown; use current or seed"
+        )
+    for key, given in config.items():
+        if key == "profile":
+            continue
+        if key not in DEFAULT_LIMITS:
+            close = difflib.get_close_matches(str(key), list(DEFAULT_LIMITS), n=1, cutoff=0.75)
+            hint = f"did you mean {close[0]}?" if close else "see `dws limits` for the rows"
+            raise DwsValidationError(f"{CONFIG_KEY}.{key}", NO_VALUE, f"is not a limit; {hint}")
+        if not isinstance(given, Mapping):
+            raise DwsValidationError(f"{CONFIG_KEY}.{key}", given, "must be a mapping of fields")
+        unknown = set(given) - {"minimum", "maximum", "choices", "source", "description"}
+        if unknown:
+            raise DwsValidationError(
+                f"{CONFIG_KEY}.{key}",
+                sorted(unknown),
+                "has unknown fields; use minimum, maximum, choices",
+            )
+        row = DEFAULT_LIMITS[key]
+        try:
+            values = {name: _coerce(row, name, value) for name, value in given.items()}
+        except DwsValidationError as exc:
+            raise DwsValidationError(f"dws:{exc.field}", exc.value, exc.problem) from None
+        merged = {**fields.get(key, {}), **values}
+        low, high = merged.get("minimum", row.minimum), merged.get("maximum", row.maximum)
+        if low is not None and high is not None and low > high:
+            raise DwsValidationError(
+                f"{CONFIG_KEY}.{key}",
+                f"minimum {row.render(low)}, maximum {row.render(high)}",
+                "is an empty range: the minimum must not be above the maximum",
+            )
+        fields[key] = merged
+    return fields
 
 
 def table() -> list[Limit]:
@@ -459,14 +546,29 @@ def table() -> list[Limit]:
 
 
 def check_duration(field: str, value: DurationLike, key: str) -> Duration:
-    """Parse ``value`` and check it against row ``key``."""
+    """Parse ``value`` and check it against row ``key`` (an Output: once it is known)."""
+    if is_output(value):
+        return when_known(value, lambda known: check_duration(field, known, key))  # type: ignore[no-any-return]
     duration = Duration.parse(value, field)
     get(key).check(field, duration.seconds, shown=value if isinstance(value, str) else None)
     return duration
 
 
-def check_count(field: str, value: int, key: str) -> int:
-    """Check an integer against row ``key``."""
+def as_whole_number(field: str, value: Any) -> int:
+    """An int, or a float that is whole (``2.0`` from YAML or JSON); anything else, a string
+    of digits included (``"2"``, quoted in the message), is refused."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
     if isinstance(value, bool) or not isinstance(value, int):
-        raise DwsValidationError(field, value, "must be an integer")
-    return get(key).check(field, value)
+        raise DwsValidationError(field, value, "must be a whole number")
+    return value
+
+
+def check_count(field: str, value: int, key: str, *, minimum: int | None = None) -> int:
+    """Check a whole number against row ``key`` (an Output: once it is known); ``minimum``
+    narrows the row for this field (see :meth:`Limit.narrowed`)."""
+    if is_output(value):
+        return when_known(value, lambda known: check_count(field, known, key, minimum=minimum))  # type: ignore[no-any-return]
+    number = as_whole_number(field, value)
+    row = get(key) if minimum is None else get(key).narrowed(minimum=minimum)
+    return row.check(field, number)

@@ -1,24 +1,169 @@
 """pydantic plumbing shared by every component's args: one :class:`DwsValidationError`,
-with the field's full path, instead of pydantic's multi-error report."""
+with the field's full path, instead of pydantic's multi-error report.
+
+* An unknown argument is reported first, as a typo when it is close to a known one
+  (``max_run_duraton: unknown argument; did you mean max_run_duration?``), before any
+  "is required" that the typo caused.
+* Messages name what is expected in plain words (``must be a whole number``), never a
+  pydantic or Python class name.
+* Any argument may be a Pulumi ``Output``: its checks run once the value is known, and a bad
+  value fails the run with the argument's path. Arguments that decide what a component
+  registers while the program runs are listed in :attr:`DwsModel.known_at_construction`; an
+  Output there is refused with the reason.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any, TypeVar
+import difflib
+import typing
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, ClassVar, TypeVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
-from .errors import DwsValidationError
+from .errors import NO_VALUE, DwsValidationError
+from .outputs import is_output, path_of, qualify, tagged, when_known
 
-__all__ = ["DwsModel", "parse_args", "field_path"]
+__all__ = ["DwsModel", "parse_args", "field_path", "suggest"]
 
 M = TypeVar("M", bound=BaseModel)
 
 
 class DwsModel(BaseModel):
-    """Base for validated args: unknown keys rejected, Pulumi Outputs allowed where declared."""
+    """Base for validated args: unknown keys rejected, Pulumi Outputs checked once known."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
+
+    known_at_construction: ClassVar[Mapping[str, str]] = {}
+    """Field -> why its value must be known while the program runs (an Output is refused)."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # Set here, after the class body, so it is the outermost validator of every field:
+        # a field's own before/after validators then only ever see known values.
+        cls._dws_once_known = field_validator("*", mode="wrap")(classmethod(_once_known))  # type: ignore[attr-defined]
+
+
+def _once_known(cls: type[BaseModel], value: Any, handler: Any, info: Any) -> Any:
+    """Validate an Output's value when it arrives, with the field's own rules; a mapping or
+    list with Outputs inside is validated now without them, and each Output later."""
+    if is_output(value):
+        where = path_of(value) or info.field_name
+        return when_known(value, lambda known: _run(handler, known, where))
+    field = cls.model_fields.get(info.field_name)
+    if field is not None and _model_in(field.annotation) is not None:
+        return handler(value)  # nested args: their own fields take care of Outputs
+    if isinstance(value, Mapping) and any(is_output(v) for v in value.values()):
+        return _mapping_with_outputs(handler, value, path_of_field(info.field_name, value))
+    if isinstance(value, list | tuple) and any(is_output(v) for v in value):
+        return _list_with_outputs(handler, list(value), info.field_name)
+    return handler(value)
+
+
+def path_of_field(field: str, value: Mapping[str, Any]) -> str:
+    """The argument path of a mapping field, from the tags of the Outputs inside it."""
+    for item in value.values():
+        tag = path_of(item)
+        if tag and "[" in tag:
+            return tag.rsplit("[", 1)[0]
+    return field
+
+
+def _run(handler: Any, value: Any, where: str) -> Any:
+    """A field's validation on its own (an Output's value); ``where`` is the field's path."""
+    try:
+        return handler(value)
+    except ValidationError as exc:
+        first = exc.errors(include_url=False)[0]
+        original = (first.get("ctx") or {}).get("error")
+        if isinstance(original, DwsValidationError) and not first.get("loc"):
+            raise qualify(original, where) from None
+        raise _convert(exc, where, None, value) from None
+
+
+def _mapping_with_outputs(handler: Any, value: Mapping[str, Any], where: str) -> Any:
+    """Plain entries now; each Output entry once known, checked with the whole mapping."""
+    plain = {k: v for k, v in value.items() if not is_output(v)}
+    checked = dict(_run(handler, plain, where))
+    result: dict[str, Any] = {}
+    for key, item in value.items():
+        if is_output(item):
+            result[key] = when_known(
+                item, lambda known, k=key: _run(handler, {**plain, k: known}, where)[k]
+            )
+        else:
+            result[key] = checked.get(key, item)
+    return result
+
+
+def _list_with_outputs(handler: Any, value: list[Any], field: str) -> Any:
+    """Plain items now (when there are any); each Output item once known, checked in the
+    list with the plain items around it."""
+    plain = [v for v in value if not is_output(v)]
+    checked = list(_run(handler, plain, field)) if plain else plain
+    result: list[Any] = []
+    seen_plain = 0
+    for item in value:
+        if not is_output(item):
+            result.append(checked[seen_plain])
+            seen_plain += 1
+            continue
+        at = seen_plain
+        where = path_of(item) or field
+
+        def check(known: Any, at: int = at, where: str = where) -> Any:
+            trial = [*plain[:at], known, *plain[at:]]
+            return _run(handler, trial, where.rsplit("[", 1)[0])[at]
+
+        result.append(when_known(item, check))
+    return result
+
+
+# ------------------------------------------------------------------------------ structure
+def _model_in(annotation: Any) -> type[BaseModel] | None:
+    """The pydantic model inside an annotation (``_LoginSpec``, ``list[_NodePoolSpec]``,
+    ``_Retry | None``), if any."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    origin = typing.get_origin(annotation)
+    if origin is None:
+        return None
+    for arg in typing.get_args(annotation):
+        found = _model_in(arg)
+        if found is not None:
+            return found
+    return None
+
+
+def _model_at(model: type[BaseModel], loc: Sequence[Any]) -> type[BaseModel] | None:
+    """The model that holds the field at ``loc`` (``("login", "zone")`` -> the login model)."""
+    current: type[BaseModel] | None = model
+    for part in loc:
+        if current is None:
+            return None
+        if isinstance(part, int) or str(part).startswith(("function-", "model-")):
+            continue
+        field = current.model_fields.get(str(part))
+        if field is None:
+            return None
+        current = _model_in(field.annotation)
+    return current
+
+
+def _value_at(data: Any, loc: Sequence[Any]) -> Any:
+    for part in loc:
+        inside_list = isinstance(part, int) and isinstance(data, list) and part < len(data)
+        if not (inside_list or (isinstance(data, Mapping) and part in data)):
+            return None
+        data = data[part]
+    return data
+
+
+def suggest(name: str, known: Sequence[str], taken: Sequence[str] = ()) -> str | None:
+    """The known name closest to ``name``, if it is close enough to be a typo."""
+    candidates = [k for k in known if k not in taken] or list(known)
+    close = difflib.get_close_matches(name, candidates, n=1, cutoff=0.75)
+    return close[0] if close else None
 
 
 def field_path(prefix: str, loc: Sequence[Any]) -> str:
@@ -34,8 +179,53 @@ def field_path(prefix: str, loc: Sequence[Any]) -> str:
     return path
 
 
-def _convert(exc: ValidationError, prefix: str) -> DwsValidationError:
-    err = exc.errors(include_url=False)[0]
+# ------------------------------------------------------------------------------ messages
+_PLAIN_WORDS = {
+    "string_type": "must be a string",
+    "int_type": "must be a whole number",
+    "int_parsing": "must be a whole number",
+    "int_from_float": "must be a whole number",
+    "float_type": "must be a number",
+    "float_parsing": "must be a number",
+    "bool_type": "must be true or false",
+    "bool_parsing": "must be true or false",
+    "list_type": "must be a list",
+    "tuple_type": "must be a list",
+    "set_type": "must be a list",
+    "dict_type": "must be a mapping",
+    "mapping_type": "must be a mapping",
+    "none_required": "must be left out",
+}
+
+
+def _expected(err: Mapping[str, Any], owner: type[BaseModel] | None) -> str:
+    """What pydantic expected, in words a user of the component understands."""
+    kind = err.get("type", "")
+    if kind in _PLAIN_WORDS:
+        return _PLAIN_WORDS[kind]
+    if kind in ("model_type", "model_attributes_type", "dataclass_type"):
+        fields = list(owner.model_fields) if owner is not None else []
+        some = ", ".join(fields[:4]) + (", ..." if len(fields) > 4 else "")
+        return f"must be a mapping of arguments ({some})" if fields else "must be a mapping"
+    if kind in ("literal_error", "enum"):
+        expected = str((err.get("ctx") or {}).get("expected", ""))
+        return "is not allowed; use one of " + expected.replace("'", "").replace(" or ", ", ")
+    message = str(err.get("msg", "is invalid"))
+    return "is invalid: " + message[0].lower() + message[1:]
+
+
+def _pick(errors: list[Any]) -> Any:
+    """The error to report: an unknown argument first (a typo makes others "missing")."""
+    for err in errors:
+        if err.get("type") == "extra_forbidden":
+            return err
+    return errors[0]
+
+
+def _convert(
+    exc: ValidationError, prefix: str, model: type[BaseModel] | None, data: Any
+) -> DwsValidationError:
+    err = _pick(exc.errors(include_url=False))
     loc = list(err.get("loc", ()))
     original = (err.get("ctx") or {}).get("error")
     if isinstance(original, DwsValidationError):
@@ -45,20 +235,117 @@ def _convert(exc: ValidationError, prefix: str) -> DwsValidationError:
         name = original.field if not last or original.field.startswith(last) else last
         field = f"{parent}.{name}" if parent else name
         return DwsValidationError(field, original.value, original.problem)
-    path = field_path(prefix, loc) or prefix or "args"
+    path = (_path_text(model, prefix, loc) if model else field_path(prefix, loc)) or "args"
     kind = err.get("type", "")
     if kind == "missing":
         return DwsValidationError(path, "(missing)", "is required")
     if kind == "extra_forbidden":
-        return DwsValidationError(path, err.get("input"), "is not a known argument")
-    return DwsValidationError(path, err.get("input"), f"is invalid: {err.get('msg')}")
+        parent = _path_text(model, prefix, loc[:-1]) if model else field_path(prefix, loc[:-1])
+        path = f"{parent}.{loc[-1]}" if parent else str(loc[-1])
+        owner = _model_at(model, loc[:-1]) if model is not None else None
+        known = list(owner.model_fields) if owner is not None else []
+        given = _value_at(data, loc[:-1])
+        taken = [k for k in given if k != loc[-1]] if isinstance(given, Mapping) else []
+        close = suggest(str(loc[-1]), known, taken)
+        if close:
+            return DwsValidationError(path, NO_VALUE, f"unknown argument; did you mean {close}?")
+        listed = ", ".join(known)
+        return DwsValidationError(
+            path, NO_VALUE, f"unknown argument; known: {listed}" if listed else "unknown argument"
+        )
+    owner = _model_at(model, loc) if model is not None else None
+    value = err.get("input")
+    if is_output(value):
+        return DwsValidationError(
+            path, NO_VALUE, "must be known when the program runs, not an Output"
+        )
+    return DwsValidationError(path, value, _expected(err, owner))
+
+
+# ------------------------------------------------------------------------------ Outputs
+def _walk(value: Any, loc: tuple[Any, ...]) -> Iterator[tuple[tuple[Any, ...], Any]]:
+    """Every Output in the args, with where it is (``("login", "zone")``)."""
+    if is_output(value):
+        yield loc, value
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            yield from _walk(item, (*loc, key))
+    elif isinstance(value, list | tuple):
+        for i, item in enumerate(value):
+            yield from _walk(item, (*loc, i))
+
+
+def _path_text(model: type[BaseModel], prefix: str, loc: Sequence[Any]) -> str:
+    """``("labels", "team")`` -> ``labels[team]`` (a mapping entry), ``("login", "zone")``
+    -> ``login.zone`` (a field)."""
+    path = prefix
+    owner: type[BaseModel] | None = model
+    for part in loc:
+        if isinstance(part, int):
+            path += f"[{part}]"
+            continue
+        if str(part).startswith(("function-", "model-")):
+            continue
+        if owner is not None and part in owner.model_fields:
+            path = f"{path}.{part}" if path else str(part)
+            owner = _model_in(owner.model_fields[part].annotation)
+        else:
+            path += f"[{part}]"
+            owner = None
+    return path
+
+
+def _known_at_construction(model: type[BaseModel], loc: Sequence[Any]) -> str | None:
+    """Why the field at ``loc`` (or the one that contains it) must be known, if it must."""
+    owner: type[BaseModel] | None = model
+    for part in loc:
+        if owner is None or isinstance(part, int):
+            continue
+        reasons = getattr(owner, "known_at_construction", {})
+        if part in reasons:
+            return str(reasons[part])
+        field = owner.model_fields.get(str(part))
+        owner = _model_in(field.annotation) if field is not None else None
+    return None
+
+
+def _with_tags(model: type[BaseModel], data: Any, prefix: str) -> Any:
+    """A copy of ``data`` whose Outputs know their argument paths (for messages); an Output
+    where the value must be known now is refused with the reason."""
+    found = list(_walk(data, ()))
+    if not found:
+        return data
+    copy = _copy_containers(data)
+    for loc, output in found:
+        path = _path_text(model, prefix, loc)
+        reason = _known_at_construction(model, loc)
+        if reason is not None:
+            raise DwsValidationError(
+                path, NO_VALUE, f"must be known when the program runs, not an Output: {reason}"
+            )
+        holder = copy
+        for part in loc[:-1]:
+            holder = holder[part]
+        holder[loc[-1]] = tagged(output, path)
+    return copy
+
+
+def _copy_containers(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {k: _copy_containers(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_copy_containers(v) for v in value]
+    return value
 
 
 def parse_args(model: type[M], args: Mapping[str, Any] | None, prefix: str = "") -> M:
     """Validate ``args`` with ``model``; raise one :class:`DwsValidationError` on failure."""
     if args is not None and not isinstance(args, Mapping):
-        raise DwsValidationError(prefix or "args", type(args).__name__, "must be a mapping")
+        raise DwsValidationError(
+            prefix or "args", args, "must be a mapping of arguments, e.g. {'zone': ...}"
+        )
+    data = _with_tags(model, dict(args or {}), prefix)
     try:
-        return model.model_validate(dict(args or {}))
+        return model.model_validate(data)
     except ValidationError as exc:
-        raise _convert(exc, prefix) from None
+        raise _convert(exc, prefix, model, data) from None

@@ -32,7 +32,8 @@ Example (the seed's cluster)::
 from __future__ import annotations
 
 import re
-from typing import Any, Literal, TypedDict
+from collections.abc import Mapping
+from typing import Any, ClassVar, Literal, TypedDict
 
 import pulumi
 import pulumi_gcp as gcp
@@ -188,6 +189,17 @@ class _LoginSpec(DwsModel):
 
 
 class _NodePoolSpec(DwsModel):
+    known_at_construction: ClassVar[Mapping[str, str]] = {
+        "id": "partitions refer to node pools by id",
+        "machine_type": "it decides the pool's GPUs (accelerator type and count)",
+        "accelerator_type": "it is checked against the machine type's GPUs",
+        "accelerator_count": "it is checked against the machine type's GPUs",
+        "min_nodes": "node counts are checked against each other",
+        "max_nodes": "node counts are checked against each other",
+        "flex_start_max_duration": "it is written into the cluster's request as it is built",
+        "provisioning_model": "it decides which settings the pool takes",
+    }
+
     id: str
     machine_type: str
     max_nodes: int
@@ -239,6 +251,13 @@ class _HomeFilestoreSpec(DwsModel):
 
 class SlurmClusterSpec(DwsModel):
     """Validated :class:`SlurmClusterArgs` (also the ``dws:capacity`` ``slurm_clusters`` shape)."""
+
+    known_at_construction: ClassVar[Mapping[str, str]] = {
+        "display_name": "it is the cluster id unless cluster_id is given",
+        "cluster_id": "it names the cluster",
+        "region": "it places the cluster and is checked against every zone",
+        "partitions": "they refer to node pools by id",
+    }
 
     display_name: str
     login: _LoginSpec

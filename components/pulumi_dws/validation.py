@@ -1,20 +1,24 @@
 """Shared checks: names, labels, zones and regions, timestamps, and Output-valued inputs.
 
 Each check returns the (normalised) value or raises :class:`~pulumi_dws.errors.DwsValidationError`
-naming the field, the value and what is allowed.
+naming the field, the value and what is allowed. Each also takes a Pulumi ``Output``: it then
+returns an Output and runs when the value is known (see :mod:`pulumi_dws.outputs`). Zones and
+regions are checked against :mod:`pulumi_dws.regions`, a table of the regions and zones that
+exist (with its source and date; a stack adds new ones with ``dws:regions``).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any, TypeVar
 
 import pulumi
 
-from . import limits
+from . import limits, regions
 from .errors import DwsValidationError
+from .outputs import is_output, when_known
 
 __all__ = [
     "check_name",
@@ -31,36 +35,22 @@ __all__ = [
 ]
 
 T = TypeVar("T")
-R = TypeVar("R")
 
-_NAME = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
-_LABEL_KEY = re.compile(r"^[a-z][a-z0-9_-]*$")
-_LABEL_VALUE = re.compile(r"^[a-z0-9_-]*$")
-_REGION = re.compile(r"^[a-z]+-[a-z]+[0-9]+$")
-_ZONE = re.compile(r"^([a-z]+-[a-z]+[0-9]+)-[a-z]$")
-
-
-def is_output(value: Any) -> bool:
-    """True for a Pulumi ``Output`` or awaitable whose value is not known yet."""
-    return isinstance(value, pulumi.Output)
-
-
-def when_known(value: Any, check: Callable[[Any], R]) -> Any:
-    """Run ``check`` now on a plain value, or once a Pulumi Output resolves.
-
-    A failing check on an Output fails the Pulumi run with the same message.
-    """
-    if is_output(value):
-        return value.apply(check)
-    return check(value)
+_NAME = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")
+_LABEL_KEY = re.compile(r"[a-z][a-z0-9_-]*")
+_LABEL_VALUE = re.compile(r"[a-z0-9_-]*")
+_REGION = re.compile(r"[a-z]+-[a-z]+[0-9]+")
+_ZONE = re.compile(r"([a-z]+-[a-z]+[0-9]+)-([a-z]|ai[0-9]+[a-z])")
 
 
 def check_name(field: str, value: str) -> str:
     """An RFC 1035 name: lowercase letter first, then letters, digits, hyphens; 1-63 chars."""
+    if is_output(value):
+        return when_known(value, lambda known: check_name(field, known))  # type: ignore[no-any-return]
     if not isinstance(value, str):
         raise DwsValidationError(field, value, "must be a string")
     limits.get("name.length").check(field, len(value), shown=value)
-    if not _NAME.match(value):
+    if not _NAME.fullmatch(value):
         raise DwsValidationError(
             field,
             value,
@@ -70,13 +60,21 @@ def check_name(field: str, value: str) -> str:
     return value
 
 
-def check_labels(field: str, labels: Mapping[str, str] | None) -> dict[str, str]:
-    """Google Cloud labels: keys start with a lowercase letter; lengths from the limits table."""
+def check_labels(field: str, labels: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Google Cloud labels: keys start with a lowercase letter; lengths from the limits table.
+
+    A value may be an Output (checked once known); an Output of the whole mapping gives an
+    Output of the checked mapping.
+    """
+    if is_output(labels):
+        return when_known(labels, lambda known: check_labels(field, known))  # type: ignore[no-any-return]
+    if labels is not None and not isinstance(labels, Mapping):
+        raise DwsValidationError(field, labels, "must be a mapping of label keys to values")
     labels = dict(labels or {})
     limits.get("labels.count").check(field, len(labels), shown=f"{len(labels)} labels")
-    key_len, value_len = limits.get("labels.key_length"), limits.get("labels.value_length")
+    key_len = limits.get("labels.key_length")
     for key, val in labels.items():
-        if not isinstance(key, str) or not _LABEL_KEY.match(key):
+        if not isinstance(key, str) or not _LABEL_KEY.fullmatch(key):
             raise DwsValidationError(
                 f"{field} key",
                 key,
@@ -84,50 +82,95 @@ def check_labels(field: str, labels: Mapping[str, str] | None) -> dict[str, str]
                 "_ or -, starting with a letter",
             )
         key_len.check(f"{field} key", len(key), shown=key)
-        if not isinstance(val, str) or not _LABEL_VALUE.match(val):
-            raise DwsValidationError(
-                f"{field}[{key}]",
-                val,
-                f"is not a valid label value: {value_len.allowed()} lowercase letters, "
-                "digits, _ or -",
-            )
-        value_len.check(f"{field}[{key}]", len(val), shown=val)
+        labels[key] = when_known(val, lambda known, k=key: _check_label_value(field, k, known))
     return labels
 
 
+def _check_label_value(field: str, key: str, value: Any) -> str:
+    value_len = limits.get("labels.value_length")
+    if not isinstance(value, str) or not _LABEL_VALUE.fullmatch(value):
+        raise DwsValidationError(
+            f"{field}[{key}]",
+            value,
+            f"is not a valid label value: {value_len.allowed()} lowercase letters, digits, _ or -",
+        )
+    value_len.check(f"{field}[{key}]", len(value), shown=value)
+    return value
+
+
+def _table_hint() -> str:
+    return (
+        f"(pulumi-dws's table of regions, from {regions.AS_OF}; if Google added it since, "
+        f"list it under {regions.CONFIG_KEY} in the stack config)"
+    )
+
+
 def check_region(field: str, value: str) -> str:
-    """A region such as ``us-central1``."""
-    if not isinstance(value, str) or not _REGION.match(value):
+    """A Google Cloud region such as ``us-central1`` (one in :mod:`pulumi_dws.regions`)."""
+    if is_output(value):
+        return when_known(value, lambda known: check_region(field, known))  # type: ignore[no-any-return]
+    if not isinstance(value, str) or not _REGION.fullmatch(value):
         hint = (
             " (that is a zone; give its region)"
-            if isinstance(value, str) and _ZONE.match(value)
+            if isinstance(value, str) and _ZONE.fullmatch(value)
             else ""
         )
         raise DwsValidationError(field, value, f"is not a region like us-central1{hint}")
+    if not regions.is_region(value):
+        close = regions.suggest_region(value)
+        guess = f"did you mean {close}? " if close else ""
+        raise DwsValidationError(
+            field, value, f"is not a Google Cloud region; {guess}{_table_hint()}"
+        )
     return value
 
 
 def check_zone(field: str, value: str) -> str:
-    """A zone such as ``us-central1-a``."""
-    if not isinstance(value, str) or not _ZONE.match(value):
+    """A Google Cloud zone such as ``us-central1-a`` (one in :mod:`pulumi_dws.regions`, or an
+    AI zone such as ``us-central1-ai1a`` of a known region)."""
+    if is_output(value):
+        return when_known(value, lambda known: check_zone(field, known))  # type: ignore[no-any-return]
+    shape = _ZONE.fullmatch(value) if isinstance(value, str) else None
+    if shape is None:
         hint = (
             " (that is a region; give a zone in it)"
-            if isinstance(value, str) and _REGION.match(value)
+            if isinstance(value, str) and _REGION.fullmatch(value)
             else ""
         )
         raise DwsValidationError(field, value, f"is not a zone like us-central1-a{hint}")
-    return value
+    if regions.is_zone(value):
+        return value
+    region = shape.group(1)
+    if not regions.is_region(region):
+        close = regions.suggest_zone(value)
+        guess = f"did you mean {close}? " if close else ""
+        raise DwsValidationError(
+            field,
+            value,
+            f"is not a Google Cloud zone: there is no region {region}; {guess}{_table_hint()}",
+        )
+    raise DwsValidationError(
+        field,
+        value,
+        f"is not a zone of {region}, whose zones are {', '.join(regions.zones_of(region))} "
+        f"{_table_hint()}",
+    )
 
 
 def region_of(zone: str) -> str:
-    """``us-central1-a`` -> ``us-central1``."""
-    match = _ZONE.match(check_zone("zone", zone))
+    """``us-central1-a`` -> ``us-central1`` (an Output gives an Output)."""
+    if is_output(zone):
+        return when_known(zone, region_of)  # type: ignore[no-any-return]
+    match = _ZONE.fullmatch(check_zone("zone", zone))
     assert match is not None
     return match.group(1)
 
 
 def check_zone_in_region(field: str, zone: str, region: str) -> str:
-    """A zone that lies in ``region``."""
+    """A zone that lies in ``region`` (either may be an Output: checked once both are known)."""
+    if is_output(zone) or is_output(region):
+        both = pulumi.Output.all(zone, region)
+        return when_known(both, lambda pair: check_zone_in_region(field, *pair))  # type: ignore[no-any-return]
     check_zone(field, zone)
     if region_of(zone) != region:
         raise DwsValidationError(field, zone, f"is not in region {region}; use a {region}-* zone")
@@ -165,7 +208,9 @@ def format_timestamp(value: dt.datetime) -> str:
 
 
 def check_choice(field: str, value: T, choices: tuple[T, ...]) -> T:
-    """One of a fixed set of values."""
+    """One of a fixed set of values (an Output: once it is known)."""
+    if is_output(value):
+        return when_known(value, lambda known: check_choice(field, known, choices))  # type: ignore[no-any-return]
     if value not in choices:
         allowed = ", ".join(map(str, choices))
         raise DwsValidationError(field, value, f"is not allowed; use one of {allowed}")

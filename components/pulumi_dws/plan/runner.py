@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pulumi.runtime import rpc
+from pulumi.runtime import config, rpc
 
-from .. import limits
+from .. import limits, regions
 from ..errors import DwsValidationError
 from ..testing.mocks import GcpMocks, Registered
 from .project import (
@@ -95,7 +95,8 @@ def _program_context(project: PulumiProject) -> Iterator[None]:
     """
     saved_cwd, saved_path = os.getcwd(), list(sys.path)
     saved_modules = set(sys.modules)
-    saved_limits = limits.snapshot()
+    saved_limits, saved_regions = limits.snapshot(), regions.snapshot()
+    saved_config = dict(config.CONFIG.get())
     program_dir = str(project.program.parent)
     os.chdir(program_dir)
     sys.path.insert(0, program_dir)
@@ -105,6 +106,8 @@ def _program_context(project: PulumiProject) -> Iterator[None]:
         os.chdir(saved_cwd)
         sys.path[:] = saved_path
         limits.restore(saved_limits)
+        regions.restore(saved_regions)
+        config.CONFIG.set(saved_config)  # the stack's dws:limits and dws:regions end with it
         for name in set(sys.modules) - saved_modules:
             if _is_program_module(name, Path(program_dir)):
                 del sys.modules[name]
