@@ -1,4 +1,4 @@
-"""Shared fixtures: the repository root and a clean limits table for every test."""
+"""Shared fixtures: the repository root and clean limits and regions tables for every test."""
 
 from __future__ import annotations
 
@@ -6,17 +6,24 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from pulumi.runtime.config import set_all_config
 
-from pulumi_dws import limits
+from pulumi_dws import limits, regions
 
 REPO = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(autouse=True)
 def _fresh_limits() -> Iterator[None]:
+    """Every test starts with the default tables and no stack config (a program's dws:limits
+    and dws:regions live in its stack config, which the mocks set per run)."""
     limits.reset()
+    regions.reset()
+    set_all_config({})
     yield
     limits.reset()
+    regions.reset()
+    set_all_config({})
 
 
 @pytest.fixture

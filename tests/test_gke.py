@@ -243,7 +243,7 @@ REJECTIONS: list[tuple[dict[str, Any], str, str]] = [
     ({"max_run_duration": "soon"}, "max_run_duration", "not a duration"),
     ({"max_nodes": 0}, "max_nodes", "minimum of 1"),
     ({"max_nodes": 5000}, "max_nodes", "limit of 1000"),
-    ({"max_nodes": "4"}, "max_nodes", "\"4\" must be a whole number"),
+    ({"max_nodes": "4"}, "max_nodes", '"4" must be a whole number'),
     ({"max_nodes": None}, "max_nodes", "required"),
     ({"machine_type": "n2-standard-8"}, "machine_type", "not a known GPU machine type"),
     ({"accelerator_type": "nvidia-l4"}, "accelerator_type", "nvidia-h100-80gb"),

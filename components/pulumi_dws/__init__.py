@@ -13,7 +13,7 @@ The building blocks are public too: :mod:`pulumi_dws.limits` (the service limits
 emulator, gRPC-host driver) for testing stacks.
 """
 
-from . import catalog, limits
+from . import catalog, limits, regions
 from .calendar import CalendarReservation, CalendarReservationArgs
 from .duration import Duration
 from .errors import DwsValidationError
@@ -42,4 +42,5 @@ __all__ = [
     "kueue_job_fields",
     "kueue_manifests",
     "limits",
+    "regions",
 ]

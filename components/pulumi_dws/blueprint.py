@@ -15,6 +15,8 @@
 Every entry is validated by the same model as the component it becomes, and the whole
 config is validated before any resource is registered: one bad entry fails the run with the
 entry's path (``dws:capacity.calendar_reservations[0].duration: ...``) and nothing is created.
+References between entries are checked too: a ``kueue_queues[].node_pool`` must name a pool
+declared under ``queued_node_pools`` (its ``name``, else its entry name), on the same cluster.
 """
 
 from __future__ import annotations
@@ -26,9 +28,9 @@ from typing import Any
 
 import pulumi
 
-from . import limits
-from .errors import DwsValidationError
-from .models import parse_args
+from . import limits, regions
+from .errors import NO_VALUE, DwsValidationError
+from .models import parse_args, suggest
 from .validation import check_name
 
 __all__ = ["Kind", "KINDS", "validate_capacity", "deploy", "deploy_from_config", "CONFIG_KEY"]
@@ -77,13 +79,15 @@ def validate_capacity(capacity: Mapping[str, Any] | None) -> list[Entry]:
     if capacity is None:
         return []
     if not isinstance(capacity, Mapping):
-        raise DwsValidationError(CONFIG_KEY, type(capacity).__name__, "must be a mapping of kinds")
+        raise DwsValidationError(CONFIG_KEY, capacity, "must be a mapping of kinds")
     entries: list[Entry] = []
     seen: set[tuple[str, str]] = set()
     for key, items in capacity.items():
         if key not in KINDS:
+            close = suggest(str(key), list(KINDS))
+            hint = f"did you mean {close}?" if close else f"use one of {', '.join(KINDS)}"
             raise DwsValidationError(
-                f"{CONFIG_KEY}.{key}", key, f"is not a capacity kind; use one of {', '.join(KINDS)}"
+                f"{CONFIG_KEY}.{key}", NO_VALUE, f"is not a capacity kind; {hint}"
             )
         if not isinstance(items, list):
             raise DwsValidationError(f"{CONFIG_KEY}.{key}", items, "must be a list of entries")
@@ -100,7 +104,47 @@ def validate_capacity(capacity: Mapping[str, Any] | None) -> list[Entry]:
             seen.add((key, name))
             parse_args(spec, args, prefix=where)
             entries.append(Entry(kind, name, args, where))
+    _check_references(entries)
     return entries
+
+
+def _check_references(entries: list[Entry]) -> None:
+    """Each Kueue queue names a queued node pool declared beside it, on the same cluster, in a
+    mode its ProvisioningRequests can use."""
+    pools = {
+        str(e.args.get("name") or e.name): e for e in entries if e.kind.key == "queued_node_pools"
+    }
+    for queue in (e for e in entries if e.kind.key == "kueue_queues"):
+        target = queue.args.get("node_pool")
+        if not isinstance(target, str):
+            continue
+        pool = pools.get(target)
+        if pool is None:
+            declared = ", ".join(sorted(pools)) or "none"
+            close = suggest(target, sorted(pools))
+            hint = f"; did you mean {close}?" if close else ""
+            raise DwsValidationError(
+                f"{queue.where}.node_pool",
+                target,
+                f"names no node pool declared in {CONFIG_KEY}.queued_node_pools "
+                f"(declared: {declared}){hint}",
+            )
+        for field in ("cluster", "location", "project"):
+            mine, theirs = queue.args.get(field), pool.args.get(field)
+            if mine is not None and theirs is not None and mine != theirs:
+                raise DwsValidationError(
+                    f"{queue.where}.{field}",
+                    mine,
+                    f"differs from the {field} of node pool {target} ({pool.where}: {theirs})",
+                )
+        queued = pool.args.get("mode", "queued") == "queued"
+        if queue.args.get("provisioning_request", True) and not queued:
+            raise DwsValidationError(
+                f"{queue.where}.node_pool",
+                target,
+                f"is in mode {pool.args.get('mode')}; ProvisioningRequests need a pool in mode "
+                "queued (or set provisioning_request: false)",
+            )
 
 
 def deploy(capacity: Mapping[str, Any] | None) -> dict[str, pulumi.ComponentResource]:
@@ -114,7 +158,9 @@ def deploy(capacity: Mapping[str, Any] | None) -> dict[str, pulumi.ComponentReso
 
 
 def deploy_from_config(config: pulumi.Config | None = None) -> dict[str, pulumi.ComponentResource]:
-    """Read ``dws:limits`` and ``dws:capacity`` from stack config and deploy them."""
+    """Deploy the stack's ``dws:capacity`` (under its ``dws:limits`` and ``dws:regions``, which
+    every pulumi-dws component honours; a bad one fails here, before anything is made)."""
     config = config or pulumi.Config("dws")
-    limits.apply_config(config.get_object("limits"))
+    limits.from_stack()
+    regions.from_stack()
     return deploy(config.get_object("capacity"))

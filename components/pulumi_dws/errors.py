@@ -31,14 +31,18 @@ NO_VALUE: Any = _NoValue()
 def show(value: Any) -> str:
     """Render a user value the way error messages quote it: strings bare unless they could be
     read as a number, a boolean or null (or have surrounding spaces), then in double quotes;
-    a Pulumi Output as ``an Output`` (never its object repr); others as repr."""
+    a Pulumi Output as ``an Output`` and an object without a repr of its own by its type
+    (never ``<... object at 0x...>``); others as repr."""
     if isinstance(value, str):
         if not value or value != value.strip() or _AMBIGUOUS.fullmatch(value):
             return '"' + value.replace('"', '\\"') + '"'
         return value
     if type(value).__name__ == "Output" and type(value).__module__.startswith("pulumi"):
         return "an Output"
-    return repr(value)
+    text = repr(value)
+    if text.startswith("<") and " object at 0x" in text:  # no repr of its own: name its type
+        return f"an object of type {type(value).__name__}"
+    return text
 
 
 class DwsValidationError(ValueError):

@@ -34,10 +34,10 @@ from .validation import (
     check_choice,
     check_labels,
     check_name,
-    check_region,
     check_zone,
     check_zone_in_region,
     is_output,
+    region_of_location,
     when_known,
 )
 
@@ -213,17 +213,7 @@ def choice_validator(choices: Mapping[str, tuple[str, ...]], upper: Collection[s
 
 
 def _region(location: str) -> str:
-    try:
-        return check_region("location", location)
-    except DwsValidationError:
-        pass
-    try:
-        zone = check_zone("location", location)
-    except DwsValidationError:
-        raise DwsValidationError(
-            "location", location, "is not a GKE location: use a region (us-central1) or a zone"
-        ) from None
-    return zone.rsplit("-", 1)[0]
+    return region_of_location("location", location)
 
 
 class QueuedNodePoolSpec(DwsModel):
@@ -380,7 +370,7 @@ class QueuedNodePoolSpec(DwsModel):
             return v
         raise DwsValidationError(
             "reservation",
-            type(v).__name__,
+            v,
             "must be a reservation name or a CalendarReservation (an object with reservation_name)",
         )
 

@@ -207,9 +207,7 @@ class KueueQueueSpec(DwsModel):
             return v
         if isinstance(v, str):
             return check_name("node_pool", v)
-        raise DwsValidationError(
-            "node_pool", type(v).__name__, "must be a QueuedNodePool or a node pool name"
-        )
+        raise DwsValidationError("node_pool", v, "must be a QueuedNodePool or a node pool name")
 
     @field_validator("namespaces", mode="before")
     @classmethod
@@ -585,9 +583,7 @@ def _queue_of(queue: Any) -> tuple[str, bool]:
         ):
             raise DwsValidationError("queue", queue, "is not a valid LocalQueue name")
         return queue, True
-    raise DwsValidationError(
-        "queue", type(queue).__name__, "must be a KueueQueue or a LocalQueue name"
-    )
+    raise DwsValidationError("queue", queue, "must be a KueueQueue or a LocalQueue name")
 
 
 def kueue_job_fields(

@@ -15,6 +15,7 @@ with the field's full path, instead of pydantic's multi-error report.
 from __future__ import annotations
 
 import difflib
+import types
 import typing
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, ClassVar, TypeVar
@@ -51,13 +52,32 @@ def _once_known(cls: type[BaseModel], value: Any, handler: Any, info: Any) -> An
         where = path_of(value) or info.field_name
         return when_known(value, lambda known: _run(handler, known, where))
     field = cls.model_fields.get(info.field_name)
-    if field is not None and _model_in(field.annotation) is not None:
-        return handler(value)  # nested args: their own fields take care of Outputs
-    if isinstance(value, Mapping) and any(is_output(v) for v in value.values()):
-        return _mapping_with_outputs(handler, value, path_of_field(info.field_name, value))
-    if isinstance(value, list | tuple) and any(is_output(v) for v in value):
-        return _list_with_outputs(handler, list(value), info.field_name)
-    return handler(value)
+    annotation = field.annotation if field is not None else Any
+    try:
+        if _model_in(annotation) is not None:
+            return handler(value)  # nested args: their own fields take care of Outputs
+        if isinstance(value, Mapping) and any(is_output(v) for v in value.values()):
+            return _mapping_with_outputs(handler, value, path_of_field(info.field_name, value))
+        if isinstance(value, list | tuple) and any(is_output(v) for v in value):
+            return _list_with_outputs(handler, list(value), info.field_name)
+        return handler(value)
+    except TypeError:
+        # A field's own check stumbled on a value of the wrong kind: say what it takes.
+        raise DwsValidationError(info.field_name, value, _kind_wanted(annotation)) from None
+
+
+def _kind_wanted(annotation: Any) -> str:
+    """``must be a mapping`` / ``must be a list`` / ... from a field's annotation."""
+    origin = typing.get_origin(annotation)
+    members = typing.get_args(annotation) if origin in (typing.Union, types.UnionType) else ()
+    kinds = {typing.get_origin(a) or a for a in (members or (annotation,))}
+    if kinds & {dict, Mapping}:
+        return "must be a mapping"
+    if kinds & {list, tuple, Sequence}:
+        return "must be a list"
+    if str in kinds:
+        return "must be a string"
+    return "is not a value this argument takes"
 
 
 def path_of_field(field: str, value: Mapping[str, Any]) -> str:
@@ -228,6 +248,8 @@ def _convert(
     err = _pick(exc.errors(include_url=False))
     loc = list(err.get("loc", ()))
     original = (err.get("ctx") or {}).get("error")
+    if isinstance(original, DwsValidationError) and original.field.startswith("dws:"):
+        return original  # the stack's config (dws:limits, dws:regions) is at fault, not the arg
     if isinstance(original, DwsValidationError):
         # The check names its own field (``labels key``); put it under the model's path.
         parent = field_path(prefix, loc[:-1]) if loc else prefix

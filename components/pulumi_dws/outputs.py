@@ -50,7 +50,7 @@ def tagged(value: pulumi.Output[Any], path: str) -> pulumi.Output[Any]:
 def qualify(err: DwsValidationError, path: str | None) -> DwsValidationError:
     """``err`` with its field put under ``path``'s parent when the check named only the last
     part (``max_nodes`` under ``node_pools[0].max_nodes``)."""
-    if not path or err.field == path or err.field.startswith(path):
+    if not path or err.field == path or err.field.startswith((path, "dws:")):
         return err
     parent, _, last = path.rpartition(".")
     name = last.split("[", 1)[0]

@@ -177,10 +177,8 @@ class _LoginSpec(DwsModel):
     @field_validator("count", mode="before")
     @classmethod
     def _count(cls, v: Any) -> int:
-        limits.check_count("count", v, "slurm.node_count")
-        if v < 1:
-            raise DwsValidationError("count", v, "must be at least 1: a cluster needs a login node")
-        return v
+        # A cluster needs a login node: at least 1.
+        return limits.check_count("count", v, "slurm.node_count", minimum=1)
 
     @field_validator("id")
     @classmethod
@@ -221,7 +219,8 @@ class _NodePoolSpec(DwsModel):
     @field_validator("min_nodes", "max_nodes", mode="before")
     @classmethod
     def _counts(cls, v: Any, info: Any) -> int:
-        return limits.check_count(info.field_name, v, "slurm.node_count")
+        at_least = 1 if info.field_name == "max_nodes" else None  # a pool has at least one node
+        return limits.check_count(info.field_name, v, "slurm.node_count", minimum=at_least)
 
     @field_validator("flex_start_max_duration", mode="before")
     @classmethod

@@ -26,6 +26,7 @@ __all__ = [
     "check_zone",
     "check_region",
     "region_of",
+    "region_of_location",
     "check_zone_in_region",
     "parse_timestamp",
     "format_timestamp",
@@ -154,6 +155,20 @@ def check_zone(field: str, value: str) -> str:
         value,
         f"is not a zone of {region}, whose zones are {', '.join(regions.zones_of(region))} "
         f"{_table_hint()}",
+    )
+
+
+def region_of_location(field: str, value: str) -> str:
+    """The region of a location that may be a region (``us-central1``) or a zone
+    (``us-central1-a``), as GKE locations are."""
+    if is_output(value):
+        return when_known(value, lambda known: region_of_location(field, known))  # type: ignore[no-any-return]
+    if isinstance(value, str) and _ZONE.fullmatch(value):
+        return region_of(check_zone(field, value))
+    if isinstance(value, str) and _REGION.fullmatch(value):
+        return check_region(field, value)
+    raise DwsValidationError(
+        field, value, "is not a location: use a region (us-central1) or a zone (us-central1-a)"
     )
 
 
