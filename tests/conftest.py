@@ -14,6 +14,12 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(autouse=True)
+def _no_project_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A GOOGLE_CLOUD_PROJECT in the developer's shell must not change what tests see."""
+    monkeypatch.delenv("GOOGLE_CLOUD_PROJECT", raising=False)
+
+
+@pytest.fixture(autouse=True)
 def _fresh_limits() -> Iterator[None]:
     """Every test starts with the default tables and no stack config (a program's dws:limits
     and dws:regions live in its stack config, which the mocks set per run)."""

@@ -30,7 +30,7 @@ from pulumi_dws.kueue import (
 from pulumi_dws.testing import GcpMocks
 
 REPO = Path(__file__).resolve().parent.parent
-CRDS = REPO.parent / "shared" / "reference" / "kueue-crds"
+CRD_SCHEMAS = REPO / "tests" / "fixtures" / "kueue_crd_schemas.json"
 TYPE = "dws:index:KueueQueue"
 KINDS = ("ResourceFlavor", "ProvisioningRequestConfig", "AdmissionCheck", "ClusterQueue")
 
@@ -60,20 +60,13 @@ def _strict(schema: Any) -> Any:
 
 @cache
 def _validators() -> dict[tuple[str, str], jsonschema.Validator]:
-    found: dict[tuple[str, str], jsonschema.Validator] = {}
-    for path in sorted(CRDS.glob("kueue.x-k8s.io_*.yaml")):
-        crd = yaml.safe_load(path.read_text())
-        kind = crd["spec"]["names"]["kind"]
-        for version in crd["spec"]["versions"]:
-            schema = _strict(version["schema"]["openAPIV3Schema"])
-            found[(kind, version["name"])] = jsonschema.Draft7Validator(schema)
-    return found
-
-
-needs_crds = pytest.mark.skipif(
-    not CRDS.is_dir(),
-    reason=f"the Kueue CRDs are not here ({CRDS}); the schema checks need the shared folder",
-)
+    """The Kueue CRDs' structural schemas, vendored by scripts/vendor_kueue_crd_schemas.py."""
+    vendored = json.loads(CRD_SCHEMAS.read_text())
+    return {
+        (kind, version): jsonschema.Draft7Validator(_strict(entry["schema"]))
+        for kind, versions in vendored["crds"].items()
+        for version, entry in versions.items()
+    }
 
 
 def validate(manifest: dict[str, Any]) -> None:
@@ -92,7 +85,6 @@ def by_kind(objs: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
     return [o for o in objs if o["kind"] == kind]
 
 
-@needs_crds
 @pytest.mark.parametrize("api_version", ["v1beta2", "v1beta1"])
 @pytest.mark.parametrize(
     "over",
@@ -114,7 +106,6 @@ def test_every_object_validates_against_the_crd(api_version: str, over: dict[str
         validate(obj)
 
 
-@needs_crds
 def test_the_schema_check_can_fail() -> None:
     cq = by_kind(manifests(), "ClusterQueue")[0]
     wrong = copy.deepcopy(cq)
@@ -211,7 +202,6 @@ def cr(mocks: GcpMocks, kind: str, version: str = "v1beta2") -> list[Any]:
     return mocks.resources(f"kubernetes:kueue.x-k8s.io/{version}:{kind}")
 
 
-@needs_crds
 @pytest.mark.parametrize("api_version", ["v1beta2", "v1beta1"])
 def test_registered_objects_validate_and_sit_under_the_component(api_version: str) -> None:
     mocks, made = build({"api_version": api_version, "namespaces": ["default", "ml"]})
@@ -523,7 +513,7 @@ def test_stack_plans_offline() -> None:
     assert pool.inputs["nodeConfig"]["machineType"] == "a3-highgpu-8g"
     assert plan.outputs["gpusTotal"] == 32
     assert plan.outputs["localQueue"] == "dws-local-queue"
-    for r in plan.registered if CRDS.is_dir() else []:
+    for r in plan.registered:
         if r.type.startswith("kubernetes:kueue"):
             validate({k: v for k, v in r.inputs.items() if k != "__provider"})
 
@@ -573,3 +563,32 @@ def test_blueprint_reports_the_entry_path() -> None:
         mocks.run(lambda: deploy(bad))
     assert info.value.field == "dws:capacity.queued_node_pools[0].spot"
     assert mocks.registered == []
+
+
+def test_the_vendored_crd_schemas_say_where_they_come_from() -> None:
+    """No test needs ../shared: the structural schemas are in the repository, with their
+    source, Kueue version, licence, and no prose."""
+    vendored = json.loads(CRD_SCHEMAS.read_text())
+    source = vendored["source"]
+    assert source["project"] == "kubernetes-sigs/kueue" and "Apache" in source["licence"]
+    assert source["kueueVersion"] and source["sha256"]
+    assert set(vendored["crds"]) == {*KINDS, "LocalQueue"}
+
+    def keywords(schema: Any) -> set[str]:
+        if not isinstance(schema, dict):
+            return set()
+        found = set(schema)
+        for key, value in schema.items():
+            children = value.values() if key == "properties" else [value]
+            for child in children:
+                found |= keywords(child) if isinstance(child, dict) else set()
+                if isinstance(child, list):
+                    for item in child:
+                        found |= keywords(item)
+        return found
+
+    used = set().union(
+        *(keywords(e["schema"]) for v in vendored["crds"].values() for e in v.values())
+    )
+    assert {"type", "properties", "required", "enum"} <= used
+    assert not used & {"description", "default", "x-kubernetes-validations", "example"}

@@ -8,6 +8,8 @@ Exit codes: 0 success; 1 the program or its configuration is invalid; 2 usage er
 from __future__ import annotations
 
 import argparse
+import datetime as dt
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -17,11 +19,32 @@ __all__ = ["main", "build_parser"]
 EXIT_OK, EXIT_INVALID, EXIT_USAGE, EXIT_POLICY = 0, 1, 2, 3
 
 
+def _out(text: str) -> None:
+    """Print to stdout; a reader that went away (``dws plan | head``) ends output quietly."""
+    try:
+        print(text, flush=True)
+    except BrokenPipeError:
+        _silence_stdout()
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush cannot fail either."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+
+
 def _plan(args: argparse.Namespace) -> int:
     from .plan import PlanError, UnknownStackError, run_plan
     from .plan.policy import apply_policies
     from .plan.render import render_json, render_markdown, render_text
 
+    if args.no_policy and args.policy_config:
+        print(
+            "error: --no-policy and --policy-config contradict each other; give one",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
     try:
         plan = run_plan(args.project_dir, args.stack)
     except UnknownStackError as exc:
@@ -36,32 +59,82 @@ def _plan(args: argparse.Namespace) -> int:
         print(f"error: policy configuration: {exc}", file=sys.stderr)
         return EXIT_INVALID
     if args.format == "json":
-        print(render_json(plan, report.document()))
+        _out(render_json(plan, report.document()))
     elif args.format == "markdown":
-        print(render_markdown(plan, report.markdown()))
+        _out(render_markdown(plan, report.markdown()))
     else:
-        print(render_text(plan, report.text()))
+        _out(render_text(plan, report.text()))
     return EXIT_POLICY if report.mandatory_failed else EXIT_OK
+
+
+def _calendar_block(spec: str, now: dt.datetime) -> tuple[str, str, int, dt.datetime, dt.datetime]:
+    """``ZONE:MACHINE_TYPE:COUNT:FROM:TO`` (FROM and TO: ``2027-03-01`` or ``+2w``)."""
+    from . import catalog
+    from .advice.inputs import parse_when
+    from .errors import DwsValidationError
+    from .validation import check_zone
+
+    parts = spec.split(":")
+    if len(parts) != 5:
+        raise DwsValidationError(
+            "--calendar",
+            spec,
+            "is not ZONE:MACHINE_TYPE:COUNT:FROM:TO, e.g. us-central1-a:a3-highgpu-8g:2:+2w:+10w",
+        )
+    zone, machine, count, start, end = parts
+    check_zone("--calendar zone", zone)
+    catalog.machine_shape("--calendar machine type", machine)
+    if not count.isdecimal() or int(count) < 1:
+        raise DwsValidationError("--calendar count", count, "must be a whole number >= 1")
+    begins, ends = parse_when("--calendar from", start, now), parse_when("--calendar to", end, now)
+    if ends <= begins:
+        raise DwsValidationError("--calendar to", end, f"is not after {start}")
+    return zone, machine, int(count), begins, ends
+
+
+def _capacity_spec(spec: str) -> tuple[str, str, int]:
+    from .errors import DwsValidationError
+    from .validation import check_zone
+
+    parts = spec.split(":")
+    if len(parts) != 3 or not parts[2].isdecimal():
+        raise DwsValidationError(
+            "--capacity", spec, "is not ZONE:MACHINE_TYPE:COUNT, e.g. us-central1-a:a3-highgpu-8g:2"
+        )
+    return check_zone("--capacity zone", parts[0]), parts[1], int(parts[2])
 
 
 def _emulator(args: argparse.Namespace) -> int:
     import threading
 
-    from .testing.emulator import Emulator
+    from .clock import now
+    from .errors import DwsValidationError
+    from .testing.emulator import Emulator, VirtualClock
 
-    emulator = Emulator(port=args.port)
-    compute = emulator.services.get("compute")
-    for spec in args.capacity:
-        zone, machine, count = spec.split(":")
-        if compute is None:
-            print("error: this build has no Compute emulator", file=sys.stderr)
-            return EXIT_USAGE
-        compute.capacity.add(zone, machine, int(count))
-    emulator.start()
+    started = now()
+    try:
+        capacity = [_capacity_spec(spec) for spec in args.capacity]
+        blocks = [_calendar_block(spec, started) for spec in args.calendar]
+    except DwsValidationError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    # Its clock starts now, so relative dates mean the same here and in `dws advise`.
+    emulator = Emulator(clock=VirtualClock(started), port=args.port)
+    model = emulator.services["advice"].capacity
+    for zone, machine, count in capacity:
+        model.add(zone, machine, count)
+    for zone, machine, count, begins, ends in blocks:
+        model.offer_calendar(zone, machine, count, begins, ends)
+    try:
+        emulator.start()
+    except OSError as exc:
+        print(f"error: --port {args.port}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_USAGE
     print(f"DWS emulator on {emulator.url} (virtual clock: {emulator.clock_url})")
     print(f"  export DWS_COMPUTE_ENDPOINT={emulator.url}")
     print(f"  export DWS_AIPLATFORM_ENDPOINT={emulator.url}")
     print(f"  export DWS_VIRTUAL_CLOCK_URL={emulator.clock_url}")
+    print(f"  export GOOGLE_CLOUD_PROJECT={args.project}")
     print("Ctrl-C stops it.", flush=True)
     try:
         threading.Event().wait()
@@ -73,11 +146,45 @@ def _emulator(args: argparse.Namespace) -> int:
 
 
 def _limits(args: argparse.Namespace) -> int:
+    import fnmatch
+    import json
+
     from . import limits
 
-    for row in limits.table():
-        print(f"{row.key:34} {row.allowed():40} {row.source}")
+    rows = limits.table()
+    if args.keys:
+
+        def wanted(key: str) -> bool:
+            return any(
+                fnmatch.fnmatchcase(key, p) if any(c in p for c in "*?[") else p in key
+                for p in args.keys
+            )
+
+        rows = [row for row in rows if wanted(row.key)]
+        if not rows:
+            known = ", ".join(row.key for row in limits.table())
+            print(f"error: no limit matches {' '.join(args.keys)}; rows: {known}", file=sys.stderr)
+            return EXIT_USAGE
+    if args.format == "json":
+        _out(json.dumps([_limit_document(row) for row in rows], indent=2, ensure_ascii=False))
+        return EXIT_OK
+    width = max(len(row.key) for row in rows) + 2
+    _out("\n".join(f"{row.key:{width}}{row.allowed():40} {row.source}" for row in rows))
     return EXIT_OK
+
+
+def _limit_document(row: Any) -> dict[str, Any]:
+    """One row as JSON: bounds in the row's unit (seconds or a count), and as text."""
+    return {
+        "key": row.key,
+        "description": row.description,
+        "unit": row.unit,
+        "minimum": row.minimum,
+        "maximum": row.maximum,
+        "choices": list(row.choices) if row.choices else None,
+        "allowed": row.allowed(),
+        "source": row.source,
+    }
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -94,8 +201,13 @@ def build_parser() -> argparse.ArgumentParser:
     plan.add_argument("--no-policy", action="store_true", help="skip the policy checks")
     plan.set_defaults(func=_plan)
 
-    emu = sub.add_parser("emulator", help="serve the local Google API emulator")
-    emu.add_argument("--port", type=int, default=8765)
+    emu = sub.add_parser(
+        "emulator",
+        help="serve the local Google API emulator",
+        description="Serve the Compute (with advice) and Vertex AI emulator on 127.0.0.1 and "
+        "print the exports that point pulumi-dws and `dws advise` at it.",
+    )
+    emu.add_argument("--port", type=int, default=0, help="port (default: a free one)")
     emu.add_argument(
         "--capacity",
         action="append",
@@ -103,9 +215,29 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="ZONE:MACHINE_TYPE:COUNT",
         help="free capacity to start with (repeatable)",
     )
+    emu.add_argument(
+        "--calendar",
+        action="append",
+        default=[],
+        metavar="ZONE:MACHINE_TYPE:COUNT:FROM:TO",
+        help="a Calendar-mode block the emulated Google approves (repeatable); FROM and TO "
+        "are dates (2027-03-01) or offsets from now (+2w)",
+    )
+    emu.add_argument(
+        "--project",
+        default="dws-emulator",
+        help="the project the printed GOOGLE_CLOUD_PROJECT names (the emulator serves any)",
+    )
     emu.set_defaults(func=_emulator)
 
-    lim = sub.add_parser("limits", help="print the service limits table in force")
+    lim = sub.add_parser(
+        "limits",
+        help="print the service limits table in force",
+        description="The limits table with sources. Filter by key: a part of it (calendar) or "
+        "a glob (gke.*).",
+    )
+    lim.add_argument("keys", nargs="*", metavar="KEY", help="only rows whose key matches")
+    lim.add_argument("--format", choices=("text", "json"), default="text")
     lim.set_defaults(func=_limits)
 
     try:
@@ -125,6 +257,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args))
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # the reader went away (`dws ... | head`): no traceback
+        _silence_stdout()
+        return EXIT_OK
 
 
 if __name__ == "__main__":

@@ -1,13 +1,14 @@
 """Which project to ask about when the user names none.
 
-Order: the explicit value; then Application Default Credentials' project
-(``google.auth.default()``); then gcloud's (``gcloud config get-value project``). With a
+Order: the explicit value; then ``GOOGLE_CLOUD_PROJECT``; then Application Default Credentials'
+project (``google.auth.default()``); then gcloud's (``gcloud config get-value project``). With a
 loopback endpoint override (a local emulator) ADC is not consulted: there are no Google
 credentials to use there, so only an explicit project or gcloud's config count.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 
@@ -57,6 +58,8 @@ def resolve_project(explicit: str | None, base_url: str) -> str:
     """The project to use, or an :class:`AdviceError` (``no_project``) saying how to set one."""
     if explicit:
         return explicit
+    if os.environ.get("GOOGLE_CLOUD_PROJECT"):  # set by hand, or by `dws emulator`'s exports
+        return os.environ["GOOGLE_CLOUD_PROJECT"]
     local = is_loopback(base_url)
     project = None if local else adc_project()
     project = project or gcloud_project()

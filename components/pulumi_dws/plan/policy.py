@@ -11,6 +11,7 @@ import yaml
 
 from .. import limits
 from ..errors import DwsValidationError
+from .render import as_text
 from .runner import Plan
 
 __all__ = ["PolicyReport", "apply_policies"]
@@ -55,7 +56,7 @@ class PolicyReport:
         for key in SUMMARY_KEYS:
             if key in self.summary:
                 value = self.summary[key]
-                lines.append(f"  {key}: {json.dumps(value, default=str, sort_keys=True)}")
+                lines.append(f"  {key}: {as_text(value)}")
         if not self.violations:
             lines.append("Policies: no violations")
         else:
@@ -65,7 +66,9 @@ class PolicyReport:
         return lines
 
     def markdown(self) -> list[str]:
-        shown = ", ".join(f"{k}: {self.summary[k]}" for k in SUMMARY_KEYS if k in self.summary)
+        shown = ", ".join(
+            f"{k}: {as_text(self.summary[k])}" for k in SUMMARY_KEYS if k in self.summary
+        )
         lines = ["", f"**Capacity:** {shown}"]
         if self.violations:
             lines += ["", "| level | rule | resource | message |", "| --- | --- | --- | --- |"]

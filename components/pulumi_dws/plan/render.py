@@ -7,11 +7,31 @@ from typing import Any
 
 from .runner import Plan, PlannedResource
 
-__all__ = ["render_text", "render_json", "render_markdown", "plan_document"]
+__all__ = ["render_text", "render_json", "render_markdown", "plan_document", "integral", "as_text"]
+
+
+def integral(value: Any) -> Any:
+    """``value`` with whole floats as ints, at any depth (Pulumi hands numbers back as floats:
+    ``gpusTotal`` is 32, not 32.0)."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {k: integral(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [integral(v) for v in value]
+    return value
+
+
+def as_text(value: Any) -> str:
+    """A value as a reader expects it in text or Markdown: strings bare, ``true``/``false``,
+    whole numbers without ``.0``, mappings and lists as JSON (never a Python repr)."""
+    if isinstance(value, str):
+        return value
+    return json.dumps(integral(value), default=str, sort_keys=True)
 
 
 def _props(resource: PlannedResource) -> str:
-    parts = [f"{k}={v}" for k, v in resource.properties.items()]
+    parts = [f"{k}={as_text(v)}" for k, v in resource.properties.items()]
     if resource.protect:
         parts.append("protected")
     return "  ".join(parts)
@@ -55,9 +75,7 @@ def render_text(plan: Plan, extra: list[str] | None = None) -> str:
 
 
 def _show(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    return json.dumps(value, default=str, sort_keys=True)
+    return as_text(value)
 
 
 def plan_document(plan: Plan, extra: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -73,13 +91,13 @@ def plan_document(plan: Plan, extra: dict[str, Any] | None = None) -> dict[str, 
                 "parent": r.parent,
                 "custom": r.custom,
                 "protect": r.protect,
-                "properties": r.properties,
+                "properties": integral(r.properties),
                 "inputs": r.inputs,
             }
             for r in plan.resources
         ],
-        "outputs": plan.outputs,
-        **(extra or {}),
+        "outputs": integral(plan.outputs),
+        **integral(extra or {}),
     }
 
 
@@ -97,7 +115,15 @@ def render_markdown(plan: Plan, extra: list[str] | None = None) -> str:
     ]
     for r in plan.resources:
         if r.custom:
-            props = ", ".join(f"{k}={v}" for k, v in r.properties.items()) or "-"
+            props = ", ".join(f"{k}={_cell(v)}" for k, v in r.properties.items()) or "-"
             lines.append(f"| `{r.name}` | `{r.type}` | {props} |")
+    if plan.outputs:
+        lines += ["", "| output | value |", "| --- | --- |"]
+        lines += [f"| `{k}` | {_cell(v)} |" for k, v in sorted(plan.outputs.items())]
     lines.extend(extra or [])
     return "\n".join(lines)
+
+
+def _cell(value: Any) -> str:
+    """A value inside a Markdown table cell (a ``|`` would end the cell)."""
+    return as_text(value).replace("|", "\\|")

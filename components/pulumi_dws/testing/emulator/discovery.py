@@ -69,9 +69,24 @@ _PROTO_TYPE = {
 }
 
 
+PACKAGED = Path(__file__).parent / "schemas"
+"""Schemas that ship with pulumi-dws (``compute.v1.json``, cut from Google's discovery document
+by ``scripts/generate_compute_schema.py``): the emulator needs no extra package for them."""
+
+
 def discovery_path(api: str, version: str) -> Path:
-    """Where googleapiclient keeps ``<api>.<version>.json``."""
-    import googleapiclient
+    """``<api>.<version>.json``: the packaged copy if there is one, else googleapiclient's."""
+    packaged = PACKAGED / f"{api}.{version}.json"
+    if packaged.exists():
+        return packaged
+    try:
+        import googleapiclient
+    except ImportError:
+        raise FileNotFoundError(
+            f"no discovery document for {api} {version}: pulumi-dws ships only "
+            f"{', '.join(sorted(p.stem for p in PACKAGED.glob('*.json')))}; install "
+            "google-api-python-client for the others"
+        ) from None
 
     return (
         Path(googleapiclient.__file__).parent
