@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -159,7 +162,12 @@ def test_require_raises_googles_400(compute: DiscoverySchema) -> None:
 
 
 def test_protobuf_json_formats_in_aiplatform() -> None:
-    ai = DiscoverySchema.load("aiplatform", "v1beta1")
+    # The whole document google-api-python-client ships (the packaged one keeps only what the
+    # emulator needs), for its Duration and Timestamp fields.
+    import googleapiclient
+
+    cache = Path(googleapiclient.__file__).parent / "discovery_cache" / "documents"
+    ai = DiscoverySchema(json.loads((cache / "aiplatform.v1beta1.json").read_text()))
     name = "GoogleCloudAiplatformV1beta1Scheduling"
     assert ai.validate(name, {"timeout": "3600s"}) == []
     assert ai.validate(name, {"timeout": "1.5s"}) == []
@@ -184,3 +192,46 @@ def test_fractional_int64_always_fails(x: float) -> None:
     compute = DiscoverySchema.load("compute", "v1")
     assert compute.validate("Duration", {"seconds": x})
     assert compute.validate("Duration", {"seconds": repr(x)})
+
+
+def test_the_packaged_compute_schema_names_its_source_and_keeps_patterns(
+    compute: DiscoverySchema,
+) -> None:
+    """The emulator's Compute schema ships in the package (no google-api-python-client):
+    cut from Google's discovery document, with the revision it was cut from, and the
+    ``pattern`` of names kept."""
+    from pulumi_dws.testing.emulator.discovery import PACKAGED, discovery_path
+
+    assert discovery_path("compute", "v1") == PACKAGED / "compute.v1.json"
+    document = compute.document
+    assert document["x-generated"]["by"] == "scripts/generate_emulator_schemas.py"
+    assert document["x-generated"]["discoveryRevision"] == document["revision"]
+    assert compute.schemas["Instance"]["properties"]["name"]["pattern"].startswith("[a-z]")
+    insert = compute.method("compute.instances.insert")
+    assert insert["parameters"]["zone"]["pattern"] and insert["request"]["$ref"] == "Instance"
+    assert "description" not in json.dumps(compute.schemas["Scheduling"])
+
+
+def test_the_generator_reproduces_the_packaged_schemas() -> None:
+    """scripts/generate_emulator_schemas.py on the same discovery revision writes the same file
+    (a newer client's document may carry a newer revision: then it must still cut cleanly)."""
+    import importlib.util
+
+    import googleapiclient
+
+    from pulumi_dws.testing.emulator.discovery import PACKAGED
+
+    script = Path(__file__).resolve().parent.parent / "scripts" / "generate_emulator_schemas.py"
+    spec = importlib.util.spec_from_file_location("generate_emulator_schemas", script)
+    assert spec is not None and spec.loader is not None
+    generator = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(generator)
+    cache = Path(googleapiclient.__file__).parent / "discovery_cache" / "documents"
+    for target in generator.TARGETS:
+        source = json.loads((cache / f"{target}.json").read_text())
+        packaged = json.loads((PACKAGED / f"{target}.json").read_text())
+        made = generator.generate(target, source, packaged["x-generated"]["from"])
+        if source["revision"] == packaged["revision"]:
+            assert made == packaged
+        else:
+            assert set(made["schemas"]) >= set(generator.TARGETS[target]["schemas"])
