@@ -1,0 +1,381 @@
+"""Docs that cannot rot: every code block in README.md is run (or, where it needs the Pulumi
+CLI and a cloud project, checked against the repository) by a test here. A new block without a
+check fails :func:`test_every_readme_block_is_checked`."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from packaging.requirements import Requirement
+
+import pulumi_dws
+from pulumi_dws import FlexStartInstance
+from pulumi_dws.blueprint import deploy, validate_capacity
+from pulumi_dws.errors import DwsValidationError
+from pulumi_dws.gke import QueuedNodePool
+from pulumi_dws.kueue import KueueQueue
+from pulumi_dws.policy.engine import check_config
+from pulumi_dws.slurm import SlurmCluster
+from pulumi_dws.testing import GcpMocks
+
+REPO = Path(__file__).resolve().parent.parent
+README = REPO / "README.md"
+DWS = [sys.executable, "-m", "pulumi_dws.cli"]
+
+
+@dataclass(frozen=True)
+class Block:
+    lang: str
+    code: str
+    line: int
+
+    @property
+    def first(self) -> str:
+        return self.code.strip().splitlines()[0]
+
+    @property
+    def commands(self) -> list[str]:
+        """The block's lines that are commands (comments and blanks left out)."""
+        return [c for c in (ln.split("  #")[0].strip() for ln in self.code.splitlines()) if c]
+
+
+def readme_blocks() -> list[Block]:
+    text = README.read_text()
+    found = []
+    for match in re.finditer(r"^( *)```(\w*)\n(.*?)^\1```", text, re.S | re.M):
+        indent, lang, code = match.groups()
+        lines = [ln[len(indent) :] if ln.startswith(indent) else ln for ln in code.splitlines()]
+        found.append(Block(lang, "\n".join(lines) + "\n", text[: match.start()].count("\n") + 1))
+    return found
+
+
+BLOCKS = readme_blocks()
+
+
+def block(starts: str) -> Block:
+    matching = [b for b in BLOCKS if b.first.startswith(starts)]
+    assert len(matching) == 1, f"{len(matching)} README blocks start with {starts!r}"
+    return matching[0]
+
+
+@pytest.fixture(autouse=True)
+def _event_loop() -> Iterator[None]:
+    asyncio.set_event_loop(asyncio.new_event_loop())
+    yield
+    asyncio.set_event_loop(asyncio.new_event_loop())
+
+
+def dws(
+    *args: str, env: dict[str, str] | None = None, cwd: Path = REPO
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*DWS, *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=300
+    )
+
+
+def run_python(code: str, under_mocks: bool = True) -> dict[str, Any]:
+    """Run a README Python block (with the package's names at hand, as the README's earlier
+    blocks imported them), under GcpMocks unless it drives its own."""
+    namespace: dict[str, Any] = {
+        "__name__": "readme",
+        "FlexStartInstance": FlexStartInstance,
+        "SlurmCluster": SlurmCluster,
+        "QueuedNodePool": QueuedNodePool,
+        "KueueQueue": KueueQueue,
+        "CalendarReservation": pulumi_dws.CalendarReservation,
+    }
+    if under_mocks:
+        GcpMocks(project="my-project").run(lambda: exec(code, namespace))
+    else:
+        exec(code, namespace)
+    return namespace
+
+
+# ------------------------------------------------------------------------------ checks
+def check_quickstart(b: Block) -> None:
+    """Exactly two commands: set up + offline plan, set up + tests (the second is .ci/run's)."""
+    lines = b.commands
+    assert len(lines) == 2
+    setup = "python3 -m venv .venv && .venv/bin/pip install -q -e "
+    assert all(line.startswith(setup) for line in lines)
+    assert lines[0].endswith(" && .venv/bin/dws plan")
+    assert lines[1] in (REPO / ".ci" / "run").read_text()
+    assert "-p no:cacheprovider" in lines[1]
+    plan = dws("plan")  # the first line's command, in this test's environment
+    assert plan.returncode == 0, plan.stderr
+
+
+def check_python_under_mocks(b: Block) -> None:
+    run_python(b.code)
+
+
+def check_python_alone(b: Block) -> None:
+    run_python(b.code, under_mocks=False)
+
+
+def check_error_sample(b: Block) -> None:
+    args = {"zone": "us-central1-a", "machine_type": "a3-highgpu-8g", "max_run_duration": "8d"}
+    with pytest.raises(DwsValidationError) as err:
+        GcpMocks().run(lambda: FlexStartInstance("trainer", args))
+    assert str(err.value) == b.code.strip()
+
+
+def check_typo_sample(b: Block) -> None:
+    args = {"zone": "us-central1-a", "machine_type": "a3-highgpu-8g", "max_run_duraton": "3d"}
+    with pytest.raises(DwsValidationError) as err:
+        GcpMocks().run(lambda: FlexStartInstance("trainer", args))
+    assert str(err.value) == b.code.strip()
+
+
+def check_advise_with_the_emulator(b: Block) -> None:
+    """The README's `dws emulator` line, then its `dws advise` lines as written, with the
+    exports the emulator printed: exit 0 (found) or 3 (no recommendation)."""
+    emulator = block("dws emulator")
+    with served(emulator.commands[0]) as exports:
+        env = {**os.environ, **exports}
+        codes = []
+        for command in b.commands:
+            argv = shlex.split(command)
+            assert argv[0] == "dws" and not set(command) & set("[]|&;$`<>"), command
+            done = dws(*argv[1:], env=env)
+            assert done.returncode in (0, 3), (command, done.stderr)
+            codes.append(done.returncode)
+            if "--emit" in argv:
+                assert "CalendarReservation(" in done.stdout and "h100-block" in done.stdout
+        assert codes[:3] == [0, 0, 0]  # the block the emulator line declares is found
+
+
+def check_emulator_line(b: Block) -> None:
+    assert len(b.commands) == 1 and "--port" not in b.commands[0]
+    with served(b.commands[0]) as exports:
+        assert set(exports) >= {"DWS_COMPUTE_ENDPOINT", "GOOGLE_CLOUD_PROJECT"}
+
+
+class served:  # noqa: N801 (a context manager used like a function)
+    """``dws emulator ...`` running in the background; yields the exports it printed."""
+
+    def __init__(self, command: str) -> None:
+        argv = shlex.split(command)
+        assert argv[:2] == ["dws", "emulator"], command
+        self.proc = subprocess.Popen(
+            [*DWS, *argv[1:]], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+
+    def __enter__(self) -> dict[str, str]:
+        exports: dict[str, str] = {}
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            found = re.match(r"\s*export (\w+)=(\S+)", line)
+            if found:
+                exports[found.group(1)] = found.group(2)
+            if line.startswith("Ctrl-C"):
+                return exports
+        raise AssertionError(f"dws emulator did not start: {self.proc.stderr.read()}")  # type: ignore[union-attr]
+
+    def __exit__(self, *exc: object) -> None:
+        self.proc.terminate()
+        self.proc.wait(timeout=30)
+
+
+def check_commands_exit_0(b: Block) -> None:
+    for command in b.commands:
+        argv = shlex.split(command)
+        assert argv[0] == "dws", command
+        done = dws(*argv[1:])
+        assert done.returncode == 0, (command, done.stdout, done.stderr)
+
+
+def check_limits_config(b: Block) -> None:
+    config = yaml.safe_load(b.code)["config"]
+    hundred_days = {"zone": "us-central1-a", "machine_type": "a3-highgpu-8g", "count": 8,
+                    "start_time": "+4w", "duration": "100d"}  # fmt: skip
+    GcpMocks().run(lambda: pulumi_dws.CalendarReservation("b", hundred_days), config=config)
+    nine = {**hundred_days, "count": 9}
+    with pytest.raises(DwsValidationError, match="count: 9 is above"):
+        GcpMocks().run(lambda: pulumi_dws.CalendarReservation("b", nine), config=config)
+
+
+def check_regions_config(b: Block) -> None:
+    config = yaml.safe_load(b.code)["config"]
+    args = {"zone": "us-east7-b", "machine_type": "a3-highgpu-8g", "max_run_duration": "1d"}
+    GcpMocks().run(lambda: FlexStartInstance("vm", args), config=config)
+
+
+def check_blueprint_config(b: Block) -> None:
+    capacity = yaml.safe_load(b.code)["config"]["dws:capacity"]
+    assert [e.kind.key for e in validate_capacity(capacity)] == list(capacity)
+    built = GcpMocks(project="my-project").run(lambda: deploy(capacity))
+    assert len(built) == 5
+
+
+def check_policy_commands(b: Block) -> None:
+    """`pulumi preview --policy-pack ...` needs the Pulumi CLI and a cloud project: check what
+    the commands name exists and is valid, and run their offline equivalent."""
+    for command in b.commands:
+        argv = shlex.split(command)
+        assert argv[:2] in (["pulumi", "preview"], ["pulumi", "up"]), command
+        pack = Path(argv[argv.index("--policy-pack") + 1])
+        assert (REPO / pack / "PulumiPolicy.yaml").exists()
+        if "--policy-pack-config" in argv:
+            config = REPO / argv[argv.index("--policy-pack-config") + 1]
+            check_config(json.loads(config.read_text()))
+            done = dws("plan", "--policy-config", str(config))
+            assert done.returncode in (0, 3), done.stderr
+
+
+def check_policy_config_sample(b: Block) -> None:
+    data = json.loads(b.code)
+    check_config(data)
+
+
+def check_deploying_for_real(b: Block, tmp_path: Path | None = None) -> None:
+    """Needs the Pulumi CLI and a project; check every path and file it relies on."""
+    lines = b.commands
+    assert lines[0] == "python3 -m venv .venv && .venv/bin/pip install -e ."
+    cd = shlex.split(lines[1])
+    stack_dir = REPO / cd[1]
+    assert cd[0] == "cd" and (stack_dir / "Pulumi.yaml").exists()
+    assert (stack_dir / "Pulumi.dev.yaml").exists() and "pulumi stack init dev" in lines
+    preview = shlex.split(next(line for line in lines if "--policy-pack" in line))
+    assert (stack_dir / preview[preview.index("--policy-pack") + 1] / "PulumiPolicy.yaml").exists()
+    venv = yaml.safe_load((stack_dir / "Pulumi.yaml").read_text())["runtime"]["options"][
+        "virtualenv"
+    ]
+    assert (stack_dir / venv).resolve() == REPO / ".venv"  # the .venv the first line makes
+    assert dws("plan", cd[1]).returncode == 0
+
+
+def check_vcs_requirement(b: Block) -> None:
+    requirement = Requirement(b.code.strip())
+    assert requirement.name == "pulumi-dws" and requirement.url.startswith("git+https://")
+
+
+CHECKS: dict[str, Callable[[Block], None]] = {
+    "python3 -m venv .venv && .venv/bin/pip install -q -e . && .venv/bin/dws plan": check_quickstart,
+    "from pulumi_dws import FlexStartInstance": check_python_under_mocks,
+    "max_run_duration: 8d is above": check_error_sample,
+    "max_run_duraton: unknown argument": check_typo_sample,
+    'FlexStartInstance("trainer"': check_python_under_mocks,
+    "from pulumi_dws.gke import QueuedNodePool": check_python_under_mocks,
+    'SlurmCluster("flexvm"': check_python_under_mocks,
+    "import pulumi_gcp as gcp": check_python_under_mocks,
+    "dws advise calendar": check_advise_with_the_emulator,
+    "dws emulator": check_emulator_line,
+    "import datetime as dt": check_python_alone,
+    "dws limits calendar": check_commands_exit_0,
+    "from pulumi_dws import limits": check_python_alone,
+    "config:\n  dws:limits:": check_limits_config,
+    "config:\n  dws:regions:": check_regions_config,
+    "config:\n  dws:capacity:": check_blueprint_config,
+    "dws plan": check_commands_exit_0,
+    "pulumi preview --policy-pack policy/": check_policy_commands,
+    '{"all": "mandatory",': check_policy_config_sample,
+    "python3 -m venv .venv && .venv/bin/pip install -e .": check_deploying_for_real,
+    "pulumi-dws @ git+https://": check_vcs_requirement,
+    "import pulumi\n": check_python_alone,
+}  # fmt: skip
+
+
+def _check_for(b: Block) -> str:
+    keys = [k for k in CHECKS if b.code.startswith(k) or (b.first == k)]
+    keys = keys or [k for k in CHECKS if b.first.startswith(k)]
+    assert len(keys) == 1, f"README.md:{b.line}: {len(keys)} checks match {b.first!r}: {keys}"
+    return keys[0]
+
+
+def test_every_readme_block_is_checked() -> None:
+    keys = [_check_for(b) for b in BLOCKS]
+    assert sorted(keys) == sorted(CHECKS), "each check covers exactly one README block"
+
+
+@pytest.mark.parametrize("b", BLOCKS, ids=[f"line{b.line}" for b in BLOCKS])
+def test_readme_block(b: Block, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("DWS_COMPUTE_ENDPOINT", raising=False)  # a block may set it
+    CHECKS[_check_for(b)](b)
+
+
+def test_dates_in_readme_examples_are_relative() -> None:
+    """A fixed date falls out of the 120-day look-ahead one day: examples use +4w and such
+    (a date may only appear in a comment or in prose, as the form a value may take)."""
+    for b in BLOCKS:
+        for line in b.code.splitlines():
+            code = line.split("#")[0]
+            assert not re.search(r"\b20\d\d-\d\d-\d\d", code), f"README.md:{b.line}: {line}"
+
+
+def test_the_team_training_example_installs_without_a_package_index() -> None:
+    """pulumi-dws is on no index, so the example's requirements name it by path: ``../..``,
+    relative to the example's directory (where Pulumi runs pip), is this repository; every
+    other requirement is one this environment satisfies."""
+    import importlib.metadata
+
+    from packaging.version import Version
+
+    example = REPO / "examples" / "team-training"
+    lines = [
+        ln.strip() for ln in (example / "requirements.txt").read_text().splitlines()
+        if ln.strip() and not ln.strip().startswith("#")
+    ]  # fmt: skip
+    local = [ln for ln in lines if ln.startswith((".", "/"))]
+    assert local == ["../.."]
+    import tomllib
+
+    target = (example / local[0]).resolve()
+    assert tomllib.loads((target / "pyproject.toml").read_text())["project"]["name"] == "pulumi-dws"
+    for line in (ln for ln in lines if ln not in local):
+        requirement = Requirement(line)
+        assert requirement.name != "pulumi-dws", "a bare pulumi-dws requirement needs an index"
+        installed = Version(importlib.metadata.version(requirement.name))
+        assert requirement.specifier.contains(installed), (line, installed)
+    options = yaml.safe_load((example / "Pulumi.yaml").read_text())["runtime"]["options"]
+    assert options["toolchain"] == "pip"  # Pulumi runs `pip install -r requirements.txt` there
+
+
+def test_the_policy_packs_requirements_are_complete_and_its_fallback_works(tmp_path: Path) -> None:
+    """Installed alone, policy/requirements.txt is enough for the pack to import the sources
+    beside it: it names pulumi-dws's own dependencies and pulumi-policy, as pyproject does."""
+    import tomllib
+
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    wanted = {str(Requirement(r)) for r in project["dependencies"]}
+    wanted |= {str(Requirement(r)) for r in project["optional-dependencies"]["policy"]}
+    lines = (REPO / "policy" / "requirements.txt").read_text().splitlines()
+    given = {str(Requirement(ln)) for ln in lines if ln.strip() and not ln.startswith("#")}
+    assert given == wanted
+    # The fallback: a copy of the pack beside the sources, and no installed pulumi-dws (its
+    # editable install is only a path entry: take it away).
+    (tmp_path / "policy").mkdir()
+    (tmp_path / "policy" / "__main__.py").write_text((REPO / "policy" / "__main__.py").read_text())
+    (tmp_path / "components").symlink_to(REPO / "components")
+    probe = f"""
+import runpy, sys
+sys.path[:] = [p for p in sys.path if not p.endswith("components")]
+try:
+    import pulumi_dws
+except ImportError:
+    pass
+else:
+    raise SystemExit("pulumi-dws is still importable")
+import pulumi_policy
+pulumi_policy.PolicyPack = lambda **kw: print("PACK", kw["name"], len(kw["policies"]))
+runpy.run_path({str(tmp_path / "policy" / "__main__.py")!r}, run_name="__main__")
+print("FROM", sys.modules["pulumi_dws"].__file__)
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "PACK dws-policies" in done.stdout
+    assert f"FROM {tmp_path}/components/pulumi_dws/__init__.py" in done.stdout, done.stdout
