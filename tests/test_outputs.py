@@ -133,6 +133,13 @@ def _registered(component: Callable[..., Any], args: dict[str, Any]) -> list[tup
 
 
 CASES = [(kind, loc) for kind, (_, args) in FULL.items() for loc in _leaves(args)]
+# Whole mappings too: labels (and metadata) from another resource's Output.
+CASES += [
+    (kind, (key,))
+    for kind, (_, args) in FULL.items()
+    for key in ("labels", "resource_labels", "metadata")
+    if key in args
+]
 
 
 @pytest.mark.parametrize(("kind", "loc"), CASES, ids=[f"{k}-{_text(loc)}" for k, loc in CASES])

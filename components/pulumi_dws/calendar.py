@@ -315,7 +315,7 @@ class CalendarReservation(pulumi.ComponentResource):
         fr_name = check_name("name", spec.name or name)
         super().__init__(TYPE, name, {}, opts)
         self.spec = spec
-        self.labels = dict(spec.labels)
+        self.labels = spec.labels if is_output(spec.labels) else dict(spec.labels)
         child = pulumi.ResourceOptions(parent=self)
 
         if isinstance(spec.start_time, RelativeTime):

@@ -238,7 +238,8 @@ class FlexStartInstanceSpec(DwsModel):
             return machine
 
         object.__setattr__(self, "machine_type", when_known(self.machine_type, check_machine))
-        if self.startup_script is not None and "startup-script" in self.metadata:
+        metadata = {} if is_output(self.metadata) else self.metadata
+        if self.startup_script is not None and "startup-script" in metadata:
             raise DwsValidationError(
                 "startup_script",
                 "(set)",
@@ -263,7 +264,13 @@ class FlexStartInstanceSpec(DwsModel):
             return self.network
         return "default"
 
-    def metadata_items(self) -> list[dict[str, Any]]:
+    def metadata_items(self) -> Any:
+        """The ``metadata.items`` list (an Output of it while ``metadata`` is one)."""
+        if is_output(self.metadata):
+            return when_known(
+                self.metadata,
+                lambda known: self.model_copy(update={"metadata": known}).metadata_items(),
+            )
         items = dict(self.metadata)
         if self.startup_script is not None:
             items["startup-script"] = self.startup_script
@@ -384,7 +391,7 @@ class FlexStartInstance(pulumi.ComponentResource):
                 for a in spec.accelerators
             ]
         if spec.labels:
-            body["labels"] = dict(spec.labels)
+            body["labels"] = spec.labels if is_output(spec.labels) else dict(spec.labels)
         items = spec.metadata_items()
         if items:
             body["metadata"] = {"items": items}

@@ -45,7 +45,14 @@ from .duration import Duration, DurationLike
 from .errors import DwsValidationError
 from .models import DwsModel, parse_args
 from .providers.slurm import SlurmClusterProvider
-from .validation import check_labels, check_name, check_region, check_zone_in_region, region_of
+from .validation import (
+    check_labels,
+    check_name,
+    check_region,
+    check_zone_in_region,
+    is_output,
+    region_of,
+)
 
 __all__ = [
     "SlurmCluster",
@@ -601,11 +608,15 @@ class SlurmCluster(pulumi.ComponentResource):
         self.home_directory_storage = pulumi.Output.from_input(home)
 
         def body(values: list[Any]) -> dict[str, Any]:
-            proj, network, subnetwork, home_id = values
-            known = spec.model_copy(update={"network": network, "subnetwork": subnetwork})
+            proj, network, subnetwork, home_id, labels = values
+            known = spec.model_copy(
+                update={"network": network, "subnetwork": subnetwork, "labels": labels}
+            )
             return build_cluster_body(known, project=proj, home_directory_storage=home_id)
 
-        self.body = pulumi.Output.all(project, spec.network, spec.subnetwork, home).apply(body)
+        self.body = pulumi.Output.all(
+            project, spec.network, spec.subnetwork, home, spec.labels
+        ).apply(body)
         assert spec.cluster_id is not None and spec.region is not None
         self.cluster_id = spec.cluster_id
         self.cluster = SlurmClusterResource(
@@ -678,7 +689,7 @@ class SlurmCluster(pulumi.ComponentResource):
             networks=[
                 {"network": network, "modes": ["MODE_IPV4"], "connect_mode": opts.connect_mode}
             ],
-            labels=dict(spec.labels) or None,
+            labels=spec.labels if is_output(spec.labels) else (dict(spec.labels) or None),
             opts=pulumi.ResourceOptions(parent=self, protect=spec.protect),
         )
 
