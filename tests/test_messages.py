@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import gc
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -51,6 +52,9 @@ def _event_loop() -> Iterator[None]:
     asyncio.set_event_loop(asyncio.new_event_loop())
     yield
     asyncio.set_event_loop(asyncio.new_event_loop())
+    # Finalize what the runs left (tasks of Outputs nobody awaited) now, not inside a later
+    # compile (CPython 3.11 fails an AST build a finalizer interrupts).
+    gc.collect()
 
 
 def _error(spec: Any, args: Any) -> DwsValidationError:

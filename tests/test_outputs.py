@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import gc
 import json
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -88,6 +89,9 @@ def _event_loop() -> Iterator[None]:
     asyncio.set_event_loop(asyncio.new_event_loop())
     yield
     asyncio.set_event_loop(asyncio.new_event_loop())
+    # Finalize what the runs left (tasks of Outputs nobody awaited) now, not inside a later
+    # compile (CPython 3.11 fails an AST build a finalizer interrupts).
+    gc.collect()
 
 
 def _leaves(value: Any, loc: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:

@@ -38,6 +38,11 @@ class DwsModel(BaseModel):
     known_at_construction: ClassVar[Mapping[str, str]] = {}
     """Field -> why its value must be known while the program runs (an Output is refused)."""
 
+    def model_dump(self, **kwargs: Any) -> dict[str, Any]:
+        """As pydantic's, without warnings for fields that hold an Output (checked later)."""
+        kwargs.setdefault("warnings", False)
+        return super().model_dump(**kwargs)
+
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         # Set here, after the class body, so it is the outermost validator of every field:
