@@ -4,8 +4,6 @@ check fails :func:`test_every_readme_block_is_checked`."""
 
 from __future__ import annotations
 
-import asyncio
-import gc
 import json
 import os
 import re
@@ -19,6 +17,7 @@ from typing import Any
 
 import pytest
 import yaml
+from loops import fresh_loop
 from packaging.requirements import Requirement
 
 import pulumi_dws
@@ -73,12 +72,9 @@ def block(starts: str) -> Block:
 
 @pytest.fixture(autouse=True)
 def _event_loop() -> Iterator[None]:
-    asyncio.set_event_loop(asyncio.new_event_loop())
+    fresh_loop()
     yield
-    asyncio.set_event_loop(asyncio.new_event_loop())
-    # Finalize what the runs left (tasks of Outputs nobody awaited) now, not inside a later
-    # compile (CPython 3.11 fails an AST build a finalizer interrupts).
-    gc.collect()
+    fresh_loop()
 
 
 def dws(

@@ -4,15 +4,14 @@ Output reprs, and allowed ranges that match what is enforced."""
 
 from __future__ import annotations
 
-import asyncio
 import copy
-import gc
 import re
 from collections.abc import Iterator
 from typing import Any
 
 import pulumi
 import pytest
+from loops import fresh_loop
 from test_outputs import FULL
 
 from pulumi_dws.blueprint import validate_capacity
@@ -49,12 +48,9 @@ LEAKS = re.compile(
 
 @pytest.fixture(autouse=True)
 def _event_loop() -> Iterator[None]:
-    asyncio.set_event_loop(asyncio.new_event_loop())
+    fresh_loop()
     yield
-    asyncio.set_event_loop(asyncio.new_event_loop())
-    # Finalize what the runs left (tasks of Outputs nobody awaited) now, not inside a later
-    # compile (CPython 3.11 fails an AST build a finalizer interrupts).
-    gc.collect()
+    fresh_loop()
 
 
 def _error(spec: Any, args: Any) -> DwsValidationError:
@@ -203,7 +199,7 @@ def test_an_output_with_a_bad_value_fails_the_run_with_the_arguments_path() -> N
         for part in loc[:-1]:
             holder = holder[part]
         holder[loc[-1]] = pulumi.Output.from_input(bad)
-        asyncio.set_event_loop(asyncio.new_event_loop())
+        fresh_loop()
         with pytest.raises(DwsValidationError) as info:
             GcpMocks().run(lambda c=component, a=args: c("x", a))
         assert str(info.value).startswith(expected), (kind, str(info.value))

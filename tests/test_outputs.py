@@ -5,15 +5,14 @@ object repr or an internal class name."""
 
 from __future__ import annotations
 
-import asyncio
 import copy
-import gc
 import json
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import pulumi
 import pytest
+from loops import fresh_loop
 
 from pulumi_dws import CalendarReservation, FlexStartInstance
 from pulumi_dws.errors import DwsValidationError
@@ -86,12 +85,9 @@ FULL: dict[str, tuple[Callable[..., Any], dict[str, Any]]] = {
 
 @pytest.fixture(autouse=True)
 def _event_loop() -> Iterator[None]:
-    asyncio.set_event_loop(asyncio.new_event_loop())
+    fresh_loop()
     yield
-    asyncio.set_event_loop(asyncio.new_event_loop())
-    # Finalize what the runs left (tasks of Outputs nobody awaited) now, not inside a later
-    # compile (CPython 3.11 fails an AST build a finalizer interrupts).
-    gc.collect()
+    fresh_loop()
 
 
 def _leaves(value: Any, loc: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:

@@ -4,8 +4,6 @@ pulumi-dws components, at construction (not only by the root blueprint), so a pr
 
 from __future__ import annotations
 
-import asyncio
-import gc
 import subprocess
 import sys
 import textwrap
@@ -13,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from loops import fresh_loop
 
 from pulumi_dws import CalendarReservation, FlexStartInstance, regions
 from pulumi_dws.errors import DwsValidationError
@@ -31,12 +30,9 @@ RAISED = {"dws:limits": {"calendar.duration": {"maximum": "120d"}}}
 
 @pytest.fixture(autouse=True)
 def _event_loop() -> Iterator[None]:
-    asyncio.set_event_loop(asyncio.new_event_loop())
+    fresh_loop()
     yield
-    asyncio.set_event_loop(asyncio.new_event_loop())
-    # Finalize what the runs left (tasks of Outputs nobody awaited) now, not inside a later
-    # compile (CPython 3.11 fails an AST build a finalizer interrupts).
-    gc.collect()
+    fresh_loop()
 
 
 def test_a_programs_own_component_honours_the_stacks_limits() -> None:

@@ -124,14 +124,30 @@ def _validation_errors_surfaced() -> Iterator[None]:
     try:
         yield
     except Exception as exc:
-        # A failed run leaves tasks and coroutines behind; finalize them now rather than
+        # A failed run leaves tasks behind (registrations that will never complete): cancel
+        # them, so nothing reports them destroyed later, and finalize the rest now rather than
         # whenever the collector next runs (inside CPython 3.11's AST constructor, a
         # finalizer there fails a later compile with "recursion depth mismatch").
+        _cancel_pending_tasks()
         gc.collect()
         cause = _find_validation_error(exc)
         if cause is None or cause is exc:
             raise
         raise cause.with_traceback(None) from None
+
+
+def _cancel_pending_tasks() -> None:
+    try:
+        loop = asyncio.get_event_loop_policy().get_event_loop()
+    except RuntimeError:
+        return
+    if loop.is_closed() or loop.is_running():
+        return
+    pending = [task for task in asyncio.all_tasks(loop) if not task.done()]
+    for task in pending:
+        task.cancel()
+    if pending:
+        loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
 
 
 # How the SDK words the exceptions it wraps around one raised while serializing an input
