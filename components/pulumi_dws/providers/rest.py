@@ -250,6 +250,8 @@ class GoogleRestClient:
     seed: int | None = None
     max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES
     calls: int = 0
+    server_time: float | None = None
+    """The ``Date`` of the last answer (the server's clock, POSIX seconds), if it had one."""
     _session: requests.Session | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
@@ -338,6 +340,7 @@ class GoogleRestClient:
                 last = ApiError(0, f"{method} {url}: {exc.reason}", lost=True, sent=exc.sent)
             else:
                 headers = answer.headers
+                self.server_time = _header_time(str(headers.get("Date") or "")) or self.server_time
                 judged = self._judge(method, url, answer, expect)
                 if isinstance(judged, dict):
                     return judged
