@@ -22,8 +22,8 @@ __all__ = ["Duration", "DurationLike", "parse_duration"]
 UNIT_SECONDS: dict[str, int] = {"w": 604800, "d": 86400, "h": 3600, "m": 60, "s": 1}
 # ASCII digits only: ``str.isdigit`` and ``\d`` also accept other scripts' digits and "²".
 _PART = re.compile(r"([0-9]+)([wdhms])")
-_WHOLE = re.compile(r"^(?:[0-9]+[wdhms])+$")
-_DIGITS = re.compile(r"^[0-9]+$")
+_WHOLE = re.compile(r"^(?:[0-9]+[wdhms])+\Z")
+_DIGITS = re.compile(r"^[0-9]+\Z")
 
 
 @total_ordering

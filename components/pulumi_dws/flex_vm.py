@@ -56,8 +56,8 @@ TYPE = "dws:index:FlexStartInstance"
 DEFAULT_IMAGE = "projects/debian-cloud/global/images/family/debian-12"
 DEFAULT_SCOPES = ("https://www.googleapis.com/auth/cloud-platform",)
 _HYPERDISK_FAMILIES = ("a4", "a4x", "a3-ultragpu")
-_ACCELERATOR = re.compile(r"^[a-z][a-z0-9-]*$")
-_METADATA_KEY = re.compile(r"^[a-zA-Z0-9_-]+$")  # length: limits "compute.metadata_key_length"
+_ACCELERATOR = re.compile(r"^[a-z][a-z0-9-]*\Z")
+_METADATA_KEY = re.compile(r"^[a-zA-Z0-9_-]+\Z")  # length: limits "compute.metadata_key_length"
 
 
 class AcceleratorArgs(TypedDict):

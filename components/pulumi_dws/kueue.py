@@ -73,12 +73,12 @@ UNBOUNDED_MEMORY = "1000000000Gi"
 UNBOUNDED_EPHEMERAL = "1000000000Ti"
 QUEUEING_STRATEGIES = ("BestEffortFIFO", "StrictFIFO")
 
-_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?\Z")
 _QUANTITY = re.compile(
     r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?"
-    r"(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$"
+    r"(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?\Z"
 )
-_VERSION = re.compile(r"^v?(\d+)\.(\d+)\.(\d+)$")
+_VERSION = re.compile(r"^v?(\d+)\.(\d+)\.(\d+)\Z")
 _INT32 = 2**31 - 1
 
 
@@ -571,7 +571,7 @@ def _queue_of(queue: Any) -> tuple[str, bool]:
         return queue.local_queue_name, queue.spec.uses_provisioning_request
     if isinstance(queue, str):
         if len(queue) > 253 or not re.match(
-            r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$", queue
+            r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\Z", queue
         ):
             raise DwsValidationError("queue", queue, "is not a valid LocalQueue name")
         return queue, True

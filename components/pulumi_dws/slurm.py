@@ -68,8 +68,8 @@ SERVICE_AGENT_ROLES: dict[str, str] = {
 
 # The API's default when flex_start_max_duration is omitted (dws-facts.md §3).
 DEFAULT_FLEX_START_MAX_DURATION = Duration.parse("7d")
-_CLUSTER_ID = re.compile(r"^[a-z][a-z0-9]*$")  # length: limits "slurm.cluster_id_length"
-_FILESTORE_ID = re.compile(r"^projects/[^/]+/locations/[^/]+/instances/[^/]+$")
+_CLUSTER_ID = re.compile(r"^[a-z][a-z0-9]*\Z")  # length: limits "slurm.cluster_id_length"
+_FILESTORE_ID = re.compile(r"^projects/[^/]+/locations/[^/]+/instances/[^/]+\Z")
 _COMPUTE_PREFIX = re.compile(r"^https://(www|compute)\.googleapis\.com/compute/(v1|beta)/")
 
 

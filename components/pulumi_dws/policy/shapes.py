@@ -49,8 +49,8 @@ FUTURE_RESERVATION = "gcp:compute/futureReservation:FutureReservation"
 RESERVATION = "gcp:compute/reservation:Reservation"
 DYNAMIC_PREFIX = "pulumi-python:dynamic"
 
-_IAM = re.compile(r"^gcp:[A-Za-z]+/iAM(Member|Binding|Policy):IAM(Member|Binding|Policy)$")
-_KUEUE_PRC = re.compile(r"^kubernetes:kueue\.x-k8s\.io/v1[a-z0-9]*:ProvisioningRequestConfig$")
+_IAM = re.compile(r"^gcp:[A-Za-z]+/iAM(Member|Binding|Policy):IAM(Member|Binding|Policy)\Z")
+_KUEUE_PRC = re.compile(r"^kubernetes:kueue\.x-k8s\.io/v1[a-z0-9]*:ProvisioningRequestConfig\Z")
 
 _RAW_KINDS = {
     INSTANCE: "instance",

@@ -38,7 +38,7 @@ __all__ = [
 ]
 
 COLLECTION = "modelDevelopmentClusters"
-ID_PATTERN = re.compile(r"^[a-z][a-z0-9]*$")  # length: see valid_cluster_id
+ID_PATTERN = re.compile(r"^[a-z][a-z0-9]*\Z")  # length: see valid_cluster_id
 
 
 def valid_cluster_id(value: object) -> bool:
@@ -118,8 +118,11 @@ class SlurmClusterError(Exception):
 
 # ---------------------------------------------------------------------------- pure helpers
 def cluster_path(project: str, region: str, cluster_id: str) -> str:
-    """``projects/{p}/locations/{r}/modelDevelopmentClusters/{id}`` (the resource id)."""
-    return f"projects/{project}/locations/{region}/{COLLECTION}/{cluster_id}"
+    """``projects/{p}/locations/{r}/modelDevelopmentClusters/{id}`` (the resource id), every
+    part checked in full and quoted (see :mod:`~pulumi_dws.providers.paths`)."""
+    from .paths import cluster_path as checked
+
+    return checked(project, region, cluster_id)
 
 
 def _snake(name: str) -> str:

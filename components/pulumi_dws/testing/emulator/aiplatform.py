@@ -168,6 +168,8 @@ class AiPlatformService:
         self.operations: dict[str, _Operation] = {}
         self.failures: dict[str, list[LroFailure]] = {"create": [], "update": [], "delete": []}
         self.lost: dict[str, int] = {}  # method -> answers still to lose
+        self.created: list[dict[str, Any]] = []
+        """Every cluster really created: ``{"key": (project, region, id), "at": time}``."""
         self._numbers: dict[str, str] = {}
         self._ids = itertools.count(2995239222190800896)
         self._lock = threading.RLock()
@@ -209,6 +211,7 @@ class AiPlatformService:
         with self._lock:
             self.clusters.clear()
             self.operations.clear()
+            self.created.clear()
             self.lost.clear()
             for queued in self.failures.values():
                 queued.clear()
@@ -307,6 +310,7 @@ class AiPlatformService:
         self._fill_defaults(resource, project, location, cluster_id)
         op = self._start_op("create", key, self.provision_seconds)
         self.clusters[key] = _Cluster(key, resource, op, ["PROVISIONING"])
+        self.created.append({"key": key, "at": self._at})
         return Response(200, op.render())
 
     def _list(self, request: Request) -> Response:

@@ -33,13 +33,13 @@ __all__ = [
 CREATE_METHOD = "aiplatform.projects.locations.modelDevelopmentClusters.create"
 CLUSTER_SCHEMA = "GoogleCloudAiplatformV1beta1ModelDevelopmentCluster"
 
-_CLUSTER_ID = re.compile(r"^[a-z][a-z0-9]{0,9}$")  # with slurm_spec: no hyphens, 1-10 chars
-_POOL_ID = re.compile(r"^[a-z]([a-z0-9-]{0,61}[a-z0-9])?$")
-_REGION = re.compile(r"^[a-z]+-[a-z]+[0-9]+$")
-_FILESTORE = re.compile(r"^projects/[^/]+/locations/[^/]+/instances/[^/]+$")
-_NETWORK = re.compile(r"^projects/[^/]+/global/networks/[^/]+$")
-_SUBNETWORK = re.compile(r"^projects/[^/]+/regions/[^/]+/subnetworks/[^/]+$")
-_DURATION = re.compile(r"^(\d+)(?:\.\d{1,9})?s$")
+_CLUSTER_ID = re.compile(r"^[a-z][a-z0-9]{0,9}\Z")  # with slurm_spec: no hyphens, 1-10 chars
+_POOL_ID = re.compile(r"^[a-z]([a-z0-9-]{0,61}[a-z0-9])?\Z")
+_REGION = re.compile(r"^[a-z]+-[a-z]+[0-9]+\Z")
+_FILESTORE = re.compile(r"^projects/[^/]+/locations/[^/]+/instances/[^/]+\Z")
+_NETWORK = re.compile(r"^projects/[^/]+/global/networks/[^/]+\Z")
+_SUBNETWORK = re.compile(r"^projects/[^/]+/regions/[^/]+/subnetworks/[^/]+\Z")
+_DURATION = re.compile(r"^(\d+)(?:\.\d{1,9})?s\Z")
 FLEX_START_MIN, FLEX_START_MAX = 30, 7 * 86400
 
 _IMMUTABLE = {"immutable": True}
