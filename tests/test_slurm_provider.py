@@ -156,7 +156,9 @@ def test_a_create_whose_every_answer_was_lost_finds_the_cluster(
 
 
 def test_a_create_refused_without_an_answer_and_nothing_created(emu: Emulator) -> None:
-    emu.faults = FaultPlan(queue=["503"] * 14, retry_after=1)  # two rounds of 7 attempts
+    emu.faults = FaultPlan(  # two rounds of 7 attempts, every one refused
+        queue=["503"] * 14, retry_after=1, match=lambda method, path: method == "POST"
+    )
     with pytest.raises(SlurmClusterError, match="no cluster of that id exists: nothing was"):
         SlurmClusterProvider().create(props())
     assert posts(emu) == []  # the faults came before the service: nothing was created
