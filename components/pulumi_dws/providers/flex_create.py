@@ -10,20 +10,22 @@ adopt it instead of failing with "already exists":
   that make the VM what it is (project, zone, name, template, the body's shape: not its labels,
   metadata or queue window, which may change). A VM with the right name and label is ours; a VM
   with the name but without it (or with another key) is someone else's, and is refused;
-* a **deterministic request id** derived from the same key (and a counter), so an insert sent
-  again after a crash or a lost answer is deduplicated by Compute.
+* a **deterministic request id** derived from the same key, so an insert sent again after a
+  crash or a lost answer is deduplicated by Compute.
 
 The trap: Compute remembers a request id for a while (at least an hour), so after a deliberate
 delete, a create with the same inputs (same id) is answered with the *old*, finished operation
 while no VM exists; an old failed operation is replayed the same way. Such stale answers are
 detected (a finished insert whose VM is gone, or an operation older than this create, by the
-server's own clock) and the create goes on with the next id of the counter.
+server's own clock) and the create goes on with a fresh, random id (a second VM cannot come of
+it: the name is taken, and the label says whose it is).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import uuid
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -83,6 +85,7 @@ class FlexCreate:
         self.request_id: str | None = None
         self.started: float | None = None  # the server's time when this create began
         self.failure: Exception | None = None  # why the create failed, once it did
+        self._ids: dict[int, str] = {}
 
     # ------------------------------------------------------------------ find
     def find(self) -> Found[dict[str, Any]]:
@@ -120,7 +123,17 @@ class FlexCreate:
 
     def send(self, attempt: int) -> Sent[dict[str, Any]]:
         vm = self.vm
-        self.request_id = create_request_id(vm.project, vm.zone, vm.name, f"{self.key}#{attempt}")
+        self.request_id = self._ids.get(attempt)
+        if self.request_id is None:
+            # The first id is derived from the inputs: an insert sent again after a crash is
+            # deduplicated. Once it proved stale, a random one: never stale, and a second VM
+            # can't happen anyway (the name is taken; the label says whose it is).
+            self.request_id = (
+                create_request_id(vm.project, vm.zone, vm.name, f"{self.key}#0")
+                if attempt == 0
+                else str(uuid.uuid4())
+            )
+            self._ids[attempt] = self.request_id
         params = {"requestId": self.request_id}
         if vm.template:
             params["sourceInstanceTemplate"] = vm.template
@@ -207,8 +220,8 @@ class FlexCreate:
             except ApiError:
                 left = None  # the delete was confirmed: trust it
             if left is None:
-                done = "the half-created VM was deleted." if deleted else "no VM was made."
-                return CleanUp(True, f"Nothing was left behind: {done}")
+                done = ": the half-created VM was deleted." if deleted else "."
+                return CleanUp(True, f"Nothing was left behind{done}")
         return CleanUp(
             False,
             f"The VM reappeared after it was deleted; it is kept in the stack as it is "

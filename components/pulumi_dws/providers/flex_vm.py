@@ -147,11 +147,14 @@ class FlexStartVmProvider(dyn.ResourceProvider):
     serialize_as_secret_always = False  # it holds no secret: keep the state readable
     config: dict[str, Any] | None = None
     sleep: Callable[[float], None] | None = None
+    poll: Any = None  # a PollPolicy: how operations are polled (default: PollPolicy())
 
-    def __init__(self, sleep: Callable[[float], None] | None = None) -> None:
+    def __init__(self, sleep: Callable[[float], None] | None = None, poll: Any = None) -> None:
         super().__init__()
         if sleep is not None:
             self.sleep = sleep
+        if poll is not None:
+            self.poll = poll
 
     def configure(self, req: dyn.ConfigureRequest) -> None:
         """Keep the endpoint override from stack config (``dws:computeEndpoint``)."""
@@ -265,7 +268,10 @@ def _client(provider: FlexStartVmProvider) -> Any:
     from .endpoints import COMPUTE
     from .rest import GoogleRestClient
 
-    return GoogleRestClient(COMPUTE.base(config=provider.config), sleep=provider.sleep)
+    client = GoogleRestClient(COMPUTE.base(config=provider.config), sleep=provider.sleep)
+    if provider.poll is not None:
+        client.poll = provider.poll
+    return client
 
 
 # ---------------------------------------------------------------------- check / diff

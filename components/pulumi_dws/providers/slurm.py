@@ -69,7 +69,7 @@ from .slurm_diff import (
 )
 
 if TYPE_CHECKING:
-    from .rest import GoogleRestClient
+    from .rest import GoogleRestClient, PollPolicy
 
 __all__ = ["SlurmClusterProvider", "SlurmClusterError", "cluster_path"]
 
@@ -83,11 +83,26 @@ class SlurmClusterProvider(ResourceProvider):
     """CRUD for one managed Slurm cluster; see the module docstring."""
 
     serialize_as_secret_always = False  # nothing secret is pickled
+    sleep: Callable[[float], None] | None = None
+    """Replaces ``time.sleep`` between retries and polls (tests pass one that advances an
+    emulator's virtual clock in process); never set on the provider a stack pickles."""
 
-    def __init__(self, timeout: float = 7200.0) -> None:
+    poll: PollPolicy | None = None
+    """How operations are polled (default: :class:`~pulumi_dws.providers.rest.PollPolicy`)."""
+
+    def __init__(
+        self,
+        timeout: float = 7200.0,
+        sleep: Callable[[float], None] | None = None,
+        poll: PollPolicy | None = None,
+    ) -> None:
         super().__init__()
         self.timeout = timeout
         self.endpoint: str | None = None
+        if sleep is not None:
+            self.sleep = sleep
+        if poll is not None:
+            self.poll = poll
 
     # ------------------------------------------------------------------ engine hooks
     def configure(self, req: ConfigureRequest) -> None:
@@ -222,7 +237,10 @@ class SlurmClusterProvider(ResourceProvider):
         from .rest import GoogleRestClient
 
         config = {AIPLATFORM.config_key: self.endpoint} if self.endpoint else None
-        return GoogleRestClient(AIPLATFORM.base(region, config))
+        client = GoogleRestClient(AIPLATFORM.base(region, config), sleep=self.sleep)
+        if self.poll is not None:
+            client.poll = self.poll
+        return client
 
     def _delete(self, client: GoogleRestClient, path: str) -> dict[str, Any] | None:
         """DELETE ``path`` and wait: the finished operation, or None when there was nothing

@@ -14,8 +14,10 @@ replaced, by ones that tell the watchdog which socket to shut.
 
 from __future__ import annotations
 
+import heapq
 import socket
 import threading
+import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
@@ -156,17 +158,57 @@ def mount_watched_adapter(session: requests.Session) -> requests.Session:
     return session
 
 
+class _Watchdog:
+    """One thread for every exchange's deadline (a timer thread per call would cost more than
+    a local call): fires each watch whose time has come."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Condition()
+        self._due: list[tuple[float, int, _Watch]] = []
+        self._count = 0
+        self._thread: threading.Thread | None = None
+
+    def add(self, seconds: float, watch: _Watch) -> tuple[float, int, _Watch]:
+        entry = (time.monotonic() + max(seconds, 0.0), self._count, watch)
+        with self._lock:
+            self._count += 1
+            heapq.heappush(self._due, entry)
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._run, name="dws-deadlines", daemon=True)
+                self._thread.start()
+            self._lock.notify()
+        return entry
+
+    def cancel(self, entry: tuple[float, int, _Watch]) -> None:
+        with self._lock:
+            try:
+                self._due.remove(entry)
+                heapq.heapify(self._due)
+            except ValueError:
+                pass
+
+    def _run(self) -> None:
+        while True:
+            with self._lock:
+                while not self._due or self._due[0][0] > time.monotonic():
+                    timeout = self._due[0][0] - time.monotonic() if self._due else None
+                    self._lock.wait(timeout)
+                _, _, watch = heapq.heappop(self._due)
+            watch.fire()
+
+
+_WATCHDOG = _Watchdog()
+
+
 @contextmanager
 def _watched(seconds: float) -> Iterator[_Watch]:
     watch = _Watch()
-    timer = threading.Timer(max(seconds, 0.0), watch.fire)
-    timer.daemon = True
     _current.watch = watch
-    timer.start()
+    entry = _WATCHDOG.add(seconds, watch)
     try:
         yield watch
     finally:
-        timer.cancel()
+        _WATCHDOG.cancel(entry)
         _current.watch = None
 
 
@@ -246,7 +288,7 @@ def _never_connected(exc: BaseException) -> bool:
     todo: list[Any] = [exc]
     while todo:
         item = todo.pop()
-        if item is None or id(item) in seen:
+        if not isinstance(item, BaseException) or id(item) in seen:
             continue
         seen.add(id(item))
         name = type(item).__name__

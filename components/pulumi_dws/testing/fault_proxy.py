@@ -188,6 +188,7 @@ class FaultProxy:
         self.tunnels = 0
         self._lock = threading.Lock()
         self._order = threading.Lock()  # a held request reaches the server before later ones
+        self._upstream = threading.local()
         self._port = port
         self._server: ThreadingHTTPServer | None = None
 
@@ -240,15 +241,24 @@ class FaultProxy:
     def forward(
         self, method: str, target: str, headers: dict[str, str], body: bytes
     ) -> tuple[int, str, list[tuple[str, str]], bytes]:
-        """Send the request to the server; its answer (status, reason, headers, body)."""
-        connection = http.client.HTTPConnection(*self.upstream, timeout=60)
-        try:
-            sent = {k: v for k, v in headers.items() if k.lower() not in _HOP_BY_HOP}
-            connection.request(method, target, body=body or None, headers=sent)
-            response = connection.getresponse()
-            return response.status, response.reason, response.getheaders(), response.read()
-        finally:
-            connection.close()
+        """Send the request to the server (on a kept-alive connection of this thread); its
+        answer (status, reason, headers, body)."""
+        sent = {k: v for k, v in headers.items() if k.lower() not in _HOP_BY_HOP}
+        for attempt in range(2):
+            connection = getattr(self._upstream, "connection", None)
+            if connection is None:
+                connection = http.client.HTTPConnection(*self.upstream, timeout=60)
+                self._upstream.connection = connection
+            try:
+                connection.request(method, target, body=body or None, headers=sent)
+                response = connection.getresponse()
+                return response.status, response.reason, response.getheaders(), response.read()
+            except (http.client.HTTPException, OSError):
+                connection.close()
+                self._upstream.connection = None
+                if attempt:
+                    raise
+        raise AssertionError("unreachable")
 
 
 def _google_error(status: int, message: str) -> bytes:
