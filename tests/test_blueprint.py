@@ -11,7 +11,13 @@ from pulumi_dws.blueprint import KINDS, deploy, validate_capacity
 from pulumi_dws.errors import DwsValidationError
 from pulumi_dws.testing import GcpMocks
 
-BLOCK = {"zone": "us-central1-a", "machine_type": "a3-highgpu-8g", "count": 1, "start_time": "+4w", "duration": "7d"}
+BLOCK = {
+    "zone": "us-central1-a",
+    "machine_type": "a3-highgpu-8g",
+    "count": 1,
+    "start_time": "+4w",
+    "duration": "7d",
+}
 
 
 def test_every_kind_of_the_library_is_declarable() -> None:
@@ -32,19 +38,32 @@ def test_every_kind_of_the_library_is_declarable() -> None:
     [
         ({"reservations": []}, "dws:capacity.reservations: reservations is not a capacity kind"),
         ({"calendar_reservations": {"name": "x"}}, "must be a list of entries"),
-        ({"calendar_reservations": [dict(BLOCK)]}, "calendar_reservations[0].name: (missing) every entry needs a name"),
+        (
+            {"calendar_reservations": [dict(BLOCK)]},
+            "calendar_reservations[0].name: (missing) every entry needs a name",
+        ),
         (
             {"calendar_reservations": [{"name": "a", **BLOCK}, {"name": "a", **BLOCK}]},
             "calendar_reservations[1].name: a is used twice",
         ),
         (
-            {"calendar_reservations": [{"name": "a", **BLOCK}, {"name": "b", **BLOCK, "count": -1}]},
+            {
+                "calendar_reservations": [
+                    {"name": "a", **BLOCK},
+                    {"name": "b", **BLOCK, "count": -1},
+                ]
+            },
             "dws:capacity.calendar_reservations[1].count: -1 is below",
         ),
-        ({"calendar_reservations": [{"name": "Bad", **BLOCK}]}, "calendar_reservations[0].name: Bad is not a valid"),
+        (
+            {"calendar_reservations": [{"name": "Bad", **BLOCK}]},
+            "calendar_reservations[0].name: Bad is not a valid",
+        ),
     ],
 )
-def test_bad_config_names_the_entry_and_registers_nothing(capacity: dict[str, Any], message: str) -> None:
+def test_bad_config_names_the_entry_and_registers_nothing(
+    capacity: dict[str, Any], message: str
+) -> None:
     mocks = GcpMocks()
     with pytest.raises(DwsValidationError) as err:
         mocks.run(lambda: deploy(capacity))
@@ -54,7 +73,9 @@ def test_bad_config_names_the_entry_and_registers_nothing(capacity: dict[str, An
 
 def test_deploys_one_component_per_entry_in_order() -> None:
     mocks = GcpMocks()
-    built = mocks.run(lambda: deploy({"calendar_reservations": [{"name": "a", **BLOCK}, {"name": "b", **BLOCK}]}))
+    built = mocks.run(
+        lambda: deploy({"calendar_reservations": [{"name": "a", **BLOCK}, {"name": "b", **BLOCK}]})
+    )
     assert sorted(built) == ["calendar_reservations/a", "calendar_reservations/b"]
     assert sorted(r.name for r in mocks.resources("dws:index:CalendarReservation")) == ["a", "b"]
 

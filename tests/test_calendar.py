@@ -286,7 +286,9 @@ def test_a_draft_inherits_protect_from_the_components_resource_options() -> None
     mocks = GcpMocks()
     mocks.run(
         lambda: CalendarReservation(
-            "blk", base(planning_status="DRAFT"), pulumi.ResourceOptions(protect=True)  # type: ignore[arg-type]
+            "blk",
+            base(planning_status="DRAFT"),
+            pulumi.ResourceOptions(protect=True),  # type: ignore[arg-type]
         )
     )
     assert mocks.one(FR).protect is True
@@ -294,7 +296,9 @@ def test_a_draft_inherits_protect_from_the_components_resource_options() -> None
     mocks = GcpMocks()
     mocks.run(
         lambda: CalendarReservation(
-            "blk", base(planning_status="DRAFT", protect=False), pulumi.ResourceOptions(protect=True)  # type: ignore[arg-type]
+            "blk",
+            base(planning_status="DRAFT", protect=False),
+            pulumi.ResourceOptions(protect=True),  # type: ignore[arg-type]
         )
     )
     assert mocks.one(FR).protect is False
@@ -324,7 +328,9 @@ def test_a_consumer_project_outside_share_with_is_rejected() -> None:
         block = CalendarReservation("blk", base(project="owner", share_with=["team-a"]))  # type: ignore[arg-type]
         block.instance_reservation_affinity("team-b")
 
-    with pytest.raises(DwsValidationError, match="consumer_project: team-b cannot consume .* shared with team-a"):
+    with pytest.raises(
+        DwsValidationError, match="consumer_project: team-b cannot consume .* shared with team-a"
+    ):
         GcpMocks().run(program)
 
 
@@ -333,7 +339,9 @@ def test_a_shared_reservation_in_the_providers_default_project_is_named_in_full(
 
     def program() -> Any:
         block = CalendarReservation("blk", base(share_with=["team-a"]))  # type: ignore[arg-type]
-        own = block.instance_reservation_affinity("owner-default")["specific_reservation"]["values"][0]
+        own = block.instance_reservation_affinity("owner-default")["specific_reservation"][
+            "values"
+        ][0]
         shared = block.gke_reservation_affinity("team-a")["values"][0]
         return pulumi.Output.all(own, shared)
 
@@ -341,7 +349,9 @@ def test_a_shared_reservation_in_the_providers_default_project_is_named_in_full(
 
 
 def test_a_relative_start_that_midnight_alignment_pulls_below_the_minimum_is_rejected() -> None:
-    with pytest.raises(DwsValidationError, match=r"start_time: \+1d is aligned to 00:00 UTC .* use \+2d or more"):
+    with pytest.raises(
+        DwsValidationError, match=r"start_time: \+1d is aligned to 00:00 UTC .* use \+2d or more"
+    ):
         GcpMocks().run(lambda: CalendarReservation("blk", base(start_time="+1d")))  # type: ignore[arg-type]
     with frozen(dt.datetime(2030, 5, 17, 23, 59, tzinfo=dt.timezone.utc)):
         mocks, _ = build(base(start_time="+2d"))
@@ -405,7 +415,10 @@ def test_stable_time_provider_creates_once_and_replaces_only_on_offset_change() 
 
 def test_output_valued_zone_and_description() -> None:
     mocks, holder = build(
-        base(zone=pulumi.Output.from_input("europe-west4-b"), description=pulumi.Output.concat("team ", "a"))
+        base(
+            zone=pulumi.Output.from_input("europe-west4-b"),
+            description=pulumi.Output.concat("team ", "a"),
+        )
     )
     fr = mocks.one(FR).inputs
     assert fr["zone"] == "europe-west4-b" and fr["description"] == "team a"

@@ -32,7 +32,7 @@ def proxy(emu: Emulator, monkeypatch: pytest.MonkeyPatch) -> Iterator[FaultProxy
     with FaultProxy(emu.url) as running:
         monkeypatch.setenv("DWS_AIPLATFORM_ENDPOINT", running.url)
         monkeypatch.setenv("DWS_VIRTUAL_CLOCK_URL", emu.clock_url)
-        monkeypatch.setenv("DWS_HTTP_TIMEOUT", "0.2")
+        monkeypatch.setenv("DWS_HTTP_TIMEOUT", "0.1")
         yield running
 
 
@@ -69,10 +69,10 @@ def test_a_create_answer_damaged_after_the_api_acted_is_adopted(
 def test_a_create_that_reached_google_after_the_client_gave_up_is_tracked(
     emu: Emulator, proxy: FaultProxy
 ) -> None:
-    """Every create request is held until the client gives up, then delivered: no request id
+    """Create requests held until the client gives up, then delivered: no request id
     marks them, yet the cluster one of them made is found and tracked, never left behind."""
     svc: AiPlatformService = emu["aiplatform"]
-    proxy.plan = ProxyFaultPlan(match=_is_create, queue=["late"] * 14)
+    proxy.plan = ProxyFaultPlan(match=_is_create, queue=["late"] * 3)
     result = SlurmClusterProvider().create(cluster_inputs())
     assert (result.outs or {})["state"] == "RUNNING"
     assert len(svc.created) == 1 and list(svc.clusters) == [(PROJECT, REGION, "flexvm")]

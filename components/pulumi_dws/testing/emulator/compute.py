@@ -188,6 +188,9 @@ class ComputeService:
         ``after`` virtual seconds later (its capacity is given back when it stops)."""
         with self._lock:
             vm = self._vms[(project, zone, name)]
+            if status in ("TERMINATED", "SUSPENDED"):
+                self._release(vm)
+                vm.resource.pop("resourceStatus", None)
             vm.resource["status"] = status
             if then is None:
                 self._transitions.pop(vm.key, None)
