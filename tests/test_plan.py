@@ -259,7 +259,7 @@ def test_secure_values_inside_config_objects_are_secrets(tmp_path: Path) -> None
     config = "config:\n  broken:db:\n    user: admin\n    password:\n      secure: v1:zzz\n"
     project = load_project(write_project(tmp_path, program, config))
     stack = load_stack_config(project, "dev")
-    assert json.loads(stack.values["broken:db"]) == {"user": "admin", "password": "[secret]"}
+    assert json.loads(stack.values["broken:db"]) == {"user": "admin", "password": "secret"}
     assert stack.secret_keys == ["broken:db"]
     assert "v1:zzz" not in json.dumps(run_plan(tmp_path).outputs)
 
