@@ -186,7 +186,8 @@ class FaultProxy:
         self.hold_limit = hold_limit
         self.exchanges: list[Exchange] = []
         self.tunnels = 0
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
+        self._recorded = threading.Condition(self._lock)
         self._order = threading.Lock()  # a held request reaches the server before later ones
         self._upstream = threading.local()
         self._port = port
@@ -220,8 +221,17 @@ class FaultProxy:
 
     # ------------------------------------------------------------------ records
     def record(self, exchange: Exchange) -> None:
-        with self._lock:
+        with self._recorded:
             self.exchanges.append(exchange)
+            self._recorded.notify_all()
+
+    def wait_for_exchanges(self, count: int, timeout: float = 30.0) -> list[Exchange]:
+        """Block until ``count`` exchanges are recorded (a held one is recorded once the client
+        hung up); raise ``TimeoutError`` after ``timeout`` real seconds."""
+        with self._recorded:
+            if not self._recorded.wait_for(lambda: len(self.exchanges) >= count, timeout):
+                raise TimeoutError(f"{len(self.exchanges)} exchanges, not {count}")
+            return list(self.exchanges)
 
     def counts(self) -> dict[str, Counter[str]]:
         """Faults injected so far, by phase (``before``/``after`` the act) and kind."""
