@@ -154,7 +154,9 @@ class Emulator:
     def _advance(self, request: Request) -> Response:
         body = request.body if isinstance(request.body, dict) else {}
         seconds = body.get("seconds", 0)
-        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
+        if isinstance(seconds, bool):
+            raise GoogleError(400, f"seconds must be a number, not {seconds!r}")
+        if not isinstance(seconds, (int, float)):
             try:
                 seconds = float(seconds)
             except (TypeError, ValueError):
