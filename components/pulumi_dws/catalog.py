@@ -21,6 +21,8 @@ __all__ = [
     "check_attached",
     "register",
     "known",
+    "COMPACT_FLEX_START_PREFIXES",
+    "compact_with_flex_start",
 ]
 
 
@@ -81,6 +83,18 @@ _MACHINES: dict[str, MachineShape] = {
         {"4": 1, "8": 1, "12": 1, "16": 1, "24": 2, "32": 1, "48": 4, "96": 8},
     ),
 }
+
+
+COMPACT_FLEX_START_PREFIXES: tuple[str, ...] = ("a3-ultragpu-", "a4-", "h4d-")
+"""Machine types whose Flex-start node pools may use compact placement: A3 Ultra, A4 and H4D
+(Cluster Toolkit ``modules/compute/gke-node-pool/main.tf``, precondition "Compact placement
+with DWS Flex start is only supported for A3 Ultra, A4, and H4D machine types"; ``a4-``
+matches A4, not A4X)."""
+
+
+def compact_with_flex_start(machine_type: str) -> bool:
+    """Whether a Flex-start pool of ``machine_type`` may use compact placement."""
+    return machine_type.startswith(COMPACT_FLEX_START_PREFIXES)
 
 
 def known() -> list[str]:
