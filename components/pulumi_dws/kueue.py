@@ -3,9 +3,10 @@
 For a :class:`~pulumi_dws.gke.QueuedNodePool` (or a pool name) it creates, with
 pulumi-kubernetes: a ``ResourceFlavor`` pinned to the pool (``cloud.google.com/gke-nodepool``),
 a ``ProvisioningRequestConfig`` (class ``queued-provisioning.gke.io``; its ``podSetUpdates``
-pin each job's Pods to the nodes provisioned for it) and its ``AdmissionCheck``, a ``ClusterQueue`` whose GPU quota is the pool's GPUs, and a ``LocalQueue``
-in each namespace. ``kueue.x-k8s.io/v1beta2`` by default, ``v1beta1`` on request; optionally
-installs Kueue itself from its Helm chart (pinned version) before the objects.
+pin each job's Pods to the nodes provisioned for it) and its ``AdmissionCheck``, a
+``ClusterQueue`` whose GPU quota is the pool's GPUs, and a ``LocalQueue`` in each namespace.
+``kueue.x-k8s.io/v1beta2`` by default, ``v1beta1`` on request; optionally installs Kueue itself
+from its Helm chart (pinned version) before the objects.
 
 :func:`kueue_manifests` builds the same objects as plain dicts (no Pulumi needed), and
 :func:`kueue_job_fields` / :func:`kueue_job` give what a Job needs to use the queue.
