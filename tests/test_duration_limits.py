@@ -129,7 +129,10 @@ def test_only_ascii_digits_are_durations(bad: str) -> None:
 
 
 def test_override_rejects_an_empty_range() -> None:
-    with pytest.raises(DwsValidationError, match=r"^limits\.calendar\.duration: .* minimum must not be above the maximum"):
+    with pytest.raises(
+        DwsValidationError,
+        match=r"^limits\.calendar\.duration: .* minimum must not be above the maximum",
+    ):
         limits.override("calendar.duration", maximum="12h")
     assert limits.get("calendar.duration").maximum == 90 * 86400  # unchanged
 
@@ -145,7 +148,10 @@ def test_apply_config_applies_the_profile_first_wherever_it_is_written() -> None
     [
         ("seed", "^dws:limits: seed must be an object"),
         ({"profile": "newest"}, "^dws:limits.profile: newest is unknown"),
-        ({"calendar.count": {"maximum": "many"}}, r"^dws:limits\.calendar\.count\.maximum: many must be an integer"),
+        (
+            {"calendar.count": {"maximum": "many"}},
+            r"^dws:limits\.calendar\.count\.maximum: many must be an integer",
+        ),
         ({"calendar.nope": {"maximum": 1}}, "^dws:limits.calendar.nope: calendar.nope is unknown"),
     ],
 )
@@ -166,7 +172,9 @@ def test_applied_context_manager_restores_the_rows_in_force() -> None:
 def test_label_lengths_come_from_the_table() -> None:
     from pulumi_dws.validation import check_labels
 
-    with pytest.raises(DwsValidationError, match=r"labels\[team\]: .* above the label value length limit of 63"):
+    with pytest.raises(
+        DwsValidationError, match=r"labels\[team\]: .* above the label value length limit of 63"
+    ):
         check_labels("labels", {"team": "x" * 64})
     with limits.overridden("labels.value_length", maximum=70):
         assert check_labels("labels", {"team": "x" * 64})
