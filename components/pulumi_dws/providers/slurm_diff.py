@@ -1,8 +1,9 @@
 """Pure helpers of the Slurm cluster provider: comparable forms of a cluster body, drift,
 and which changes are in-place updates and which replace the cluster.
 
-What is immutable follows Google's ``ModelDevelopmentCluster`` definition (magic-modules
-``mmv1/products/vertexai/ModelDevelopmentCluster.yaml``: ``immutable: true`` on ``network``,
+What is immutable follows Google's ``ModelDevelopmentCluster`` definition (GoogleCloudPlatform/
+magic-modules ``mmv1/products/vertexai/ModelDevelopmentCluster.yaml``, commit 0ab2d4ad2404:
+``immutable: true`` on ``network``,
 ``runtimeSpec``, a node pool's ``id``, ``machineSpec``, ``provisioningModel`` and
 ``confidentialInstanceConfig`` and on ``slurmSpec.homeDirectoryStorage``; the orchestrator's
 ``update_mask_fields``) and the ``updateMask`` list of the training-cluster "Manage cluster" page.

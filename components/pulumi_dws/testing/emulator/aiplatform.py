@@ -10,7 +10,10 @@ Routes (``{v}`` is ``v1beta1``, or ``v1`` for operations, as Google's docs poll 
     GET    /{v}/projects/{p}/locations/{r}/operations/{op}
 
 Behaviour, as Google documents it (seed 002, the training-cluster docs and the
-``ModelDevelopmentCluster`` resource definition of magic-modules):
+``ModelDevelopmentCluster`` resource definition of magic-modules,
+``GoogleCloudPlatform/magic-modules`` ``mmv1/products/vertexai/ModelDevelopmentCluster.yaml`` at
+commit ``0ab2d4ad24041037ac85442d680f48ba57dfdcfb``, from which terraform-provider-google-beta's
+``google_vertex_ai_model_development_cluster`` is generated):
 
 * Request bodies are validated before anything happens: the schema in :mod:`.aiplatform_rules`
   (derived, because the ``aiplatform.v1beta1`` discovery document shipped with
