@@ -110,7 +110,9 @@ CPU_SERIES: dict[str, tuple[str, ...]] = {
     "x4": ("megamem",),
     "z3": ("highmem",),
 }
-_CPU_TYPE = re.compile(r"^(?P<series>[a-z][a-z0-9]*)-(?P<shape>[a-z]+)-[1-9][0-9]*(-lssd|-metal)?$")
+_CPU_TYPE = re.compile(
+    r"^(?P<series>[a-z][a-z0-9]*)-(?P<shape>[a-z]+)-[1-9][0-9]*(-lssd|-metal)?\Z"
+)
 _E2_SHARED_CORE = ("e2-micro", "e2-small", "e2-medium")
 _CPU_MACHINES: set[str] = set()
 

@@ -87,7 +87,7 @@ FLEX_START_MIN_GKE_VERSION = "1.32.2-gke.1652000"
 (https://docs.cloud.google.com/kubernetes-engine/docs/how-to/provisioningrequest: "Ensure
 that you have a GKE cluster in version 1.32.2-gke.1652000 or later"; "1.32.2-gke.1652000 or
 later, the minimum version for nodes that use Flex-start VMs")."""
-_GKE_VERSION = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+)(?:-gke\.(\d+))?)?$")
+_GKE_VERSION = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+)(?:-gke\.(\d+))?)?\Z")
 DRIVER_VERSIONS = ("LATEST", "DEFAULT", "INSTALLATION_DISABLED")
 DISK_TYPES = (
     "pd-standard",
