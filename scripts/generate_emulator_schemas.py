@@ -39,6 +39,8 @@ TARGETS: dict[str, dict[str, tuple[str, ...]]] = {
             "compute.instances.delete",
             "compute.instances.stop",
             "compute.instances.start",
+            "compute.instances.suspend",
+            "compute.instances.resume",
             "compute.instances.setLabels",
             "compute.instances.setMetadata",
             "compute.instances.setMachineType",

@@ -128,7 +128,7 @@ def test_error_message_names_field_value_and_limit() -> None:
     assert str(err.value).startswith(
         "max_run_duration: 8d is above the Flex-start max run duration limit of 7d (604800s)"
     )
-    assert "allowed: 30s to 7d (604800s)" in str(err.value)
+    assert "allowed: 10m (600s) to 7d (604800s)" in str(err.value)
     assert err.value.field == "max_run_duration" and err.value.value == "8d"
 
 

@@ -140,8 +140,33 @@ def _pool(i: int, **fields: Any) -> Any:
     return lambda b: b["node_pools"][i].update(fields)
 
 
+def _reserved(values: list[str] | None, kind: str = "SPECIFIC_RESERVATION") -> Any:
+    """Make pool 1 a RESERVATION pool whose affinity names ``values``."""
+
+    def change(body: dict[str, Any]) -> None:
+        pool = body["node_pools"][1]
+        pool["provisioning_model"] = "RESERVATION"
+        pool.pop("flex_start_max_duration", None)
+        affinity: dict[str, Any] = {"reservation_affinity_type": kind}
+        if values is not None:
+            affinity["values"] = values
+        pool["machine_spec"]["reservation_affinity"] = affinity
+
+    return change
+
+
+RESERVATION = f"projects/{PROJECT}/zones/{ZONE}/reservations/h100-block"
+
 BAD_BODIES = [
     ("no node pools", lambda b: b.pop("node_pools"), "Required field 'nodePools'"),
+    ("reservation unnamed", _reserved(None), "must name the reservation"),
+    ("reservation not a path", _reserved(["h100-block"]), "is not projects/"),
+    (
+        "reservation elsewhere",
+        _reserved([RESERVATION.replace(ZONE, "us-central1-c")]),
+        "not in the node pool's zone",
+    ),
+    ("reservation values with none", _reserved([RESERVATION], "NO_RESERVATION"), "empty"),
     ("unknown field", lambda b: b.update(colour="blue"), 'Unknown name "colour"'),
     ("bad enum", _pool(1, provisioning_model="CHEAP"), "TYPE_ENUM"),
     ("bad boolean", _pool(1, enable_public_ips="yes"), "TYPE_BOOL"),
@@ -191,6 +216,27 @@ def test_invalid_bodies_are_400_in_googles_shape(
     assert error["code"] == 400 and error["status"] == "INVALID_ARGUMENT"
     assert expected in error["message"]
     assert svc.clusters == {}
+
+
+def test_a_reservation_pool_and_a_cpu_pool_without_a_model_are_accepted(
+    emu: Emulator, svc: AiPlatformService
+) -> None:
+    """The two pool kinds SlurmCluster now sends: RESERVATION with a specific reservation in
+    the pool's zone; a CPU pool whose provisioning model the API defaults to ON_DEMAND."""
+    body = _mutated(_reserved([RESERVATION]))
+    body["node_pools"].append(
+        {
+            "id": "cpu",
+            "machine_spec": {"machine_type": "n2-standard-8"},
+            "scaling_spec": {"min_node_count": 0, "max_node_count": 2},
+            "zone": ZONE,
+        }
+    )
+    cluster = created(emu, body)
+    pools = {p["id"]: p for p in cluster["nodePools"]}
+    assert pools["a3u"]["provisioningModel"] == "RESERVATION"
+    assert pools["a3u"]["machineSpec"]["reservationAffinity"]["values"] == [RESERVATION]
+    assert pools["cpu"]["provisioningModel"] == "ON_DEMAND"
 
 
 @pytest.mark.parametrize(

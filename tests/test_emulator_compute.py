@@ -277,7 +277,7 @@ def test_body_must_fit_the_discovery_schema(api: Api) -> None:
     [
         (lambda b: b["params"]["requestValidForDuration"].update(seconds="60"), "90s to 2h"),
         (lambda b: b["params"]["requestValidForDuration"].update(seconds="7201"), "90s to 2h"),
-        (lambda b: b["scheduling"]["maxRunDuration"].update(seconds="700000"), "30s to 7d"),
+        (lambda b: b["scheduling"]["maxRunDuration"].update(seconds="700000"), "10m (600s) to 7d"),
         (lambda b: b["scheduling"].update(onHostMaintenance="MIGRATE"), "TERMINATE"),
         (lambda b: b["scheduling"].update(automaticRestart=True), "automaticRestart"),
         (lambda b: b["scheduling"].pop("maxRunDuration"), "maxRunDuration"),

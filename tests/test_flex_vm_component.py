@@ -94,6 +94,8 @@ def test_template_carries_the_shape_and_flex_start_scheduling() -> None:
         "https://www.googleapis.com/auth/cloud-platform"
     ]
     assert "labels" not in template and "metadata" not in template  # updated in place instead
+    # A Flex-start VM consumes no reservation (gcloud --reservation-affinity=none).
+    assert template["reservationAffinity"] == {"type": "NO_RESERVATION"}
 
 
 def test_public_ip_accelerators_and_hyperdisk_families() -> None:
@@ -155,6 +157,7 @@ def test_insert_body_of_a_queued_vm() -> None:
         "name": "trainer-0",
         "machineType": "zones/us-central1-a/machineTypes/a3-highgpu-8g",
         "scheduling": scheduling_block(Duration.parse("3d"), "STOP"),
+        "reservationAffinity": {"consumeReservationType": "NO_RESERVATION"},
         "params": {"requestValidForDuration": {"seconds": "7200"}},
         "labels": {"team": "ml"},
         "metadata": {
@@ -192,7 +195,8 @@ def test_status_output(extra: dict[str, Any], status: str) -> None:
     ("extra", "field", "text"),
     [
         ({"max_run_duration": "8d"}, "max_run_duration", "7d (604800s)"),
-        ({"max_run_duration": "10s"}, "max_run_duration", "30s"),
+        ({"max_run_duration": "10s"}, "max_run_duration", "10m (600s) to 7d (604800s)"),
+        ({"max_run_duration": "599s"}, "max_run_duration", "minimum of 10m (600s)"),
         ({"request_valid_for": "60s"}, "request_valid_for", "90s to 2h (7200s)"),
         ({"request_valid_for": "3h"}, "request_valid_for", "90s to 2h (7200s)"),
         ({"request_valid_for": "soon"}, "request_valid_for", "not a duration"),
@@ -357,3 +361,80 @@ def test_scheduling_block_equals_what_gcloud_sends() -> None:
         # and what the component sends is exactly that block
         mocks, _ = build({**BASE, "max_run_duration": run, "termination_action": action})
         assert mocks.one(VM).inputs["body"]["scheduling"] == body["scheduling"]
+
+
+# Fields gcloud puts in the insert body that the component sends through the instance
+# template (``sourceInstanceTemplate``) instead, each with its reason.
+FROM_TEMPLATE = {
+    "disks": "the boot disk comes from the template (disks, image, size, type)",
+    "networkInterfaces": "the network comes from the template",
+    "serviceAccounts": "the service account and scopes come from the template",
+    "canIpForward": "gcloud spells out the default (false)",
+    "deletionProtection": "gcloud spells out the default (false)",
+    "machineType": "compared separately: gcloud sends a full URL, the body a zonal path",
+}
+_VM_FLAGS = [
+    "--zone=us-central1-a",
+    "--machine-type=a3-highgpu-8g",
+    "--provisioning-model=FLEX_START",
+    "--max-run-duration=3d",
+    "--instance-termination-action=STOP",
+    "--no-restart-on-failure",
+    "--maintenance-policy=TERMINATE",
+    "--reservation-affinity=none",
+    "--labels=team=ml",
+    "--metadata=enable-oslogin=TRUE",
+]
+
+
+def test_insert_body_and_template_equal_what_gcloud_sends() -> None:
+    """Field for field: gcloud's ``instances create ... --reservation-affinity=none`` body
+    against the FlexStartVm body (plus what the template carries), and gcloud's
+    ``instance-templates create`` with the same flags against the template's inputs."""
+    from pulumi_dws.testing.gcloud import field_differences, gcloud_unavailable_reason, run_gcloud
+
+    reason = gcloud_unavailable_reason("alpha")
+    if reason:
+        pytest.skip(reason)
+    vm_args = ["alpha", "compute", "instances", "create", "trainer", *_VM_FLAGS]
+    template_args = ["alpha", "compute", "instance-templates", "create", "t-1", *_VM_FLAGS[1:]]
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        vm_cap, template_cap = pool.map(run_gcloud, [vm_args, template_args])
+    assert vm_cap.ok, vm_cap.describe()
+    assert template_cap.ok, template_cap.describe()
+    sent = vm_cap.canonical(vm_cap.create_request().body)
+
+    mocks, _ = build({**BASE, "labels": {"team": "ml"}, "metadata": {"enable-oslogin": "TRUE"}})
+    ours = mocks.one(VM).inputs["body"]
+    assert field_differences(ours, sent, allowed=FROM_TEMPLATE) == []
+    assert sent["reservationAffinity"] == {"consumeReservationType": "NO_RESERVATION"}
+    assert sent["machineType"].endswith("/projects/demo-project/" + ours["machineType"])
+    assert set(sent) - set(ours) == set(FROM_TEMPLATE) - {"machineType"}
+
+    # The template: pulumi-gcp's reservation_affinity.type is the API's consumeReservationType
+    # (terraform-provider-google expandReservationAffinity); scheduling maps one to one, the
+    # int64 seconds travelling as a string.
+    properties = template_cap.create_request().body["properties"]
+    template = mocks.one(TEMPLATE).inputs
+    affinity = {"consumeReservationType": template["reservationAffinity"]["type"]}
+    assert field_differences(affinity, properties["reservationAffinity"]) == []
+    scheduling = dict(template["scheduling"])
+    scheduling["maxRunDuration"] = {"seconds": str(int(scheduling["maxRunDuration"]["seconds"]))}
+    assert field_differences(scheduling, properties["scheduling"]) == []
+    assert properties["machineType"] == template["machineType"]
+
+
+def test_vm_run_duration_and_slurm_flex_duration_are_separate_limits() -> None:
+    """A Flex-start VM runs 10 minutes to 7 days; 30 s is managed Slurm's
+    ``flex_start_max_duration`` minimum, a different limit with its own row and source."""
+    vm, slurm = (
+        limits.get("flex_start.max_run_duration"),
+        limits.get("slurm.flex_start_max_duration"),
+    )
+    assert (vm.minimum, vm.maximum) == (600, 604800)
+    assert (slurm.minimum, slurm.maximum) == (30, 604800)
+    assert "between 10 minutes and seven days" in vm.source and "cluster-toolkit" in vm.source
+    assert "seed 002" in slurm.source
+    with pytest.raises(DwsValidationError, match="minimum of 10m"):
+        GcpMocks().run(lambda: FlexStartInstance("trainer", {**BASE, "max_run_duration": "5m"}))
+    build({**BASE, "max_run_duration": "10m"})  # the minimum itself is fine

@@ -1,16 +1,12 @@
-"""Fault injection: 120 create/delete cycles of Flex-start VMs with 20% of requests failing
-(429 with Retry-After, 503, dropped connections; seeded) plus some responses lost *after* the
-emulator did the work. Every cycle must end with the VM gone; the run must end with zero VMs
-in the emulator and exactly one VM really created per ``requestId``.
-
-Sleeps (backoff, Retry-After, operation polling) advance the emulator's virtual clock, so the
-whole run takes seconds."""
+"""FlexStartVm under faults, through the fault proxy (``pulumi_dws.testing.fault_proxy``) that
+damages exchanges before Compute sees them or *after* it acted: lost, reset, truncated, HTML,
+empty, non-JSON, string-error, huge, late and slow answers. Counts come from the emulator's own
+records. Sleeps (backoff, Retry-After, polling) advance the emulator's virtual clock; the client's
+deadline is short (``DWS_HTTP_TIMEOUT``), so held answers cost milliseconds."""
 
 from __future__ import annotations
 
-import random
-from collections import Counter
-from collections.abc import Callable
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -19,133 +15,239 @@ from emulator_helpers import HOUR, MACHINE, PROJECT, ZONE
 from pulumi_dws.providers.flex_vm import FlexStartError, FlexStartVmProvider
 from pulumi_dws.testing.clock_helpers import flex_start_vm_props, virtual_sleep
 from pulumi_dws.testing.emulator import Emulator, FaultPlan
-from pulumi_dws.testing.emulator.base import Request, Response
+from pulumi_dws.testing.fault_proxy import AFTER_ACT, BEFORE_ACT, FaultProxy, ProxyFaultPlan
+from pulumi_dws.testing.fault_run import flex_vm_fault_run
 
-pytest_plugins = ["emulator_helpers"]  # fixtures: emu
-
-CYCLES = 120
-FAULT_RATE = 0.2
-LOST_RATE = 0.05
+DEADLINE = "0.2"
 
 
-class ResponseLost(ConnectionAbortedError):
-    """Raised after a request was processed: the server closes the connection unanswered."""
-
-
-def props(i: int) -> dict[str, Any]:
+def props(i: int = 0, **changes: Any) -> dict[str, Any]:
     return flex_start_vm_props(
         f"vm-{i}",
         project=PROJECT,
         zone=ZONE,
         machine_type=MACHINE,
         max_run=86400,
-        termination_action="DELETE",
         labels={"cycle": str(i)},
-        request_valid_for=7200 if i % 4 else None,
-        wait_for="accepted" if i % 4 == 3 else "running",
+        **changes,
     )
 
 
-def _lose_responses(emu: Emulator, lose: Callable[[Request], bool]) -> Counter[str]:
-    """After the emulator handles a mutation, drop the connection unanswered when ``lose``
-    says so."""
-    lost: Counter[str] = Counter()
-    dispatch = emu.dispatch
-    server = emu._server  # noqa: SLF001 - test-only: silence the handler's traceback
-    assert server is not None
-    server.handle_error = lambda request, address: None  # type: ignore[method-assign]
-
-    def lossy(request: Request) -> Response:
-        response = dispatch(request)
-        mutation = request.method in ("POST", "DELETE") and not request.path.startswith(
-            "/_emulator"
-        )
-        if mutation and response.status == 200 and lose(request):
-            lost[request.method] += 1
-            raise ResponseLost("response lost after the work was done")
-        return response
-
-    emu.dispatch = lossy  # type: ignore[method-assign]
-    return lost
+@pytest.fixture
+def emu() -> Iterator[Emulator]:
+    with Emulator() as emulator:
+        yield emulator
 
 
-def test_create_delete_cycles_under_faults_leave_nothing_and_never_duplicate(
-    emu: Emulator,
-) -> None:
-    compute = emu["compute"]
-    emu.faults = FaultPlan(rate=FAULT_RATE, seed=20260105, retry_after=1)
-    rng = random.Random(7)
-    lost = _lose_responses(emu, lambda _request: rng.random() < LOST_RATE)
-    provider = FlexStartVmProvider(sleep=virtual_sleep(emu))
-
-    created = failed = 0
-    request_ids: list[str] = []
-    for i in range(CYCLES):
-        while compute.capacity.take(ZONE, MACHINE):  # start each cycle with none free
-            pass
-        if i % 4 == 2:
-            compute.add_capacity(ZONE, MACHINE, 1, after=1800)  # queue for 30 min
-        else:
-            compute.add_capacity(ZONE, MACHINE, 1)
-        try:
-            result = provider.create(props(i))
-        except FlexStartError as err:  # retries exhausted: must have cleaned up
-            failed += 1
-            assert "left behind" in str(err) or "Nothing was created" in str(err)
-            assert compute.instance(PROJECT, ZONE, f"vm-{i}") is None
-            continue
-        created += 1
-        request_ids.append(result.outs["observed"]["requestId"])
-        assert result.outs["status"] in ("RUNNING", "PENDING")
-        assert compute.instance(PROJECT, ZONE, f"vm-{i}") is not None
-        provider.delete(result.id, result.outs)
-        assert compute.instance(PROJECT, ZONE, f"vm-{i}") is None, f"cycle {i} left its VM"
-
-    injected = sum(emu.faults.counts.values())
-    total = len([r for r in emu.requests if not r.path.startswith("/_emulator")]) + injected
-    assert CYCLES >= 100
-    assert created + failed == CYCLES and created >= CYCLES - 2
-    assert compute.instances() == []
-    per_request_id = Counter(rid for rid, _ in compute.inserted)
-    assert per_request_id and max(per_request_id.values()) == 1, per_request_id.most_common(3)
-    assert None not in per_request_id
-    assert all(per_request_id[rid] == 1 for rid in request_ids)  # one VM per successful create
-    assert created <= len(compute.inserted) <= created + failed
-    # the faults really happened, at about the rate asked for
-    assert set(emu.faults.counts) == {"429", "503", "drop"}
-    assert 0.15 < injected / total < 0.25, (injected, total)
-    assert sum(lost.values()) > 5
+@pytest.fixture
+def proxy(emu: Emulator, monkeypatch: pytest.MonkeyPatch) -> Iterator[FaultProxy]:
+    with FaultProxy(emu.url) as running:
+        monkeypatch.setenv("DWS_COMPUTE_ENDPOINT", running.url)
+        monkeypatch.setenv("DWS_VIRTUAL_CLOCK_URL", "")
+        monkeypatch.setenv("DWS_HTTP_TIMEOUT", DEADLINE)
+        yield running
 
 
-# ---------------------------------------------------------------------- single scenarios
+@pytest.fixture
+def provider(emu: Emulator, proxy: FaultProxy) -> FlexStartVmProvider:
+    return FlexStartVmProvider(sleep=virtual_sleep(emu))
+
+
 def _is_insert(method: str, path: str) -> bool:
     return method == "POST" and path.endswith("/instances")
 
 
-def _first_lost(emu: Emulator, target: Callable[[str, str], bool]) -> Counter[str]:
-    """Compute carries out the first ``target`` request, but its answer never arrives."""
-    seen: list[Request] = []
-
-    def lose(request: Request) -> bool:
-        if target(request.method, request.path) and not seen:
-            seen.append(request)
-            return True
-        return False
-
-    return _lose_responses(emu, lose)
+def _is_delete(method: str, path: str) -> bool:
+    return method == "DELETE"
 
 
-def _refuse_after_loss(
-    emu: Emulator, lost: Counter[str], target: Callable[[str, str], bool], refusals: int
+# ---------------------------------------------------------------------- the fault run
+def test_two_hundred_cycles_under_faults_leave_no_orphan_and_no_duplicate(
+    emu: Emulator, proxy: FaultProxy
 ) -> None:
-    """After the lost answer, the next ``refusals`` ``target`` requests get a 503."""
-    emu.faults = FaultPlan(
-        match=lambda method, path: target(method, path) and bool(lost),
-        queue=["503"] * refusals,
-    )
+    report = flex_vm_fault_run(emu, proxy, cycles=200, rate=0.25, seed=20260105)
+    assert report.cycles == 200
+    assert report.orphans == 0, report.lines()
+    assert report.duplicates == 0, report.lines()
+    assert report.created >= 150 and report.created + report.failed == 200
+    # the faults really happened: at least 20% of requests, half of them after the act
+    assert report.injected >= 0.2 * report.requests, report.lines()
+    assert 0.4 <= report.after_act / report.injected <= 0.6, report.lines()
+    assert set(report.faults["after"]) >= {"lose", "reset", "html", "empty", "truncated"}
 
 
-def _failing_polls(emu: Emulator, kind: str, when: Callable[[], bool] = lambda: True) -> FaultPlan:
+# ---------------------------------------------------------------------- one fault at a time
+@pytest.mark.parametrize("kind", AFTER_ACT)
+def test_an_insert_answer_damaged_after_compute_acted_is_settled_not_orphaned(
+    emu: Emulator, proxy: FaultProxy, provider: FlexStartVmProvider, kind: str
+) -> None:
+    emu["compute"].add_capacity(ZONE, MACHINE, 1)
+    proxy.plan = ProxyFaultPlan(match=_is_insert, queue=[kind])
+    result = provider.create(props())
+    assert result.outs["status"] == "RUNNING"
+    created = emu["compute"].created
+    assert len(created) == 1  # Compute made the VM once, and the stack has it
+    assert str(result.outs["observed"]["instanceId"]) == created[0]["id"]
+    assert [e.fault for e in proxy.exchanges if e.fault] == [kind]
+
+
+@pytest.mark.parametrize("kind", BEFORE_ACT)
+def test_an_insert_refused_before_compute_saw_it_is_sent_again(
+    emu: Emulator, proxy: FaultProxy, provider: FlexStartVmProvider, kind: str
+) -> None:
+    emu["compute"].add_capacity(ZONE, MACHINE, 1)
+    proxy.plan = ProxyFaultPlan(match=_is_insert, queue=[kind])
+    assert provider.create(props()).outs["status"] == "RUNNING"
+    assert len(emu["compute"].created) == 1
+
+
+def test_a_string_error_that_looks_like_a_refusal_is_not_believed(
+    emu: Emulator, proxy: FaultProxy, provider: FlexStartVmProvider
+) -> None:
+    """A 400 whose ``error`` is a string is not Google's answer: the insert may have happened."""
+    emu["compute"].add_capacity(ZONE, MACHINE, 1)
+    proxy.plan = ProxyFaultPlan(match=_is_insert, queue=["string_error"], string_error_status=400)
+    assert provider.create(props()).outs["status"] == "RUNNING"
+    assert len(emu["compute"].instances()) == 1
+
+
+def test_every_insert_answer_lost_is_settled_by_reading_what_exists(
+    emu: Emulator, proxy: FaultProxy, provider: FlexStartVmProvider
+) -> None:
+    """Two rounds of seven attempts, every answer lost after Compute acted: the create then
+    reads the VM, recognises its own label, and adopts it."""
+    emu["compute"].add_capacity(ZONE, MACHINE, 1)
+    proxy.plan = ProxyFaultPlan(match=_is_insert, queue=["lose"] * 14)
+    result = provider.create(props())
+    assert result.outs["status"] == "RUNNING"
+    assert len(emu["compute"].created) == 1
+
+
+def test_an_insert_that_never_reached_compute_says_nothing_was_created(
+    emu: Emulator, proxy: FaultProxy, provider: FlexStartVmProvider
+) -> None:
+    emu["compute"].add_capacity(ZONE, MACHINE, 1)
+    proxy.plan = ProxyFaultPlan(match=_is_insert, queue=["503"] * 14)
+    with pytest.raises(FlexStartError, match="Nothing was created") as info:
+        provider.create(props())
+    assert "pulumi import" not in str(info.value)
+    assert emu["compute"].instances() == []
+
+
+def test_a_create_that_cannot_be_settled_says_how_the_next_up_adopts(
+    emu: Emulator, proxy: FaultProxy, provider: FlexStartVmProvider
+) -> None:
+    """Every insert answer lost, and every read too: the error names the ownership label and
+    says that running the same create again adopts the VM, which it then does."""
+    compute = emu["compute"]
+    compute.add_capacity(ZONE, MACHINE, 1)
+
+    def insert_or_read(method: str, path: str) -> bool:
+        return _is_insert(method, path) or (method == "GET" and "/instances/" in path)
+
+    proxy.plan = ProxyFaultPlan(match=insert_or_read, queue=["503"] * 7 + ["lose"] * 21)
+    with pytest.raises(FlexStartError) as info:
+        provider.create(props())
+    message = str(info.value)
+    assert "dws-create=" in message and "run `pulumi up` again" in message
+    assert "pulumi import" not in message
+    assert len(compute.instances()) == 1  # made by the insert whose answer was lost
+    proxy.plan = ProxyFaultPlan()
+    again = provider.create(props())  # the next `pulumi up`
+    assert again.outs["status"] == "RUNNING"
+    assert len(compute.created) == 1 and len(compute.instances()) == 1
+
+
+def test_a_clean_up_whose_delete_answers_are_lost_still_reports_what_is_left(
+    emu: Emulator, proxy: FaultProxy, provider: FlexStartVmProvider
+) -> None:
+    compute = emu["compute"]
+    compute.keep_failed_instances = True  # the failed request leaves a TERMINATED VM to delete
+    proxy.plan = ProxyFaultPlan(match=_is_delete, queue=["lose"] + ["503"] * 6)
+    with pytest.raises(FlexStartError) as info:
+        provider.create(props())  # no queue, no capacity: a stock-out after about 90 s
+    message = str(info.value)
+    assert "got no capacity" in message
+    assert "Nothing was left behind" in message and "may still exist" not in message, message
+    assert compute.instances() == []
+
+
+def test_a_clean_up_that_cannot_delete_keeps_the_vm_tracked_with_its_true_status(
+    emu: Emulator, proxy: FaultProxy, provider: FlexStartVmProvider
+) -> None:
+    """Never an orphan: the create succeeds with the VM as it is, and its desiredStatus says
+    what it is, so the next `pulumi up` sees a difference and converges."""
+    compute = emu["compute"]
+    compute.keep_failed_instances = True
+    proxy.plan = ProxyFaultPlan(match=_is_delete, queue=["503"] * 7)
+    result = provider.create(props())
+    assert result.outs["status"] == "TERMINATED"
+    assert result.outs["desiredStatus"] == "TERMINATED"
+    assert len(compute.instances()) == 1
+    diff = provider.diff(result.id, result.outs, props())
+    assert diff.changes and not diff.replaces  # the next `pulumi up` starts it
+
+
+def test_a_late_insert_reaches_compute_after_the_client_gave_up(
+    emu: Emulator, proxy: FaultProxy, provider: FlexStartVmProvider
+) -> None:
+    emu["compute"].add_capacity(ZONE, MACHINE, 1)
+    proxy.plan = ProxyFaultPlan(match=_is_insert, queue=["late", "late"])
+    result = provider.create(props())
+    assert result.outs["status"] == "RUNNING"
+    assert len(emu["compute"].created) == 1
+
+
+# ---------------------------------------------------------------------- request-id memory
+def test_a_create_after_a_delete_sees_through_the_stale_request_id(
+    emu: Emulator, proxy: FaultProxy, provider: FlexStartVmProvider
+) -> None:
+    """Same inputs, same deterministic request id, within Compute's memory: the insert is
+    answered with the old finished operation while no VM exists. The create notices and goes
+    on with a fresh id: a new VM."""
+    compute = emu["compute"]
+    compute.add_capacity(ZONE, MACHINE, 2)
+    first = provider.create(props())
+    provider.delete(first.id, first.outs)
+    second = provider.create(props())
+    assert second.outs["status"] == "RUNNING"
+    assert len(compute.created) == 2 and len(compute.instances()) == 1
+    assert second.outs["observed"]["requestId"] != first.outs["observed"]["requestId"]
+    assert second.outs["observed"]["instanceId"] != first.outs["observed"]["instanceId"]
+
+
+def test_a_create_after_a_failed_one_really_asks_again(
+    emu: Emulator, proxy: FaultProxy, provider: FlexStartVmProvider
+) -> None:
+    """The first create stocks out; the second (same inputs, within the hour) is answered with
+    the old failed operation first, and must not report that failure again."""
+    compute = emu["compute"]
+    with pytest.raises(FlexStartError, match="got no capacity"):
+        provider.create(props())
+    compute.add_capacity(ZONE, MACHINE, 1)
+    assert provider.create(props()).outs["status"] == "RUNNING"
+    assert len(compute.created) == 2
+
+
+def test_compute_forgets_request_ids_after_its_memory_ends(emu: Emulator) -> None:
+    import requests
+
+    compute = emu["compute"]
+    compute.add_capacity(ZONE, MACHINE, 2)
+    url = f"{emu.url}compute/v1/projects/{PROJECT}/zones/{ZONE}/instances"
+    rid = "8c1b7c3e-1d7a-4f0e-9a0f-6e0b8f3c2a11"
+    body = props()["body"]
+    first = requests.post(url, params={"requestId": rid}, json=body, timeout=10).json()
+    again = requests.post(url, params={"requestId": rid}, json=body, timeout=10).json()
+    assert again["name"] == first["name"]  # deduplicated
+    compute.remove_instance(PROJECT, ZONE, "vm-0")
+    emu.clock.advance(compute.request_id_ttl + 1)
+    later = requests.post(url, params={"requestId": rid}, json=body, timeout=10).json()
+    assert later["name"] != first["name"] and len(compute.created) == 2
+
+
+# ---------------------------------------------------------------------- polls (emulator faults)
+def _failing_polls(emu: Emulator, kind: str, when: Any = lambda: True) -> FaultPlan:
     """Every poll of a ``kind`` operation (``insert``, ``start``...) answers 503 while ``when()``."""
     compute = emu["compute"]
 
@@ -161,97 +263,33 @@ def _failing_polls(emu: Emulator, kind: str, when: Callable[[], bool] = lambda: 
     return FaultPlan(rate=1.0, kinds=("503",), match=match)
 
 
-def test_an_accepted_insert_whose_answers_are_all_lost_is_settled_by_its_request_id(
-    emu: Emulator,
+def test_polls_failing_after_the_vm_got_capacity_report_it_running(
+    emu: Emulator, provider: FlexStartVmProvider
 ) -> None:
-    compute = emu["compute"]
-    compute.add_capacity(ZONE, MACHINE, 1)
-    # The first insert is carried out but its answer is lost, and the 6 retries are refused: the
-    # client gives up while the VM exists. Asked again with the same requestId, Compute answers
-    # the operation it started: the create goes on, and the VM is in the stack, created once.
-    _refuse_after_loss(emu, _first_lost(emu, _is_insert), _is_insert, refusals=6)
-    provider = FlexStartVmProvider(sleep=virtual_sleep(emu))
-    result = provider.create(props(0))
-    assert result.outs["status"] == "RUNNING"
-    request_id = result.outs["observed"]["requestId"]
-    inserts = [r for r in emu.requests if _is_insert(r.method, r.path)]
-    assert {r.query["requestId"] for r in inserts} == {request_id}
-    assert [rid for rid, _ in compute.inserted] == [request_id]
-
-
-def test_an_insert_never_confirmed_says_which_vm_it_may_have_left(emu: Emulator) -> None:
-    compute = emu["compute"]
-    compute.add_capacity(ZONE, MACHINE, 1)
-    _refuse_after_loss(emu, _first_lost(emu, _is_insert), _is_insert, refusals=13)  # 2 rounds
-    provider = FlexStartVmProvider(sleep=virtual_sleep(emu))
-    with pytest.raises(FlexStartError) as info:
-        provider.create(props(0))
-    message = str(info.value)
-    for part in (
-        "vm-0",
-        ZONE,
-        "did not confirm the insert",
-        "a VM of that name now exists",
-        f"gcloud compute instances delete vm-0 --zone {ZONE} --project {PROJECT}",
-    ):
-        assert part in message, (part, message)
-    assert "Nothing was created" not in message
-    assert compute.instance(PROJECT, ZONE, "vm-0") is not None  # reported, as it is
-
-
-def test_an_insert_that_never_reached_compute_says_nothing_was_created(emu: Emulator) -> None:
-    emu["compute"].add_capacity(ZONE, MACHINE, 1)
-    emu.faults = FaultPlan(match=_is_insert, queue=["503"] * 14)
-    provider = FlexStartVmProvider(sleep=virtual_sleep(emu))
-    with pytest.raises(FlexStartError, match="Nothing was created"):
-        provider.create(props(0))
-    assert emu["compute"].instances() == []
-
-
-def test_polls_failing_after_the_vm_got_capacity_report_it_running(emu: Emulator) -> None:
     compute = emu["compute"]
     compute.add_capacity(ZONE, MACHINE, 1, after=HOUR)
     start = emu.clock.now()
     emu.faults = _failing_polls(
         emu, "insert", when=lambda: (emu.clock.now() - start).total_seconds() >= HOUR
     )
-    provider = FlexStartVmProvider(sleep=virtual_sleep(emu))
-    result = provider.create(props(1))  # queued for up to 2 h, waits until RUNNING
+    result = provider.create(props(1, request_valid_for=7200))
     assert result.outs["status"] == "RUNNING"  # the true status: not deleted after a 1-h wait
     assert compute.instance(PROJECT, ZONE, "vm-1")["status"] == "RUNNING"
 
 
-def test_polls_failing_while_pending_clean_up(emu: Emulator) -> None:
+def test_polls_failing_while_pending_clean_up(emu: Emulator, provider: FlexStartVmProvider) -> None:
     emu.faults = _failing_polls(emu, "insert")
-    provider = FlexStartVmProvider(sleep=virtual_sleep(emu))
     with pytest.raises(FlexStartError, match="the half-created VM was deleted"):
-        provider.create(props(1))
+        provider.create(props(1, request_valid_for=7200))
     assert emu["compute"].instances() == []
 
 
-def test_a_clean_up_whose_answers_are_lost_still_reports_what_is_left(emu: Emulator) -> None:
-    compute = emu["compute"]
-    compute.keep_failed_instances = True  # the failed request leaves a TERMINATED VM to delete
-
-    def is_delete(method: str, path: str) -> bool:
-        return method == "DELETE"
-
-    # the clean-up's delete is carried out, but its answer is lost and every retry refused
-    _refuse_after_loss(emu, _first_lost(emu, is_delete), is_delete, refusals=6)
-    provider = FlexStartVmProvider(sleep=virtual_sleep(emu))
-    with pytest.raises(FlexStartError) as info:
-        provider.create(props(0))  # no queue, no capacity: a stock-out after about 90 s
-    message = str(info.value)
-    assert "got no capacity" in message
-    assert "Nothing was left behind" in message and "may still exist" not in message, message
-    assert compute.instances() == []
-
-
-def test_a_start_that_cannot_be_confirmed_cancels_its_capacity_request(emu: Emulator) -> None:
+def test_a_start_that_cannot_be_confirmed_cancels_its_capacity_request(
+    emu: Emulator, provider: FlexStartVmProvider
+) -> None:
     compute = emu["compute"]
     compute.add_capacity(ZONE, MACHINE, 1)
-    provider = FlexStartVmProvider(sleep=virtual_sleep(emu))
-    running = props(1)
+    running = props(1, request_valid_for=7200)
     created = provider.create(running)
     stopped = provider.update(
         created.id, created.outs, {**running, "desiredStatus": "TERMINATED"}

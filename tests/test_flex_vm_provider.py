@@ -12,7 +12,9 @@ from emulator_helpers import HOUR, MACHINE, PROJECT, ZONE, props
 from pulumi.dynamic import Config, ConfigureRequest
 from pulumi.dynamic.dynamic import serialize_provider
 
+from pulumi_dws.providers.flex_create import create_key
 from pulumi_dws.providers.flex_vm import (
+    OWNER_LABEL,
     TYPE_TOKEN,
     FlexStartError,
     FlexStartVm,
@@ -24,6 +26,14 @@ from pulumi_dws.testing.emulator.base import Request, Response
 from pulumi_dws.testing.emulator.compute import ComputeService
 
 pytest_plugins = ["emulator_helpers"]  # fixtures: emu, compute, provider
+
+
+def without_owner(labels: dict[str, str]) -> dict[str, str]:
+    return {k: v for k, v in labels.items() if k != OWNER_LABEL}
+
+
+def created_label(created: Any) -> str:
+    return create_key(created.outs)
 
 
 def calls(emu: Emulator, start: int) -> list[str]:
@@ -60,7 +70,7 @@ def test_wait_for_accepted_returns_once_pending(
     assert result.outs["status"] == "PENDING"
     assert result.outs["observed"]["runEndsAt"] is None
     assert emu.clock.now() == start  # no waiting at all
-    assert len(emu.requests) <= 3  # insert, instance get, final get
+    assert len(emu.requests) <= 4  # ownership check, insert, instance get, final get
     compute.add_capacity(ZONE, MACHINE, 1, after=600)
     emu.clock.advance(600)
     read = provider.read(result.id, result.outs)
@@ -137,8 +147,12 @@ def test_insert_rejected_by_the_api_says_nothing_was_created(
     assert "HTTP 400" in str(info.value) and "Nothing was created" in str(info.value)
     compute.add_capacity(ZONE, MACHINE, 1)
     provider.create(props())
-    with pytest.raises(FlexStartError, match="already exists"):
-        provider.create(props())
+    other = props()
+    other["body"]["machineType"] = f"zones/{ZONE}/machineTypes/a3-highgpu-4g"
+    with pytest.raises(FlexStartError, match="already exists") as info:
+        provider.create(other)  # same name, other inputs: not this resource's VM
+    assert "pulumi-dws made it from other inputs" in str(info.value)
+    assert "pulumi import" not in str(info.value)
     assert len(compute.instances()) == 1  # the existing VM was not touched
 
 
@@ -213,7 +227,8 @@ def test_labels_and_metadata_update_in_place(
     assert diff.changes and not diff.replaces
     outs = provider.update(created.id, created.outs, news).outs
     vm = compute.instance(PROJECT, ZONE, "vm-1")
-    assert vm["labels"] == {"team": "infra", "cost": "high"}
+    assert without_owner(vm["labels"]) == {"team": "infra", "cost": "high"}
+    assert vm["labels"][OWNER_LABEL] == created_label(created)  # ownership survives setLabels
     assert vm["metadata"]["items"] == [{"key": "startup-script", "value": "nvidia-smi"}]
     assert outs["body"]["labels"] == {"team": "infra", "cost": "high"}
     assert vm["id"] == created.outs["observed"]["instanceId"]  # same VM
@@ -258,7 +273,7 @@ def test_drift_in_labels_is_read_and_repaired(
     diff = provider.diff(created.id, read.outs, desired)
     assert diff.changes and not diff.replaces
     provider.update(created.id, read.outs, desired)
-    assert compute.instance(PROJECT, ZONE, "vm-1")["labels"] == {"team": "ml"}
+    assert without_owner(compute.instance(PROJECT, ZONE, "vm-1")["labels"]) == {"team": "ml"}
 
 
 def test_run_end_with_stop_is_drift_that_an_update_restarts(

@@ -23,6 +23,7 @@ from pulumi_dws.testing.gcloud import (
     GcloudCapture,
     OracleServer,
     endpoint_overrides,
+    field_differences,
     gcloud_unavailable_reason,
     run_gcloud,
 )
@@ -138,6 +139,25 @@ def test_endpoint_overrides_pick_the_compute_version_path() -> None:
         "compute": "http://127.0.0.1:1234/compute/beta/"
     }
     assert endpoint_overrides(root, ("compute",))["compute"].endswith("/compute/v1/")
+
+
+def test_field_differences_name_each_path() -> None:
+    ours = {"scheduling": {"maxRunDuration": {"seconds": 259200}}, "name": "vm", "tags": ["a"]}
+    theirs = {
+        "scheduling": {"maxRunDuration": {"seconds": "259200"}},
+        "reservationAffinity": {"consumeReservationType": "NO_RESERVATION"},
+        "disks": [{}],
+        "tags": ["a", "b"],
+    }
+    assert field_differences(ours, theirs, allowed={"disks": "from the template"}) == [
+        "name: missing from gcloud's (ours: 'vm')",
+        "reservationAffinity: missing from ours "
+        "(gcloud: {'consumeReservationType': 'NO_RESERVATION'})",
+        "scheduling.maxRunDuration.seconds: 259200 != '259200'",
+        "tags: 1 items != 2 (ours ['a'], gcloud ['a', 'b'])",
+    ]
+    assert field_differences(theirs, theirs) == []
+    assert field_differences([1, {"a": True}], [1, {"a": 1}]) == ["[1].a: True != 1"]
 
 
 def test_server_records_and_answers_an_insert_then_serves_the_resource() -> None:

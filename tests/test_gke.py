@@ -69,7 +69,9 @@ def test_queued_pool_sets_what_gke_requires() -> None:
         }
     ]
     assert cfg["oauthScopes"] == list(GKE_DEFAULT_SCOPES)
-    assert "flexStart" not in cfg and "spot" not in cfg and "placementPolicy" not in p
+    # Flex-start with queued provisioning, as GKE's docs and gcloud have it today.
+    assert cfg["flexStart"] is True
+    assert "spot" not in cfg and "placementPolicy" not in p
     assert (p["name"], p["cluster"], p["location"]) == ("dws-pool", "ml-cluster", "us-central1")
     assert p["nodeLocations"] == ["us-central1-a"]
 
@@ -91,6 +93,70 @@ def test_queued_pool_can_also_use_flex_start_vms() -> None:
     p = pool_inputs(mocks)
     assert p["queuedProvisioning"] == {"enabled": True}
     assert p["nodeConfig"]["flexStart"] is True
+
+
+def test_queued_pool_opts_out_of_flex_start_for_older_clusters() -> None:
+    """``flex_start: False`` keeps queued provisioning alone, for clusters older than the GKE
+    version that brought Flex-start nodes; a node version that old needs the opt-out."""
+    mocks, _ = build(base(flex_start=False, version="1.31.6-gke.1020000"))
+    p = pool_inputs(mocks)
+    assert p["queuedProvisioning"] == {"enabled": True}
+    assert "flexStart" not in p["nodeConfig"]
+    for old in ("1.31.6-gke.1020000", "1.32.2-gke.1651999", "1.31"):
+        with pytest.raises(
+            DwsValidationError,
+            match=r"^version: .*1\.32\.2-gke\.1652000.*"
+            r"flex_start: False",
+        ):
+            GcpMocks().run(lambda v=old: QueuedNodePool("dws-pool", base(version=v)))
+    for new in ("1.32.2-gke.1652000", "1.33.1-gke.100", "1.32"):
+        build(base(version=new))
+
+
+@pytest.mark.parametrize("machine", ["a3-ultragpu-8g", "a4-highgpu-8g"])
+def test_compact_placement_with_flex_start_on_a3_ultra_and_a4(machine: str) -> None:
+    mocks, _ = build(base(mode="flex_start", machine_type=machine, compact_placement=True))
+    p = pool_inputs(mocks)
+    assert p["placementPolicy"] == {"type": "COMPACT"}
+    assert p["nodeConfig"]["flexStart"] is True and "queuedProvisioning" not in p
+
+
+@pytest.mark.parametrize(
+    ("over", "field", "fragment"),
+    [
+        ({"compact_placement": True}, "compact_placement", "queued provisioning with GPUs"),
+        (
+            {"compact_placement": True, "machine_type": "a3-ultragpu-8g"},
+            "compact_placement",
+            "queued provisioning with GPUs",
+        ),
+        (
+            {"mode": "flex_start", "compact_placement": True},
+            "compact_placement",
+            "only supported for A3 Ultra, A4 and H4D",
+        ),
+        (
+            {"mode": "flex_start", "compact_placement": True, "machine_type": "a4x-highgpu-4g"},
+            "compact_placement",
+            "only supported for A3 Ultra, A4 and H4D",
+        ),
+        (
+            {
+                "mode": "flex_start",
+                "compact_placement": True,
+                "machine_type": "a3-ultragpu-8g",
+                "node_locations": ["us-central1-a", "us-central1-b"],
+            },
+            "node_locations",
+            "exactly one zone",
+        ),
+        ({"mode": "flex_start", "flex_start": False}, "flex_start", "mode flex_start"),
+    ],
+)
+def test_compact_placement_rules(over: dict[str, Any], field: str, fragment: str) -> None:
+    with pytest.raises(DwsValidationError) as info:
+        GcpMocks().run(lambda: QueuedNodePool("dws-pool", base(**over)))
+    assert info.value.field == field and fragment in str(info.value)
 
 
 def test_reserved_pool_consumes_a_named_reservation() -> None:
@@ -362,6 +428,7 @@ def test_output_valued_inputs_are_checked_once_known(over: dict[str, Any], messa
 # sets, and refuses inputs it does not know, so a new input must be mapped (and compared).
 _TOP = {"name", "cluster", "location", "project", "nodeLocations", "initialNodeCount"}
 _TOP |= {"autoscaling", "management", "queuedProvisioning", "nodeConfig", "version"}
+_TOP |= {"placementPolicy"}
 _CONFIG = {"machineType", "guestAccelerators", "reservationAffinity", "oauthScopes"}
 _CONFIG |= {"flexStart", "maxRunDuration", "labels", "resourceLabels", "taints"}
 _CONFIG |= {"serviceAccount", "diskSizeGb", "diskType", "imageType"}
@@ -420,6 +487,8 @@ def api_body(inputs: dict[str, Any]) -> dict[str, Any]:
         }
     if "queuedProvisioning" in inputs:
         body["queuedProvisioning"] = {"enabled": inputs["queuedProvisioning"]["enabled"]}
+    if "placementPolicy" in inputs:
+        body["placementPolicy"] = {"type": inputs["placementPolicy"]["type"]}
     if "management" in inputs:
         m = inputs["management"]
         body["management"] = {
@@ -496,13 +565,28 @@ _QUEUED = ["--enable-queued-provisioning", "--reservation-affinity=none"]
 _SA = "dws-nodes@demo-project.iam.gserviceaccount.com"
 
 ORACLE_CASES = {
-    # The issue's command line verbatim (gcloud leaves auto-upgrade on unless told).
-    "queued-as-in-the-issue": (_QUEUED, {"auto_upgrade": True}),
+    # GKE's docs' command line (flex-start with queued provisioning); gcloud leaves
+    # auto-upgrade on unless told.
+    "queued-as-in-the-docs": ([*_QUEUED, "--flex-start"], {"auto_upgrade": True}),
     # Our default turns auto-upgrade off, as GKE recommends for DWS pools.
-    "queued-default": ([*_QUEUED, "--no-enable-autoupgrade"], {}),
-    "queued-flex-start": (
-        [*_QUEUED, "--flex-start", "--no-enable-autoupgrade"],
-        {"flex_start": True},
+    "queued-default": ([*_QUEUED, "--flex-start", "--no-enable-autoupgrade"], {}),
+    # The opt-out for clusters older than GKE 1.32.2-gke.1652000: queued provisioning alone.
+    "queued-without-flex-start": (
+        [*_QUEUED, "--no-enable-autoupgrade"],
+        {"flex_start": False},
+    ),
+    # Compact placement on a Flex-start A3 Ultra pool (Cluster Toolkit allows it there).
+    "flex-start-compact-a3-ultra": (
+        [
+            "--flex-start",
+            "--reservation-affinity=none",
+            "--no-enable-autoupgrade",
+            "--placement-type=COMPACT",
+            "--machine-type=a3-ultragpu-8g",
+            "--accelerator",
+            "type=nvidia-h200-141gb,count=8,gpu-driver-version=latest",
+        ],
+        {"mode": "flex_start", "compact_placement": True, "machine_type": "a3-ultragpu-8g"},
     ),
     "flex-start-with-options": (
         [
@@ -555,5 +639,5 @@ def test_inputs_mean_what_gcloud_sends(case: str) -> None:
 
 
 def test_api_body_refuses_inputs_it_does_not_map() -> None:
-    with pytest.raises(AssertionError, match="placementPolicy"):
-        api_body({"name": "p", "placementPolicy": {"type": "COMPACT"}})
+    with pytest.raises(AssertionError, match="networkConfig"):
+        api_body({"name": "p", "networkConfig": {"enablePrivateNodes": True}})

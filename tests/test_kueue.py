@@ -120,6 +120,28 @@ def test_the_schema_check_can_fail() -> None:
         validate(flavor)
 
 
+@needs_crds
+@pytest.mark.parametrize("api_version", ["v1beta2", "v1beta1"])
+def test_pods_land_on_the_nodes_provisioned_for_them(api_version: str) -> None:
+    """The ProvisioningRequestConfig carries xpk's podSetUpdates (a nodeSelector on GKE's
+    provisioning-request label, valued from the request's ResizeRequestName), valid in both
+    CRD versions; a malformed one is refused by the same schema."""
+    config = by_kind(manifests(api_version=api_version), "ProvisioningRequestConfig")[0]
+    assert config["spec"]["podSetUpdates"] == {
+        "nodeSelector": [
+            {
+                "key": "autoscaling.gke.io/provisioning-request",
+                "valueFromProvisioningClassDetail": "ResizeRequestName",
+            }
+        ]
+    }
+    validate(config)
+    wrong = copy.deepcopy(config)
+    del wrong["spec"]["podSetUpdates"]["nodeSelector"][0]["valueFromProvisioningClassDetail"]
+    with pytest.raises(AssertionError, match="valueFromProvisioningClassDetail"):
+        validate(wrong)
+
+
 def test_admission_check_is_wired_for_the_api_version() -> None:
     v2 = by_kind(manifests(), "ClusterQueue")[0]["spec"]
     assert v2["admissionChecksStrategy"] == {"admissionChecks": [{"name": "dws-prov"}]}
@@ -141,6 +163,14 @@ def test_manifest_contents() -> None:
     assert config["spec"] == {
         "provisioningClassName": "queued-provisioning.gke.io",
         "managedResources": ["nvidia.com/gpu"],
+        "podSetUpdates": {
+            "nodeSelector": [
+                {
+                    "key": "autoscaling.gke.io/provisioning-request",
+                    "valueFromProvisioningClassDetail": "ResizeRequestName",
+                }
+            ]
+        },
         "retryStrategy": {
             "backoffLimitCount": 3,
             "backoffBaseSeconds": 60,
@@ -257,6 +287,42 @@ def test_builds_a_gke_provider_with_the_auth_plugin() -> None:
         if r.type.startswith("kubernetes:"):
             assert r.provider.startswith(provider.urn + "::"), r.name
     assert made["queue"].provider is not None
+
+
+class _ClusterWithout(GcpMocks):
+    """Mocks whose ``getCluster`` answers without ``drop`` (a cluster still being created, or a
+    user's own mocks)."""
+
+    def __init__(self, *drop: str) -> None:
+        super().__init__()
+        self.drop = drop
+
+    def call(self, args: Any) -> dict[str, Any]:
+        answer = super().call(args)
+        if args.token == "gcp:container/getCluster:getCluster":
+            answer = {k: v for k, v in answer.items() if k not in self.drop}
+        return answer
+
+
+@pytest.mark.parametrize(
+    ("drop", "missing"),
+    [
+        (("endpoint", "masterAuths"), "no endpoint or CA certificate"),
+        (("masterAuths",), "no CA certificate"),
+        (("endpoint",), "no endpoint"),
+    ],
+)
+def test_a_cluster_without_endpoint_or_ca_asks_for_a_provider(
+    drop: tuple[str, ...], missing: str
+) -> None:
+    def program() -> None:
+        pool = QueuedNodePool("a3-queued", pool_args())
+        KueueQueue("dws", {"node_pool": pool, "namespaces": ["default"]})
+
+    with pytest.raises(DwsValidationError) as info:
+        _ClusterWithout(*drop).run(program)
+    assert info.value.field == "cluster" and info.value.value == "ml-cluster"
+    assert missing in str(info.value) and "kubernetes.Provider" in str(info.value)
 
 
 def test_provider_through_opts_is_used_and_none_is_built() -> None:

@@ -19,7 +19,12 @@ from pulumi_dws.providers.slurm_diff import valid_cluster_id
 def _flex_metadata(key: str) -> None:
     parse_args(
         FlexStartInstanceSpec,
-        {"zone": "us-central1-a", "machine_type": "a3-highgpu-8g", "max_run_duration": "1d", "metadata": {key: "v"}},
+        {
+            "zone": "us-central1-a",
+            "machine_type": "a3-highgpu-8g",
+            "max_run_duration": "1d",
+            "metadata": {key: "v"},
+        },
     )
 
 
@@ -37,7 +42,9 @@ CASES: list[tuple[str, Callable[[str], object], str, int]] = [
 
 
 @pytest.mark.parametrize(("row", "check", "value", "raised_to"), CASES, ids=[c[0] for c in CASES])
-def test_override_moves_the_bound(row: str, check: Callable[[str], object], value: str, raised_to: int) -> None:
+def test_override_moves_the_bound(
+    row: str, check: Callable[[str], object], value: str, raised_to: int
+) -> None:
     with pytest.raises(DwsValidationError):
         check(value)
     with limits.overridden(row, maximum=raised_to):

@@ -25,7 +25,11 @@ class Team(pulumi.ComponentResource):
             opts=child,
         )
         self.member = gcp.projects.IAMMember(
-            f"{name}-iam", project="p1", role="roles/viewer", member="user:a@example.com", opts=child
+            f"{name}-iam",
+            project="p1",
+            role="roles/viewer",
+            member="user:a@example.com",
+            opts=child,
         )
         self.register_outputs({})
 
@@ -105,7 +109,11 @@ def test_run_program_returns_stack_exports_and_config_reaches_the_program() -> N
 def test_each_run_starts_clean() -> None:
     failing = GcpMocks()
     with pytest.raises(ValueError, match="boom"):
-        failing.run(lambda: pulumi.Output.from_input(1).apply(lambda _: (_ for _ in ()).throw(ValueError("boom"))))
+        failing.run(
+            lambda: pulumi.Output.from_input(1).apply(
+                lambda _: (_ for _ in ()).throw(ValueError("boom"))
+            )
+        )
     fine = GcpMocks()
     assert fine.run(lambda: pulumi.Output.from_input(2)) == 2
     assert fine.registered == []
@@ -123,7 +131,9 @@ def test_computed_fields_do_not_leak_into_recorded_inputs() -> None:
 
     nics, meta = mocks.run(program)
     assert nics[0]["network_ip"] == "10.128.0.2" and meta["uid"]
-    assert mocks.one("gcp:compute/instance:Instance").inputs["networkInterfaces"] == [{"network": "default"}]
+    assert mocks.one("gcp:compute/instance:Instance").inputs["networkInterfaces"] == [
+        {"network": "default"}
+    ]
     assert mocks.one("kubernetes:core/v1:ConfigMap").inputs["metadata"] == {"namespace": "ml"}
 
 
@@ -154,7 +164,9 @@ def test_get_keeps_the_requested_id_and_is_not_recorded_as_a_registration() -> N
     mocks = GcpMocks(project="acme-ml")
 
     def program() -> Any:
-        vm = gcp.compute.Instance.get("existing", "projects/other/zones/us-east1-b/instances/legacy-vm")
+        vm = gcp.compute.Instance.get(
+            "existing", "projects/other/zones/us-east1-b/instances/legacy-vm"
+        )
         team = Team("t")
         return pulumi.Output.all(vm.id, vm.name, vm.zone, vm.project, team.vm.id)
 

@@ -94,7 +94,9 @@ def test_plan_of_every_project_exits_0_and_lists_expected_resources(
 def test_text_plan_shows_the_tree_and_key_properties(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["plan", str(REPO / "stacks/calendar-reservation")]) == 0
     out = capsys.readouterr().out
-    assert "└─ + gcp:compute/futureReservation:FutureReservation h100-week-future-reservation" in out
+    assert (
+        "└─ + gcp:compute/futureReservation:FutureReservation h100-week-future-reservation" in out
+    )
     assert "mode=CALENDAR" in out and "machine_type=a3-highgpu-8g" in out and "gpus=16" in out
     assert "provisioning_model=RESERVATION_BOUND" in out
     assert "Policies: no violations" in out
@@ -104,7 +106,10 @@ def test_markdown_plan_is_a_table(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["plan", str(REPO / "stacks/calendar-reservation"), "--format", "markdown"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("### `dws plan`: calendar-reservation / dev")
-    assert "| `h100-week-future-reservation` | `gcp:compute/futureReservation:FutureReservation` |" in out
+    assert (
+        "| `h100-week-future-reservation` | `gcp:compute/futureReservation:FutureReservation` |"
+        in out
+    )
 
 
 def write_project(tmp: Path, program: str, config: str = "") -> Path:
@@ -115,7 +120,9 @@ def write_project(tmp: Path, program: str, config: str = "") -> Path:
     return tmp
 
 
-def test_program_exception_is_one_clear_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_program_exception_is_one_clear_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     write_project(tmp_path, "import pulumi\n\nraise RuntimeError('no cluster named ml')\n")
     assert main(["plan", str(tmp_path)]) == 1
     err = capsys.readouterr().err
@@ -223,7 +230,10 @@ def test_sys_exit_0_ends_the_program_normally_and_other_exits_fail(
     assert [r.name for r in plan.resources] == ["net"] and plan.outputs == {"a": 1}
     (tmp_path / "__main__.py").write_text("import sys\nsys.exit('set gcp:project first')\n")
     assert main(["plan", str(tmp_path)]) == 1
-    assert capsys.readouterr().err == "error: the program exited with status 1: set gcp:project first\n"
+    assert (
+        capsys.readouterr().err
+        == "error: the program exited with status 1: set gcp:project first\n"
+    )
 
 
 def test_secret_inputs_are_never_shown(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -249,7 +259,7 @@ def test_secure_values_inside_config_objects_are_secrets(tmp_path: Path) -> None
     config = "config:\n  broken:db:\n    user: admin\n    password:\n      secure: v1:zzz\n"
     project = load_project(write_project(tmp_path, program, config))
     stack = load_stack_config(project, "dev")
-    assert json.loads(stack.values["broken:db"]) == {"user": "admin", "password": "[secret]"}
+    assert json.loads(stack.values["broken:db"]) == {"user": "admin", "password": "secret"}
     assert stack.secret_keys == ["broken:db"]
     assert "v1:zzz" not in json.dumps(run_plan(tmp_path).outputs)
 
@@ -277,7 +287,9 @@ config:
         "proj:nodes": "4",
     }
     (tmp_path / "Pulumi.dev.yaml").write_text("config:\n  proj:nodes: four\n")
-    with pytest.raises(ValueError, match="Stack 'dev' with configuration key 'nodes' must be of type 'integer'"):
+    with pytest.raises(
+        ValueError, match="Stack 'dev' with configuration key 'nodes' must be of type 'integer'"
+    ):
         load_stack_config(load_project(tmp_path), "dev")
     (tmp_path / "Pulumi.dev.yaml").write_text("config: {}\n")
     with pytest.raises(ValueError, match="Stack 'dev' is missing configuration value 'nodes'"):
@@ -291,7 +303,9 @@ def test_a_stack_name_with_no_file_is_a_usage_error_when_the_project_has_other_s
     (tmp_path / "Pulumi.prod.yml").write_text("config:\n  broken:zone: us-east5-b\n")
     assert main(["plan", str(tmp_path), "--stack", "dve"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("error: no config file for stack 'dve'") and "its stacks: dev, prod" in err
+    assert (
+        err.startswith("error: no config file for stack 'dve'") and "its stacks: dev, prod" in err
+    )
     # A fully qualified name uses the file of its last part; .yml files count.
     plan = run_plan(tmp_path, "acme/broken/prod")
     assert plan.stack.stack == "prod" and plan.stack.values == {"broken:zone": "us-east5-b"}
@@ -310,7 +324,9 @@ def test_stack_config_dir_is_honoured(tmp_path: Path) -> None:
     assert run_plan(tmp_path).outputs == {"z": "us-east5-c"}
 
 
-def test_a_broken_stack_file_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_broken_stack_file_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     write_project(tmp_path, "import pulumi\n", "config:\n  broken:zone: [unclosed\n")
     assert main(["plan", str(tmp_path)]) == 1
     err = capsys.readouterr().err
@@ -318,7 +334,9 @@ def test_a_broken_stack_file_is_one_line(tmp_path: Path, capsys: pytest.CaptureF
     assert "Traceback" not in err
 
 
-def test_pulumi_wrapped_program_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_pulumi_wrapped_program_errors_are_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     program = (
         "import pulumi, pulumi_gcp as gcp\n"
         "gcp.compute.Network('net', description=pulumi.Output.from_input('x').apply(int))\n"
@@ -336,7 +354,9 @@ def test_the_plan_order_is_stable_and_follows_dependencies() -> None:
     from pulumi_dws.testing.mocks import Registered
 
     def reg(name: str, parent: str = "", deps: tuple[str, ...] = ()) -> Registered:
-        return Registered(f"urn::{name}", "t:i:T", name, {}, {}, "", parent, True, dependencies=list(deps))
+        return Registered(
+            f"urn::{name}", "t:i:T", name, {}, {}, "", parent, True, dependencies=list(deps)
+        )
 
     items = [
         reg("block"),
@@ -360,7 +380,10 @@ def test_limits_a_program_applies_do_not_leak_into_the_next_plan(tmp_path: Path)
 
     blueprint = "from pulumi_dws.blueprint import deploy_from_config\ndeploy_from_config()\n"
     seed, current = tmp_path / "seed", tmp_path / "current"
-    for project, extra, duration in ((seed, "  dws:limits: {profile: seed}\n", "7d"), (current, "", "30d")):
+    for project, extra, duration in (
+        (seed, "  dws:limits: {profile: seed}\n", "7d"),
+        (current, "", "30d"),
+    ):
         project.mkdir()
         config = (
             "config:\n" + extra + "  dws:capacity:\n    calendar_reservations:\n"
@@ -370,10 +393,14 @@ def test_limits_a_program_applies_do_not_leak_into_the_next_plan(tmp_path: Path)
         write_project(project, blueprint, config)
     run_plan(seed)
     assert limits.get("calendar.duration").choices is None  # the caller's table, untouched
-    assert [r.name for r in run_plan(current).resources if r.type == "dws:index:CalendarReservation"] == ["b"]
+    assert [
+        r.name for r in run_plan(current).resources if r.type == "dws:index:CalendarReservation"
+    ] == ["b"]
 
 
-def test_stack_limits_reach_the_policy_rules(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_stack_limits_reach_the_policy_rules(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     program = "from pulumi_dws.blueprint import deploy_from_config\ndeploy_from_config()\n"
     config = """config:
   dws:limits: {calendar.duration: {maximum: 120d}}
@@ -406,7 +433,9 @@ def test_a_bad_policy_config_file_is_one_clear_line(
     assert err.count("\n") == 1
 
 
-def test_a_stack_policy_that_is_not_an_object_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_stack_policy_that_is_not_an_object_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     write_project(tmp_path, "import pulumi\n", "config:\n  dws:policy: strict\n")
     assert main(["plan", str(tmp_path)]) == 1
     assert capsys.readouterr().err == (

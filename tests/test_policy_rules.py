@@ -189,6 +189,32 @@ def test_non_dws_pools_and_vms_are_not_judged_as_dws() -> None:
     assert rule("flex-start-max-run-duration")(view("flex_instance", vm)) == []
 
 
+@pytest.mark.parametrize(
+    ("machine", "queued", "allowed"),
+    [
+        ("a3-ultragpu-8g", False, True),
+        ("a4-highgpu-8g", False, True),
+        ("h4d-highmem-192", False, True),
+        ("a3-ultragpu-8g", True, False),  # queued provisioning on GPUs: never compact
+        ("a3-highgpu-8g", False, False),
+        ("a4x-highgpu-4g", False, False),
+    ],
+)
+def test_compact_placement_with_flex_start(machine: str, queued: bool, allowed: bool) -> None:
+    """Cluster Toolkit's rule: compact placement with Flex-start on A3 Ultra, A4 and H4D only,
+    never with queued provisioning on GPUs (the component enforces the same)."""
+    pool = variant(SAMPLES["queued_node_pool"][1](), "placementPolicy", {"type": "COMPACT"})
+    pool = variant(pool, "nodeConfig.flexStart", True)
+    pool = variant(pool, "nodeConfig.machineType", machine)
+    pool = variant(pool, "nodeConfig.guestAccelerators", DELETE)
+    if not queued:
+        pool = variant(pool, "queuedProvisioning", DELETE)
+    found = rule("gke-dws-node-pool")(view("queued_node_pool", pool))
+    assert (found == []) is allowed, found
+    if not allowed:
+        assert "COMPACT" in found[0].message
+
+
 def test_public_ip_on_cpu_vm_is_fine() -> None:
     vm = variant(SAMPLES["flex_instance"][1](), "machineType", "n2-standard-8")
     vm = variant(vm, "networkInterfaces.0.accessConfigs", [{}])

@@ -200,7 +200,36 @@ INVALID = [
     ("login", {"login": None}),
     ("login.count", {"login": {"zone": ZONE, "count": 0}}),
     ("node_pools", {"node_pools": []}),
-    ("cluster_id (defaults to display_name)", {"display_name": "flex-vm"}),
+    ("display_name", {"display_name": "flex-vm"}),
+    ("display_name", {"display_name": "Flexvm"}),
+    ("display_name", {"display_name": "1flexvm"}),
+    ("display_name", {"display_name": "flexvmslurm"}),  # 11 characters
+    ("login.machine_type", {"login": {"zone": ZONE, "machine_type": "n2-standrd-8"}}),
+    ("node_pools[1].machine_type", {"node_pools": _second_pool(machine_type="a3-ultragpu-8gg")}),
+    ("node_pools[1].machine_type", {"node_pools": _second_pool(machine_type="n2-standrd-8")}),
+    ("node_pools[1].reservation", {"node_pools": _second_pool(reservation="h100-week")}),
+    (
+        "node_pools[1].reservation",
+        {
+            "node_pools": _second_pool(
+                provisioning_model="RESERVATION", flex_start_max_duration=None
+            )
+        },
+    ),
+    (
+        "node_pools[1].reservation",
+        {
+            "node_pools": _second_pool(
+                provisioning_model="RESERVATION",
+                flex_start_max_duration=None,
+                reservation=f"projects/{PROJECT}/zones/us-central1-c/reservations/h100-week",
+            )
+        },
+    ),
+    (
+        "node_pools[1].flex_start_max_duration",
+        {"node_pools": _second_pool(reservation="h100-week", provisioning_model=None)},
+    ),
     ("cluster_id", {"cluster_id": "waytoolongid"}),
     ("region", {"region": "us-central1-b"}),
     ("home_directory_storage", {"home_directory_storage": "nfs://home"}),
@@ -231,6 +260,153 @@ def test_validation_names_the_field(field: str, changes: dict[str, Any]) -> None
     with pytest.raises(DwsValidationError):
         mocks.run(lambda: SlurmCluster("flexvm", bad))
     assert mocks.registered == []  # nothing registered: validation runs at construction
+
+
+def _cpu_pool(**fields: Any) -> dict[str, Any]:
+    return {"id": "cpu", "machine_type": "n2-standard-8", "max_nodes": 4, "zone": ZONE, **fields}
+
+
+def test_a_cpu_only_pool_is_on_demand_and_a_gpu_pool_flex_start() -> None:
+    """Flex-start only where there are GPUs: a CPU-only compute pool defaults to ON_DEMAND (the
+    API's own default for CPU pools), with no flex_start_max_duration."""
+    pools = [*copy.deepcopy(SEED_ARGS["node_pools"]), _cpu_pool()]
+    pools[0].pop("provisioning_model")
+    pools[0].pop("flex_start_max_duration")
+    body = build_cluster_body(args(node_pools=pools))
+    gpu, cpu = body["node_pools"][1:]
+    assert gpu["provisioning_model"] == "FLEX_START"
+    assert gpu["flex_start_max_duration"] == "604800s"
+    assert cpu["provisioning_model"] == "ON_DEMAND"
+    assert cpu["machine_spec"] == {"machine_type": "n2-standard-8"}
+    assert "flex_start_max_duration" not in cpu
+    # An explicit choice is kept, and a CPU pool may still ask for Spot.
+    pools[1]["provisioning_model"] = "SPOT"
+    assert build_cluster_body(args(node_pools=pools))["node_pools"][2]["provisioning_model"] == (
+        "SPOT"
+    )
+
+
+@pytest.mark.parametrize(
+    ("reservation", "path"),
+    [
+        ("h100-week", f"projects/{PROJECT}/zones/{ZONE}/reservations/h100-week"),
+        (
+            "projects/owner/reservations/h100-week",
+            f"projects/owner/zones/{ZONE}/reservations/h100-week",
+        ),
+        (
+            f"projects/{PROJECT}/zones/{ZONE}/reservations/r/reservationBlocks/b1",
+            f"projects/{PROJECT}/zones/{ZONE}/reservations/r/reservationBlocks/b1",
+        ),
+    ],
+)
+def test_a_reservation_pool_names_its_reservation(reservation: str, path: str) -> None:
+    pool = {**SEED_ARGS["node_pools"][0], "reservation": reservation}
+    del pool["provisioning_model"], pool["flex_start_max_duration"]
+    body = build_cluster_body(args(node_pools=[pool]))
+    compute = body["node_pools"][1]
+    assert compute["provisioning_model"] == "RESERVATION"
+    assert compute["machine_spec"]["reservation_affinity"] == {
+        "reservation_affinity_type": "SPECIFIC_RESERVATION",
+        "key": "compute.googleapis.com/reservation-name",
+        "values": [path],
+    }
+    assert "flex_start_max_duration" not in compute
+
+
+def test_a_reservation_pool_consumes_a_calendar_reservation() -> None:
+    from pulumi_dws import CalendarReservation
+
+    mocks = GcpMocks(project=PROJECT)
+
+    def program() -> None:
+        block = CalendarReservation(
+            "h100-block",
+            {
+                "project": PROJECT,
+                "zone": ZONE,
+                "machine_type": "a3-ultragpu-8g",
+                "count": 2,
+                "start_time": "+4w",
+                "duration": "7d",
+            },
+        )
+        pool = {**SEED_ARGS["node_pools"][0], "reservation": block}
+        del pool["provisioning_model"], pool["flex_start_max_duration"]
+        SlurmCluster("flexvm", args(node_pools=[pool]))
+
+    mocks.run(program)
+    body = mocks.one(DYNAMIC).inputs["body"]
+    compute = body["node_pools"][1]
+    assert compute["provisioning_model"] == "RESERVATION"
+    assert compute["machine_spec"]["reservation_affinity"]["values"] == [
+        f"projects/{PROJECT}/zones/{ZONE}/reservations/h100-block"
+    ]
+    # The emulator (Google's rules for the API) accepts the body as it is.
+    from slurm_helpers import aiplatform_emulator
+
+    with aiplatform_emulator() as emu:
+        response = requests_post(emu.url, body)
+    assert response.status_code == 200, response.text
+
+
+def requests_post(url: str, body: dict[str, Any]) -> Any:
+    import requests
+
+    parent = f"v1beta1/projects/{PROJECT}/locations/{REGION}/modelDevelopmentClusters"
+    return requests.post(
+        f"{url}{parent}", params={"model_development_cluster_id": "flexvm"}, json=body, timeout=10
+    )
+
+
+@pytest.mark.parametrize(
+    ("over", "field"),
+    [
+        ({"zone": "us-central1-c"}, "node_pools[0].zone"),
+        ({"machine_type": "a4-highgpu-8g"}, "node_pools[0].machine_type"),
+    ],
+)
+def test_a_calendar_reservation_must_match_the_pool(over: dict[str, Any], field: str) -> None:
+    from pulumi_dws import CalendarReservation
+
+    def program() -> None:
+        block = CalendarReservation(
+            "h100-block",
+            {
+                "zone": ZONE,
+                "machine_type": "a3-ultragpu-8g",
+                "count": 2,
+                "start_time": "+4w",
+                "duration": "7d",
+            },
+        )
+        pool = {**SEED_ARGS["node_pools"][0], "reservation": block, **over}
+        for key in (
+            "provisioning_model",
+            "flex_start_max_duration",
+            "accelerator_type",
+            "accelerator_count",
+        ):
+            pool.pop(key)
+        SlurmCluster("flexvm", args(node_pools=[pool]))
+
+    with pytest.raises(DwsValidationError) as info:
+        GcpMocks(project=PROJECT).run(program)
+    assert info.value.field == field
+
+
+def test_display_name_follows_the_create_cluster_docs() -> None:
+    row = limits.get("slurm.display_name_length")
+    assert (row.minimum, row.maximum) == (1, 10) and "create-cluster" in row.source
+    build_cluster_body(args(display_name="a3u2026"))
+    # With a longer display name allowed by an override, the cluster id (which defaults to the
+    # display name) still has its own rule.
+    with (
+        limits.overridden("slurm.display_name_length", maximum=20),
+        pytest.raises(DwsValidationError) as info,
+    ):
+        build_cluster_body(args(display_name="flexvmcluster"))
+    assert info.value.field == "cluster_id (defaults to display_name)"
 
 
 def test_flex_start_error_message() -> None:

@@ -151,12 +151,15 @@ def test_a_create_whose_every_answer_was_lost_finds_the_cluster(
     svc.lose_answers("POST", 7)  # every attempt of the client's retry budget
     result = SlurmClusterProvider().create(props())
     assert result.id == ID and (result.outs or {})["state"] == "RUNNING"
-    assert len(posts(emu)) == 7 and len(svc.clusters) == 1
+    # the second round's POST meets 409 and adopts the cluster the first round made
+    assert len(posts(emu)) == 8 and len(svc.clusters) == 1 and len(svc.created) == 1
 
 
 def test_a_create_refused_without_an_answer_and_nothing_created(emu: Emulator) -> None:
-    emu.faults = FaultPlan(queue=["503"] * 7, retry_after=1)
-    with pytest.raises(SlurmClusterError, match="was refused: HTTP 503"):
+    emu.faults = FaultPlan(  # two rounds of 7 attempts, every one refused
+        queue=["503"] * 14, retry_after=1, match=lambda method, path: method == "POST"
+    )
+    with pytest.raises(SlurmClusterError, match="no cluster of that id exists: nothing was"):
         SlurmClusterProvider().create(props())
     assert posts(emu) == []  # the faults came before the service: nothing was created
 

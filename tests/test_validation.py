@@ -94,10 +94,15 @@ def test_when_known_checks_output_values_once_resolved() -> None:
 
 
 def test_rfc3339_lowercase_t_and_z_are_accepted() -> None:
-    assert parse_timestamp("t", "2027-03-01t00:00:00z") == dt.datetime(2027, 3, 1, tzinfo=dt.timezone.utc)
+    assert parse_timestamp("t", "2027-03-01t00:00:00z") == dt.datetime(
+        2027, 3, 1, tzinfo=dt.timezone.utc
+    )
 
 
 def test_attached_accelerators_accept_either_name_and_say_what_fits() -> None:
     assert catalog.check_attached("a3-highgpu-8g", "NVIDIA_H100_80GB", 8).gpus == 8
-    with pytest.raises(DwsValidationError, match="^accelerator_count: 4 does not match a3-highgpu-8g, which carries 8 GPUs; use 8 or omit it"):
+    with pytest.raises(
+        DwsValidationError,
+        match="^accelerator_count: 4 does not match a3-highgpu-8g, which carries 8 GPUs; use 8 or omit it",
+    ):
         catalog.check_attached("a3-highgpu-8g", accelerator_count=4)

@@ -33,7 +33,15 @@ from .errors import NO_VALUE, DwsValidationError
 from .models import parse_args, suggest
 from .validation import check_name
 
-__all__ = ["Kind", "KINDS", "validate_capacity", "deploy", "deploy_from_config", "CONFIG_KEY"]
+__all__ = [
+    "Kind",
+    "KINDS",
+    "validate_capacity",
+    "deploy",
+    "deploy_from_config",
+    "secret_inputs",
+    "CONFIG_KEY",
+]
 
 CONFIG_KEY = "dws:capacity"
 
@@ -147,20 +155,45 @@ def _check_references(entries: list[Entry]) -> None:
             )
 
 
-def deploy(capacity: Mapping[str, Any] | None) -> dict[str, pulumi.ComponentResource]:
-    """Validate the whole capacity config, then create one component per entry."""
+def deploy(
+    capacity: Mapping[str, Any] | None, *, secret: bool = False
+) -> dict[str, pulumi.ComponentResource]:
+    """Validate the whole capacity config, then create one component per entry.
+
+    ``secret=True`` (the config held a ``secure:`` value somewhere) makes every input of every
+    resource the entries register a Pulumi secret: the engine only says that the whole key is
+    secret, so all that comes from it is treated as secret, into the dynamic resources' inputs
+    and the state.
+    """
     entries = validate_capacity(capacity)
     built: dict[str, pulumi.ComponentResource] = {}
+    opts = pulumi.ResourceOptions(transformations=[secret_inputs]) if secret else None
     for entry in entries:
         component, _ = entry.kind.load()
-        built[f"{entry.kind.key}/{entry.name}"] = component(entry.name, entry.args)
+        built[f"{entry.kind.key}/{entry.name}"] = component(entry.name, entry.args, opts)
     return built
 
 
+def secret_inputs(
+    args: pulumi.ResourceTransformationArgs,
+) -> pulumi.ResourceTransformationResult:
+    """A resource transformation that marks every input of a resource (and of its children) as
+    a Pulumi secret (the dynamic provider's own ``__provider`` stays as it is)."""
+    props = {
+        key: value if key == "__provider" else pulumi.Output.secret(value)
+        for key, value in args.props.items()
+    }
+    return pulumi.ResourceTransformationResult(props, args.opts)
+
+
 def deploy_from_config(config: pulumi.Config | None = None) -> dict[str, pulumi.ComponentResource]:
-    """Deploy the stack's ``dws:capacity`` (under its ``dws:limits`` and ``dws:regions``, which
-    every pulumi-dws component honours; a bad one fails here, before anything is made)."""
+    """Deploy the stack's ``dws:capacity`` (as secrets when the key holds a ``secure:`` value),
+    under its ``dws:limits`` and ``dws:regions``, which every pulumi-dws component honours; a
+    bad one fails here, before anything is made."""
+    from pulumi.runtime.config import is_config_secret
+
     config = config or pulumi.Config("dws")
     limits.from_stack()
     regions.from_stack()
-    return deploy(config.get_object("capacity"))
+    secret = is_config_secret(config.full_key("capacity"))
+    return deploy(config.get_object("capacity"), secret=secret)

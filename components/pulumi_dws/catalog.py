@@ -1,13 +1,17 @@
-"""Known GPU machine types and their accelerators.
+"""Known machine types: GPU ones with their accelerators, and the CPU series.
 
 Accelerator-optimized families (A2, A3, A4, G2) come with their GPUs attached; the table maps
 each machine type to the accelerator Compute Engine / GKE name (``nvidia-h100-80gb``), the
-Vertex AI enum name (``NVIDIA_H100_80GB``) and the GPU count. ``register`` adds a machine type
-the library does not know yet.
+Vertex AI enum name (``NVIDIA_H100_80GB``) and the GPU count. ``register`` adds a GPU machine
+type the library does not know yet. CPU machine types (``n2-standard-8``) are recognised by
+series and shape (:data:`CPU_SERIES`); ``register_cpu`` adds one outside them.
+:func:`machine_kind` checks any machine type against both, so a typo (``n2-standrd-8``,
+``a3-ultragpu-8gg``) is an error rather than a machine with no GPUs.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from .errors import DwsValidationError
@@ -21,6 +25,11 @@ __all__ = [
     "check_attached",
     "register",
     "known",
+    "COMPACT_FLEX_START_PREFIXES",
+    "compact_with_flex_start",
+    "CPU_SERIES",
+    "machine_kind",
+    "register_cpu",
 ]
 
 
@@ -81,6 +90,42 @@ _MACHINES: dict[str, MachineShape] = {
         {"4": 1, "8": 1, "12": 1, "16": 1, "24": 2, "32": 1, "48": 4, "96": 8},
     ),
 }
+
+
+# Compute Engine's general-purpose, compute-, memory-optimized and HPC series and their
+# shapes (https://cloud.google.com/compute/docs/machine-resource): <series>-<shape>-<vCPUs>,
+# optionally -lssd or -metal; E2 also has e2-micro, e2-small and e2-medium.
+_THREE_SHAPES = ("standard", "highmem", "highcpu")
+CPU_SERIES: dict[str, tuple[str, ...]] = {
+    **dict.fromkeys(("e2", "n1", "n2", "n2d", "n4", "n4d", "n4a"), _THREE_SHAPES),
+    **dict.fromkeys(("c2d", "c3", "c3d", "c4", "c4a", "c4d", "h4d"), _THREE_SHAPES),
+    "c2": ("standard",),
+    "h3": ("standard",),
+    "t2d": ("standard",),
+    "t2a": ("standard",),
+    "m1": ("megamem", "ultramem"),
+    "m2": ("megamem", "ultramem", "hypermem"),
+    "m3": ("megamem", "ultramem"),
+    "m4": ("megamem", "ultramem"),
+    "x4": ("megamem",),
+    "z3": ("highmem",),
+}
+_CPU_TYPE = re.compile(
+    r"^(?P<series>[a-z][a-z0-9]*)-(?P<shape>[a-z]+)-[1-9][0-9]*(-lssd|-metal)?\Z"
+)
+_E2_SHARED_CORE = ("e2-micro", "e2-small", "e2-medium")
+_CPU_MACHINES: set[str] = set()
+
+COMPACT_FLEX_START_PREFIXES: tuple[str, ...] = ("a3-ultragpu-", "a4-", "h4d-")
+"""Machine types whose Flex-start node pools may use compact placement: A3 Ultra, A4 and H4D
+(Cluster Toolkit ``modules/compute/gke-node-pool/main.tf``, precondition "Compact placement
+with DWS Flex start is only supported for A3 Ultra, A4, and H4D machine types"; ``a4-``
+matches A4, not A4X)."""
+
+
+def compact_with_flex_start(machine_type: str) -> bool:
+    """Whether a Flex-start pool of ``machine_type`` may use compact placement."""
+    return machine_type.startswith(COMPACT_FLEX_START_PREFIXES)
 
 
 def known() -> list[str]:
@@ -149,3 +194,35 @@ def check_attached(
             f"use {shape.gpus} or omit it",
         )
     return shape
+
+
+def register_cpu(machine_type: str) -> None:
+    """Teach the library a CPU machine type outside :data:`CPU_SERIES`."""
+    _CPU_MACHINES.add(machine_type)
+
+
+def _is_cpu(machine_type: str) -> bool:
+    if machine_type in _CPU_MACHINES or machine_type in _E2_SHARED_CORE:
+        return True
+    match = _CPU_TYPE.match(machine_type)
+    return match is not None and match["shape"] in CPU_SERIES.get(match["series"], ())
+
+
+def machine_kind(field: str, machine_type: str) -> MachineShape | None:
+    """The GPU shape of a known GPU machine type, None for a known CPU machine type, or a
+    :class:`DwsValidationError` for anything else (a typo must not pass as "no GPUs")."""
+    shape = _MACHINES.get(machine_type) if isinstance(machine_type, str) else None
+    if shape is not None:
+        return shape
+    if isinstance(machine_type, str) and _is_cpu(machine_type):
+        return None
+    gpu_families = sorted({m.rsplit("-", 1)[0] for m in _MACHINES})
+    raise DwsValidationError(
+        field,
+        machine_type,
+        "is not a known machine type: use a GPU type of the families "
+        f"{', '.join(gpu_families)} (e.g. a3-ultragpu-8g) or a CPU type "
+        "<series>-<shape>-<vCPUs> of the series "
+        f"{', '.join(sorted(CPU_SERIES))} (e.g. n2-standard-8); or teach it with "
+        "pulumi_dws.catalog.register() / register_cpu()",
+    )

@@ -13,7 +13,8 @@ Children (``parent=self``):
 * ``<name>-template``: a pulumi-gcp ``gcp.compute.InstanceTemplate`` with the VM's shape and its
   Flex-start scheduling (``provisioning_model="FLEX_START"``, ``max_run_duration``,
   ``instance_termination_action``, ``automatic_restart=False``,
-  ``on_host_maintenance="TERMINATE"``): everything pulumi-gcp can express.
+  ``on_host_maintenance="TERMINATE"``) and reservation affinity ``NO_RESERVATION`` (a
+  Flex-start VM consumes no reservation): everything pulumi-gcp can express.
 * ``<name>-vm``: a ``pulumi-python:dynamic/dws:FlexStartVm`` that does the one thing pulumi-gcp
   cannot: ``instances.insert`` from that template with ``params.requestValidForDuration``, then
   the VM's lifecycle (stop/start, labels, metadata, delete). See
@@ -47,6 +48,7 @@ __all__ = [
     "FlexStartInstanceSpec",
     "AcceleratorArgs",
     "scheduling_block",
+    "NO_RESERVATION",
     "TYPE",
     "DEFAULT_IMAGE",
     "DEFAULT_SCOPES",
@@ -56,8 +58,8 @@ TYPE = "dws:index:FlexStartInstance"
 DEFAULT_IMAGE = "projects/debian-cloud/global/images/family/debian-12"
 DEFAULT_SCOPES = ("https://www.googleapis.com/auth/cloud-platform",)
 _HYPERDISK_FAMILIES = ("a4", "a4x", "a3-ultragpu")
-_ACCELERATOR = re.compile(r"^[a-z][a-z0-9-]*$")
-_METADATA_KEY = re.compile(r"^[a-zA-Z0-9_-]+$")  # length: limits "compute.metadata_key_length"
+_ACCELERATOR = re.compile(r"^[a-z][a-z0-9-]*\Z")
+_METADATA_KEY = re.compile(r"^[a-zA-Z0-9_-]+\Z")  # length: limits "compute.metadata_key_length"
 
 
 class AcceleratorArgs(TypedDict):
@@ -75,7 +77,8 @@ class FlexStartInstanceArgs(TypedDict, total=False):
     machine_type: Required[str | pulumi.Output[str]]
     """A GPU machine type (``a3-highgpu-8g``), or any type plus ``accelerators``."""
     max_run_duration: Required[DurationLike]
-    """How long the VM may run once it has capacity (at most 7 days): ``"3d"``, ``86400``."""
+    """How long the VM may run once it has capacity (10 minutes to 7 days): ``"3d"``,
+    ``86400``."""
     termination_action: NotRequired[Literal["STOP", "DELETE"]]
     """End of the run: ``STOP`` keeps the VM and its disk (default), ``DELETE`` removes it."""
     request_valid_for: NotRequired[DurationLike | None]
@@ -114,6 +117,12 @@ class FlexStartInstanceArgs(TypedDict, total=False):
     """Shortcut for ``metadata["startup-script"]``."""
     accelerators: NotRequired[list[AcceleratorArgs]]
     """GPUs to attach, for machine types without built-in GPUs (N1, G4, ...)."""
+
+
+NO_RESERVATION: dict[str, str] = {"consumeReservationType": "NO_RESERVATION"}
+"""The insert body's ``reservationAffinity``: a Flex-start VM consumes no reservation
+(``gcloud compute instances create --reservation-affinity=none``; Google's Flex-start create
+docs and Cluster Toolkit's Slurm partitions set it)."""
 
 
 def scheduling_block(max_run: Duration, termination_action: Any) -> dict[str, Any]:
@@ -362,6 +371,7 @@ class FlexStartInstance(pulumi.ComponentResource):
                 "automatic_restart": False,
                 "on_host_maintenance": "TERMINATE",
             },
+            reservation_affinity={"type": "NO_RESERVATION"},
             opts=child,
         )
 
@@ -374,6 +384,7 @@ class FlexStartInstance(pulumi.ComponentResource):
             "name": instance_name,
             "machineType": machine_url,
             "scheduling": scheduling_block(spec.max_run_duration, spec.termination_action),
+            "reservationAffinity": dict(NO_RESERVATION),
         }
         if spec.request_valid_for is not None:
             window = when_known(spec.request_valid_for, Duration.to_api)

@@ -2,15 +2,19 @@
 
 Three modes:
 
-* ``"queued"`` (default): queued provisioning (``queuedProvisioning.enabled``); nodes appear
-  only when a ProvisioningRequest (created by Kueue, see :mod:`pulumi_dws.kueue`) is granted.
+* ``"queued"`` (default): flex-start with queued provisioning (``queuedProvisioning.enabled``
+  and ``node_config.flex_start``, as ``gcloud container node-pools create
+  --enable-queued-provisioning --flex-start`` in GKE's current docs); nodes appear only when a
+  ProvisioningRequest (created by Kueue, see :mod:`pulumi_dws.kueue`) is granted. On clusters
+  older than GKE 1.32.2-gke.1652000 pass ``flex_start: False`` (queued provisioning alone).
 * ``"flex_start"``: Flex-start nodes without a queue (``node_config.flex_start``); the cluster
-  autoscaler asks DWS for capacity when Pods are pending.
+  autoscaler asks DWS for capacity when Pods are pending. On A3 Ultra, A4 and H4D machine types
+  such a pool may use compact placement (one zone).
 * ``"reserved"``: nodes that consume a Calendar-mode reservation (SPECIFIC_RESERVATION affinity).
 
 The inputs mean the same as what ``gcloud beta container node-pools create
---enable-queued-provisioning --enable-autoscaling --num-nodes=0 --total-max-nodes=N
---location-policy=ANY --reservation-affinity=none --no-enable-autorepair
+--enable-queued-provisioning --flex-start --enable-autoscaling --num-nodes=0
+--total-max-nodes=N --location-policy=ANY --reservation-affinity=none --no-enable-autorepair
 --accelerator type=...,count=...,gpu-driver-version=latest`` sends, and every rule GKE
 enforces for DWS pools is checked when the component is constructed.
 """
@@ -51,6 +55,7 @@ __all__ = [
     "NODE_POOL_LABEL",
     "RESERVATION_KEY",
     "GKE_DEFAULT_SCOPES",
+    "FLEX_START_MIN_GKE_VERSION",
     "SERVICE_ACCOUNT_SCOPES",
     "node_pool_args",
     "reservation_affinity",
@@ -77,6 +82,12 @@ SERVICE_ACCOUNT_SCOPES: tuple[str, ...] = (
     "https://www.googleapis.com/auth/cloud-platform",
     "https://www.googleapis.com/auth/userinfo.email",
 )
+FLEX_START_MIN_GKE_VERSION = "1.32.2-gke.1652000"
+"""The first GKE version with Flex-start nodes, and so with flex-start with queued provisioning
+(https://docs.cloud.google.com/kubernetes-engine/docs/how-to/provisioningrequest: "Ensure
+that you have a GKE cluster in version 1.32.2-gke.1652000 or later"; "1.32.2-gke.1652000 or
+later, the minimum version for nodes that use Flex-start VMs")."""
+_GKE_VERSION = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+)(?:-gke\.(\d+))?)?\Z")
 DRIVER_VERSIONS = ("LATEST", "DEFAULT", "INSTALLATION_DISABLED")
 DISK_TYPES = (
     "pd-standard",
@@ -90,11 +101,11 @@ DISK_TYPES = (
 LOCATION_POLICIES = ("ANY", "BALANCED")
 _EFFECTS = {"NoSchedule": "NO_SCHEDULE", "PreferNoSchedule": "PREFER_NO_SCHEDULE"}
 _EFFECTS["NoExecute"] = "NO_EXECUTE"
-_CLUSTER_ID = re.compile(r"^projects/[^/]+/(locations|zones)/[^/]+/clusters/[a-z][-a-z0-9]*$")
-_SHARED_RESERVATION = re.compile(r"^projects/[a-z][-a-z0-9]{4,28}[a-z0-9]/reservations/(.+)$")
-_K8S_NAME = re.compile(r"^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$")
-_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
-_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[a-z]+$")
+_CLUSTER_ID = re.compile(r"^projects/[^/]+/(locations|zones)/[^/]+/clusters/[a-z][-a-z0-9]*\Z")
+_SHARED_RESERVATION = re.compile(r"^projects/[a-z][-a-z0-9]{4,28}[a-z0-9]/reservations/(.+)\Z")
+_K8S_NAME = re.compile(r"^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?\Z")
+_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\Z")
+_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[a-z]+\Z")
 
 
 class TaintArgs(TypedDict):
@@ -113,6 +124,11 @@ class QueuedNodePoolArgs(TypedDict, total=False):
     cluster's region or zone), ``machine_type`` (a known GPU type, e.g. ``a3-highgpu-8g``),
     ``max_nodes`` (total across zones). ``accelerator_type``/``accelerator_count`` default
     to what the machine type has attached and must match it when given.
+
+    ``flex_start``: in mode ``queued`` the nodes are Flex-start VMs unless it is False (needed
+    on clusters older than GKE 1.32.2-gke.1652000); mode ``flex_start`` implies it; mode
+    ``reserved`` refuses it. ``compact_placement``: only Flex-start pools (mode ``flex_start``)
+    of A3 Ultra, A4 or H4D in one zone (``node_locations`` of one zone).
     """
 
     cluster: Required[pulumi.Input[str]]
@@ -139,9 +155,9 @@ class QueuedNodePoolArgs(TypedDict, total=False):
     auto_upgrade: bool
     flex_start: bool
     reservation: Any
+    compact_placement: bool
     # Accepted only to refuse them with a clear message (queued / flex_start modes):
     spot: bool
-    compact_placement: bool
     min_nodes: int
     initial_node_count: int
     location_policy: str
@@ -251,7 +267,7 @@ class QueuedNodePoolSpec(DwsModel):
     image_type: str | None = None
     version: str | None = None
     auto_upgrade: bool = False
-    flex_start: bool = False
+    flex_start: bool | None = None
     reservation: Any = None
     spot: bool = False
     compact_placement: bool = False
@@ -412,11 +428,16 @@ class QueuedNodePoolSpec(DwsModel):
                 "spot", True, f"is not allowed: {what} can't use Spot VMs; remove spot"
             )
         if self.compact_placement:
+            self._compact_rules(what)
+        if self.mode == "flex_start" and self.flex_start is False:
             raise DwsValidationError(
-                "compact_placement",
-                True,
-                f"is not allowed: {what} with GPUs can't use compact placement (TPUs only)",
+                "flex_start",
+                False,
+                "is not allowed with mode flex_start (its nodes are Flex-start VMs); use mode "
+                "queued with flex_start False for queued provisioning without Flex-start",
             )
+        if self.uses_flex_start:
+            self._flex_start_version_rule()
         if self.mode == "reserved":
             if self.reservation is None:
                 raise DwsValidationError(
@@ -455,6 +476,53 @@ class QueuedNodePoolSpec(DwsModel):
                     field, value, f"is not allowed: {what} requires {rule} (use {required})"
                 )
 
+    def _compact_rules(self, what: str) -> None:
+        """Compact placement: Flex-start pools (no queue) of A3 Ultra, A4 or H4D, in one zone
+        (Cluster Toolkit ``gke-node-pool`` preconditions); never queued provisioning or
+        reservation-bound pools with GPUs."""
+        if self.mode != "flex_start":
+            raise DwsValidationError(
+                "compact_placement",
+                True,
+                f"is not allowed: {what} with GPUs can't use compact placement (TPUs only); "
+                "Flex-start pools (mode flex_start) of A3 Ultra, A4 or H4D can",
+            )
+        if not catalog.compact_with_flex_start(self.machine_type):
+            raise DwsValidationError(
+                "compact_placement",
+                True,
+                f"is not allowed with {self.machine_type}: compact placement with Flex-start is "
+                "only supported for A3 Ultra, A4 and H4D machine types "
+                f"({', '.join(p + '*' for p in catalog.COMPACT_FLEX_START_PREFIXES)})",
+            )
+        if not self.node_locations or len(self.node_locations) != 1:
+            raise DwsValidationError(
+                "node_locations",
+                self.node_locations or "(missing)",
+                "must be exactly one zone with compact_placement (compact placement is only "
+                "available for node pools in a single zone)",
+            )
+
+    def _flex_start_version_rule(self) -> None:
+        """Refuse a node ``version`` older than the first one with Flex-start nodes."""
+        match = _GKE_VERSION.match(self.version) if isinstance(self.version, str) else None
+        if match is None:
+            return
+        given = tuple(int(part) for part in match.groups() if part is not None)
+        first = (1, 32, 2, 1652000)
+        if given < first[: len(given)]:
+            hint = (
+                "pass flex_start: False (queued provisioning without Flex-start)"
+                if self.mode == "queued"
+                else "use a newer version"
+            )
+            raise DwsValidationError(
+                "version",
+                self.version,
+                f"is older than {FLEX_START_MIN_GKE_VERSION}, the first GKE version with "
+                f"Flex-start nodes; {hint}",
+            )
+
     def _reservation_rules(self) -> None:
         machine = _reservation_attr(self.reservation, "machine_type")
         if machine is not None and machine != self.machine_type:
@@ -481,8 +549,13 @@ class QueuedNodePoolSpec(DwsModel):
 
     @property
     def uses_flex_start(self) -> bool:
-        """True when nodes are Flex-start VMs (``node_config.flex_start``)."""
-        return self.mode == "flex_start" or self.flex_start
+        """True when nodes are Flex-start VMs (``node_config.flex_start``): mode flex_start,
+        and mode queued unless ``flex_start`` is False."""
+        if self.mode == "flex_start":
+            return True
+        if self.mode == "queued":
+            return self.flex_start is not False
+        return False
 
 
 def _shown_reservation(value: Any) -> Any:
@@ -586,6 +659,8 @@ def node_pool_args(
     }
     if spec.mode == "queued":
         args["queued_provisioning"] = {"enabled": True}
+    if spec.compact_placement:
+        args["placement_policy"] = {"type": "COMPACT"}
     node_locations = spec.node_locations or _reservation_zones(spec)
     for key, value in (
         ("project", spec.project),

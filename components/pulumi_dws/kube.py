@@ -13,6 +13,8 @@ import pulumi
 import pulumi_gcp as gcp
 import pulumi_kubernetes as kubernetes
 
+from .errors import DwsValidationError
+
 __all__ = ["AUTH_PLUGIN", "cluster_name", "kubeconfig", "cluster_kubeconfig", "gke_provider"]
 
 AUTH_PLUGIN = "gke-gcloud-auth-plugin"
@@ -70,14 +72,37 @@ def cluster_kubeconfig(
     project: pulumi.Input[str] | None = None,
     opts: pulumi.InvokeOutputOptions | None = None,
 ) -> pulumi.Output[str]:
-    """Look the cluster up (``gcp.container.get_cluster_output``) and build its kubeconfig."""
+    """Look the cluster up (``gcp.container.get_cluster_output``) and build its kubeconfig.
+
+    A lookup without an endpoint or a CA certificate (a cluster still being created, or mocks
+    that answer ``getCluster`` with less) raises :class:`DwsValidationError` naming the cluster
+    and saying to pass a Kubernetes provider instead.
+    """
     name = pulumi.Output.from_input(cluster).apply(cluster_name)
     found = gcp.container.get_cluster_output(
         name=name, location=location, project=project, opts=opts
     )
-    return pulumi.Output.all(found.endpoint, found.master_auths, found.name).apply(
-        lambda a: kubeconfig(a[0], _ca(a[1]), f"gke_{a[2]}")
+    return pulumi.Output.all(name, location, found.endpoint, found.master_auths).apply(
+        lambda a: _kubeconfig_of(a[0], a[1], a[2], a[3])
     )
+
+
+def _kubeconfig_of(name: str, location: Any, endpoint: Any, master_auths: Any) -> str:
+    missing = [
+        what
+        for what, value in (("endpoint", endpoint), ("CA certificate", _ca(master_auths)))
+        if not value
+    ]
+    if missing:
+        raise DwsValidationError(
+            "cluster",
+            name,
+            f"in {location} has no {' or '.join(missing)} in its getCluster lookup (a cluster "
+            "still being created, or mocks without them), so no Kubernetes provider can be "
+            "built for it; pass a kubernetes.Provider through "
+            "opts=pulumi.ResourceOptions(provider=...)",
+        )
+    return kubeconfig(endpoint, _ca(master_auths) or "", f"gke_{name}")
 
 
 def gke_provider(
@@ -97,11 +122,14 @@ def gke_provider(
     )
 
 
-def _ca(master_auths: Any) -> str:
-    """The CA certificate from ``getCluster``'s ``master_auths`` (typed or plain dicts)."""
+def _ca(master_auths: Any) -> str | None:
+    """The CA certificate from ``getCluster``'s ``master_auths`` (typed or plain dicts), or
+    None when the lookup has none."""
+    if not isinstance(master_auths, (list, tuple)) or not master_auths:
+        return None
     first = master_auths[0]
     for key in ("cluster_ca_certificate", "clusterCaCertificate"):
         value = getattr(first, key, None) or (first.get(key) if isinstance(first, dict) else None)
         if value:
             return str(value)
-    raise ValueError("getCluster returned no masterAuth.clusterCaCertificate")
+    return None

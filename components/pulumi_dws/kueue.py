@@ -2,10 +2,11 @@
 
 For a :class:`~pulumi_dws.gke.QueuedNodePool` (or a pool name) it creates, with
 pulumi-kubernetes: a ``ResourceFlavor`` pinned to the pool (``cloud.google.com/gke-nodepool``),
-a ``ProvisioningRequestConfig`` (class ``queued-provisioning.gke.io``) and its
-``AdmissionCheck``, a ``ClusterQueue`` whose GPU quota is the pool's GPUs, and a ``LocalQueue``
-in each namespace. ``kueue.x-k8s.io/v1beta2`` by default, ``v1beta1`` on request; optionally
-installs Kueue itself from its Helm chart (pinned version) before the objects.
+a ``ProvisioningRequestConfig`` (class ``queued-provisioning.gke.io``; its ``podSetUpdates``
+pin each job's Pods to the nodes provisioned for it) and its ``AdmissionCheck``, a
+``ClusterQueue`` whose GPU quota is the pool's GPUs, and a ``LocalQueue`` in each namespace.
+``kueue.x-k8s.io/v1beta2`` by default, ``v1beta1`` on request; optionally installs Kueue itself
+from its Helm chart (pinned version) before the objects.
 
 :func:`kueue_manifests` builds the same objects as plain dicts (no Pulumi needed), and
 :func:`kueue_job_fields` / :func:`kueue_job` give what a Job needs to use the queue.
@@ -13,6 +14,7 @@ installs Kueue itself from its Helm chart (pinned version) before the objects.
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Literal, TypedDict
@@ -46,6 +48,8 @@ __all__ = [
     "QUEUE_NAME_LABEL",
     "MAX_RUN_DURATION_ANNOTATION",
     "GPU_RESOURCE",
+    "PROVISIONING_REQUEST_LABEL",
+    "POD_SET_UPDATES",
     "kueue_manifests",
     "kueue_job_fields",
     "kueue_job",
@@ -64,6 +68,18 @@ PROVISIONING_CONTROLLER = "kueue.x-k8s.io/provisioning-request"
 QUEUE_NAME_LABEL = "kueue.x-k8s.io/queue-name"
 MAX_RUN_DURATION_ANNOTATION = "provreq.kueue.x-k8s.io/maxRunDurationSeconds"
 GPU_RESOURCE = "nvidia.com/gpu"
+PROVISIONING_REQUEST_LABEL = "autoscaling.gke.io/provisioning-request"
+POD_SET_UPDATES: dict[str, Any] = {
+    "nodeSelector": [
+        {"key": PROVISIONING_REQUEST_LABEL, "valueFromProvisioningClassDetail": "ResizeRequestName"}
+    ]
+}
+"""The ProvisioningRequestConfig's ``podSetUpdates``: once a request is provisioned, Kueue adds a
+nodeSelector on the GKE label of the nodes made for it (its value is the request's
+``ResizeRequestName`` class detail), so a job's Pods land on the nodes provisioned for that
+job and not on nodes another job is waiting for. As Google's xpk writes it
+(AI-Hypercomputer/xpk ``src/xpk/templates/kueue_config.yaml.j2``); the field is in both
+``v1beta1`` and ``v1beta2`` of the Kueue CRD."""
 # GPU nodes on GKE carry the taint nvidia.com/gpu=present:NoSchedule; Kueue adds the flavor's
 # tolerations to the Pods it admits.
 GPU_TOLERATION = {"key": GPU_RESOURCE, "operator": "Exists", "effect": "NoSchedule"}
@@ -73,12 +89,12 @@ UNBOUNDED_MEMORY = "1000000000Gi"
 UNBOUNDED_EPHEMERAL = "1000000000Ti"
 QUEUEING_STRATEGIES = ("BestEffortFIFO", "StrictFIFO")
 
-_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?\Z")
 _QUANTITY = re.compile(
     r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?"
-    r"(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$"
+    r"(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?\Z"
 )
-_VERSION = re.compile(r"^v?(\d+)\.(\d+)\.(\d+)$")
+_VERSION = re.compile(r"^v?(\d+)\.(\d+)\.(\d+)\Z")
 _INT32 = 2**31 - 1
 
 
@@ -372,6 +388,7 @@ def _build(
         config: dict[str, Any] = {
             "provisioningClassName": PROVISIONING_CLASS,
             "managedResources": [GPU_RESOURCE],
+            "podSetUpdates": copy.deepcopy(POD_SET_UPDATES),
             "retryStrategy": spec.retry_strategy.manifest(),
         }
         if spec.max_run_duration is not None:
@@ -579,7 +596,7 @@ def _queue_of(queue: Any) -> tuple[str, bool]:
         return queue.local_queue_name, queue.spec.uses_provisioning_request
     if isinstance(queue, str):
         if len(queue) > 253 or not re.match(
-            r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$", queue
+            r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\Z", queue
         ):
             raise DwsValidationError("queue", queue, "is not a valid LocalQueue name")
         return queue, True

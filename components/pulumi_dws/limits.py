@@ -56,6 +56,17 @@ Unit = Literal["seconds", "count"]
 
 FACTS = "dws-facts.md"
 CONFIG_KEY = "dws:limits"
+# Checkable sources (the docs table "How we know" lists them with what each was checked for).
+FLEX_VM_DOCS = "https://docs.cloud.google.com/ai-hypercomputer/docs/create/create-vm"
+TOOLKIT = "GoogleCloudPlatform/cluster-toolkit@1047080375afbb44da4b596be314634e7486af4a"
+MDC_DEFINITION = (
+    "GoogleCloudPlatform/magic-modules@0ab2d4ad24041037ac85442d680f48ba57dfdcfb "
+    "mmv1/products/vertexai/ModelDevelopmentCluster.yaml"
+)
+SLURM_CREATE_DOCS = (
+    "https://docs.cloud.google.com/gemini-enterprise-agent-platform/machine-learning/training/"
+    "training-clusters/create-cluster"
+)
 
 
 @dataclass(frozen=True)
@@ -131,8 +142,12 @@ DEFAULT_LIMITS: dict[str, Limit] = {
             "flex_start.max_run_duration",
             "Flex-start max run duration",
             "seconds",
-            f"{FACTS} §1: maxRunDuration at most 7 days; Compute minimum 30 s",
-            minimum=30,
+            (
+                f"{FLEX_VM_DOCS} (Flex-start, MAX_RUN_DURATION: between 10 minutes and seven "
+                f"days); {TOOLKIT} community/modules/compute/schedmd-slurm-gcp-v6-nodeset/"
+                "variables.tf (dws_flex.max_run_duration 600 to 604800)"
+            ),
+            minimum=600,
             maximum=_WEEK,
         ),
         Limit(
@@ -190,7 +205,11 @@ DEFAULT_LIMITS: dict[str, Limit] = {
             "slurm.flex_start_max_duration",
             "Slurm Flex-start max duration",
             "seconds",
-            f"{FACTS} §3: flex_start_max_duration 30 s to 7 days",
+            (
+                "seed 002 (Slurm with Flex-start): flex_start_max_duration 30 s to 7 days "
+                f"(604800 s), default 7 days; {FACTS} §3. A different limit from "
+                "flex_start.max_run_duration (a Flex-start VM's own run, 10 minutes at least)"
+            ),
             minimum=30,
             maximum=_WEEK,
         ),
@@ -244,16 +263,21 @@ DEFAULT_LIMITS: dict[str, Limit] = {
             "slurm.display_name_length",
             "Slurm cluster display name length",
             "count",
-            "Vertex AI ModelDevelopmentCluster.display_name: 1 to 128 characters",
+            (
+                f"{SLURM_CREATE_DOCS} (Parameter reference, DISPLAY_NAME: lowercase "
+                "alphanumeric characters, begins with a letter, at most 10 characters)"
+            ),
             minimum=1,
-            maximum=128,
+            maximum=10,
         ),
         Limit(
             "slurm.cluster_id_length",
             "Slurm cluster id length",
             "count",
-            f"{FACTS} §3 / seed 002: model_development_cluster_id, 1 to 10 lowercase "
-            "letters and digits",
+            (
+                f"{MDC_DEFINITION} (modelDevelopmentClusterId: 1 to 10 characters; with "
+                "slurm_spec /^[a-z][a-z0-9]{0,9}$/, no hyphens)"
+            ),
             minimum=1,
             maximum=10,
         ),

@@ -16,6 +16,13 @@ It declares, as children named ``<name>-<role>``:
   (``pulumi-python:dynamic/dws:SlurmCluster``) whose ``body`` input is the create request,
   field for field the ``cluster_config.json`` of seed 002.
 
+Node pools: a GPU pool is Flex-start by default, a CPU-only pool ``ON_DEMAND`` (the API's own
+default for CPU pools); ``RESERVATION`` pools consume a reservation, e.g. a Calendar-mode one
+(``reservation``: a :class:`~pulumi_dws.CalendarReservation`, a name or a path), through
+``machine_spec.reservation_affinity``. Every machine type (the login pool's too) must be known
+to :mod:`pulumi_dws.catalog`. The definitions checked are Google's create-cluster docs and the
+``ModelDevelopmentCluster`` resource of magic-modules (see the docs table "How we know").
+
 Example (the seed's cluster)::
 
     SlurmCluster("flexvm", {
@@ -68,6 +75,8 @@ __all__ = [
 ]
 
 TYPE = "dws:index:SlurmCluster"
+RESERVATION_NAME_KEY = "compute.googleapis.com/reservation-name"
+ProvisioningModel = Literal["FLEX_START", "ON_DEMAND", "SPOT", "RESERVATION"]
 SERVICE_AGENT_ROLES: dict[str, str] = {
     "agent-instance-admin": "roles/compute.instanceAdmin.v1",
     "agent-sa-user": "roles/iam.serviceAccountUser",
@@ -76,8 +85,16 @@ SERVICE_AGENT_ROLES: dict[str, str] = {
 
 # The API's default when flex_start_max_duration is omitted (dws-facts.md §3).
 DEFAULT_FLEX_START_MAX_DURATION = Duration.parse("7d")
-_CLUSTER_ID = re.compile(r"^[a-z][a-z0-9]*$")  # length: limits "slurm.cluster_id_length"
-_FILESTORE_ID = re.compile(r"^projects/[^/]+/locations/[^/]+/instances/[^/]+$")
+_CLUSTER_ID = re.compile(r"^[a-z][a-z0-9]*\Z")  # length: limits "slurm.cluster_id_length"
+# Google's create-cluster docs: lowercase alphanumerics, starting with a letter (length: limits
+# "slurm.display_name_length").
+_DISPLAY_NAME = re.compile(r"^[a-z][a-z0-9]*\Z")
+_RESERVATION_PATH = re.compile(
+    r"^projects/(?P<project>[^/]+)/zones/(?P<zone>[^/]+)/reservations/[^/]+"
+    r"(/reservationBlocks/[^/]+(/reservationSubBlocks/[^/]+)?)?\Z"
+)
+_SHARED_RESERVATION = re.compile(r"^projects/(?P<project>[^/]+)/reservations/(?P<name>[^/]+)\Z")
+_FILESTORE_ID = re.compile(r"^projects/[^/]+/locations/[^/]+/instances/[^/]+\Z")
 _COMPUTE_PREFIX = re.compile(r"^https://(www|compute)\.googleapis\.com/compute/(v1|beta)/")
 
 
@@ -108,8 +125,14 @@ class SlurmNodePoolArgs(TypedDict, total=False):
     """``nvidia-h200-141gb`` or ``NVIDIA_H200_141GB``; default: the machine type's GPU."""
     accelerator_count: NotRequired[int]
     """Default: the machine type's GPU count."""
-    provisioning_model: NotRequired[Literal["FLEX_START", "ON_DEMAND", "SPOT"]]
-    """Default ``FLEX_START``."""
+    provisioning_model: NotRequired[ProvisioningModel]
+    """Default ``FLEX_START`` for a pool with GPUs, ``ON_DEMAND`` for a CPU-only pool,
+    ``RESERVATION`` with ``reservation``."""
+    reservation: NotRequired[Any]
+    """The reservation a ``RESERVATION`` pool consumes: a
+    :class:`~pulumi_dws.CalendarReservation` (or any object with ``reservation_name``), a name
+    in the cluster's project and the pool's zone, ``projects/P/reservations/NAME`` (shared), or
+    ``projects/P/zones/Z/reservations/NAME[/reservationBlocks/B...]``."""
     flex_start_max_duration: NotRequired[DurationLike]
     """How long a Flex-start VM may live (30s to 7d; default 7d)."""
     min_nodes: NotRequired[int]
@@ -210,7 +233,8 @@ class _NodePoolSpec(DwsModel):
     max_nodes: int
     accelerator_type: str | None = None
     accelerator_count: int | None = None
-    provisioning_model: Literal["FLEX_START", "ON_DEMAND", "SPOT"] = "FLEX_START"
+    provisioning_model: ProvisioningModel | None = None
+    reservation: Any = None
     flex_start_max_duration: Duration | None = None
     min_nodes: int = 0
     zone: str | None = None
@@ -228,6 +252,23 @@ class _NodePoolSpec(DwsModel):
     def _counts(cls, v: Any, info: Any) -> int:
         at_least = 1 if info.field_name == "max_nodes" else None  # a pool has at least one node
         return limits.check_count(info.field_name, v, "slurm.node_count", minimum=at_least)
+
+    @field_validator("reservation", mode="before")
+    @classmethod
+    def _reservation(cls, v: Any) -> Any:
+        if v is None or is_output(v) or hasattr(v, "reservation_name"):
+            return v
+        if isinstance(v, str) and (
+            _RESERVATION_PATH.match(v) or _SHARED_RESERVATION.match(v) or "/" not in v
+        ):
+            check_name("reservation", v.rsplit("/", 1)[-1])
+            return v
+        raise DwsValidationError(
+            "reservation",
+            v if isinstance(v, str) else type(v).__name__,
+            "must be a CalendarReservation, a reservation name, projects/P/reservations/NAME "
+            "or projects/P/zones/Z/reservations/NAME",
+        )
 
     @field_validator("flex_start_max_duration", mode="before")
     @classmethod
@@ -284,8 +325,14 @@ class SlurmClusterSpec(DwsModel):
     @classmethod
     def _display_name(cls, v: str) -> str:
         row = limits.get("slurm.display_name_length")
-        if not isinstance(v, str) or not row.minimum <= len(v) <= row.maximum:  # type: ignore[operator]
-            raise DwsValidationError("display_name", v, f"must be {row.allowed()} characters")
+        length_ok = isinstance(v, str) and row.minimum <= len(v) <= row.maximum  # type: ignore[operator]
+        if not length_ok or not _DISPLAY_NAME.match(v):
+            raise DwsValidationError(
+                "display_name",
+                v,
+                f"must be {row.allowed()} lowercase letters or digits, starting with a letter "
+                "(Google's create-cluster docs)",
+            )
         return v
 
     @field_validator("labels")
@@ -310,11 +357,13 @@ class SlurmClusterSpec(DwsModel):
             )
         object.__setattr__(self, "cluster_id", cluster_id)
         check_zone_in_region("login.zone", self.login.zone, region)
+        catalog.machine_kind("login.machine_type", self.login.machine_type)
         if not self.node_pools:
             raise DwsValidationError("node_pools", [], "needs at least one compute node pool")
         ids = {self.login.id}
         for i, pool in enumerate(self.node_pools):
             _check_pool(f"node_pools[{i}]", pool, region, ids)
+            _check_reservation(f"node_pools[{i}]", pool, self.pool_zone(pool), self.project)
         partitions = self.partitions
         if partitions is None:
             partitions = [_PartitionSpec(id=p.id, node_pool_ids=[p.id]) for p in self.node_pools]
@@ -357,21 +406,81 @@ def _check_pool(where: str, pool: _NodePoolSpec, region: str, ids: set[str]) -> 
         )
     if pool.max_nodes < 1:
         raise DwsValidationError(f"{where}.max_nodes", pool.max_nodes, "must be at least 1")
-    if pool.flex_start_max_duration is not None and pool.provisioning_model != "FLEX_START":
+    gpus = _accelerator(where, pool) is not None
+    model = pool.provisioning_model
+    if model is None:
+        model = "RESERVATION" if pool.reservation is not None else None
+        model = model or ("FLEX_START" if gpus else "ON_DEMAND")
+        object.__setattr__(pool, "provisioning_model", model)
+    if pool.reservation is not None and model != "RESERVATION":
+        raise DwsValidationError(
+            f"{where}.reservation",
+            _shown(pool.reservation),
+            f"only applies to RESERVATION pools, not {model} (the API refuses a "
+            "reservation_affinity with ON_DEMAND, SPOT or FLEX_START)",
+        )
+    if model == "RESERVATION" and pool.reservation is None:
+        raise DwsValidationError(
+            f"{where}.reservation", "(missing)", "is required with provisioning_model RESERVATION"
+        )
+    if pool.flex_start_max_duration is not None and model != "FLEX_START":
         raise DwsValidationError(
             f"{where}.flex_start_max_duration",
             pool.flex_start_max_duration.human(),
-            f"only applies to FLEX_START pools, not {pool.provisioning_model}",
+            f"only applies to FLEX_START pools, not {model}",
         )
-    _accelerator(where, pool)
+
+
+def _shown(value: Any) -> Any:
+    return value if isinstance(value, str) else type(value).__name__
+
+
+def _check_reservation(where: str, pool: _NodePoolSpec, zone: str, project: Any) -> None:
+    """A reservation's zone must be the pool's; a Calendar-mode reservation's machine type the
+    pool's; a reservation of another project must be shared with this one."""
+    reservation = pool.reservation
+    if reservation is None or is_output(reservation):
+        return
+    if isinstance(reservation, str):
+        path = _RESERVATION_PATH.match(reservation)
+        if path and path["zone"] != zone:
+            raise DwsValidationError(
+                f"{where}.reservation",
+                reservation,
+                f"is in zone {path['zone']}, not the pool's zone {zone}; set the pool's zone",
+            )
+        return
+    spec = getattr(reservation, "spec", None)
+    res_zone = getattr(spec, "zone", None)
+    if isinstance(res_zone, str) and res_zone != zone:
+        raise DwsValidationError(
+            f"{where}.zone",
+            zone,
+            f"must be {res_zone}, the zone of the reservation the pool consumes",
+        )
+    machine = getattr(spec, "machine_type", None)
+    if isinstance(machine, str) and machine != pool.machine_type:
+        raise DwsValidationError(
+            f"{where}.machine_type",
+            pool.machine_type,
+            f"does not match the reservation, which holds {machine} VMs; use {machine}",
+        )
+    owner = getattr(spec, "project", None)
+    shared = tuple(getattr(spec, "share_with", ()) or ())
+    foreign = isinstance(owner, str) and isinstance(project, str) and owner != project
+    if foreign and project not in shared:
+        raise DwsValidationError(
+            f"{where}.reservation",
+            type(reservation).__name__,
+            f"belongs to project {owner} and is not shared with {project}; add it to the "
+            "reservation's share_with",
+        )
 
 
 def _accelerator(where: str, pool: _NodePoolSpec) -> tuple[str, int] | None:
-    """The pool's ``(Vertex AI accelerator name, count)``, or None for a CPU pool."""
-    try:
-        shape = catalog.machine_shape(f"{where}.machine_type", pool.machine_type)
-    except DwsValidationError:
-        shape = None
+    """The pool's ``(Vertex AI accelerator name, count)``, or None for a CPU pool. The machine
+    type must be known to the catalog (a GPU type or a CPU series)."""
+    shape = catalog.machine_kind(f"{where}.machine_type", pool.machine_type)
     if pool.accelerator_type is None:
         if shape is None:
             return None
@@ -458,11 +567,36 @@ def _login_pool(spec: SlurmClusterSpec) -> dict[str, Any]:
     return pool
 
 
-def _compute_pool(spec: SlurmClusterSpec, i: int, pool: _NodePoolSpec) -> dict[str, Any]:
+def reservation_path(reservation: str, project: str, zone: str) -> str:
+    """The reservation as ``machine_spec.reservation_affinity.values`` names it (Google's
+    create-cluster docs): ``projects/P/zones/Z/reservations/NAME`` (or a block under it)."""
+    if _RESERVATION_PATH.match(reservation):
+        return reservation
+    shared = _SHARED_RESERVATION.match(reservation)
+    if shared:
+        return f"projects/{shared['project']}/zones/{zone}/reservations/{shared['name']}"
+    return f"projects/{project}/zones/{zone}/reservations/{reservation}"
+
+
+def _compute_pool(
+    spec: SlurmClusterSpec, i: int, pool: _NodePoolSpec, project: str, reservation: Any
+) -> dict[str, Any]:
     machine: dict[str, Any] = {"machine_type": pool.machine_type}
     acc = _accelerator(f"node_pools[{i}]", pool)
     if acc is not None:
         machine["accelerator_type"], machine["accelerator_count"] = acc
+    if pool.provisioning_model == "RESERVATION":
+        if not isinstance(reservation, str) or not reservation:
+            raise DwsValidationError(
+                f"node_pools[{i}].reservation",
+                _shown(reservation),
+                "must be known (a reservation name or path) to build the body",
+            )
+        machine["reservation_affinity"] = {
+            "reservation_affinity_type": "SPECIFIC_RESERVATION",
+            "key": RESERVATION_NAME_KEY,
+            "values": [reservation_path(reservation, project, spec.pool_zone(pool))],
+        }
     body: dict[str, Any] = {
         "id": pool.id,
         "machine_spec": machine,
@@ -485,12 +619,14 @@ def build_cluster_body(
     *,
     project: str | None = None,
     home_directory_storage: str | None = None,
+    reservations: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """The ``modelDevelopmentClusters`` create request body (``snake_case``, seed 002's shape).
 
     Pure: every value must be known (``network``, ``subnetwork``, ``project`` and
     ``home_directory_storage`` plain strings; the keyword arguments override the args).
-    Raises :class:`DwsValidationError` for invalid args.
+    ``reservations`` maps a RESERVATION pool's id to its reservation name or path when the
+    args hold an object or an Output there. Raises :class:`DwsValidationError` for invalid args.
     """
     spec = args if isinstance(args, SlurmClusterSpec) else parse_args(SlurmClusterSpec, args)
     project = project or spec.project
@@ -517,7 +653,12 @@ def build_cluster_body(
         "name": f"projects/{project}/locations/{region}/modelDevelopmentClusters/",
         "network": network,
         "node_pools": [_login_pool(spec)]
-        + [_compute_pool(spec, i, pool) for i, pool in enumerate(spec.node_pools)],
+        + [
+            _compute_pool(
+                spec, i, pool, project, (reservations or {}).get(pool.id, pool.reservation)
+            )
+            for i, pool in enumerate(spec.node_pools)
+        ],
         "orchestrator_spec": {
             "slurm_spec": {
                 "home_directory_storage": home,
@@ -538,8 +679,10 @@ def build_cluster_body(
 class SlurmClusterResource(pulumi.dynamic.Resource, module="dws", name="SlurmCluster"):
     """The cluster as a dynamic resource (``pulumi-python:dynamic/dws:SlurmCluster``).
 
-    Swap point: when pulumi-gcp ships ``gcp.vertex.AiModelDevelopmentCluster`` (10.5.0), this
-    child is replaced by that resource with an alias to this one (see the README section on Slurm).
+    Swap point: pulumi-gcp 10.5.0 has ``gcp.vertex.AiModelDevelopmentCluster`` (Pulumi registry:
+    https://www.pulumi.com/registry/packages/gcp/api-docs/vertex/aimodeldevelopmentcluster/), but
+    the newest release installable here is 10.2.0; once 10.5.0 is, this child is replaced by that
+    resource with an alias to this one (see the README section on Slurm).
     """
 
     name: pulumi.Output[str]
@@ -607,15 +750,25 @@ class SlurmCluster(pulumi.ComponentResource):
             home = spec.home_directory_storage
         self.home_directory_storage = pulumi.Output.from_input(home)
 
+        reserved = {
+            pool.id: _reservation_ref(pool.reservation, project) for pool in spec.node_pools
+        }
+        reserved = {k: v for k, v in reserved.items() if v is not None}
+
         def body(values: list[Any]) -> dict[str, Any]:
-            proj, network, subnetwork, home_id, labels = values
+            proj, network, subnetwork, home_id, labels, *names = values
             known = spec.model_copy(
                 update={"network": network, "subnetwork": subnetwork, "labels": labels}
             )
-            return build_cluster_body(known, project=proj, home_directory_storage=home_id)
+            return build_cluster_body(
+                known,
+                project=proj,
+                home_directory_storage=home_id,
+                reservations=dict(zip(reserved, names, strict=True)),
+            )
 
         self.body = pulumi.Output.all(
-            project, spec.network, spec.subnetwork, home, spec.labels
+            project, spec.network, spec.subnetwork, home, spec.labels, *reserved.values()
         ).apply(body)
         assert spec.cluster_id is not None and spec.region is not None
         self.cluster_id = spec.cluster_id
@@ -692,6 +845,19 @@ class SlurmCluster(pulumi.ComponentResource):
             labels=spec.labels if is_output(spec.labels) else (dict(spec.labels) or None),
             opts=pulumi.ResourceOptions(parent=self, protect=spec.protect),
         )
+
+
+def _reservation_ref(reservation: Any, project: Any) -> Any:
+    """What a pool's ``reservation`` names, as an Input: a string or Output as given; for an
+    object with ``reservation_name`` (a CalendarReservation), its name, as
+    ``projects/OWNER/reservations/NAME`` when it belongs to another project."""
+    if reservation is None or isinstance(reservation, str) or is_output(reservation):
+        return reservation
+    owner = getattr(getattr(reservation, "spec", None), "project", None)
+    name = reservation.reservation_name
+    if isinstance(owner, str) and owner != project:
+        return pulumi.Output.from_input(name).apply(lambda n: f"projects/{owner}/reservations/{n}")
+    return name
 
 
 def _filestore_network(project: str, network: str) -> str:

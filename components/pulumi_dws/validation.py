@@ -37,11 +37,11 @@ __all__ = [
 
 T = TypeVar("T")
 
-_NAME = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")
-_LABEL_KEY = re.compile(r"[a-z][a-z0-9_-]*")
-_LABEL_VALUE = re.compile(r"[a-z0-9_-]*")
-_REGION = re.compile(r"[a-z]+-[a-z]+[0-9]+")
-_ZONE = re.compile(r"([a-z]+-[a-z]+[0-9]+)-([a-z]|ai[0-9]+[a-z])")
+_NAME = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?\Z")
+_LABEL_KEY = re.compile(r"^[a-z][a-z0-9_-]*\Z")
+_LABEL_VALUE = re.compile(r"^[a-z0-9_-]*\Z")
+_REGION = re.compile(r"^[a-z]+-[a-z]+[0-9]+\Z")
+_ZONE = re.compile(r"^([a-z]+-[a-z]+[0-9]+)-([a-z]|ai[0-9]+[a-z])\Z")
 
 
 def check_name(field: str, value: str) -> str:

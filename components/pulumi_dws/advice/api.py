@@ -10,7 +10,7 @@ from google.auth.exceptions import GoogleAuthError
 
 from ..duration import DurationLike
 from ..providers.endpoints import COMPUTE
-from ..providers.rest import ApiError, GoogleRestClient
+from ..providers.rest import ApiError, CredentialsError, GoogleRestClient
 from .errors import explain, explain_credentials
 from .inputs import (
     CalendarQuery,
@@ -56,6 +56,8 @@ def _ask(
         return client.post(
             path.format(project=query.project, region=query.region), query.to_request().to_api()
         )
+    except CredentialsError as err:
+        raise explain_credentials(err, method=method) from err
     except ApiError as err:
         raise explain(
             err, method=method, project=query.project, region=query.region, what=query.describe()

@@ -58,9 +58,9 @@ INT32_MAX = 2**31 - 1
 # The ``project`` path pattern of the discovery document (domain-scoped ids allowed).
 _PROJECT = re.compile(
     r"^(?:(?:[-a-z0-9]{1,63}\.)*(?:[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?):)?"
-    r"(?:[0-9]{1,19}|(?:[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?))$"
+    r"(?:[0-9]{1,19}|(?:[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?))\Z"
 )
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}\Z")
 _WHEN_FORMS = (
     "is not a date (2027-03-01), an RFC 3339 timestamp (2027-03-01T00:00:00Z) "
     "or an offset from now (+2w, +36h)"

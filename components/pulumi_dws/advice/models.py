@@ -54,7 +54,7 @@ __all__ = [
     "TargetShape",
 ]
 
-_PROTO_DURATION = re.compile(r"^(\d+)(?:\.\d+)?s$")
+_PROTO_DURATION = re.compile(r"^(\d+)(?:\.\d+)?s\Z")
 
 
 def _to_duration(value: Any) -> Duration:

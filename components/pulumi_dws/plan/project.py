@@ -21,6 +21,11 @@ __all__ = [
 ]
 
 SECRET_PLACEHOLDER = "[secret]"
+SECURE_STAND_IN = "secret"
+"""What a ``secure:`` value reads as in an offline plan (it is never decrypted): a word that
+passes as a label value, a name or a script, so the entry still validates and plans. The key
+holding it is marked secret, so the program treats what comes from it as secret and the plan
+shows it as ``[secret]``."""
 # The keys of a project config schema entry (Pulumi.yaml ``config:``); any other object is a value.
 _SCHEMA_KEYS = {"type", "description", "default", "value", "secret", "items"}
 _STACK_SUFFIXES = (".yaml", ".yml", ".json")
@@ -114,10 +119,10 @@ def _is_secure(value: Any) -> bool:
 
 
 def _mask_secure(value: Any) -> tuple[Any, bool]:
-    """``value`` with every ``{secure: ...}`` inside it replaced by ``[secret]``; and whether
-    there was one (the engine then hands the whole key to the program as a secret)."""
+    """``value`` with every ``{secure: ...}`` inside it replaced by :data:`SECURE_STAND_IN`; and
+    whether there was one (the engine then hands the whole key to the program as a secret)."""
     if _is_secure(value):
-        return SECRET_PLACEHOLDER, True
+        return SECURE_STAND_IN, True
     if isinstance(value, dict):
         pairs = {k: _mask_secure(v) for k, v in value.items()}
         return {k: v for k, (v, _) in pairs.items()}, any(s for _, s in pairs.values())
@@ -141,7 +146,8 @@ def _read_stack_file(path: Path) -> dict[str, Any]:
 
 
 def load_stack_config(project: PulumiProject, stack: str) -> StackConfig:
-    """Read ``Pulumi.<stack>.yaml``; secure values stay encrypted and show as ``[secret]``.
+    """Read ``Pulumi.<stack>.yaml``; secure values stay encrypted (a top-level one reads as
+    ``[secret]``, one inside a structured value as :data:`SECURE_STAND_IN`).
 
     Project-level config (``config:`` in Pulumi.yaml: a plain value, or a schema with
     ``default``/``value``) applies first, as the engine does; the engine's checks follow:
@@ -174,6 +180,8 @@ def load_stack_config(project: PulumiProject, stack: str) -> StackConfig:
         for key, value in _read_stack_file(path).items():
             full = _qualify(str(key), project.name)
             masked, secret = _mask_secure(value)
+            if _is_secure(value):
+                masked = SECRET_PLACEHOLDER  # a whole secret value: shown, never validated
             values[full] = _encode(masked)
             if secret:
                 secrets.append(full)

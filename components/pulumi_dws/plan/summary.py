@@ -1,5 +1,11 @@
 """The properties ``dws plan`` shows for each resource: where, what shape, how many GPUs, for
-how long, and under which provisioning model."""
+how long, under which provisioning model, and the GPU-hours it asks for.
+
+Everything is read through the policy's resource readers (:mod:`pulumi_dws.policy.shapes`) and
+counted by its capacity summary (:mod:`pulumi_dws.policy.capacity`), from the inputs the
+providers really receive (a ``FlexStartVm``'s ``desiredStatus``, a node pool's camelCase
+``nodeConfig``...): the plan's summary and the policy rules cannot disagree.
+"""
 
 from __future__ import annotations
 
@@ -9,22 +15,16 @@ from typing import Any
 from .. import catalog
 from ..duration import Duration
 from ..errors import DwsValidationError
-from ..policy.values import seconds_of
+from ..policy.capacity import CapacityItem, capacity_items
+from ..policy.shapes import body_of, kind_of, node_pools, slurm_pools, vm_spec
+from ..policy.values import UNKNOWN, as_int, dig, last_segment, pick, seconds_of
+from ..policy.view import ResourceView
 
-__all__ = ["key_properties", "gpus_per_machine"]
+__all__ = ["key_properties", "gpus_per_machine", "UNKNOWN_SHOWN"]
 
 Props = dict[str, Any]
-
-
-def _get(data: Any, *path: str | int) -> Any:
-    for part in path:
-        if isinstance(part, int):
-            data = data[part] if isinstance(data, list) and len(data) > part else None
-        else:
-            data = data.get(part) if isinstance(data, dict) else None
-        if data is None:
-            return None
-    return data
+UNKNOWN_SHOWN = "[unknown]"
+"""How a value not known during the preview is shown (as secrets are shown ``[secret]``)."""
 
 
 def _seconds(value: Any) -> str | None:
@@ -33,6 +33,8 @@ def _seconds(value: Any) -> str | None:
         seconds = seconds_of(value, "duration")
     except DwsValidationError:
         return str(value)
+    if seconds is UNKNOWN:
+        return UNKNOWN_SHOWN
     return Duration(seconds).human() if isinstance(seconds, int) else None
 
 
@@ -46,134 +48,146 @@ def gpus_per_machine(machine_type: Any) -> int | None:
         return None
 
 
-def _number(value: Any) -> Any:
-    """Pulumi hands integers back as floats (``4.0``): show them as integers."""
+def _shown(value: Any) -> Any:
+    """Plain values as they are (integral floats as integers); unknowns as ``[unknown]``."""
+    if value is UNKNOWN:
+        return UNKNOWN_SHOWN
     return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
 def _clean(props: Props) -> Props:
-    return {k: _number(v) for k, v in props.items() if v not in (None, "", [], {})}
+    return {k: _shown(v) for k, v in props.items() if v not in (None, "", [], {})}
 
 
-def _scheduling(s: Any) -> Props:
+def _gpu_hours(items: list[CapacityItem]) -> Props:
+    """``gpus`` and ``gpu_hours`` of a resource, as the capacity summary counts them."""
+    if not items:
+        return {}
+    gpus = [item.gpus for item in items]
+    hours = [item.gpu_hours for item in items]
     return {
-        "provisioning_model": _get(s, "provisioningModel"),
-        "max_run_duration": _seconds(_get(s, "maxRunDuration")),
-        "termination_action": _get(s, "instanceTerminationAction"),
+        "gpus": sum(gpus) if None not in gpus else None,  # type: ignore[arg-type]
+        "gpu_hours": round(sum(hours), 3) if None not in hours else None,  # type: ignore[arg-type]
     }
 
 
-def _instance(p: Props) -> Props:
-    props = p.get("properties") if isinstance(p.get("properties"), dict) else p
-    machine = props.get("machineType")
-    return {
-        "zone": p.get("zone"),
+def _vm(view: ResourceView) -> Props:
+    vm = vm_spec(view)
+    assert vm is not None
+    machine = last_segment(vm.machine_type)
+    stopped = vm.stopped
+    props: Props = {
+        "zone": vm.zone,
         "machine_type": machine,
-        "gpus": gpus_per_machine(machine),
-        **_scheduling(props.get("scheduling")),
-        "reservation": _get(props, "reservationAffinity", "specificReservation", "values", 0),
+        "gpus": vm.gpus()[1] or None,
+        "provisioning_model": vm.provisioning_model,
+        "max_run_duration": _seconds(vm.max_run_duration),
+        "termination_action": vm.termination_action,
+        "queue_window": _seconds(vm.queue_window),
+        "reservation": vm.reservation,
+        "desired_status": vm.desired_status,
+        "stopped": True if stopped is True else None,
+    }
+    if kind_of(view) != "template":  # a template is no capacity by itself
+        props.update(_gpu_hours(capacity_items([view])))
+    return props
+
+
+def _future_reservation(view: ResourceView) -> Props:
+    src = body_of(view) if view.type.startswith("pulumi-python:") else view.props
+    window = dig(src, "timeWindow")
+    count = as_int(dig(src, "specificSkuProperties", "totalCount"))
+    return {
+        "zone": dig(src, "zone"),
+        "mode": dig(src, "reservationMode"),
+        "machine_type": dig(src, "specificSkuProperties", "instanceProperties", "machineType"),
+        "count": count,
+        "start": dig(window, "startTime"),
+        "end": dig(window, "endTime"),
+        "duration": _seconds(dig(window, "duration")),
+        "planning_status": dig(src, "planningStatus"),
+        "reservation_name": pick(src, "reservationName", "namePrefix"),
+        **_gpu_hours(capacity_items([view])),
     }
 
 
-def _future_reservation(p: Props) -> Props:
-    machine = _get(p, "specificSkuProperties", "instanceProperties", "machineType")
-    count = _get(p, "specificSkuProperties", "totalCount")
-    per = gpus_per_machine(machine)
+def _node_pool(view: ResourceView) -> Props:
+    pool = next(node_pools(view))
     return {
-        "zone": p.get("zone"),
-        "mode": p.get("reservationMode"),
-        "machine_type": machine,
-        "count": int(count) if count is not None else None,
-        "gpus": per * int(count) if per is not None and count is not None else None,
-        "start": _get(p, "timeWindow", "startTime"),
-        "end": _get(p, "timeWindow", "endTime"),
-        "duration": _seconds(_get(p, "timeWindow", "duration")),
-        "planning_status": p.get("planningStatus"),
-        "reservation_name": p.get("reservationName") or p.get("namePrefix"),
+        "cluster": pool.get("cluster"),
+        "location": pool.get("location"),
+        "machine_type": pool.get("nodeConfig", "machineType"),
+        "accelerator": pool.get("nodeConfig", "guestAccelerators", 0, "type"),
+        "max_nodes": as_int(pool.get("autoscaling", "totalMaxNodeCount"))
+        or as_int(pool.get("autoscaling", "maxNodeCount")),
+        "queued_provisioning": pool.get("queuedProvisioning", "enabled"),
+        "flex_start": pool.get("nodeConfig", "flexStart"),
+        "placement": pool.get("placementPolicy", "type"),
+        "max_run_duration": _seconds(pool.get("nodeConfig", "maxRunDuration")),
+        "reservation": pool.get("nodeConfig", "reservationAffinity", "consumeReservationType"),
+        **_gpu_hours(capacity_items([view])),
     }
 
 
-def _node_pool(p: Props) -> Props:
-    machine = _get(p, "nodeConfig", "machineType")
-    max_nodes = _get(p, "autoscaling", "totalMaxNodeCount") or _get(
-        p, "autoscaling", "maxNodeCount"
-    )
-    per = gpus_per_machine(machine)
+def _slurm(view: ResourceView) -> Props:
+    pools = list(slurm_pools(view))
+
+    def line(pool: Any) -> str:
+        spec = pool.get("machine_spec", "machineSpec")
+        machine = pick(spec, "machine_type", "machineType")
+        count = _shown(pool.max_nodes() or 0)
+        model = pool.get("provisioning_model", "provisioningModel") or ""
+        return f"{pool.id}: {_shown(machine)} x{count} {_shown(model)}".rstrip()
+
     return {
-        "cluster": p.get("cluster"),
-        "location": p.get("location"),
-        "machine_type": machine,
-        "accelerator": _get(p, "nodeConfig", "guestAccelerators", 0, "type"),
-        "max_nodes": max_nodes,
-        "gpus": per * int(max_nodes) if per is not None and max_nodes is not None else None,
-        "queued_provisioning": _get(p, "queuedProvisioning", "enabled"),
-        "flex_start": _get(p, "nodeConfig", "flexStart"),
-        "max_run_duration": _seconds(_get(p, "nodeConfig", "maxRunDuration")),
-        "reservation": _get(p, "nodeConfig", "reservationAffinity", "consumeReservationType"),
-    }
-
-
-def _flex_vm(p: Props) -> Props:
-    body = p.get("body") if isinstance(p.get("body"), dict) else {}
-    machine = str(body.get("machineType") or p.get("machine_type") or "").split("/")[-1] or None
-    return {
-        "zone": p.get("zone"),
-        "machine_type": machine,
-        "gpus": gpus_per_machine(machine),
-        **_scheduling(body.get("scheduling")),
-        "queue_window": _seconds(_get(body, "params", "requestValidForDuration")),
-        "desired_status": p.get("desired_status"),
-    }
-
-
-def _slurm(p: Props) -> Props:
-    body = p.get("body") if isinstance(p.get("body"), dict) else {}
-    pools = body.get("node_pools") or []
-    return {
-        "region": p.get("region"),
-        "node_pools": ", ".join(
-            f"{_get(n, 'id')}: {_get(n, 'machine_spec', 'machine_type')}"
-            f" x{_number(_get(n, 'scaling_spec', 'max_node_count') or 0)}"
-            f" {_get(n, 'provisioning_model') or ''}".rstrip()
-            for n in pools
-        ),
+        "region": view.props.get("region"),
+        "node_pools": ", ".join(line(pool) for pool in pools),
         "max_run_duration": ", ".join(
-            filter(None, (_seconds(n.get("flex_start_max_duration")) for n in pools))
+            filter(
+                None,
+                (
+                    _seconds(pool.get("flex_start_max_duration", "flexStartMaxDuration"))
+                    for pool in pools
+                ),
+            )
         ),
+        **_gpu_hours(capacity_items([view])),
     }
 
 
-def _kubernetes(p: Props) -> Props:
+def _kubernetes(view: ResourceView) -> Props:
+    p = view.props
     return {
         "kind": p.get("kind"),
         "api_version": p.get("apiVersion"),
-        "namespace": _get(p, "metadata", "namespace"),
+        "namespace": dig(p, "metadata", "namespace"),
         "chart": p.get("chart"),
         "version": p.get("version") if p.get("chart") else None,
     }
 
 
-EXTRACTORS: dict[str, Callable[[Props], Props]] = {
-    "gcp:compute/instance:Instance": _instance,
-    "gcp:compute/instanceTemplate:InstanceTemplate": _instance,
-    "gcp:compute/regionInstanceTemplate:RegionInstanceTemplate": _instance,
-    "gcp:compute/futureReservation:FutureReservation": _future_reservation,
-    "gcp:container/nodePool:NodePool": _node_pool,
-    "pulumi-python:dynamic/dws:FlexStartVm": _flex_vm,
-    "pulumi-python:dynamic/dws:SlurmCluster": _slurm,
-    "pulumi-python:dynamic/dws:StableTime": lambda p: {"timestamp": p.get("timestamp")},
-    "gcp:projects/iAMMember:IAMMember": lambda p: {
-        "role": p.get("role"),
-        "member": p.get("member"),
-    },
+EXTRACTORS: dict[str, Callable[[ResourceView], Props]] = {
+    "instance": _vm,
+    "template": _vm,
+    "flex_vm": _vm,
+    "future_reservation": _future_reservation,
+    "node_pool": _node_pool,
+    "slurm": _slurm,
+    "iam": lambda v: {"role": v.props.get("role"), "member": v.props.get("member")},
+}
+"""Key properties by resource kind (:func:`pulumi_dws.policy.shapes.kind_of`)."""
+
+_BY_TYPE: dict[str, Callable[[ResourceView], Props]] = {
+    "pulumi-python:dynamic/dws:StableTime": lambda v: {"timestamp": v.props.get("timestamp")},
 }
 
 
 def key_properties(type_: str, inputs: Props) -> Props:
-    """The few properties worth showing for a resource of ``type_``."""
-    extractor = EXTRACTORS.get(type_)
+    """The few properties worth showing for a resource of ``type_`` with these inputs."""
+    view = ResourceView(type_, "", "", inputs)
+    extractor = _BY_TYPE.get(type_) or EXTRACTORS.get(kind_of(view) or "")
     if extractor is None and type_.startswith("kubernetes:"):
         extractor = _kubernetes
     if extractor is None:
-        return _clean({k: inputs.get(k) for k in ("zone", "location", "region", "machineType")})
-    return _clean(extractor(inputs))
+        return _clean({k: view.props.get(k) for k in ("zone", "location", "region", "machineType")})
+    return _clean(extractor(view))

@@ -3,11 +3,14 @@
 Counting rules:
 
 * a VM (raw ``Instance`` or ``FlexStartVm``): its GPUs, for its max run duration (Flex-start
-  without one: the 7-day Flex-start limit; other VMs without one are *unbounded*);
+  without one: the 7-day Flex-start limit; other VMs without one are *unbounded*); a VM asked
+  to be stopped (``desiredStatus`` TERMINATED or SUSPENDED) holds no GPUs: listed, 0 GPU-hours,
+  not counted;
 * a GKE node pool: GPUs per node x maximum nodes (``totalMaxNodeCount``, else the per-zone
   ``maxNodeCount`` or ``nodeCount`` x node locations); DWS pools run at most their
   ``maxRunDuration`` (default: the GKE limit);
-* a Slurm node pool: GPUs per node x ``max_node_count``, for ``flex_start_max_duration``;
+* a Slurm node pool: GPUs per node x ``max_node_count``, for ``flex_start_max_duration``
+  (a RESERVATION pool is counted on its reservation);
 * a reservation: GPUs per VM x ``totalCount`` for its time window (future reservations) or
   unbounded (plain reservations). VMs and pools that consume a specific reservation are listed
   but not counted again.
@@ -218,6 +221,24 @@ def _items(view: ResourceView) -> Iterator[CapacityItem]:
             "flex_start.max_run_duration",
             notes,
         )
+        if vm.stopped is True:
+            notes.append(f"stopped (desiredStatus {vm.desired_status}): no GPUs, no GPU-hours")
+            yield _item(
+                view,
+                kind or "",
+                "",
+                gpus=vm.gpus(),
+                machine=vm.machine_type,
+                units=1,
+                hours=0.0,
+                bounded=True,
+                counted=False,
+                notes=tuple(notes),
+            )
+            return
+        if vm.stopped is UNKNOWN:
+            notes.append("desiredStatus not known yet: may be stopped")
+            hours, bounded = None, None
         yield _consumer_item(
             view,
             kind or "",
@@ -257,16 +278,17 @@ def _items(view: ResourceView) -> Iterator[CapacityItem]:
             raw, "flex_start_max_duration", spool.flex_start, "slurm.flex_start_max_duration", notes
         )
         spec = spool.get("machine_spec", "machineSpec")
-        yield _item(
+        yield _consumer_item(
             view,
             "slurm",
             spool.id,
+            spool.reservation_consumer,
+            notes,
             gpus=spool.gpus(),
             machine=pick(spec, "machine_type", "machineType"),
             units=_known(spool.max_nodes()),
             hours=hours,
             bounded=bounded,
-            notes=tuple(notes),
         )
     if kind in ("future_reservation", "reservation"):
         yield _reservation(view, kind)

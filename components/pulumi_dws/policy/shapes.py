@@ -2,8 +2,10 @@
 
 Raw pulumi-gcp resources carry camelCase provider inputs; this library's dynamic resources
 carry the API request body under ``body`` (Compute JSON for ``FlexStartVm``, snake_case Vertex
-AI JSON for ``SlurmCluster``). Readers here return plain values, ``None`` when absent, or
-:data:`~pulumi_dws.policy.values.UNKNOWN`.
+AI JSON for ``SlurmCluster``) beside their own inputs (``desiredStatus``, ``zone``...). Readers
+here return plain values, ``None`` when absent, or :data:`~pulumi_dws.policy.values.UNKNOWN`.
+The policy rules, the capacity summary and ``dws plan``'s key properties all read resources
+through them, so they cannot disagree about what a resource asks for.
 """
 
 from __future__ import annotations
@@ -49,8 +51,8 @@ FUTURE_RESERVATION = "gcp:compute/futureReservation:FutureReservation"
 RESERVATION = "gcp:compute/reservation:Reservation"
 DYNAMIC_PREFIX = "pulumi-python:dynamic"
 
-_IAM = re.compile(r"^gcp:[A-Za-z]+/iAM(Member|Binding|Policy):IAM(Member|Binding|Policy)$")
-_KUEUE_PRC = re.compile(r"^kubernetes:kueue\.x-k8s\.io/v1[a-z0-9]*:ProvisioningRequestConfig$")
+_IAM = re.compile(r"^gcp:[A-Za-z]+/iAM(Member|Binding|Policy):IAM(Member|Binding|Policy)\Z")
+_KUEUE_PRC = re.compile(r"^kubernetes:kueue\.x-k8s\.io/v1[a-z0-9]*:ProvisioningRequestConfig\Z")
 
 _RAW_KINDS = {
     INSTANCE: "instance",
@@ -162,6 +164,10 @@ def machine_gpus(machine_type: Any, accelerators: Any) -> tuple[Any, Any]:
     return shape.accelerator.compute_name, shape.gpus
 
 
+STOPPED_STATUSES = ("TERMINATED", "SUSPENDED")
+"""A VM's ``desiredStatus`` values that hold no GPUs (stopped: no GPU billing, no GPU-hours)."""
+
+
 @dataclass(frozen=True)
 class VmSpec:
     """The DWS-relevant fields of a VM, instance template or Flex-start VM body."""
@@ -175,6 +181,18 @@ class VmSpec:
     accelerators: Any
     labels: Any
     reservation_consumer: Any
+    zone: Any = None
+    termination_action: Any = None
+    desired_status: Any = None
+    reservation: Any = None  # the reservation named (SPECIFIC), else the affinity type
+
+    @property
+    def stopped(self) -> Any:
+        """True when the VM is asked to be stopped (``desiredStatus`` TERMINATED or SUSPENDED),
+        UNKNOWN when that is not known yet."""
+        if self.desired_status is UNKNOWN:
+            return UNKNOWN
+        return self.desired_status in STOPPED_STATUSES
 
     @property
     def flex_start(self) -> Any:
@@ -208,6 +226,10 @@ def vm_spec(view: ResourceView) -> VmSpec | None:
     machine = dig(src, "machineType")
     if dynamic and machine is None:
         machine = view.props.get("machineType")  # FlexStartVm keeps the short name beside body
+    # The reservation named: pulumi-gcp's specificReservation.values, the API's values.
+    named = dig(src, "reservationAffinity", "specificReservation", "values", 0)
+    if named is None:
+        named = dig(src, "reservationAffinity", "values", 0)
     return VmSpec(
         prefix="body." if dynamic and "body" in view.props else "",
         machine_type=machine,
@@ -218,6 +240,11 @@ def vm_spec(view: ResourceView) -> VmSpec | None:
         accelerators=dig(src, "guestAccelerators"),
         labels=dig(src, "labels"),
         reservation_consumer=consumer,
+        zone=view.props.get("zone") if kind != "template" else None,
+        termination_action=dig(scheduling, "instanceTerminationAction"),
+        # The resource's own input (FlexStartVm, gcp.compute.Instance), never the API body.
+        desired_status=pick(view.props, "desiredStatus") if kind != "template" else None,
+        reservation=named if named is not None else affinity,
     )
 
 
@@ -293,9 +320,27 @@ class SlurmPool:
 
     @property
     def flex_start(self) -> Any:
-        model = self.get("provisioning_model", "provisioningModel")
-        model = self.cluster_model if model is None else model
+        model = self.model
         return UNKNOWN if model is UNKNOWN else model == "FLEX_START"
+
+    @property
+    def model(self) -> Any:
+        """The pool's provisioning model (the cluster's when the pool gives none)."""
+        model = self.get("provisioning_model", "provisioningModel")
+        return self.cluster_model if model is None else model
+
+    @property
+    def reservation_consumer(self) -> Any:
+        """True for a pool that consumes a specific reservation (RESERVATION, or a
+        SPECIFIC_RESERVATION affinity), UNKNOWN when that is not known yet."""
+        spec = self.get("machine_spec", "machineSpec")
+        affinity = pick(spec, "reservation_affinity", "reservationAffinity")
+        kind = pick(affinity, "reservation_affinity_type", "reservationAffinityType")
+        model = self.model
+        return any3(
+            model == "RESERVATION" if model is not UNKNOWN else UNKNOWN,
+            kind == "SPECIFIC_RESERVATION" if kind is not UNKNOWN else UNKNOWN,
+        )
 
     def gpus(self) -> tuple[Any, Any]:
         spec = self.get("machine_spec", "machineSpec")

@@ -1,27 +1,39 @@
 """Compute Engine v1 zonal calls the dynamic providers share: instance paths, zone operations,
-and idempotent instance actions, on top of :class:`~pulumi_dws.providers.rest.GoogleRestClient`.
+idempotent instance actions, and request bodies typed as the API types them, on top of
+:class:`~pulumi_dws.providers.rest.GoogleRestClient`.
 
-Every mutation carries a ``requestId`` (a UUID), so the client's retries after a 429, a 5xx or a
-dropped connection never do anything twice: Compute answers a repeated id with the operation the
-first request started.
+Every mutation carries a ``requestId`` (a UUID), so the client's retries after a 429, a 5xx, a
+dropped connection or a damaged answer never do anything twice: Compute answers a repeated id
+with the operation the first request started (for a limited time: at least an hour).
+
+Answers are checked for shape (:func:`is_operation`, :func:`is_instance`): one that is not an
+operation or an instance, or whose ``error`` is not an object, counts as lost and is asked for
+again, never read as a success.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
+from .paths import instance_path, zone_operation_path
 from .rest import ApiError, GoogleRestClient, OperationError
 
 __all__ = [
     "DEFAULT_OPERATION_TIMEOUT",
+    "INSTANCE_NUMBERS",
     "REQUEST_ID_NAMESPACE",
     "create_request_id",
     "instance_path",
     "operation_path",
     "operation_errors",
+    "operation_time",
     "is_done",
+    "is_instance",
+    "is_operation",
+    "typed_instance",
     "wait_zone_operation",
     "get_instance",
     "instance_action",
@@ -33,35 +45,116 @@ DEFAULT_OPERATION_TIMEOUT = 900.0
 
 REQUEST_ID_NAMESPACE = uuid.UUID("6b1f6f3e-6c57-4d3c-9a53-0d6f1e0c2a11")
 
+INSTANCE_NUMBERS: dict[str, str] = {
+    "advancedMachineFeatures.threadsPerCore": "int32",
+    "advancedMachineFeatures.visibleCoreCount": "int32",
+    "disks[].diskSizeGb": "int64",
+    "disks[].index": "int32",
+    "disks[].initializeParams.diskSizeGb": "int64",
+    "disks[].initializeParams.provisionedIops": "int64",
+    "disks[].initializeParams.provisionedThroughput": "int64",
+    "guestAccelerators[].acceleratorCount": "int32",
+    "networkInterfaces[].accessConfigs[].externalIpv6PrefixLength": "int32",
+    "networkInterfaces[].internalIpv6PrefixLength": "int32",
+    "networkInterfaces[].ipv6AccessConfigs[].externalIpv6PrefixLength": "int32",
+    "networkInterfaces[].queueCount": "int32",
+    "networkInterfaces[].vlan": "int32",
+    "params.requestValidForDuration.nanos": "int32",
+    "params.requestValidForDuration.seconds": "int64",
+    "scheduling.availabilityDomain": "int32",
+    "scheduling.gracefulShutdown.maxDuration.nanos": "int32",
+    "scheduling.gracefulShutdown.maxDuration.seconds": "int64",
+    "scheduling.hostErrorTimeoutSeconds": "int32",
+    "scheduling.localSsdRecoveryTimeout.nanos": "int32",
+    "scheduling.localSsdRecoveryTimeout.seconds": "int64",
+    "scheduling.maxRunDuration.nanos": "int32",
+    "scheduling.maxRunDuration.seconds": "int64",
+    "scheduling.minNodeCpus": "int32",
+    "scheduling.preemptionNoticeDuration.nanos": "int32",
+    "scheduling.preemptionNoticeDuration.seconds": "int64",
+}
+"""The numeric fields of a Compute v1 ``Instance`` request body and their discovery format:
+``int32`` is a JSON integer, ``int64`` a JSON string (the discovery document types it
+``string``). Values reach a dynamic provider through protobuf ``Struct``, where every number is
+a double, so :func:`typed_instance` puts them back (``8.0`` -> ``8``, ``7200.0`` -> ``"7200"``).
+A test keeps this table equal to the discovery document."""
+
+
+def typed_instance(body: Any) -> Any:
+    """``body`` with its numbers typed as :data:`INSTANCE_NUMBERS` says (whole numbers only;
+    anything else is left for the API to judge)."""
+    return _typed(body, "")
+
+
+def _typed(value: Any, path: str) -> Any:
+    if isinstance(value, Mapping):
+        return {k: _typed(v, f"{path}.{k}" if path else str(k)) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_typed(v, f"{path}[]") for v in value]
+    kind = INSTANCE_NUMBERS.get(path)
+    if kind is None or isinstance(value, bool):
+        return value
+    whole = isinstance(value, int) or (isinstance(value, float) and value.is_integer())
+    if not whole:
+        return value
+    return int(value) if kind == "int32" else str(int(value))
+
 
 def create_request_id(project: str, zone: str, name: str, attempt: str) -> str:
-    """The ``requestId`` of one create attempt: a UUID derived from the VM and the attempt token.
+    """The ``requestId`` of one create attempt: a UUID derived from the VM and ``attempt``.
 
-    The same attempt always gets the same id (so every retry of its insert is deduplicated by
-    Compute); a new attempt (a new ``pulumi up`` after a failure) gets a new one.
+    The same attempt always gets the same id, so every retry of its insert (and a create run
+    again after a crash) is deduplicated by Compute.
     """
     return str(uuid.uuid5(REQUEST_ID_NAMESPACE, f"{project}/{zone}/{name}#{attempt}"))
 
 
-def instance_path(project: str, zone: str, name: str | None = None) -> str:
-    """``projects/p/zones/z/instances[/name]`` (relative to the Compute base URL)."""
-    base = f"projects/{project}/zones/{zone}/instances"
-    return f"{base}/{name}" if name else base
-
-
-def operation_path(project: str, zone: str, operation: dict[str, Any]) -> str:
+def operation_path(project: str, zone: str, operation: Mapping[str, Any]) -> str:
     """Poll path of a zone operation (from its name, never from its selfLink's host)."""
-    return f"projects/{project}/zones/{zone}/operations/{operation['name']}"
+    return zone_operation_path(project, zone, operation.get("name"))  # type: ignore[arg-type]
 
 
-def is_done(operation: dict[str, Any]) -> bool:
+def is_operation(answer: Mapping[str, Any]) -> bool:
+    """A Compute operation: a ``name``, a ``status``, and an ``error`` (if any) that is an
+    object with a list of errors."""
+    error = answer.get("error")
+    if error is not None and not (
+        isinstance(error, Mapping) and isinstance(error.get("errors", []), list)
+    ):
+        return False
+    return isinstance(answer.get("name"), str) and isinstance(answer.get("status"), str)
+
+
+def is_instance(answer: Mapping[str, Any]) -> bool:
+    """A Compute instance: a ``name`` and a ``status``."""
+    return isinstance(answer.get("name"), str) and isinstance(answer.get("status"), str)
+
+
+def is_done(operation: Mapping[str, Any]) -> bool:
     """True once a Compute operation's ``status`` is ``DONE`` (with or without errors)."""
     return operation.get("status") == "DONE"
 
 
-def operation_errors(operation: dict[str, Any]) -> list[dict[str, Any]]:
+def operation_errors(operation: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The ``error.errors`` of a finished operation (empty when it succeeded)."""
-    return list(((operation.get("error") or {}).get("errors")) or [])
+    error = operation.get("error")
+    if not isinstance(error, Mapping):
+        return []
+    return [e if isinstance(e, dict) else {"message": str(e)} for e in error.get("errors") or []]
+
+
+def operation_time(operation: Mapping[str, Any]) -> float | None:
+    """When Compute created the operation (``insertTime``), as a POSIX timestamp."""
+    text = operation.get("insertTime")
+    if not isinstance(text, str):
+        return None
+    try:
+        moment = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=dt.timezone.utc)
+    return moment.timestamp()
 
 
 def wait_zone_operation(
@@ -84,7 +177,11 @@ def wait_zone_operation(
         return is_done(op) or (until is not None and until(op))
 
     done = client.wait(
-        operation, operation_path(project, zone, operation), is_done=finished, timeout=timeout
+        operation,
+        operation_path(project, zone, operation),
+        is_done=finished,
+        timeout=timeout,
+        expect=is_operation,
     )
     errors = operation_errors(done)
     if is_done(done) and errors:
@@ -97,7 +194,7 @@ def get_instance(
 ) -> dict[str, Any] | None:
     """``instances.get``, or None when the VM does not exist."""
     try:
-        return client.get(instance_path(project, zone, name))
+        return client.get(instance_path(project, zone, name), expect=is_instance)
     except ApiError as err:
         if err.not_found:
             return None
@@ -118,7 +215,10 @@ def instance_action(
     """POST ``instances/<name>/<action>`` (``stop``, ``start``, ``setLabels``, ...) with a fresh
     ``requestId``; wait for the operation unless ``wait=False``."""
     op = client.post(
-        f"{instance_path(project, zone, name)}/{action}", body, requestId=str(uuid.uuid4())
+        f"{instance_path(project, zone, name)}/{action}",
+        body,
+        expect=is_operation,
+        requestId=str(uuid.uuid4()),
     )
     return wait_zone_operation(client, project, zone, op, timeout=timeout) if wait else op
 
@@ -133,7 +233,9 @@ def delete_instance(
 ) -> bool:
     """Delete a VM and wait; False if it was already gone (which counts as success)."""
     try:
-        op = client.delete(instance_path(project, zone, name), requestId=str(uuid.uuid4()))
+        op = client.delete(
+            instance_path(project, zone, name), expect=is_operation, requestId=str(uuid.uuid4())
+        )
     except ApiError as err:
         if err.not_found:
             return False

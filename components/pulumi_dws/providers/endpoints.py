@@ -10,12 +10,29 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import re
+import socket
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
-from urllib.parse import urlparse
+from typing import Any, Literal
+from urllib.parse import urlsplit
 
-__all__ = ["Api", "COMPUTE", "AIPLATFORM", "resolve_root", "is_loopback"]
+__all__ = [
+    "Api",
+    "COMPUTE",
+    "AIPLATFORM",
+    "InsecureEndpointError",
+    "check_endpoint",
+    "resolve_root",
+    "is_loopback",
+]
+
+_REGION = re.compile(r"[a-z]+-[a-z]+[0-9]+")
+
+
+class InsecureEndpointError(ValueError):
+    """An endpoint that credentials must not be sent to (plain HTTP off this machine), or that is
+    not an HTTP(S) URL at all."""
 
 
 @dataclass(frozen=True)
@@ -59,18 +76,75 @@ def resolve_root(
     """Env var, then stack config, then Google's default root for ``api``."""
     value = os.environ.get(api.env_var) or (config or {}).get(api.config_key)
     if not value:
-        if "{region}" in api.default_root and not region:
-            raise ValueError(f"{api.name}: a region is needed to build the regional endpoint")
+        if "{region}" in api.default_root:
+            if not region:
+                raise ValueError(f"{api.name}: a region is needed to build the regional endpoint")
+            if not isinstance(region, str) or not _REGION.fullmatch(region):
+                raise ValueError(
+                    f"{api.name}: region {region!r} is not a region like us-central1; it would "
+                    "become part of the API's host name"
+                )
         value = api.default_root.format(region=region or "")
-    return value if value.endswith("/") else value + "/"
+    value = value if value.endswith("/") else value + "/"
+    check_endpoint(value, source=f"{api.env_var} / {api.config_key}")
+    return value
+
+
+def _host_of(url: str) -> str:
+    try:
+        return (urlsplit(url).hostname or "").rstrip(".").lower()
+    except ValueError:
+        return ""
 
 
 def is_loopback(url: str) -> bool:
-    """True when ``url`` points at this machine (then anonymous credentials are used)."""
-    host = urlparse(url).hostname or ""
-    if host == "localhost":
+    """True when ``url``'s host is this machine's loopback interface, however it is spelled:
+    ``localhost`` (and ``*.localhost``), any address of ``127.0.0.0/8`` (``127.1``,
+    ``2130706433``, ``0x7f.1``), ``::1`` and ``::ffff:127.0.0.1``. Names are never looked up."""
+    host = _host_of(url)
+    if not host:
+        return False
+    if host == "localhost" or host.endswith(".localhost"):
         return True
     try:
-        return ipaddress.ip_address(host).is_loopback
+        address = ipaddress.ip_address(host)
     except ValueError:
-        return False
+        pass
+    else:
+        mapped = getattr(address, "ipv4_mapped", None)
+        return address.is_loopback or bool(mapped and mapped.is_loopback)
+    if all(part and part.replace("x", "").isalnum() for part in host.split(".")):
+        try:  # the shorthand forms the C resolver accepts: 127.1, 0x7f000001, 2130706433
+            return socket.inet_aton(host)[0] == 127
+        except OSError:
+            return False
+    return False
+
+
+def check_endpoint(url: str, *, source: str = "endpoint") -> Literal["loopback", "remote"]:
+    """Where ``url`` may be called from, and with what: ``"loopback"`` (a local server: no
+    credentials) or ``"remote"`` (HTTPS with Application Default Credentials). A plain
+    ``http://`` endpoint off this machine is refused, so no token ever travels unencrypted."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as err:
+        raise InsecureEndpointError(f"{source}: {url!r} is not a URL ({err})") from None
+    del port
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise InsecureEndpointError(
+            f"{source}: {url!r} is not an http(s) URL such as http://127.0.0.1:8765/"
+        )
+    if parts.username or parts.password or parts.query or parts.fragment:
+        raise InsecureEndpointError(
+            f"{source}: {url!r} must be a plain root URL (no user, query or fragment)"
+        )
+    if is_loopback(url):
+        return "loopback"
+    if parts.scheme != "https":
+        raise InsecureEndpointError(
+            f"{source}: refusing {url!r}: Google credentials are never sent over plain HTTP. "
+            "Use https://, or a loopback address (127.0.0.1, localhost, [::1]) for a local "
+            "emulator, which is called without credentials."
+        )
+    return "remote"

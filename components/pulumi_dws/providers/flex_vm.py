@@ -29,13 +29,20 @@ diff: ``project``, ``zone``, ``name``, ``sourceInstanceTemplate`` and the body's
 reused and the capacity released); ``desiredStatus``, ``body.labels`` and ``body.metadata``
 update in place; ``waitFor`` and ``body.params`` only matter at create time.
 
+create: the shared create state machine (:mod:`~pulumi_dws.providers.create_machine`) with the
+steps of :mod:`~pulumi_dws.providers.flex_create`. Failures leave no orphan: an insert whose
+answer was lost (dropped, reset, truncated, HTML, empty, not JSON, a string ``error``) is sent
+again with its deterministic ``requestId`` and then settled by reading what exists; a VM already
+there that carries this resource's ownership label (``dws-create``) is adopted (a crashed
+``pulumi up``), one without it is refused; a create that fails after Compute accepted it returns
+the VM if it reached what ``waitFor`` asked anyway, else deletes it before raising, and when it
+cannot be deleted succeeds with the VM's true status so the stack tracks it.
+
 read: a VM deleted outside Pulumi is gone; its status, labels, metadata and machine type are
-read as they are (drift). Failures leave no orphan: an insert never answered is asked again with
-its ``requestId`` (Compute answers the operation it started, if it did); a create that fails
-after Compute accepted it returns the VM if it reached what ``waitFor`` asked anyway (e.g. only
-polling failed), else deletes it before raising; a start that fails leaves the VM stopped,
-cancelling a request still queued. Each failure is one :class:`FlexStartError` saying what was
-asked, where, why and what to change.
+read as they are (drift). update: waits for a passing state (``STOPPING``, ``SUSPENDING``,
+``PENDING_STOP``...) to settle, then acts: stop, start a stopped VM, resume a suspended one; a
+start that fails leaves the VM stopped, cancelling a request still queued. Each failure is one
+:class:`FlexStartError` saying what was asked, where, why and what to change.
 
 The provider pickles to a few hundred bytes: it holds no client, no credentials and no
 configuration at pickling time; the REST client (ADC, or anonymous for loopback emulators) is
@@ -45,7 +52,6 @@ built inside each call, and the endpoint comes from ``DWS_COMPUTE_ENDPOINT`` or 
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -62,6 +68,7 @@ __all__ = [
     "OUTPUT_KEYS",
     "OBSERVED_KEYS",
     "REPLACE_KEYS",
+    "OWNER_LABEL",
     "vm_id",
 ]
 
@@ -89,6 +96,18 @@ REPLACE_KEYS = ("project", "zone", "name", "sourceInstanceTemplate")
 BODY_IN_PLACE = ("labels", "metadata")
 BODY_CREATE_ONLY = ("params",)
 ACCEPTED = frozenset({"PENDING", "RUNNING"})
+PASSING = frozenset(
+    {
+        "STOPPING",
+        "SUSPENDING",
+        "PENDING_STOP",
+        "DEPROVISIONING",
+        "PROVISIONING",
+        "STAGING",
+        "REPAIRING",
+    }
+)
+"""Statuses a VM passes through on its own: an update waits for them to end before acting."""
 STOPPED = frozenset(
     {
         "TERMINATED",
@@ -103,6 +122,7 @@ STOPPED = frozenset(
 FAIL_FAST_TRY_SECONDS = 90  # dws-facts §1: without a queue Compute tries for about 90 s
 WAIT_MARGIN_SECONDS = 600.0  # beyond the queue window (or the fail-fast try) before giving up
 STOCKOUT_CODES = ("ZONE_RESOURCE_POOL_EXHAUSTED", "RESOURCE_POOL_EXHAUSTED", "STOCKOUT")
+OWNER_LABEL = "dws-create"  # see pulumi_dws.providers.flex_create
 
 
 class FlexStartError(Exception):
@@ -112,7 +132,9 @@ class FlexStartError(Exception):
 
 def vm_id(project: str, zone: str, name: str) -> str:
     """The resource id: ``projects/<p>/zones/<z>/instances/<name>`` (pulumi-gcp's format)."""
-    return f"projects/{project}/zones/{zone}/instances/{name}"
+    from .paths import instance_path
+
+    return instance_path(project, zone, name)
 
 
 class FlexStartVmProvider(dyn.ResourceProvider):
@@ -125,11 +147,14 @@ class FlexStartVmProvider(dyn.ResourceProvider):
     serialize_as_secret_always = False  # it holds no secret: keep the state readable
     config: dict[str, Any] | None = None
     sleep: Callable[[float], None] | None = None
+    poll: Any = None  # a PollPolicy: how operations are polled (default: PollPolicy())
 
-    def __init__(self, sleep: Callable[[float], None] | None = None) -> None:
+    def __init__(self, sleep: Callable[[float], None] | None = None, poll: Any = None) -> None:
         super().__init__()
         if sleep is not None:
             self.sleep = sleep
+        if poll is not None:
+            self.poll = poll
 
     def configure(self, req: dyn.ConfigureRequest) -> None:
         """Keep the endpoint override from stack config (``dws:computeEndpoint``)."""
@@ -199,6 +224,7 @@ class _Vm:
     body: dict[str, Any]
     desired: str
     wait_for: str
+    props: Mapping[str, Any]
 
     @classmethod
     def of(cls, props: Mapping[str, Any]) -> _Vm:
@@ -211,6 +237,7 @@ class _Vm:
             dict(props.get("body") or {}),
             str(props.get("desiredStatus") or "RUNNING"),
             str(props.get("waitFor") or "running"),
+            dict(props),
         )
 
     @property
@@ -241,20 +268,32 @@ def _client(provider: FlexStartVmProvider) -> Any:
     from .endpoints import COMPUTE
     from .rest import GoogleRestClient
 
-    return GoogleRestClient(COMPUTE.base(config=provider.config), sleep=provider.sleep)
+    client = GoogleRestClient(COMPUTE.base(config=provider.config), sleep=provider.sleep)
+    if provider.poll is not None:
+        client.poll = provider.poll
+    return client
 
 
 # ---------------------------------------------------------------------- check / diff
 def _known(value: Any) -> bool:
+    """True when ``value`` holds no unknown (a preview's not-yet-computed value) at any depth."""
     from pulumi.output import Unknown
 
-    return not isinstance(value, Unknown)
+    if isinstance(value, Unknown):
+        return False
+    if isinstance(value, Mapping):
+        return all(_known(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return all(_known(v) for v in value)
+    return True
 
 
 def _check(news: Mapping[str, Any]) -> list[dyn.CheckFailure]:
+    """Check the inputs; a value not known yet (a preview) is never a failure."""
     from .. import limits
     from ..errors import DwsValidationError
     from ..validation import check_name, check_zone
+    from .paths import segment_problem
 
     failures: list[dyn.CheckFailure] = []
 
@@ -272,13 +311,25 @@ def _check(news: Mapping[str, Any]) -> list[dyn.CheckFailure]:
             failures.append(dyn.CheckFailure(key, f"{key} is required"))
     if failures:
         return failures
+    if _known(news["project"]):
+        problem = segment_problem("project", news["project"])
+        if problem:
+            failures.append(dyn.CheckFailure("project", f"project: {problem}"))
     if _known(news["zone"]):
         run("zone", lambda: check_zone("zone", news["zone"]))
     if _known(news["name"]):
         run("name", lambda: check_name("name", news["name"]))
+    template = news.get("sourceInstanceTemplate")
+    if template is not None and _known(template) and not isinstance(template, str):
+        failures.append(dyn.CheckFailure("sourceInstanceTemplate", "must be a string"))
     body = news["body"]
-    if not _known(body) or not isinstance(body, Mapping):
+    if not _known(body) and not isinstance(body, Mapping):
         return failures
+    if not isinstance(body, Mapping):
+        failures.append(dyn.CheckFailure("body", "body must be an object (a Compute Instance)"))
+        return failures
+    if _known(body.get("name")) and _known(news["name"]) and body.get("name") != news["name"]:
+        failures.append(dyn.CheckFailure("body", "body.name must be the same as name"))
     scheduling = body.get("scheduling") or {}
     if _known(scheduling) and scheduling.get("provisioningModel") != "FLEX_START":
         failures.append(
@@ -299,6 +350,21 @@ def _check(news: Mapping[str, Any]) -> list[dyn.CheckFailure]:
                 "body.params.requestValidForDuration", seconds(params["requestValidForDuration"])
             ),
         )
+    labels = body.get("labels") or {}
+    if _known(labels) and isinstance(labels, Mapping):
+        if OWNER_LABEL in labels:
+            failures.append(
+                dyn.CheckFailure("body", f"body.labels: {OWNER_LABEL} is set by pulumi-dws itself")
+            )
+        most = (limits.get("labels.count").maximum or 64) - 1
+        if len(labels) > most:
+            failures.append(
+                dyn.CheckFailure(
+                    "body",
+                    f"body.labels: {len(labels)} labels; at most {most} (pulumi-dws adds "
+                    f"{OWNER_LABEL})",
+                )
+            )
     for key, allowed in (("desiredStatus", ("RUNNING", "TERMINATED")), ("waitFor", _WAITS)):
         value = news.get(key)
         if value is not None and _known(value) and value not in allowed:
@@ -314,7 +380,7 @@ def _diff(olds: Mapping[str, Any], news: Mapping[str, Any]) -> dyn.DiffResult:
     old_body = olds.get("body") or {}
     new_body = news.get("body") or {}
     changed_body = set()
-    if not _known(new_body) or not isinstance(new_body, Mapping):
+    if not isinstance(new_body, Mapping):
         changed_body = {"?"}
     else:
         for key in set(old_body) | set(new_body):
@@ -334,101 +400,31 @@ def _diff(olds: Mapping[str, Any], news: Mapping[str, Any]) -> dyn.DiffResult:
 
 # ---------------------------------------------------------------------- create
 def _create(provider: FlexStartVmProvider, props: dict[str, Any]) -> dyn.CreateResult:
-    from .compute_ops import create_request_id, get_instance, instance_action
+    from .create_machine import CreateFailed, CreateMachine, Phase
+    from .flex_create import SETTLE_SECONDS, FlexCreate
+    from .paths import PathValueError
 
     vm = _Vm.of(props)
     client = _client(provider)
-    # One id for this create attempt: every retry of its insert (in the client, and the second
-    # round in _insert) carries it, so Compute creates the VM at most once; a later `pulumi up`
-    # is a new attempt with a new id.
-    request_id = create_request_id(vm.project, vm.zone, vm.name, uuid.uuid4().hex)
-    params = {"requestId": request_id}
-    if vm.template:
-        params["sourceInstanceTemplate"] = vm.template
-    op = _insert(client, vm, params)
+    steps = FlexCreate(client, vm)
+    assert client.sleep is not None
+    sleep = client.sleep
+    machine = CreateMachine(steps, settle=lambda: sleep(SETTLE_SECONDS))
     try:
-        _await_capacity(client, vm, op)
-        if vm.desired == "TERMINATED":
-            instance_action(client, vm.project, vm.zone, vm.name, "stop")
-        instance = get_instance(client, vm.project, vm.zone, vm.name)
-        if instance is None:
-            raise FlexStartError(f"{vm.describe()} disappeared right after it was created")
-    except Exception as exc:  # noqa: BLE001 - every failure must settle or clean up first
-        settled = _settled(client, vm, exc)
-        if settled is None:
-            left = _clean_up(client, vm)
-            raise FlexStartError(f"{_failure(vm, exc)} {left}") from None
-        instance = settled
-    return dyn.CreateResult(vm.id, _outputs(props, instance, request_id))
+        instance = machine.run()
+    except CreateFailed as err:
+        raise FlexStartError(str(err)) from None
+    except PathValueError as err:
+        raise FlexStartError(f"{vm.describe()} can't be addressed: {err}") from None
+    outs = _outputs(props, instance, steps.request_id)
+    if machine.phase is Phase.KEPT:  # the truth: the next `pulumi up` converges from it
+        outs["desiredStatus"] = _status_intent(str(instance.get("status")))
+    return dyn.CreateResult(vm.id, outs)
 
 
-def _ambiguous(err: Exception) -> bool:
-    """True when an API error does not say whether the request was carried out: no answer at all
-    (status 0: dropped connections, timeouts), or 429/5xx until the retries ran out."""
-    from .rest import RETRYABLE_STATUS
-
-    return getattr(err, "status", 0) in RETRYABLE_STATUS or not getattr(err, "status", 0)
-
-
-def _insert(client: Any, vm: _Vm, params: Mapping[str, str]) -> dict[str, Any]:
-    """``instances.insert``; raises :class:`FlexStartError` when it was not accepted.
-
-    When every retry went unanswered (or was refused with a 429/5xx) the insert may still have
-    been carried out, e.g. a response lost after Compute created the VM. The same ``requestId``
-    settles it: asked again, Compute answers the operation it started (then the create goes on)
-    or creates the VM now; 409 means the VM is someone else's.
-    """
-    from .compute_ops import get_instance, instance_path
-    from .rest import ApiError
-
-    path = instance_path(vm.project, vm.zone)
-    try:
-        return client.post(path, vm.body, **params)
-    except ApiError as err:
-        if not _ambiguous(err):
-            raise FlexStartError(_rejected(vm, err)) from None
-    try:
-        return client.post(path, vm.body, **params)
-    except ApiError as err:
-        if not _ambiguous(err):
-            raise FlexStartError(_rejected(vm, err)) from None
-        unconfirmed = err
-    found = "a VM of that name now exists"
-    try:
-        if get_instance(client, vm.project, vm.zone, vm.name) is None:
-            raise FlexStartError(_rejected(vm, unconfirmed))  # not created: nothing to report
-    except ApiError as err:
-        found = f"whether a VM of that name exists is unknown ({err})"
-    where = f"{vm.name} --zone {vm.zone} --project {vm.project}"
-    raise FlexStartError(
-        f"{vm.describe()}: Compute Engine did not confirm the insert ({unconfirmed}), and {found}: "
-        "it may have been created by this request. To change: check it with `gcloud compute "
-        f"instances describe {where}`, then delete it (`gcloud compute instances delete "
-        f"{where}`) and deploy again, or import it (pulumi import {TYPE_TOKEN} ... {vm.id})."
-    )
-
-
-def _settled(client: Any, vm: _Vm, exc: Exception) -> dict[str, Any] | None:
-    """After a failure while waiting on an accepted insert: the VM when it reached what
-    ``waitFor`` asked for anyway (its true status is success: e.g. polling failed after the VM
-    got capacity), else None (then the create cleans up)."""
-    from .compute_ops import get_instance
-    from .rest import OperationError
-
-    if isinstance(exc, (OperationError, FlexStartError)):
-        return None  # Compute said the insert failed, or the VM is gone
-    try:
-        instance = get_instance(client, vm.project, vm.zone, vm.name)
-    except Exception:  # noqa: BLE001 - then clean up
-        return None
-    if instance is None or vm.desired == "TERMINATED":
-        return None
-    wanted = ACCEPTED if vm.wait_for == "accepted" and vm.window else {"RUNNING"}
-    return instance if instance.get("status") in wanted else None
-
-
-def _await_capacity(client: Any, vm: _Vm, op: dict[str, Any]) -> dict[str, Any]:
-    """Wait for an insert/start operation per ``waitFor``; raise on stock-out or timeout."""
+def await_capacity(client: Any, vm: _Vm, op: dict[str, Any]) -> dict[str, Any]:
+    """Wait for an insert/start/resume operation per ``waitFor``; raise on stock-out or
+    timeout."""
     from .compute_ops import get_instance, wait_zone_operation
 
     until = None
@@ -442,15 +438,9 @@ def _await_capacity(client: Any, vm: _Vm, op: dict[str, Any]) -> dict[str, Any]:
     return wait_zone_operation(client, vm.project, vm.zone, op, timeout=budget, until=until)
 
 
-def _rejected(vm: _Vm, err: Exception) -> str:
-    status = getattr(err, "status", 0)
-    if status == 409:
-        return (
-            f"{vm.describe()}: an instance with this name already exists. Choose another "
-            f"instance_name, delete it, or import it (pulumi import {TYPE_TOKEN} ... {vm.id}). "
-            "Nothing was created."
-        )
-    if _ambiguous(err):
+def rejected_text(vm: _Vm, err: Exception) -> str:
+    """Why Compute refused an insert (nothing was created)."""
+    if getattr(err, "ambiguous", False):
         return (
             f"{vm.describe()} could not be created: Compute Engine did not accept the insert "
             f"({err}). Nothing was created. To change: deploy again later."
@@ -463,7 +453,8 @@ def _is_stockout(exc: Exception) -> bool:
     return any(code.startswith(STOCKOUT_CODES) for code in codes)
 
 
-def _failure(vm: _Vm, exc: Exception) -> str:
+def failure_text(vm: _Vm, exc: Exception) -> str:
+    """Why an accepted create (or a start) failed, and what to change."""
     from .. import limits
     from ..duration import Duration
 
@@ -489,31 +480,8 @@ def _failure(vm: _Vm, exc: Exception) -> str:
             "set wait_for='accepted' to return once the request is queued."
         )
     if isinstance(exc, FlexStartError):
-        return str(exc) + "."
+        return str(exc).rstrip(".") + "."
     return f"{vm.describe()} could not be created: {exc}."
-
-
-def _clean_up(client: Any, vm: _Vm) -> str:
-    """Delete whatever the failed create left; say what happened."""
-    from .compute_ops import delete_instance, get_instance
-
-    try:
-        deleted = delete_instance(client, vm.project, vm.zone, vm.name)
-    except Exception as err:  # noqa: BLE001
-        try:  # e.g. the delete went through but waiting for its operation failed
-            gone = get_instance(client, vm.project, vm.zone, vm.name) is None
-        except Exception:  # noqa: BLE001
-            gone = False
-        if gone:
-            return "Nothing was left behind: the half-created VM was deleted."
-        return (
-            f"The VM may still exist and could not be deleted ({err}): delete it with "
-            f"`gcloud compute instances delete {vm.name} --zone {vm.zone} "
-            f"--project {vm.project}`."
-        )
-    if deleted:
-        return "Nothing was left behind: the half-created VM was deleted."
-    return "Nothing was left behind."
 
 
 # ---------------------------------------------------------------------- read / update / delete
@@ -522,15 +490,24 @@ def _status_intent(status: str) -> str:
 
 
 def _observed(instance: Mapping[str, Any]) -> dict[str, Any]:
-    nic = (instance.get("networkInterfaces") or [{}])[0]
-    access = (nic.get("accessConfigs") or [{}])[0]
-    scheduling = (instance.get("resourceStatus") or {}).get("scheduling") or {}
+    nics = instance.get("networkInterfaces")
+    nic = nics[0] if isinstance(nics, list) and nics and isinstance(nics[0], Mapping) else {}
+    configs = nic.get("accessConfigs")
+    access = (
+        configs[0]
+        if isinstance(configs, list) and configs and isinstance(configs[0], Mapping)
+        else {}
+    )
+    status = instance.get("resourceStatus")
+    scheduling = (status.get("scheduling") if isinstance(status, Mapping) else None) or {}
     return {
         "instanceId": instance.get("id"),
         "selfLink": instance.get("selfLink"),
         "internalIp": nic.get("networkIP"),
         "externalIp": access.get("natIP"),
-        "runEndsAt": scheduling.get("terminationTimestamp"),
+        "runEndsAt": scheduling.get("terminationTimestamp")
+        if isinstance(scheduling, Mapping)
+        else None,
         "lastStartTimestamp": instance.get("lastStartTimestamp"),
     }
 
@@ -548,14 +525,30 @@ def _request_id(state: Mapping[str, Any]) -> str | None:
     return (state.get("observed") or {}).get("requestId")
 
 
+def _user_labels(instance: Mapping[str, Any]) -> dict[str, Any]:
+    """The VM's labels without pulumi-dws's own ownership label."""
+    labels = instance.get("labels")
+    labels = dict(labels) if isinstance(labels, Mapping) else {}
+    labels.pop(OWNER_LABEL, None)
+    return labels
+
+
 def _read(provider: FlexStartVmProvider, id_: str, props: dict[str, Any]) -> dyn.ReadResult:
     from .compute_ops import get_instance
+    from .paths import PathValueError
+    from .rest import ApiError
 
-    if not props.get("project") and id_.count("/") == 5:  # `pulumi import`: only the id
+    if not props.get("project") and id_.count("/") == 5:  # read by id alone
         _, project, _, zone, _, name = id_.split("/")
         props = {"project": project, "zone": zone, "name": name, "body": {"name": name}}
     vm = _Vm.of(props)
-    instance = get_instance(_client(provider), vm.project, vm.zone, vm.name)
+    try:
+        instance = get_instance(_client(provider), vm.project, vm.zone, vm.name)
+    except (ApiError, PathValueError) as err:
+        raise FlexStartError(
+            f"{vm.describe()} could not be read: {err}. Nothing was changed; run `pulumi "
+            "refresh` again once Compute Engine answers."
+        ) from None
     if instance is None:
         return dyn.ReadResult("", {})
     if "desiredStatus" not in props:
@@ -565,10 +558,10 @@ def _read(provider: FlexStartVmProvider, id_: str, props: dict[str, Any]) -> dyn
     machine = str(instance.get("machineType") or "").rsplit("/", 1)[-1]
     if machine and body.get("machineType") and str(body["machineType"]).split("/")[-1] != machine:
         body["machineType"] = f"zones/{vm.zone}/machineTypes/{machine}"  # changed outside
-    labels = dict(instance.get("labels") or {})
+    labels = _user_labels(instance)
     if labels or body.get("labels"):
         body["labels"] = labels
-    items = (instance.get("metadata") or {}).get("items") or []
+    items = _metadata_items(instance)
     if items or body.get("metadata"):
         body["metadata"] = {"items": _sorted_items(items)}
     outs["body"] = body
@@ -577,8 +570,15 @@ def _read(provider: FlexStartVmProvider, id_: str, props: dict[str, Any]) -> dyn
     return dyn.ReadResult(id_ or vm.id, outs, inputs)
 
 
+def _metadata_items(instance: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    meta = instance.get("metadata")
+    items = meta.get("items") if isinstance(meta, Mapping) else None
+    return [i for i in items or [] if isinstance(i, Mapping) and "key" in i]
+
+
 def _adopted(props: Mapping[str, Any], instance: Mapping[str, Any]) -> dict[str, Any]:
-    """Inputs for an imported VM: its machine type and Flex-start scheduling as they are."""
+    """Inputs for a VM read by id alone: its machine type and Flex-start scheduling as they
+    are."""
     scheduling = instance.get("scheduling") or {}
     keys = (
         "automaticRestart",
@@ -608,73 +608,151 @@ def _sorted_items(items: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
     )
 
 
+class _Step:
+    """What an update is doing, for its error message."""
+
+    def __init__(self) -> None:
+        self.now = "read the VM"
+
+
 def _update(
     provider: FlexStartVmProvider, olds: dict[str, Any], news: dict[str, Any]
 ) -> dyn.UpdateResult:
-    from .compute_ops import get_instance, instance_action
+    from .compute_ops import get_instance
+    from .paths import PathValueError
     from .rest import ApiError, OperationError
 
     vm = _Vm.of(news)
     client = _client(provider)
-
-    def current() -> dict[str, Any]:
+    step = _Step()
+    try:
         instance = get_instance(client, vm.project, vm.zone, vm.name)
         if instance is None:
             raise FlexStartError(
                 f"{vm.describe()} no longer exists; run `pulumi refresh` (or `pulumi up "
                 "--refresh`) to recreate it"
             )
-        return instance
-
-    step = "read the VM"
-    try:
-        instance = current()
-        step = "set its labels and metadata"
-        for attempt in range(2):  # a stale fingerprint (412) is refetched once
-            try:
-                _apply_labels_and_metadata(client, vm, instance)
-                break
-            except ApiError as err:
-                if err.status != 412 or attempt:
-                    raise
-                instance = current()
-        status = str(instance.get("status"))
-        if vm.desired == "TERMINATED" and status not in STOPPED:
-            step = "stop it"
-            instance_action(client, vm.project, vm.zone, vm.name, "stop")
-        elif vm.desired == "RUNNING" and status in ("TERMINATED", "STOPPED"):
-            step = "start it"
-            _start(client, vm)
-        step = "read the VM"
-        final = current()
-    except (ApiError, OperationError, TimeoutError) as err:
+        final = converge(client, vm, instance, step)
+    except (ApiError, OperationError, TimeoutError, PathValueError) as err:
         raise FlexStartError(
-            f"{vm.describe()} could not be updated: Compute Engine failed to {step} ({err}). "
+            f"{vm.describe()} could not be updated: Compute Engine failed to {step.now} ({err}). "
             "To change: run `pulumi up --refresh` again once the cause is fixed."
         ) from None
     return dyn.UpdateResult(_outputs(news, final, _request_id(olds)))
 
 
-def _start(client: Any, vm: _Vm) -> None:
-    """Start a stopped VM: a new capacity request (the run clock restarts once placed), waited
-    for per ``waitFor``. On failure the VM is left stopped, its request cancelled if need be."""
+def converge(
+    client: Any, vm: _Vm, instance: dict[str, Any], step: _Step | None = None
+) -> dict[str, Any]:
+    """Bring a VM to what ``vm`` declares: wait for a passing status to end, set labels and
+    metadata, then stop, start or resume it; returns the VM as it ends up. Raises
+    :class:`FlexStartError` (or an API error) when it cannot."""
+    from .compute_ops import get_instance, instance_action
+    from .rest import ApiError
+
+    step = step or _Step()
+
+    def current() -> dict[str, Any]:
+        found = get_instance(client, vm.project, vm.zone, vm.name)
+        if found is None:
+            raise FlexStartError(
+                f"{vm.describe()} no longer exists; run `pulumi refresh` (or `pulumi up "
+                "--refresh`) to recreate it"
+            )
+        return found
+
+    step.now = "wait for it to settle"
+    instance = _settle(client, vm, instance, current)
+    step.now = "set its labels and metadata"
+    for attempt in range(2):  # a stale fingerprint (412) is refetched once
+        try:
+            _apply_labels_and_metadata(client, vm, instance)
+            break
+        except ApiError as err:
+            if err.status != 412 or attempt:
+                raise
+            instance = current()
+    status = str(instance.get("status"))
+    if vm.desired == "TERMINATED" and status not in ("TERMINATED", "STOPPED"):
+        step.now = "stop it"
+        instance_action(client, vm.project, vm.zone, vm.name, "stop")
+    elif vm.desired == "RUNNING" and status in ("TERMINATED", "STOPPED", "SUSPENDED"):
+        step.now = "resume it" if status == "SUSPENDED" else "start it"
+        _start(client, vm, "resume" if status == "SUSPENDED" else "start")
+    elif vm.desired == "RUNNING" and status == "PENDING" and vm.wait_for == "running":
+        step.now = "wait for its capacity"
+        _wait_running(client, vm, current)
+    step.now = "read the VM"
+    final = current()
+    wanted = {"TERMINATED", "STOPPED"} if vm.desired == "TERMINATED" else ACCEPTED
+    if str(final.get("status")) not in wanted:
+        raise FlexStartError(
+            f"{vm.describe()} is {final.get('status')} after the update, not "
+            f"{vm.desired}. To change: run `pulumi up --refresh` again"
+        )
+    return final
+
+
+def _settle(
+    client: Any, vm: _Vm, instance: dict[str, Any], current: Callable[[], dict[str, Any]]
+) -> dict[str, Any]:
+    """Wait (growing intervals, virtual under an emulator clock) until the VM's status is not
+    a passing one (see :data:`PASSING`)."""
+    from .compute_ops import DEFAULT_OPERATION_TIMEOUT
+
+    waited, interval = 0.0, client.poll.initial
+    while str(instance.get("status")) in PASSING:
+        if waited >= DEFAULT_OPERATION_TIMEOUT:
+            raise FlexStartError(
+                f"{vm.describe()} is still {instance.get('status')} after {waited:.0f}s; "
+                "nothing was changed. To change: run `pulumi up` again once it has settled"
+            )
+        client.sleep(interval)
+        waited += interval
+        interval = min(client.poll.cap, interval * client.poll.factor)
+        instance = current()
+    return instance
+
+
+def _wait_running(client: Any, vm: _Vm, current: Callable[[], dict[str, Any]]) -> None:
+    """A queued VM (no operation at hand): poll until it runs, or fail when the window ends."""
+    waited, interval = 0.0, client.poll.initial
+    budget = (vm.window or FAIL_FAST_TRY_SECONDS) + WAIT_MARGIN_SECONDS
+    while True:
+        status = str(current().get("status"))
+        if status == "RUNNING":
+            return
+        if status not in ACCEPTED | PASSING or waited >= budget:
+            raise FlexStartError(f"{vm.describe()} did not get capacity (it is {status})")
+        client.sleep(interval)
+        waited += interval
+        interval = min(client.poll.cap, interval * client.poll.factor)
+
+
+def _start(client: Any, vm: _Vm, action: str = "start") -> None:
+    """Start (or resume) a stopped VM: a new capacity request (the run clock restarts once
+    placed), waited for per ``waitFor``. On failure the VM is left stopped, its request
+    cancelled if need be."""
     from .compute_ops import get_instance, instance_action
 
-    op = instance_action(client, vm.project, vm.zone, vm.name, "start", wait=False)
+    op = instance_action(client, vm.project, vm.zone, vm.name, action, wait=False)
     try:
-        _await_capacity(client, vm, op)
+        await_capacity(client, vm, op)
         return
     except Exception as exc:  # noqa: BLE001 - settle the VM before reporting
-        if _settled(client, vm, exc) is not None:
+        if _reached(client, vm, exc) is not None:
             return  # it got what was asked for anyway (e.g. only polling failed)
-        reason = _failure(vm, exc).replace("could not be created", "could not start")
+        reason = failure_text(vm, exc).replace("could not be created", f"could not {action}")
     stop = f"gcloud compute instances stop {vm.name} --zone {vm.zone} --project {vm.project}"
     try:
         instance = get_instance(client, vm.project, vm.zone, vm.name)
         if instance is None:
             left = "The VM no longer exists; run `pulumi refresh` to recreate it."
         elif instance.get("status") in STOPPED:
-            left = "The VM was not started and stays TERMINATED (stopped, not billed for GPUs)."
+            left = (
+                f"The VM was not started and stays {instance.get('status')} (stopped, not "
+                "billed for GPUs)."
+            )
         else:  # still waiting for capacity: cancel, or it may start later unknown to the stack
             instance_action(client, vm.project, vm.zone, vm.name, "stop")
             left = (
@@ -686,11 +764,21 @@ def _start(client: Any, vm: _Vm) -> None:
     raise FlexStartError(f"{reason} {left}")
 
 
+def _reached(client: Any, vm: _Vm, exc: Exception) -> dict[str, Any] | None:
+    from .flex_create import FlexCreate
+
+    return FlexCreate(client, vm).reached(exc)
+
+
 def _apply_labels_and_metadata(client: Any, vm: _Vm, instance: Mapping[str, Any]) -> None:
     from .compute_ops import instance_action
 
     labels = dict(vm.body.get("labels") or {})
-    if labels != dict(instance.get("labels") or {}):
+    current = instance.get("labels") if isinstance(instance.get("labels"), Mapping) else {}
+    owner = (current or {}).get(OWNER_LABEL)
+    if owner is not None:
+        labels[OWNER_LABEL] = owner  # kept: it says who made the VM
+    if labels != dict(current or {}):
         instance_action(
             client,
             vm.project,
@@ -700,26 +788,27 @@ def _apply_labels_and_metadata(client: Any, vm: _Vm, instance: Mapping[str, Any]
             {"labels": labels, "labelFingerprint": instance.get("labelFingerprint")},
         )
     wanted = _sorted_items((vm.body.get("metadata") or {}).get("items") or [])
-    meta = instance.get("metadata") or {}
-    if wanted != _sorted_items(meta.get("items") or []):
+    meta = instance.get("metadata") if isinstance(instance.get("metadata"), Mapping) else {}
+    if wanted != _sorted_items(_metadata_items(instance)):
         instance_action(
             client,
             vm.project,
             vm.zone,
             vm.name,
             "setMetadata",
-            {"items": wanted, "fingerprint": meta.get("fingerprint")},
+            {"items": wanted, "fingerprint": (meta or {}).get("fingerprint")},
         )
 
 
 def _delete(provider: FlexStartVmProvider, props: dict[str, Any]) -> None:
     from .compute_ops import delete_instance
+    from .paths import PathValueError
     from .rest import ApiError, OperationError
 
     vm = _Vm.of(props)
     try:
         delete_instance(_client(provider), vm.project, vm.zone, vm.name)
-    except (ApiError, OperationError, TimeoutError) as err:
+    except (ApiError, OperationError, TimeoutError, PathValueError) as err:
         raise FlexStartError(
             f"{vm.describe()} could not be deleted: {err}. It is still in the stack: run "
             "`pulumi destroy` (or `pulumi up`) again, or delete it with `gcloud compute "

@@ -1,36 +1,56 @@
 """The REST client every dynamic provider and ``pulumi_dws.advice`` share.
 
 - Credentials: Application Default Credentials (``google.auth.default``) fetched at call time,
-  never stored in inputs, outputs or the pickled provider; anonymous for loopback endpoints.
-- Every call has a timeout.
-- 429, 5xx and dropped connections are retried with capped exponential backoff and jitter,
-  honouring ``Retry-After``. Callers make creates idempotent with a ``requestId``.
+  never stored in inputs, outputs or the pickled provider, and only ever sent over HTTPS.
+  Loopback endpoints (a local emulator: ``127.0.0.0/8``, ``::1``, ``localhost`` in any
+  spelling) are called without credentials; any other ``http://`` endpoint is refused.
+- Every attempt has an overall deadline (connect, send and the whole answer: a server
+  dribbling bytes cannot hold a call) and a cap on the answer's size; see
+  :mod:`~pulumi_dws.providers.transport`. ``HTTPS_PROXY``/``NO_PROXY``/``REQUESTS_CA_BUNDLE``
+  apply as with plain ``requests``.
+- Only a well-formed answer is believed: a 2xx whose body is a JSON object (that the caller's
+  ``expect`` accepts), or an error in Google's error shape. Anything else (a dropped or reset
+  connection, a deadline passed, an HTML page, an empty, truncated or non-JSON body, an
+  ``error`` that is a string) means the answer was *lost*: the API may or may not have acted.
+  Lost answers, 429 and 5xx, and transient failures to refresh the access token are retried
+  with capped exponential backoff and jitter, honouring ``Retry-After``; when the retries run
+  out the :class:`ApiError` says ``lost=True`` (and ``sent=False`` when no attempt left this
+  machine). Callers make creates idempotent with a ``requestId`` and settle lost answers by
+  reading what exists.
 - Long-running operations are polled until done with growing intervals, so the number of calls
-  grows logarithmically with the wait.
+  grows logarithmically with the wait. Every sleep (backoff, ``Retry-After``, polling) goes
+  through ``sleep``, which follows an emulator's virtual clock when one is configured.
 """
 
 from __future__ import annotations
 
 import datetime
 import email.utils
+import json
 import logging
+import math
 import os
 import random
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 import requests
 
-from .endpoints import is_loopback
+from .endpoints import InsecureEndpointError, check_endpoint, is_loopback
+from .transport import Answer, NoAnswer, exchange, mount_watched_adapter
 
 __all__ = [
     "ApiError",
+    "CredentialsError",
+    "InsecureEndpointError",
     "OperationError",
     "RetryPolicy",
     "PollPolicy",
     "GoogleRestClient",
+    "RETRYABLE_STATUS",
     "virtual_sleep_from_env",
 ]
 
@@ -38,33 +58,65 @@ log = logging.getLogger("pulumi_dws.rest")
 SCOPES = ("https://www.googleapis.com/auth/cloud-platform",)
 RETRYABLE_STATUS = frozenset({429, 500, 502, 503, 504})
 VIRTUAL_CLOCK_ENV = "DWS_VIRTUAL_CLOCK_URL"
+TIMEOUT_ENV = "DWS_HTTP_TIMEOUT"
+"""Seconds: the overall deadline of one HTTP attempt (default 60). Tests shorten it."""
+DEFAULT_TIMEOUT = 60.0
+DEFAULT_MAX_ANSWER_BYTES = 32 * 1024 * 1024
 
 
 class ApiError(Exception):
-    """A Google API answered with an error (after retries, if it was retryable)."""
+    """A Google API call failed (after retries, if it was retryable).
 
-    def __init__(self, status: int, message: str, reason: str = "", body: Any = None) -> None:
+    ``status`` is the HTTP status of Google's error answer, or 0 when no trustworthy answer came
+    back (``lost``): then the API may have carried the request out. ``sent`` is False only when
+    no attempt left this machine (nothing can have happened).
+    """
+
+    def __init__(
+        self,
+        status: int,
+        message: str,
+        reason: str = "",
+        body: Any = None,
+        *,
+        lost: bool = False,
+        sent: bool = True,
+    ) -> None:
         self.status = status
         self.reason = reason  # e.g. "ZONE_RESOURCE_POOL_EXHAUSTED" or "RESOURCE_EXHAUSTED"
         self.message = message
         self.body = body
+        self.lost = lost
+        self.sent = sent
         head = f"HTTP {status} {reason}" if reason else f"HTTP {status}"
-        super().__init__(f"{head}: {message}")
+        super().__init__(f"{head}: {message}" if status else message)
 
     @classmethod
-    def from_response(cls, response: requests.Response) -> ApiError:
-        try:
-            body = response.json()
-        except ValueError:
-            return cls(response.status_code, response.text[:500] or response.reason)
-        err = body.get("error", {}) if isinstance(body, dict) else {}
-        errors = err.get("errors") or [{}]
-        reason = errors[0].get("reason") or err.get("status", "")
-        return cls(response.status_code, err.get("message", str(body)[:500]), reason, body)
+    def from_body(cls, status: int, body: Mapping[str, Any]) -> ApiError:
+        """The error of a Google error answer ``{"error": {"code", "message", ...}}``."""
+        err = body.get("error")
+        assert isinstance(err, Mapping)
+        errors = err.get("errors") if isinstance(err.get("errors"), list) else []
+        first = errors[0] if errors and isinstance(errors[0], Mapping) else {}
+        reason = str(first.get("reason") or err.get("status") or "")
+        return cls(status, str(err.get("message") or "")[:1000], reason, dict(body))
 
     @property
     def not_found(self) -> bool:
         return self.status == 404
+
+    @property
+    def ambiguous(self) -> bool:
+        """True when the API may have carried the request out: the answer was lost, or it was a
+        429/5xx until the retries ran out (a 5xx can come after the backend committed)."""
+        return (self.lost and self.sent) or self.status in RETRYABLE_STATUS
+
+
+class CredentialsError(ApiError):
+    """Application Default Credentials could not be had (nothing was sent)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(0, message, "CREDENTIALS", sent=False)
 
 
 class OperationError(Exception):
@@ -105,25 +157,36 @@ class PollPolicy:
     cap: float = 1800.0
 
 
-def _retry_after(response: requests.Response | None) -> float | None:
-    """Seconds asked for by a ``Retry-After`` header (delta-seconds or an HTTP-date); None when
-    there is none or it cannot be read (then the usual backoff applies)."""
-    if response is None:
-        return None
-    value = (response.headers.get("Retry-After") or "").strip()
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
+def _header_time(value: str) -> float | None:
     try:
         parsed = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError, IndexError):
         return None
     if parsed.tzinfo is None:  # "-0000": UTC, per RFC 5322
         parsed = parsed.replace(tzinfo=datetime.timezone.utc)
-    return max(0.0, parsed.timestamp() - time.time())
+    return parsed.timestamp()
+
+
+def _retry_after(headers: Mapping[str, str] | None) -> float | None:
+    """Seconds asked for by a ``Retry-After`` header (delta-seconds, or an HTTP-date counted from
+    the answer's own ``Date``, so a server on a virtual clock is read on its own clock); None
+    when there is none or it cannot be read (then the usual backoff applies)."""
+    if not headers:
+        return None
+    value = str(headers.get("Retry-After") or "").strip()
+    if not value:
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        pass
+    else:
+        return max(0.0, seconds) if math.isfinite(seconds) else None
+    when = _header_time(value)
+    if when is None:
+        return None
+    now = _header_time(str(headers.get("Date") or "")) or time.time()
+    return max(0.0, when - now)
 
 
 def virtual_sleep_from_env() -> Callable[[float], None] | None:
@@ -139,22 +202,64 @@ def virtual_sleep_from_env() -> Callable[[float], None] | None:
     return sleep
 
 
+def _timeout_from_env() -> float:
+    text = os.environ.get(TIMEOUT_ENV, "").strip()
+    if not text:
+        return DEFAULT_TIMEOUT
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"{TIMEOUT_ENV}={text!r} is not a number of seconds") from None
+    if not math.isfinite(value) or value <= 0:
+        raise ValueError(f"{TIMEOUT_ENV}={text!r} must be a positive number of seconds")
+    return value
+
+
+def _json_object(content: bytes) -> tuple[dict[str, Any] | None, str]:
+    """The answer's body as a JSON object, or ``(None, what is wrong with it)``."""
+    if not content.strip():
+        return None, "is empty"
+    try:
+        parsed = json.loads(content)
+    except (ValueError, UnicodeDecodeError):
+        snippet = content[:60].decode("utf-8", "replace").replace("\n", " ")
+        return None, f"is not JSON ({snippet!r}...)"
+    if not isinstance(parsed, dict):
+        return None, f"is JSON but not an object ({type(parsed).__name__})"
+    return parsed, ""
+
+
+def _google_error(body: Mapping[str, Any] | None) -> bool:
+    error = (body or {}).get("error")
+    return isinstance(error, Mapping) and ("code" in error or "message" in error)
+
+
 @dataclass
 class GoogleRestClient:
-    """JSON-over-HTTP client for one API base URL (e.g. ``https://compute.googleapis.com/compute/v1/``)."""
+    """JSON-over-HTTP client for one API base URL (e.g. ``https://compute.googleapis.com/compute/v1/``).
+
+    ``timeout`` is the overall deadline of one attempt in seconds (default: ``DWS_HTTP_TIMEOUT``
+    or 60); ``max_answer_bytes`` caps an answer's size.
+    """
 
     base_url: str
-    timeout: float = 60.0
+    timeout: float | None = None
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     poll: PollPolicy = field(default_factory=PollPolicy)
     sleep: Callable[[float], None] | None = None
     seed: int | None = None
+    max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES
     calls: int = 0
+    server_time: float | None = None
+    """The ``Date`` of the last answer (the server's clock, POSIX seconds), if it had one."""
     _session: requests.Session | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if not self.base_url.endswith("/"):
             self.base_url += "/"
+        check_endpoint(self.base_url)
+        if self.timeout is None:
+            self.timeout = _timeout_from_env()
         self._default_sleep = self.sleep is None
         if self.sleep is None:
             self.sleep = virtual_sleep_from_env() or time.sleep
@@ -162,17 +267,25 @@ class GoogleRestClient:
 
     # ------------------------------------------------------------------ session
     def session(self) -> requests.Session:
-        """An authorised session: ADC for Google, anonymous for loopback servers."""
+        """An authorised session: ADC over HTTPS for Google, anonymous for loopback servers."""
         if self._session is None:
-            if is_loopback(self.base_url):
-                self._session = requests.Session()
+            if check_endpoint(self.base_url) == "loopback":
+                session = requests.Session()
             else:
-                import google.auth
-                from google.auth.transport.requests import AuthorizedSession
-
-                credentials, _ = google.auth.default(scopes=list(SCOPES))
-                self._session = AuthorizedSession(credentials)
+                session = self._authorised_session()
+            self._session = mount_watched_adapter(session)
         return self._session
+
+    def _authorised_session(self) -> requests.Session:
+        import google.auth
+        from google.auth.exceptions import GoogleAuthError
+        from google.auth.transport.requests import AuthorizedSession
+
+        try:
+            credentials, _ = google.auth.default(scopes=list(SCOPES))
+        except GoogleAuthError as err:
+            raise CredentialsError(f"no Application Default Credentials ({err}).") from None
+        return AuthorizedSession(credentials)
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
@@ -188,7 +301,15 @@ class GoogleRestClient:
 
     # ------------------------------------------------------------------ requests
     def url(self, path: str) -> str:
+        """``path`` under the base URL; an absolute URL only on the base URL's own origin (a
+        token is never sent to another host)."""
         if path.startswith(("http://", "https://")):
+            base, there = urlsplit(self.base_url), urlsplit(path)
+            if (there.scheme, there.netloc) != (base.scheme, base.netloc):
+                raise InsecureEndpointError(
+                    f"refusing to call {there.scheme}://{there.netloc}: this client only calls "
+                    f"{base.scheme}://{base.netloc}"
+                )
             return path
         return self.base_url + path.lstrip("/")
 
@@ -199,48 +320,124 @@ class GoogleRestClient:
         *,
         body: Any = None,
         params: Mapping[str, Any] | None = None,
+        expect: Callable[[dict[str, Any]], bool] | None = None,
     ) -> dict[str, Any]:
-        """One API call with retries; returns the JSON body (``{}`` when empty)."""
+        """One API call with retries; returns the answer's JSON object.
+
+        ``expect`` checks the shape of a 2xx answer (e.g. "an operation with a name"); an answer
+        it rejects counts as lost, like a truncated one.
+        """
         assert self.retry.attempts >= 1
         url = self.url(path)
-        last: Exception | None = None
+        last: ApiError | None = None
+        sent = False
         for attempt in range(self.retry.attempts):
-            response: requests.Response | None = None
+            headers: Mapping[str, str] | None = None
+            self.calls += 1
             try:
-                self.calls += 1
-                response = self.session().request(
-                    method, url, json=body, params=params, timeout=self.timeout
-                )
-            except (requests.ConnectionError, requests.Timeout) as exc:
-                last = exc
-                log.info("%s %s: %s (attempt %d)", method, url, exc, attempt + 1)
+                answer = self._exchange(method, url, body, params)
+            except NoAnswer as exc:
+                last = ApiError(0, f"{method} {url}: {exc.reason}", lost=True, sent=exc.sent)
             else:
-                if response.status_code < 400:
-                    return response.json() if response.content else {}
-                error = ApiError.from_response(response)
-                if response.status_code not in RETRYABLE_STATUS:
-                    raise error
-                last = error
-                log.info("%s %s: %s (attempt %d)", method, url, error, attempt + 1)
+                headers = answer.headers
+                self.server_time = _header_time(str(headers.get("Date") or "")) or self.server_time
+                judged = self._judge(method, url, answer, expect)
+                if isinstance(judged, dict):
+                    return judged
+                last = judged
+                if not judged.ambiguous and not judged.lost:
+                    raise judged
+            sent = sent or last.sent
+            log.info("%s %s: %s (attempt %d)", method, url, last, attempt + 1)
             if attempt + 1 < self.retry.attempts:
                 assert self.sleep is not None
-                self.sleep(self.retry.delay(attempt, _retry_after(response), self._rng))
+                self.sleep(self.retry.delay(attempt, _retry_after(headers), self._rng))
         assert last is not None
-        if isinstance(last, ApiError):
-            raise last
-        raise ApiError(0, f"{method} {url} failed after {self.retry.attempts} attempts: {last}")
+        if last.lost:
+            raise ApiError(
+                0,
+                f"{last.message} (no usable answer after {self.retry.attempts} attempts)",
+                lost=True,
+                sent=sent,
+            )
+        last.sent = sent
+        raise last
 
-    def get(self, path: str, **params: Any) -> dict[str, Any]:
-        return self.request("GET", path, params=params or None)
+    def _exchange(
+        self, method: str, url: str, body: Any, params: Mapping[str, Any] | None
+    ) -> Answer:
+        from google.auth.exceptions import GoogleAuthError, RefreshError, TransportError
 
-    def post(self, path: str, body: Any = None, **params: Any) -> dict[str, Any]:
-        return self.request("POST", path, body=body, params=params or None)
+        assert self.timeout is not None
+        try:
+            return exchange(
+                self.session(),
+                method,
+                url,
+                body=body,
+                params=params,
+                deadline=self.timeout,
+                max_bytes=self.max_answer_bytes,
+            )
+        except (RefreshError, TransportError) as exc:
+            if _transient_auth_failure(exc):
+                raise NoAnswer(f"refreshing the access token failed: {exc}", sent=False) from None
+            raise CredentialsError(f"the access token could not be refreshed: {exc}") from None
+        except GoogleAuthError as exc:
+            raise CredentialsError(f"credentials failed: {exc}") from None
 
-    def patch(self, path: str, body: Any = None, **params: Any) -> dict[str, Any]:
-        return self.request("PATCH", path, body=body, params=params or None)
+    @staticmethod
+    def _judge(
+        method: str,
+        url: str,
+        answer: Answer,
+        expect: Callable[[dict[str, Any]], bool] | None,
+    ) -> dict[str, Any] | ApiError:
+        """The answer's JSON object, or the error it stands for (raised by the caller unless
+        it may be retried)."""
+        parsed, problem = _json_object(answer.content)
+        where = f"{method} {url}: HTTP {answer.status}"
+        if 200 <= answer.status < 300:
+            if parsed is None:
+                return ApiError(0, f"{where} answer {problem}", lost=True)
+            if expect is not None and not expect(parsed):
+                shown = json.dumps(parsed)[:120]
+                return ApiError(0, f"{where} answer has an unexpected shape: {shown}", lost=True)
+            return parsed
+        if parsed is None or not _google_error(parsed):
+            what = problem or f"is not Google's error object: {json.dumps(parsed)[:120]}"
+            return ApiError(0, f"{where} answer {what}", lost=True)
+        return ApiError.from_body(answer.status, parsed)
 
-    def delete(self, path: str, **params: Any) -> dict[str, Any]:
-        return self.request("DELETE", path, params=params or None)
+    def get(
+        self, path: str, *, expect: Callable[[dict[str, Any]], bool] | None = None, **params: Any
+    ) -> dict[str, Any]:
+        return self.request("GET", path, params=params or None, expect=expect)
+
+    def post(
+        self,
+        path: str,
+        body: Any = None,
+        *,
+        expect: Callable[[dict[str, Any]], bool] | None = None,
+        **params: Any,
+    ) -> dict[str, Any]:
+        return self.request("POST", path, body=body, params=params or None, expect=expect)
+
+    def patch(
+        self,
+        path: str,
+        body: Any = None,
+        *,
+        expect: Callable[[dict[str, Any]], bool] | None = None,
+        **params: Any,
+    ) -> dict[str, Any]:
+        return self.request("PATCH", path, body=body, params=params or None, expect=expect)
+
+    def delete(
+        self, path: str, *, expect: Callable[[dict[str, Any]], bool] | None = None, **params: Any
+    ) -> dict[str, Any]:
+        return self.request("DELETE", path, params=params or None, expect=expect)
 
     # ------------------------------------------------------------------ operations
     def wait(
@@ -250,6 +447,7 @@ class GoogleRestClient:
         *,
         is_done: Callable[[dict[str, Any]], bool],
         timeout: float = 3600.0,
+        expect: Callable[[dict[str, Any]], bool] | None = None,
     ) -> dict[str, Any]:
         """Poll ``poll_path`` until ``is_done``; intervals grow per :class:`PollPolicy`.
 
@@ -264,5 +462,20 @@ class GoogleRestClient:
             self.sleep(step)
             waited += step
             interval = min(self.poll.cap, interval * self.poll.factor)
-            operation = self.get(poll_path)
+            operation = self.get(poll_path, expect=expect)
         return operation
+
+
+def _transient_auth_failure(exc: BaseException) -> bool:
+    """A token refresh that failed for a reason that may pass (the metadata server or the token
+    endpoint did not answer), as opposed to revoked or missing credentials."""
+    from google.auth.exceptions import TransportError
+
+    if isinstance(exc, TransportError) or getattr(exc, "retryable", False):
+        return True
+    cause = exc.__cause__ or exc.__context__
+    while cause is not None:
+        if isinstance(cause, (TransportError, requests.exceptions.ConnectionError)):
+            return True
+        cause = cause.__cause__ or cause.__context__
+    return False

@@ -6,14 +6,17 @@ inputs, with ``body`` as the cluster really is after a refresh, plus ``name``, `
 ``login_nodes``, ``login_address``, ``partitions``, ``create_time`` and ``drift``.
 
 * Create: ``POST {parent}/modelDevelopmentClusters?model_development_cluster_id=ID``, then the
-  long-running operation is polled until done. The cluster id is chosen by the program, so a
-  create retried after a crash or a lost answer meets ``409 ALREADY_EXISTS`` and *adopts* the
-  cluster when it matches the declared spec (else it fails and says what differs); a POST whose
-  every answer was lost (429/5xx/dropped after the retries) also looks for the cluster before
-  failing. Once Google has accepted the create, nothing is orphaned: when the operation fails
-  (or an adopted cluster is in ``ERROR``) the half-made cluster is deleted before the error is
-  raised; when it can't be deleted, or the wait gives up (timeout, the operation can't be
-  polled), the create *succeeds* with the cluster's true ``state`` (``ERROR``,
+  long-running operation is polled until done, as steps of the shared create state machine
+  (:mod:`~pulumi_dws.providers.create_machine`). Slurm creates carry no request id; the cluster
+  id is chosen by the program, so a create run again after a crash or a lost answer finds the
+  cluster (or meets ``409 ALREADY_EXISTS``) and *adopts* it when it matches the declared spec
+  (else it is refused, saying what differs). An answer lost in any way (dropped, reset,
+  truncated, HTML, empty, not JSON, a string ``error``) is settled by reading what exists and
+  asking again. Once Google has accepted the create, nothing is orphaned: when the operation
+  fails (or an adopted cluster is in ``ERROR``) the half-made cluster is deleted, and read
+  again after that delete settles (a create that arrived late would show), before the error
+  says nothing is left; when it can't be deleted, or the wait gives up (timeout, the operation
+  can't be polled), the create *succeeds* with the cluster's true ``state`` (``ERROR``,
   ``PROVISIONING``), so Pulumi tracks it and ``pulumi refresh`` / ``destroy`` reach it.
 * Diff: see :data:`REPLACE_PATHS` / :data:`UPDATE_PATHS`. A replacement deletes first (the
   cluster id and the ``/home`` Filestore are the same for the new cluster). Unknown values
@@ -48,6 +51,7 @@ from pulumi.dynamic import (
     UpdateResult,
 )
 
+from .slurm_create import SlurmCreate, is_lro
 from .slurm_diff import (
     BUSY,
     COLLECTION,
@@ -65,7 +69,7 @@ from .slurm_diff import (
 )
 
 if TYPE_CHECKING:
-    from .rest import GoogleRestClient
+    from .rest import GoogleRestClient, PollPolicy
 
 __all__ = ["SlurmClusterProvider", "SlurmClusterError", "cluster_path"]
 
@@ -79,11 +83,26 @@ class SlurmClusterProvider(ResourceProvider):
     """CRUD for one managed Slurm cluster; see the module docstring."""
 
     serialize_as_secret_always = False  # nothing secret is pickled
+    sleep: Callable[[float], None] | None = None
+    """Replaces ``time.sleep`` between retries and polls (tests pass one that advances an
+    emulator's virtual clock in process); never set on the provider a stack pickles."""
 
-    def __init__(self, timeout: float = 7200.0) -> None:
+    poll: PollPolicy | None = None
+    """How operations are polled (default: :class:`~pulumi_dws.providers.rest.PollPolicy`)."""
+
+    def __init__(
+        self,
+        timeout: float = 7200.0,
+        sleep: Callable[[float], None] | None = None,
+        poll: PollPolicy | None = None,
+    ) -> None:
         super().__init__()
         self.timeout = timeout
         self.endpoint: str | None = None
+        if sleep is not None:
+            self.sleep = sleep
+        if poll is not None:
+            self.poll = poll
 
     # ------------------------------------------------------------------ engine hooks
     def configure(self, req: ConfigureRequest) -> None:
@@ -91,15 +110,28 @@ class SlurmClusterProvider(ResourceProvider):
         self.endpoint = req.config.get("dws:aiplatformEndpoint")
 
     def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
+        """Every value that goes into a URL (or a host name: the region) is checked in full; a
+        value not known yet (a preview) is never a failure."""
+        from pulumi.output import Unknown
+
+        from .paths import segment_problem
+
         failures = []
         cluster_id = news.get("cluster_id")
-        if isinstance(cluster_id, str) and not valid_cluster_id(cluster_id):
+        if not isinstance(cluster_id, Unknown) and not valid_cluster_id(cluster_id):
             failures.append(
                 CheckFailure(
                     "cluster_id",
                     f"{cluster_id!r}: 1-10 characters, a lowercase letter then letters or digits",
                 )
             )
+        for key in ("project", "region"):
+            value = news.get(key)
+            if value is None or isinstance(value, Unknown):
+                continue
+            problem = segment_problem(key, value)
+            if problem:
+                failures.append(CheckFailure(key, f"{key}: {problem}"))
         for key in ("project", "region", "body"):
             if news.get(key) is None:
                 failures.append(CheckFailure(key, f"{key} is required"))
@@ -115,13 +147,23 @@ class SlurmClusterProvider(ResourceProvider):
         )
 
     def create(self, props: dict[str, Any]) -> CreateResult:
-        path = cluster_path(props["project"], props["region"], props["cluster_id"])
-        client = self._client(props["region"])
-        for _ in range(2):
-            live = self._create_once(client, props, path)
-            if live is not None:
-                return CreateResult(path, {**outputs_from_live(props, live), "drift": []})
-        raise SlurmClusterError(f"cluster {path} kept reappearing while being deleted")
+        from .create_machine import CreateFailed, CreateMachine
+        from .paths import PathValueError
+
+        try:
+            path = cluster_path(props["project"], props["region"], props["cluster_id"])
+            client = self._client(props["region"])
+        except (PathValueError, ValueError) as err:
+            raise SlurmClusterError(f"the cluster can't be addressed: {err}") from None
+        steps = SlurmCreate(self, client, props, path)
+        assert client.sleep is not None
+        sleep = client.sleep
+        machine = CreateMachine(steps, settle=lambda: sleep(steps.settle_seconds))
+        try:
+            live = machine.run()
+        except CreateFailed as err:
+            raise SlurmClusterError(str(err)) from None
+        return CreateResult(path, {**outputs_from_live(props, live), "drift": []})
 
     def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
         from .rest import ApiError
@@ -129,11 +171,14 @@ class SlurmClusterProvider(ResourceProvider):
         project, region, cluster_id = _parse_id(id_)
         client = self._client(region)
         try:
-            live = client.get(id_)
+            live = client.get(cluster_path(project, region, cluster_id), expect=_is_cluster)
         except ApiError as err:
             if err.not_found:
                 return ReadResult(None, {})
-            raise
+            raise SlurmClusterError(
+                f"cluster {id_} could not be read: {err}. Nothing was changed; run `pulumi "
+                "refresh` again once the API answers."
+            ) from None
         base = {"project": project, "region": region, "cluster_id": cluster_id, **props}
         declared = base.get("body")
         if declared is None:  # import: adopt what is there
@@ -144,20 +189,43 @@ class SlurmClusterProvider(ResourceProvider):
         return ReadResult(id_, outs)
 
     def update(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
+        from .rest import ApiError
+
         _, mask = plan_change(olds, news)
+        project, region, cluster_id = _parse_id(id_)
+        path = cluster_path(project, region, cluster_id)
         client = self._client(news["region"])
-        if mask:
-            operation = self._patch(client, id_, wire(news["body"]), ",".join(mask))
-            done = self._wait(client, operation, f"update of {id_}")
-            if "error" in done:
-                raise SlurmClusterError(
-                    f"update of cluster {id_} ({', '.join(mask)}) failed: "
-                    f"{describe_status(done['error'])}; the cluster keeps its previous settings"
-                )
-        return UpdateResult({**outputs_from_live(news, client.get(id_)), "drift": []})
+        try:
+            if mask:
+                operation = self._patch(client, path, wire(news["body"]), ",".join(mask))
+                done = self._wait(client, operation, f"update of {id_}")
+                if "error" in done:
+                    raise SlurmClusterError(
+                        f"update of cluster {id_} ({', '.join(mask)}) failed: "
+                        f"{describe_status(done['error'])}; the cluster keeps its previous "
+                        "settings"
+                    )
+            live = client.get(path, expect=_is_cluster)
+        except (ApiError, TimeoutError) as err:
+            raise SlurmClusterError(
+                f"update of cluster {id_} ({', '.join(mask) or 'nothing to change'}) could not "
+                f"be confirmed: {err}. The change may or may not have been applied; run `pulumi "
+                "up --refresh` again: it reads the cluster and sends what still differs."
+            ) from None
+        return UpdateResult({**outputs_from_live(news, live), "drift": []})
 
     def delete(self, id_: str, props: dict[str, Any]) -> None:
-        done = self._delete(self._client(_parse_id(id_)[1]), id_)
+        from .rest import ApiError
+
+        project, region, cluster_id = _parse_id(id_)
+        path = cluster_path(project, region, cluster_id)
+        try:
+            done = self._delete(self._client(region), path)
+        except (ApiError, TimeoutError) as err:
+            raise SlurmClusterError(
+                f"delete of cluster {id_} could not be confirmed: {err}. It is still in the "
+                "stack: run `pulumi destroy` (or `pulumi up`) again."
+            ) from None
         if done is not None and "error" in done and done["error"].get("code") != 5:
             raise SlurmClusterError(
                 f"delete of cluster {id_} failed: {describe_status(done['error'])}"
@@ -169,143 +237,10 @@ class SlurmClusterProvider(ResourceProvider):
         from .rest import GoogleRestClient
 
         config = {AIPLATFORM.config_key: self.endpoint} if self.endpoint else None
-        return GoogleRestClient(AIPLATFORM.base(region, config))
-
-    def _create_once(
-        self, client: GoogleRestClient, props: Mapping[str, Any], path: str
-    ) -> dict[str, Any] | None:
-        """Create (or adopt) the cluster; None when a dying cluster of that id was waited out."""
-        from .rest import ApiError
-
-        parent = path.rsplit("/", 2)[0] + f"/{COLLECTION}"
-        try:
-            operation = client.post(
-                parent, wire(props["body"]), model_development_cluster_id=props["cluster_id"]
-            )
-        except ApiError as err:
-            if err.status == 409:
-                return self._adopt(client, props, path)
-            if _answer_lost(err):  # one of the attempts may have been accepted
-                state = self._state(client, path)
-                if state != "gone" and not state.startswith("unknown ("):
-                    return self._adopt(client, props, path)
-                if state != "gone":
-                    raise SlurmClusterError(
-                        f"create of cluster {path} got no answer ({err}) and its state can't be "
-                        f"read ({state}). It may exist: run `pulumi up` again to adopt it (same "
-                        "cluster_id), or delete it."
-                    ) from None
-            raise SlurmClusterError(f"create of cluster {path} was refused: {err}") from None
-        try:
-            done = self._wait(client, operation, f"create of {path}")
-        except Exception as err:  # noqa: BLE001 - accepted: never leave it untracked
-            return self._unfinished(client, path, err)
-        if "error" in done:
-            return self._failed(client, path, describe_status(done["error"]))
-        try:
-            return client.get(path)
-        except ApiError as err:
-            response = done.get("response")
-            if err.not_found or not isinstance(response, dict) or "name" not in response:
-                raise
-            return response  # the operation carries the cluster (google.rpc LRO response)
-
-    def _unfinished(self, client: GoogleRestClient, path: str, err: Exception) -> dict[str, Any]:
-        """The create was accepted but its operation could not be followed to the end: the
-        cluster as it is (success with its true state), or an error when it is gone."""
-        from .rest import ApiError
-
-        try:
-            return client.get(path)
-        except ApiError as lookup:
-            if lookup.not_found:
-                raise SlurmClusterError(
-                    f"create of cluster {path} was accepted but did not finish ({err}), and the "
-                    "cluster is gone: nothing was left behind."
-                ) from None
-            raise SlurmClusterError(
-                f"create of cluster {path} was accepted but did not finish ({err}), and its "
-                f"state can't be read ({lookup}). It may exist: run `pulumi up` again to adopt "
-                "it (same cluster_id), or delete it."
-            ) from None
-
-    def _failed(self, client: GoogleRestClient, path: str, why: str) -> dict[str, Any]:
-        """A create that ended in an error: delete what it left and raise; when the cluster
-        can't be deleted, succeed with its true state (``ERROR``) so that it stays tracked."""
-        left, live = self._remove_failed(client, path)
-        if live is not None:
-            return live
-        raise SlurmClusterError(f"create of cluster {path} failed: {why}. {left}")
-
-    def _adopt(
-        self, client: GoogleRestClient, props: Mapping[str, Any], path: str
-    ) -> dict[str, Any] | None:
-        from .rest import ApiError
-
-        try:
-            live = client.get(path)
-        except ApiError as err:
-            if err.not_found:
-                return None  # gone since the 409: create it again
-            raise
-        state = (live.get("clusterStatus") or {}).get("state")
-        if state == "STOPPING":  # wait for that delete: gone, or back if it failed
-            live = self._poll(client, path, lambda c: c is None or _state_of(c) != "STOPPING")
-            if live is None:
-                return None
-            state = _state_of(live)
-            if state == "STOPPING":
-                raise SlurmClusterError(
-                    f"cluster {path} is still being deleted after {self.timeout:.0f}s"
-                )
-        declared = canonical(props["body"])
-        seen = canonical(project_live(props["body"], canonical(live)))
-        diff = differences(declared, seen)
-        if diff:
-            raise SlurmClusterError(
-                f"cluster {path} already exists and differs from this program at "
-                f"{', '.join(diff)}; choose another cluster_id, delete it, or `pulumi import` it"
-            )
-        if state in BUSY:
-            live = self._poll(client, path, lambda c: c is None or _state_of(c) not in BUSY)
-            if live is None:
-                raise SlurmClusterError(f"cluster {path} disappeared while being adopted")
-            state = _state_of(live)
-        if state == "ERROR":
-            detail = (live.get("clusterStatus") or {}).get("detail", "")
-            return self._failed(client, path, f"the cluster is in state ERROR ({detail})")
-        return live
-
-    def _remove_failed(
-        self, client: GoogleRestClient, path: str
-    ) -> tuple[str, dict[str, Any] | None]:
-        """Delete what a failed create left: ``(what happened, the cluster if it remains)``."""
-        from .rest import ApiError
-
-        try:
-            done = self._delete(client, path)
-        except ApiError as err:
-            return self._kept(client, path, f"could not be deleted ({err})")
-        except (TimeoutError, SlurmClusterError):
-            return f"Deleting the failed cluster is still running; check {path}.", None
-        if done is None:
-            return "Nothing was left behind.", None
-        if "error" in done:
-            return self._kept(
-                client, path, f"could not be deleted ({describe_status(done['error'])})"
-            )
-        return "The partly created cluster was deleted, so nothing is left behind.", None
-
-    def _kept(
-        self, client: GoogleRestClient, path: str, why: str
-    ) -> tuple[str, dict[str, Any] | None]:
-        from .rest import ApiError
-
-        message = f"The failed cluster {why}; delete {path} by hand."
-        try:
-            return message, client.get(path)
-        except ApiError:
-            return message, None
+        client = GoogleRestClient(AIPLATFORM.base(region, config), sleep=self.sleep)
+        if self.poll is not None:
+            client.poll = self.poll
+        return client
 
     def _delete(self, client: GoogleRestClient, path: str) -> dict[str, Any] | None:
         """DELETE ``path`` and wait: the finished operation, or None when there was nothing
@@ -316,7 +251,7 @@ class SlurmClusterProvider(ResourceProvider):
 
         for attempt in range(2):
             try:
-                operation = client.delete(path)
+                operation = client.delete(path, expect=is_lro)
                 break
             except ApiError as err:
                 if err.not_found:
@@ -338,30 +273,27 @@ class SlurmClusterProvider(ResourceProvider):
         from .rest import ApiError
 
         try:
-            return client.patch(id_, body, updateMask=mask)
+            return client.patch(id_, body, expect=is_lro, updateMask=mask)
         except ApiError as err:
             if not _busy(err):
                 raise
             live = self._poll(client, id_, lambda c: c is None or _state_of(c) not in BUSY)
             if live is None or _state_of(live) in BUSY:
                 raise
-        return client.patch(id_, body, updateMask=mask)
+        return client.patch(id_, body, expect=is_lro, updateMask=mask)
 
     def _wait(
         self, client: GoogleRestClient, operation: dict[str, Any], what: str
     ) -> dict[str, Any]:
-        name = operation.get("name")
-        if not name:
-            raise SlurmClusterError(f"{what}: the API answered without an operation: {operation}")
-        return client.wait(operation, name, is_done=_done, timeout=self.timeout)
-
-    def _state(self, client: GoogleRestClient, path: str) -> str:
-        from .rest import ApiError
+        from .paths import PathValueError, operation_name_path
 
         try:
-            return _state_of(client.get(path)) or "unknown"
-        except ApiError as err:
-            return "gone" if err.not_found else f"unknown ({err})"
+            poll = operation_name_path(operation.get("name"))
+        except PathValueError:
+            raise SlurmClusterError(
+                f"{what}: the API answered without a usable operation: {str(operation)[:200]}"
+            ) from None
+        return client.wait(operation, poll, is_done=_done, timeout=self.timeout, expect=is_lro)
 
     def _poll(
         self,
@@ -375,7 +307,7 @@ class SlurmClusterProvider(ResourceProvider):
         waited, interval = 0.0, client.poll.initial
         while True:
             try:
-                current: dict[str, Any] | None = client.get(path)
+                current: dict[str, Any] | None = client.get(path, expect=_is_cluster)
             except ApiError as err:
                 if not err.not_found:
                     raise
@@ -392,7 +324,14 @@ _MOVING = BUSY | {"STOPPING"}
 
 
 def _state_of(cluster: Mapping[str, Any]) -> str | None:
-    return (cluster.get("clusterStatus") or {}).get("state")
+    status = cluster.get("clusterStatus")
+    return status.get("state") if isinstance(status, Mapping) else None
+
+
+def _is_cluster(answer: Mapping[str, Any]) -> bool:
+    """A cluster as the API returns it: a name and, if any, a status object."""
+    status = answer.get("clusterStatus")
+    return isinstance(answer.get("name"), str) and (status is None or isinstance(status, Mapping))
 
 
 def _status(err: Any) -> str:
@@ -405,14 +344,20 @@ def _busy(err: Any) -> bool:
     return err.status in (400, 409) and "FAILED_PRECONDITION" in (err.reason, _status(err))
 
 
-def _answer_lost(err: Any) -> bool:
-    """The client gave up on 429, 5xx or dropped connections (status 0): no answer came back."""
-    return err.status in (0, 429) or err.status >= 500
-
-
 def _parse_id(id_: str) -> tuple[str, str, str]:
-    parts = id_.split("/")
-    if len(parts) != 6 or parts[0] != "projects" or parts[4] != COLLECTION:
+    """``(project, region, cluster_id)`` of a resource id, each part checked in full."""
+    from .paths import segment_problem
+
+    parts = id_.split("/") if isinstance(id_, str) else []
+    if (
+        len(parts) != 6
+        or parts[0] != "projects"
+        or parts[2] != "locations"
+        or parts[4] != COLLECTION
+        or segment_problem("project", parts[1])
+        or segment_problem("region", parts[3])
+        or segment_problem("cluster_id", parts[5])
+    ):
         raise SlurmClusterError(
             f"{id_!r} is not projects/PROJECT/locations/REGION/{COLLECTION}/CLUSTER_ID"
         )

@@ -1,8 +1,9 @@
 """Pure helpers of the Slurm cluster provider: comparable forms of a cluster body, drift,
 and which changes are in-place updates and which replace the cluster.
 
-What is immutable follows Google's ``ModelDevelopmentCluster`` definition (magic-modules
-``mmv1/products/vertexai/ModelDevelopmentCluster.yaml``: ``immutable: true`` on ``network``,
+What is immutable follows Google's ``ModelDevelopmentCluster`` definition (GoogleCloudPlatform/
+magic-modules ``mmv1/products/vertexai/ModelDevelopmentCluster.yaml``, commit 0ab2d4ad2404:
+``immutable: true`` on ``network``,
 ``runtimeSpec``, a node pool's ``id``, ``machineSpec``, ``provisioningModel`` and
 ``confidentialInstanceConfig`` and on ``slurmSpec.homeDirectoryStorage``; the orchestrator's
 ``update_mask_fields``) and the ``updateMask`` list of the training-cluster "Manage cluster" page.
@@ -38,7 +39,7 @@ __all__ = [
 ]
 
 COLLECTION = "modelDevelopmentClusters"
-ID_PATTERN = re.compile(r"^[a-z][a-z0-9]*$")  # length: see valid_cluster_id
+ID_PATTERN = re.compile(r"^[a-z][a-z0-9]*\Z")  # length: see valid_cluster_id
 
 
 def valid_cluster_id(value: object) -> bool:
@@ -118,8 +119,11 @@ class SlurmClusterError(Exception):
 
 # ---------------------------------------------------------------------------- pure helpers
 def cluster_path(project: str, region: str, cluster_id: str) -> str:
-    """``projects/{p}/locations/{r}/modelDevelopmentClusters/{id}`` (the resource id)."""
-    return f"projects/{project}/locations/{region}/{COLLECTION}/{cluster_id}"
+    """``projects/{p}/locations/{r}/modelDevelopmentClusters/{id}`` (the resource id), every
+    part checked in full and quoted (see :mod:`~pulumi_dws.providers.paths`)."""
+    from .paths import cluster_path as checked
+
+    return checked(project, region, cluster_id)
 
 
 def _snake(name: str) -> str:

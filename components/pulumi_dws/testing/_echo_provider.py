@@ -39,7 +39,7 @@ from pulumi.output import Unknown
 
 __all__ = ["COMPUTED_OUTPUTS", "EchoProvider", "EchoProviderError", "ZONE_PATTERN"]
 
-ZONE_PATTERN = re.compile(r"^[a-z]+-[a-z]+[0-9]+-[a-z]$")
+ZONE_PATTERN = re.compile(r"^[a-z]+-[a-z]+[0-9]+-[a-z]\Z")
 """What ``check`` accepts as a zone (``us-central1-a``)."""
 
 COMPUTED_OUTPUTS = frozenset({"computeEndpoint", "flavor", "hostProject", "inputTypes"})

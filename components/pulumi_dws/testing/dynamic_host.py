@@ -50,6 +50,8 @@ What the harness does on the engine's behalf (each point mirrors the engine's Go
   would receive the wrapper dicts, and a secret ``__provider`` makes the host fail with
   ``TypeError: unhashable type: 'dict'``.) ``__provider`` itself is secret unless the provider
   sets ``serialize_as_secret_always = False``; providers see it in their property dicts.
+* **Crashes.** :meth:`DynamicProviderHost.kill` ends the host mid-call (SIGKILL), so a test can
+  check what a later ``pulumi up`` in a fresh host makes of what the dead one left.
 * **Previews.** The host does not advertise ``supportsPreview``, so during ``pulumi preview`` the
   engine never sends ``Create``/``Update`` to it: it uses the inputs as the planned state. The
   harness does the same for ``preview=True`` unless ``force_rpc=True``, which sends the request
@@ -633,6 +635,14 @@ class DynamicProviderHost:
         for drain in (self._stdout, self._stderr):
             if drain is not None:
                 drain.join(timeout=self._shutdown_grace)
+
+    def kill(self) -> None:
+        """Kill the host at once (SIGKILL), as a crash, an OOM kill or a closed laptop would end
+        ``pulumi up``: a call in flight fails (``UNAVAILABLE``) and the provider gets no chance
+        to clean up. Then :meth:`close` (or leaving the ``with`` block) reaps it."""
+        if self._proc is not None and self._proc.poll() is None:
+            self._proc.kill()
+            self._proc.wait()
 
     @property
     def port(self) -> int:

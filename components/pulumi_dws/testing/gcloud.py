@@ -79,6 +79,7 @@ __all__ = [
     "GcloudCapture",
     "OracleServer",
     "endpoint_overrides",
+    "field_differences",
     "gcloud_available",
     "gcloud_path",
     "gcloud_unavailable_reason",
@@ -249,6 +250,54 @@ class GcloudCapture:
         lines.append("stderr:")
         lines.append(self.stderr.rstrip() or "  (empty)")
         return "\n".join(lines)
+
+
+def field_differences(
+    ours: Any, theirs: Any, *, allowed: Mapping[str, str] | None = None, path: str = ""
+) -> list[str]:
+    """Compare two request bodies field for field; return one line per difference.
+
+    Dicts are walked key by key and lists item by item, so a difference names its path
+    (``scheduling.maxRunDuration.seconds: 259200 != '259200'``, ``reservationAffinity:
+    missing from ours``). ``allowed`` maps dotted paths to the reason they may differ (a field
+    gcloud sends that the library sets elsewhere, say): those paths and everything under them
+    are skipped. An empty list means the bodies agree.
+
+    Args:
+        ours: The library's body (or part of it).
+        theirs: gcloud's body, e.g. ``capture.canonical(capture.create_request().body)``.
+        allowed: Paths that may differ, each with its reason.
+        path: The path of ``ours`` inside a bigger body (for the messages).
+    """
+    allowed = allowed or {}
+    if path in allowed:
+        return []
+    where = path or "(body)"
+    if isinstance(ours, Mapping) and isinstance(theirs, Mapping):
+        found: list[str] = []
+        for key in sorted(set(ours) | set(theirs), key=str):
+            sub = f"{path}.{key}" if path else str(key)
+            if sub in allowed:
+                continue
+            if key not in theirs:
+                found.append(f"{sub}: missing from gcloud's (ours: {ours[key]!r})")
+            elif key not in ours:
+                found.append(f"{sub}: missing from ours (gcloud: {theirs[key]!r})")
+            else:
+                found += field_differences(ours[key], theirs[key], allowed=allowed, path=sub)
+        return found
+    if isinstance(ours, list) and isinstance(theirs, list):
+        if len(ours) != len(theirs):
+            return [
+                f"{where}: {len(ours)} items != {len(theirs)} (ours {ours!r}, gcloud {theirs!r})"
+            ]
+        found = []
+        for i, (mine, other) in enumerate(zip(ours, theirs, strict=True)):
+            found += field_differences(mine, other, allowed=allowed, path=f"{path}[{i}]")
+        return found
+    if ours == theirs and type(ours) is type(theirs):
+        return []
+    return [f"{where}: {ours!r} != {theirs!r}"]
 
 
 # --------------------------------------------------------------------------------------------

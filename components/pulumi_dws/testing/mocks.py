@@ -385,7 +385,11 @@ class GcpMocks(pulumi.runtime.Mocks):
 
     # ------------------------------------------------------------------ behaviour
     def _dynamic(self, typ: str, name: str, inputs: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-        props = {k: v for k, v in inputs.items() if k != "__provider"}
+        # The engine strips secret markers before it calls a dynamic provider (the Python host
+        # does not accept secrets); the behaviours see plain values too.
+        from .dynamic_host import unwrap_secrets
+
+        props = {k: unwrap_secrets(v) for k, v in inputs.items() if k != "__provider"}
         short = typ[len(DYNAMIC_TYPE_PREFIX) :].split(":")[-1]
         behaviour = _DYNAMIC.get(short)
         if behaviour is None:

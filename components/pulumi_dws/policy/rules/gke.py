@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from ...catalog import compact_with_flex_start
 from ..shapes import PoolSpec, node_pools
 from ..values import UNKNOWN, as_bool, as_int, last_segment
 from ..view import Context, ResourceView
@@ -56,8 +57,15 @@ def _pool_problems(pool: PoolSpec) -> Iterator[str]:
     placement = pool.get("placementPolicy", "type")
     machine = last_segment(pool.get("nodeConfig", "machineType"))
     tpu = machine is UNKNOWN or (isinstance(machine, str) and machine.startswith(("ct", "tpu")))
-    if placement == "COMPACT" and not tpu:  # an unknown machine type may be a TPU's
-        yield "placementPolicy.type is COMPACT; compact placement is not allowed on GPU DWS pools"
+    queued = as_bool(pool.get("queuedProvisioning", "enabled"))
+    # Flex-start without a queue may be compact on A3 Ultra, A4 and H4D (Cluster Toolkit).
+    flex_compact = queued is False or queued is None
+    flex_compact = flex_compact and isinstance(machine, str) and compact_with_flex_start(machine)
+    if placement == "COMPACT" and not tpu and not flex_compact:  # unknown: may be a TPU's
+        yield (
+            "placementPolicy.type is COMPACT; compact placement is not allowed on GPU DWS pools "
+            "except Flex-start pools (no queued provisioning) of A3 Ultra, A4 or H4D"
+        )
 
 
 def _queued_pool(view: ResourceView, cfg: dict[str, Any], ctx: Context) -> Iterator[Finding]:
@@ -86,7 +94,7 @@ QUEUED_POOL = Rule(
     description=(
         "GKE queued-provisioning / Flex-start node pools need autoscaling from 0, location "
         "policy ANY, reservation affinity NO_RESERVATION, auto-repair off, no Spot, no "
-        "compact placement and 0 initial nodes."
+        "compact placement (except Flex-start A3 Ultra, A4 and H4D pools) and 0 initial nodes."
     ),
     level="mandatory",
     scope="resource",

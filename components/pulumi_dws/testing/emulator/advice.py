@@ -29,7 +29,7 @@ from .capacity import CalendarBlock, CapacityModel
 __all__ = ["AdviceService"]
 
 _PREFIX = r"/compute/v1/projects/(?P<project>[^/]+)/regions/(?P<region>[^/]+)/advice/"
-_DURATION = re.compile(r"^(\d+)(?:\.\d+)?s$")
+_DURATION = re.compile(r"^(\d+)(?:\.\d+)?s\Z")
 _SHAPES = ("ANY", "ANY_SINGLE_ZONE", "BALANCED", "TARGET_SHAPE_UNSPECIFIED")
 _MODELS = ("FLEX_START", "RESERVATION_BOUND", "SPOT", "STANDARD")
 _DEFAULT_LOOKAHEAD = dt.timedelta(days=120)
@@ -131,7 +131,7 @@ class AdviceService:
                 "not enabled for this project.",
                 "forbidden",
             )
-        if not re.match(r"^[a-z]+-[a-z]+[0-9]+$", region):
+        if not re.match(r"^[a-z]+-[a-z]+[0-9]+\Z", region):
             where = f"projects/{project}/regions/{region}"
             raise GoogleError(404, f"The resource '{where}' was not found")
         return project, region, body

@@ -10,7 +10,10 @@ Routes (``{v}`` is ``v1beta1``, or ``v1`` for operations, as Google's docs poll 
     GET    /{v}/projects/{p}/locations/{r}/operations/{op}
 
 Behaviour, as Google documents it (seed 002, the training-cluster docs and the
-``ModelDevelopmentCluster`` resource definition of magic-modules):
+``ModelDevelopmentCluster`` resource definition of magic-modules,
+``GoogleCloudPlatform/magic-modules`` ``mmv1/products/vertexai/ModelDevelopmentCluster.yaml`` at
+commit ``0ab2d4ad24041037ac85442d680f48ba57dfdcfb``, from which terraform-provider-google-beta's
+``google_vertex_ai_model_development_cluster`` is generated):
 
 * Request bodies are validated before anything happens: the schema in :mod:`.aiplatform_rules`
   (derived, because the ``aiplatform.v1beta1`` discovery document shipped with
@@ -168,6 +171,8 @@ class AiPlatformService:
         self.operations: dict[str, _Operation] = {}
         self.failures: dict[str, list[LroFailure]] = {"create": [], "update": [], "delete": []}
         self.lost: dict[str, int] = {}  # method -> answers still to lose
+        self.created: list[dict[str, Any]] = []
+        """Every cluster really created: ``{"key": (project, region, id), "at": time}``."""
         self._numbers: dict[str, str] = {}
         self._ids = itertools.count(2995239222190800896)
         self._lock = threading.RLock()
@@ -209,6 +214,7 @@ class AiPlatformService:
         with self._lock:
             self.clusters.clear()
             self.operations.clear()
+            self.created.clear()
             self.lost.clear()
             for queued in self.failures.values():
                 queued.clear()
@@ -307,6 +313,7 @@ class AiPlatformService:
         self._fill_defaults(resource, project, location, cluster_id)
         op = self._start_op("create", key, self.provision_seconds)
         self.clusters[key] = _Cluster(key, resource, op, ["PROVISIONING"])
+        self.created.append({"key": key, "at": self._at})
         return Response(200, op.render())
 
     def _list(self, request: Request) -> Response:

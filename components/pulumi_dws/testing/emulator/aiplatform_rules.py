@@ -33,17 +33,23 @@ __all__ = [
 CREATE_METHOD = "aiplatform.projects.locations.modelDevelopmentClusters.create"
 CLUSTER_SCHEMA = "GoogleCloudAiplatformV1beta1ModelDevelopmentCluster"
 
-_CLUSTER_ID = re.compile(r"^[a-z][a-z0-9]{0,9}$")  # with slurm_spec: no hyphens, 1-10 chars
-_POOL_ID = re.compile(r"^[a-z]([a-z0-9-]{0,61}[a-z0-9])?$")
-_REGION = re.compile(r"^[a-z]+-[a-z]+[0-9]+$")
-_FILESTORE = re.compile(r"^projects/[^/]+/locations/[^/]+/instances/[^/]+$")
-_NETWORK = re.compile(r"^projects/[^/]+/global/networks/[^/]+$")
-_SUBNETWORK = re.compile(r"^projects/[^/]+/regions/[^/]+/subnetworks/[^/]+$")
-_DURATION = re.compile(r"^(\d+)(?:\.\d{1,9})?s$")
+_CLUSTER_ID = re.compile(r"^[a-z][a-z0-9]{0,9}\Z")  # with slurm_spec: no hyphens, 1-10 chars
+_POOL_ID = re.compile(r"^[a-z]([a-z0-9-]{0,61}[a-z0-9])?\Z")
+_REGION = re.compile(r"^[a-z]+-[a-z]+[0-9]+\Z")
+_FILESTORE = re.compile(r"^projects/[^/]+/locations/[^/]+/instances/[^/]+\Z")
+_NETWORK = re.compile(r"^projects/[^/]+/global/networks/[^/]+\Z")
+_SUBNETWORK = re.compile(r"^projects/[^/]+/regions/[^/]+/subnetworks/[^/]+\Z")
+_DURATION = re.compile(r"^(\d+)(?:\.\d{1,9})?s\Z")
+# A reservation, block or sub-block, as machine_spec.reservation_affinity.values names it.
+_RESERVATION = re.compile(
+    r"^projects/[^/]+/zones/(?P<zone>[^/]+)/reservations/[^/]+"
+    r"(/reservationBlocks/[^/]+(/reservationSubBlocks/[^/]+)?)?\Z"
+)
 FLEX_START_MIN, FLEX_START_MAX = 30, 7 * 86400
 
 _IMMUTABLE = {"immutable": True}
-"""Marks a schema property Google won't change after create (magic-modules ``immutable: true``).
+"""Marks a schema property Google won't change after create (``immutable: true`` in magic-modules
+``mmv1/products/vertexai/ModelDevelopmentCluster.yaml``, commit 0ab2d4ad2404).
 What the emulator accepts in an ``updateMask`` is derived from these marks (see
 :data:`UPDATABLE_PATHS`), independently of the provider's own table, so that each can catch a
 mistake in the other."""
@@ -412,6 +418,8 @@ def _check_pool(pool: dict[str, Any], where: str, location: str, ids: set[str]) 
         )
     if model == "RESERVATION" and not affinity:
         raise invalid(f"{where}.machine_spec.reservation_affinity", "is required with RESERVATION.")
+    if affinity:
+        _check_affinity(affinity, f"{where}.machine_spec.reservation_affinity", zone)
     duration = pool.get("flexStartMaxDuration")
     if duration is not None:
         if model != "FLEX_START":
@@ -423,6 +431,31 @@ def _check_pool(pool: dict[str, Any], where: str, location: str, ids: set[str]) 
                 f"{where}.flex_start_max_duration",
                 f"{duration!r} must be between {FLEX_START_MIN}s and {FLEX_START_MAX}s.",
             )
+
+
+def _check_affinity(affinity: dict[str, Any], where: str, zone: Any) -> None:
+    """A SPECIFIC_RESERVATION affinity names at least one reservation (or block) by its full
+    name, in the pool's zone (Google's create-cluster docs; the ``values`` description of the
+    API's ReservationAffinity)."""
+    kind = affinity.get("reservationAffinityType", "TYPE_UNSPECIFIED")
+    if kind == "TYPE_UNSPECIFIED":
+        raise invalid(f"{where}.reservation_affinity_type", "is required.")
+    values = affinity.get("values") or []
+    if kind != "SPECIFIC_RESERVATION":
+        if values:
+            raise invalid(f"{where}.values", f"must be empty with {kind}.")
+        return
+    if not values:
+        raise invalid(f"{where}.values", "must name the reservation with SPECIFIC_RESERVATION.")
+    for value in values:
+        match = _RESERVATION.match(str(value))
+        if match is None:
+            raise invalid(
+                f"{where}.values",
+                f"{value!r} is not projects/PROJECT/zones/ZONE/reservations/RESERVATION.",
+            )
+        if zone and match["zone"] != zone:
+            raise invalid(f"{where}.values", f"{value!r} is not in the node pool's zone {zone}.")
 
 
 def check_immutable_pools(old: dict[str, Any], new: dict[str, Any]) -> None:

@@ -41,7 +41,8 @@ class Request:
     path: str
     query: dict[str, str]
     body: Any
-    params: dict[str, str] = field(default_factory=dict)  # named groups of the route
+    params: dict[str, str] = field(default_factory=dict)  # named groups of the route, decoded
+    headers: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -88,7 +89,8 @@ Handler = Callable[[Request], Response]
 
 @dataclass(frozen=True)
 class Route:
-    """``method`` + a path regex with named groups (matched against the path without query)."""
+    """``method`` + a path regex with named groups, matched against the *whole* path (without
+    query): a trailing newline does not slip through as it would with ``$``."""
 
     method: str
     pattern: re.Pattern[str]
@@ -96,7 +98,7 @@ class Route:
 
     @classmethod
     def of(cls, method: str, pattern: str, handler: Handler) -> Route:
-        return cls(method, re.compile("^" + pattern + "$"), handler)
+        return cls(method, re.compile(r"\A" + pattern + r"\Z"), handler)
 
 
 class Service(Protocol):

@@ -24,9 +24,18 @@ Behaviour (all on the virtual clock):
 * ``get``, ``list``, ``delete``, ``setLabels`` / ``setMetadata`` (fingerprints checked: 412 on a
   stale one), ``setMachineType`` (stopped VMs only), zone operations ``get`` / ``wait``,
   instance templates ``insert`` / ``get`` / ``delete`` and global operations ``get``.
+* ``suspend`` / ``resume``; :meth:`ComputeService.transition` puts a VM in a passing state
+  (``STOPPING``, ``SUSPENDING``, ``PENDING_STOP``...) that settles later on the virtual clock.
 * ``requestId`` (a UUID) makes every mutation idempotent: the same id answers the same
-  operation and does nothing twice. :attr:`ComputeService.inserted` logs each VM really
-  created, with its request id, so tests can prove there were no duplicate creates.
+  operation and does nothing twice, for ``request_id_ttl`` seconds (Compute keeps them "at
+  least 60 minutes"); afterwards the id is forgotten and a repeat is a new request. Note what
+  that means after a deliberate delete: an insert repeated with the id of the insert that made
+  the deleted VM is answered with that old, finished operation, while no VM exists.
+  :attr:`ComputeService.inserted` logs each VM really created, with its request id, and
+  :attr:`ComputeService.created` with its instance id and time, so tests can prove there were
+  no duplicate creates and count orphans from the emulator's own records.
+* Path parameters (project, zone, instance, operation) and name fields must match the
+  ``pattern`` of the discovery document, as Google checks them.
 """
 
 from __future__ import annotations
@@ -104,8 +113,11 @@ class ComputeService:
     fail_fast_seconds: int = 90
     keep_failed_instances: bool = False
     name: str = "compute"
+    request_id_ttl: float = 3600.0
     inserted: list[tuple[str | None, str]] = field(default_factory=list)
     """Every VM really created: ``(requestId, instance selfLink)``."""
+    created: list[dict[str, Any]] = field(default_factory=list)
+    """Every VM really created: ``{"requestId", "selfLink", "id", "name", "at"}``."""
 
     def __post_init__(self) -> None:
         if self.capacity is None:
@@ -115,7 +127,8 @@ class ComputeService:
         self._lock = threading.RLock()
         self._vms: dict[tuple[str, str, str], _Vm] = {}
         self._ops: dict[str, dict[str, Any]] = {}
-        self._request_ids: dict[tuple[str, str], str] = {}
+        self._request_ids: dict[tuple[str, str], tuple[str, dt.datetime]] = {}
+        self._transitions: dict[tuple[str, str, str], tuple[str, dt.datetime]] = {}
         self._templates: dict[tuple[str, str], dict[str, Any]] = {}
         self._counter = itertools.count(1)
         # Listen to the clock from construction on, so capacity arrivals are applied here, in
@@ -160,6 +173,30 @@ class ComputeService:
             vm = self._vms.pop((project, zone, name))
             self._release(vm)
 
+    def transition(
+        self,
+        project: str,
+        zone: str,
+        name: str,
+        status: str,
+        *,
+        then: str | None = None,
+        after: float = 60.0,
+    ) -> None:
+        """Put a VM in ``status`` (e.g. ``STOPPING``, ``SUSPENDING``, ``PENDING_STOP``,
+        ``SUSPENDED``) as Compute would on its own; with ``then``, it becomes that status
+        ``after`` virtual seconds later (its capacity is given back when it stops)."""
+        with self._lock:
+            vm = self._vms[(project, zone, name)]
+            if status in ("TERMINATED", "SUSPENDED"):
+                self._release(vm)
+                vm.resource.pop("resourceStatus", None)
+            vm.resource["status"] = status
+            if then is None:
+                self._transitions.pop(vm.key, None)
+            else:
+                self._transitions[vm.key] = (then, self._now + dt.timedelta(seconds=after))
+
     def put_template(self, project: str, template: dict[str, Any]) -> str:
         """Store an instance template directly; returns its selfLink."""
         with self._lock:
@@ -168,24 +205,68 @@ class ComputeService:
     # ------------------------------------------------------------------ Service interface
     def routes(self) -> list[Route]:
         """The Compute v1 paths this service answers (under ``/compute/v1/``)."""
-        r = Route.of
+
+        def r(method: str, pattern: str, handler: Any, method_id: str) -> Route:
+            return Route.of(method, pattern, self._checked(method_id, handler))
+
+        t = r"/global/instanceTemplates"
         return [
-            r("POST", _Z + r"/instances", self._insert),
-            r("GET", _Z + r"/instances", self._list),
-            r("GET", _I, self._get),
-            r("DELETE", _I, self._delete),
-            r("POST", _I + r"/stop", self._stop),
-            r("POST", _I + r"/start", self._start),
-            r("POST", _I + r"/setLabels", self._set_labels),
-            r("POST", _I + r"/setMetadata", self._set_metadata),
-            r("POST", _I + r"/setMachineType", self._set_machine_type),
-            r("GET", _Z + r"/operations/(?P<op>[^/]+)", self._get_op),
-            r("POST", _Z + r"/operations/(?P<op>[^/]+)/wait", self._get_op),
-            r("POST", _P + r"/global/instanceTemplates", self._insert_template),
-            r("GET", _P + r"/global/instanceTemplates/(?P<name>[^/]+)", self._get_template),
-            r("DELETE", _P + r"/global/instanceTemplates/(?P<name>[^/]+)", self._del_template),
-            r("GET", _P + r"/global/operations/(?P<op>[^/]+)", self._get_op),
+            r("POST", _Z + r"/instances", self._insert, "compute.instances.insert"),
+            r("GET", _Z + r"/instances", self._list, "compute.instances.list"),
+            r("GET", _I, self._get, "compute.instances.get"),
+            r("DELETE", _I, self._delete, "compute.instances.delete"),
+            r("POST", _I + r"/stop", self._stop, "compute.instances.stop"),
+            r("POST", _I + r"/start", self._start, "compute.instances.start"),
+            r("POST", _I + r"/suspend", self._suspend, "compute.instances.suspend"),
+            r("POST", _I + r"/resume", self._resume, "compute.instances.resume"),
+            r("POST", _I + r"/setLabels", self._set_labels, "compute.instances.setLabels"),
+            r("POST", _I + r"/setMetadata", self._set_metadata, "compute.instances.setMetadata"),
+            r(
+                "POST",
+                _I + r"/setMachineType",
+                self._set_machine_type,
+                "compute.instances.setMachineType",
+            ),
+            r("GET", _Z + r"/operations/(?P<op>[^/]+)", self._get_op, "compute.zoneOperations.get"),
+            r(
+                "POST",
+                _Z + r"/operations/(?P<op>[^/]+)/wait",
+                self._get_op,
+                "compute.zoneOperations.wait",
+            ),
+            r("POST", _P + t, self._insert_template, "compute.instanceTemplates.insert"),
+            r(
+                "GET",
+                _P + t + r"/(?P<name>[^/]+)",
+                self._get_template,
+                "compute.instanceTemplates.get",
+            ),
+            r(
+                "DELETE",
+                _P + t + r"/(?P<name>[^/]+)",
+                self._del_template,
+                "compute.instanceTemplates.delete",
+            ),
+            r(
+                "GET",
+                _P + r"/global/operations/(?P<op>[^/]+)",
+                self._get_op,
+                "compute.globalOperations.get",
+            ),
         ]
+
+    def _checked(self, method_id: str, handler: Any) -> Any:
+        """``handler``, after the path parameters are checked against the discovery patterns."""
+        aliases = {
+            "op": "operation",
+            "name": "instanceTemplate" if "instanceTemplates" in method_id else "instance",
+        }
+
+        def run(req: Request) -> Response:
+            self.schema.check_path(method_id, req.params, aliases)
+            return handler(req)
+
+        return run
 
     def tick(self, now: dt.datetime) -> None:
         """Apply, in time order, every arrival, placement, window end and run end up to now."""
@@ -205,6 +286,7 @@ class ComputeService:
         """The earliest pending event at or before ``now``."""
         assert self.capacity is not None
         times = [a.at for a in self.capacity.arrivals]
+        times += [at for _, at in self._transitions.values()]
         for vm in self._vms.values():
             times += [t for t in (vm.deadline, vm.run_ends) if t is not None]
         due = [t for t in times if t <= now]
@@ -215,6 +297,16 @@ class ComputeService:
         """Run ends, then placements (oldest request first), then expired windows."""
         assert self.capacity is not None
         self._now = max(self._now, now)
+        for key, (status, at) in list(self._transitions.items()):
+            vm = self._vms.get(key)
+            if vm is None:
+                del self._transitions[key]
+            elif at <= now:
+                del self._transitions[key]
+                if status in ("TERMINATED", "SUSPENDED"):
+                    self._release(vm)
+                    vm.resource.pop("resourceStatus", None)
+                vm.resource["status"] = status
         for vm in list(self._vms.values()):
             if vm.run_ends is not None and vm.run_ends <= now and vm.status == "RUNNING":
                 self._end_run(vm, vm.run_ends)
@@ -352,11 +444,11 @@ class ComputeService:
                         "invalid",
                     )
                 known = self._request_ids.get((project, request_id))
-                if known:
-                    return Response(200, copy.deepcopy(self._ops[known]))
+                if known and (self._now - known[1]).total_seconds() < self.request_id_ttl:
+                    return Response(200, copy.deepcopy(self._ops[known[0]]))
             op = action()
             if request_id:
-                self._request_ids[(project, request_id)] = op["name"]
+                self._request_ids[(project, request_id)] = (op["name"], self._now)
             return Response(200, copy.deepcopy(op))
 
     def _get_op(self, req: Request) -> Response:
@@ -459,6 +551,15 @@ class ComputeService:
         vm = _Vm(key, _last(machine_url), resource, window, order)
         self._vms[key] = vm
         self.inserted.append((request_id, resource["selfLink"]))
+        self.created.append(
+            {
+                "requestId": request_id,
+                "selfLink": resource["selfLink"],
+                "id": resource["id"],
+                "name": name,
+                "at": self._now,
+            }
+        )
         op = self._new_op(project, zone, "insert", target, done=False)
         op["targetId"] = resource["id"]
         self._request_capacity(vm, op["name"], "insert")
@@ -585,6 +686,40 @@ class ComputeService:
             if vm.status != "TERMINATED" or vm.waiting_op:
                 return self._new_op(vm.key[0], vm.zone, "start", _target(vm))
             op = self._new_op(vm.key[0], vm.zone, "start", _target(vm), done=False)
+            self._request_capacity(vm, op["name"], "start")
+            return op
+
+        return self._idempotent(req, action)
+
+    def _suspend(self, req: Request) -> Response:
+        def action() -> dict[str, Any]:
+            vm = self._vm(req)
+            if vm.status != "RUNNING":
+                raise GoogleError(
+                    400,
+                    f"The resource '{_target(vm)}' is not ready: only a RUNNING instance can be "
+                    f"suspended (it is {vm.status}).",
+                    "resourceNotReady",
+                )
+            self._release(vm)
+            vm.resource["status"] = "SUSPENDED"
+            vm.resource.pop("resourceStatus", None)
+            return self._new_op(vm.key[0], vm.zone, "suspend", _target(vm))
+
+        return self._idempotent(req, action)
+
+    def _resume(self, req: Request) -> Response:
+        def action() -> dict[str, Any]:
+            vm = self._vm(req)
+            if vm.status != "SUSPENDED":
+                raise GoogleError(
+                    400,
+                    f"The resource '{_target(vm)}' is not ready: only a SUSPENDED instance can "
+                    f"be resumed (it is {vm.status}).",
+                    "resourceNotReady",
+                )
+            vm.resource["status"] = "TERMINATED"  # a resume asks for capacity like a start
+            op = self._new_op(vm.key[0], vm.zone, "resume", _target(vm), done=False)
             self._request_capacity(vm, op["name"], "start")
             return op
 

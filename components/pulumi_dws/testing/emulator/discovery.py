@@ -18,8 +18,10 @@ What is checked (following the proto3 JSON mapping Google's APIs parse request b
   ``1.5``), ``float``/``double`` (a number, a numeric string, ``"NaN"``, ``"Infinity"``),
   ``byte`` (base64), ``google-datetime`` (RFC 3339), ``google-duration`` (``"3.5s"``),
   ``google-fieldmask``;
-* enum values; nested ``$ref`` schemas; arrays (each item); ``additionalProperties`` maps (each
-  value); ``null`` is accepted anywhere (it means "default", as in proto3 JSON);
+* enum values; string ``pattern`` s (the whole string must match: ``UPPER_case`` or a trailing
+  newline in a name is refused); nested ``$ref`` schemas; arrays (each item);
+  ``additionalProperties`` maps (each value); ``null`` is accepted anywhere (it means
+  "default", as in proto3 JSON);
 * optionally, with ``method=`` (e.g. ``"compute.instances.insert"``), fields annotated as
   required for that method.
 
@@ -43,14 +45,16 @@ from .base import GoogleError
 
 __all__ = ["DiscoverySchema", "discovery_path"]
 
-_INT_TEXT = re.compile(r"^-?\d+$")
+_INT_TEXT = re.compile(r"-?\d+")  # always fullmatch
 _AT = "\x00AT\x00"  # stands for the value's path in scalar messages
-_DURATION = re.compile(r"^-?\d+(\.\d{1,9})?s$")
-_FIELDMASK = re.compile(
-    r"^([A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*)?"
-    r"(,[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*)*$"
+_DURATION = re.compile(r"-?\d+(\.\d{1,9})?s")  # always fullmatch
+_FIELDMASK = re.compile(  # always fullmatch
+    r"([A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*)?"
+    r"(,[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*)*"
 )
-_RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$")
+_RFC3339 = re.compile(  # always fullmatch
+    r"\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})"
+)
 _CAMEL = re.compile(r"(?<!^)([A-Z])")
 _INT_RANGES: dict[str, tuple[int, int]] = {
     "int32": (-(2**31), 2**31 - 1),
@@ -126,6 +130,24 @@ class DiscoverySchema:
             return node["methods"][parts[-1]]
         except KeyError:
             raise KeyError(f"{self.name} has no method {method_id}") from None
+
+    def check_path(
+        self, method_id: str, params: Mapping[str, str], aliases: Mapping[str, str]
+    ) -> None:
+        """Raise ``GoogleError(400)`` when a path parameter of ``method_id`` does not match the
+        ``pattern`` the discovery document gives it (``aliases`` maps route group names to the
+        method's parameter names, e.g. ``{"name": "instance"}``)."""
+        declared = self.method(method_id).get("parameters") or {}
+        for group, value in params.items():
+            spec = declared.get(aliases.get(group, group)) or {}
+            pattern = spec.get("pattern")
+            if pattern and not _compiled(pattern).fullmatch(value):
+                raise GoogleError(
+                    400,
+                    f"Invalid value for field '{aliases.get(group, group)}': {value!r}. Must be "
+                    f"a match of regex '{pattern}'",
+                    "invalid",
+                )
 
     def request_schema(self, method_id: str) -> str | None:
         """The schema name of a method's request body (``Instance`` for instances.insert)."""
@@ -273,6 +295,12 @@ def _scalar_problem(spec: Mapping[str, Any], value: Any) -> str | None:
                 f"Invalid value at \x00AT\x00 (TYPE_ENUM), {_show(value)}: not one of "
                 f"{', '.join(enum)}."
             )
+        pattern = spec.get("pattern")
+        if pattern and not _compiled(pattern).fullmatch(value):
+            return (
+                f"Invalid value at \x00AT\x00 (TYPE_STRING), {_show(value)}: must be a match "
+                f"of regex '{pattern}'."
+            )
         return _string_format_problem(fmt, value)
     return None
 
@@ -292,7 +320,7 @@ def _integer_problem(fmt: str, value: Any) -> str | None:
         number = value
     elif isinstance(value, float) and value.is_integer():
         number = int(value)
-    elif isinstance(value, str) and _INT_TEXT.match(value.strip()):
+    elif isinstance(value, str) and _INT_TEXT.fullmatch(value.strip()):
         number = int(value.strip())
     else:
         return _bad(fmt, value, wanted)
@@ -317,17 +345,17 @@ def _string_format_problem(fmt: str | None, value: str) -> str | None:
         except (binascii.Error, ValueError):
             return _bad("byte", value, "base64 data")
     elif fmt == "google-datetime":
-        if not _RFC3339.match(value) or not _valid_date(value):
+        if not _RFC3339.fullmatch(value) or not _valid_date(value):
             return (
                 "Invalid value at \x00AT\x00 (type.googleapis.com/google.protobuf.Timestamp), "
                 f"{_show(value)}: expected an RFC 3339 timestamp."
             )
-    elif fmt == "google-duration" and not _DURATION.match(value):
+    elif fmt == "google-duration" and not _DURATION.fullmatch(value):
         return (
             "Invalid value at \x00AT\x00 (type.googleapis.com/google.protobuf.Duration), "
             f"{_show(value)}: expected seconds with an 's' suffix, e.g. \"3600s\"."
         )
-    elif fmt == "google-fieldmask" and not _FIELDMASK.match(value):
+    elif fmt == "google-fieldmask" and not _FIELDMASK.fullmatch(value):
         return (
             "Invalid value at \x00AT\x00 (type.googleapis.com/google.protobuf.FieldMask), "
             f"{_show(value)}: expected comma-separated field paths."
@@ -341,6 +369,11 @@ def _valid_date(value: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+@functools.cache
+def _compiled(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
 
 
 @functools.cache

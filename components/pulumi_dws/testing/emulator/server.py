@@ -10,21 +10,35 @@
 Control endpoints (for processes that only have the URL, e.g. a provider in Pulumi's
 dynamic-provider host): ``POST /_emulator/clock:advance {"seconds": N}`` and
 ``GET /_emulator/clock``.
+
+Every answer carries a ``Date`` header on the virtual clock (so ``Retry-After`` dates and
+operation timestamps agree). A malformed request (a ``Content-Length`` that is not a
+non-negative number, a body that is not JSON, a clock advance that is not a finite number of
+seconds) gets a ``400`` in Google's error shape, and a handler that fails unexpectedly a
+``500``: the connection is never dropped or left hanging. Path segments are percent-decoded
+before routes see them, as Google does.
 """
 
 from __future__ import annotations
 
+import email.utils
 import json
+import logging
+import math
 import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 from .base import GoogleError, Request, Response, Route, Service, VirtualClock, google_error
 from .faults import FaultPlan
 
 __all__ = ["Emulator"]
+
+log = logging.getLogger("pulumi_dws.emulator")
+MAX_BODY_BYTES = 16 * 1024 * 1024
+MAX_ADVANCE_SECONDS = 100 * 365 * 86400  # a century of virtual time in one step is plenty
 
 
 class Emulator:
@@ -41,6 +55,7 @@ class Emulator:
         self.clock = clock or VirtualClock()
         self.faults = FaultPlan()
         self.requests: list[Request] = []
+        self._seen = threading.Condition()
         self.services: dict[str, Service] = {}
         self._routes: list[Route] = [
             Route.of("POST", r"/_emulator/clock:advance", self._advance),
@@ -100,27 +115,56 @@ class Emulator:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
+    def wait_for_request(self, predicate: Any, timeout: float = 30.0) -> Request:
+        """Block until a request for which ``predicate(request)`` is true has been received (it
+        may have come already); raise ``TimeoutError`` after ``timeout`` real seconds. A
+        synchronisation point for tests that act while another process is mid-call."""
+        with self._seen:
+            found = self._seen.wait_for(
+                lambda: next((r for r in self.requests if predicate(r)), None), timeout
+            )
+        if found is None:
+            raise TimeoutError(f"no matching request within {timeout}s")
+        return found
+
     # ------------------------------------------------------------------ dispatch
     def dispatch(self, request: Request) -> Response:
-        self.requests.append(request)
+        with self._seen:
+            self.requests.append(request)
+            self._seen.notify_all()
         for route in self._routes:
             if route.method != request.method:
                 continue
             match = route.pattern.match(request.path)
             if match:
-                request.params = {k: v for k, v in match.groupdict().items() if v is not None}
+                request.params = {
+                    k: unquote(v) for k, v in match.groupdict().items() if v is not None
+                }
                 try:
                     return route.handler(request)
                 except GoogleError as err:
                     return err.response()
+                except Exception as err:  # noqa: BLE001 - answer, never drop the connection
+                    log.exception("emulator handler failed on %s %s", request.method, request.path)
+                    return Response(500, google_error(500, f"Internal error: {err!r}"))
         return Response(
             404, google_error(404, f"No such API path: {request.method} {request.path}")
         )
 
     def _advance(self, request: Request) -> Response:
-        seconds = float((request.body or {}).get("seconds", 0))
-        if seconds < 0:
-            raise GoogleError(400, "seconds must be >= 0")
+        body = request.body if isinstance(request.body, dict) else {}
+        seconds = body.get("seconds", 0)
+        if isinstance(seconds, bool):
+            raise GoogleError(400, f"seconds must be a number, not {seconds!r}")
+        if not isinstance(seconds, (int, float)):
+            try:
+                seconds = float(seconds)
+            except (TypeError, ValueError):
+                raise GoogleError(400, f"seconds must be a number, not {seconds!r}") from None
+        if not math.isfinite(seconds) or not 0 <= seconds <= MAX_ADVANCE_SECONDS:
+            raise GoogleError(
+                400, f"seconds must be a finite number from 0 to {MAX_ADVANCE_SECONDS}"
+            )
         return Response(200, {"now": self.clock.advance(seconds).isoformat()})
 
     def _clock(self, request: Request) -> Response:
@@ -174,10 +218,28 @@ def _make_handler(emulator: Emulator) -> type[BaseHTTPRequestHandler]:
         def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
             return
 
+        def date_time_string(self, timestamp: float | None = None) -> str:
+            """The ``Date`` header, on the virtual clock."""
+            return email.utils.format_datetime(emulator.clock.now(), usegmt=True)
+
+        def _bad_request(self, message: str) -> None:
+            self.close_connection = True  # the rest of the stream can't be trusted
+            self._send(Response(400, google_error(400, message)))
+
         def _handle(self) -> None:
             parts = urlsplit(self.path)
-            length = int(self.headers.get("Content-Length") or 0)
+            declared = (self.headers.get("Content-Length") or "0").strip()
+            if not declared.isdigit():
+                self._bad_request(f"Invalid Content-Length header: {declared!r}")
+                return
+            length = int(declared)
+            if length > MAX_BODY_BYTES:
+                self._bad_request(f"Request body of {length} bytes is too large")
+                return
             raw = self.rfile.read(length) if length else b""
+            if len(raw) < length:
+                self._bad_request("The request body ended before its Content-Length")
+                return
             fault = emulator.faults.next(self.command, parts.path)
             if fault == "drop":
                 self.connection.shutdown(socket.SHUT_RDWR)
@@ -193,11 +255,13 @@ def _make_handler(emulator: Emulator) -> type[BaseHTTPRequestHandler]:
                 return
             try:
                 body = json.loads(raw) if raw else None
-            except ValueError:
+            except (ValueError, UnicodeDecodeError):
                 self._send(Response(400, google_error(400, "Invalid JSON payload received.")))
                 return
             query = dict(parse_qsl(parts.query))
-            self._send(emulator.dispatch(Request(self.command, parts.path, query, body)))
+            headers = {k: v for k, v in self.headers.items()}
+            request = Request(self.command, parts.path, query, body, headers=headers)
+            self._send(emulator.dispatch(request))
 
         def _send(self, response: Response) -> None:
             payload = b"" if response.body is None else json.dumps(response.body).encode()

@@ -1,0 +1,284 @@
+"""The create of a cloud resource as an explicit state machine, shared by the dynamic providers.
+
+A Python dynamic provider cannot record a partial create: whatever ``create`` returns is all
+Pulumi will ever know. So every way a create can go wrong after the cloud may have acted must
+end in one of two places: an error that is true ("nothing was created", "what was created was
+removed"), or a success that reports the resource as it really is. The machine makes each path
+a named transition::
+
+    find ──(ours)──────────────────────────────────────────► ADOPTED ─┐
+     │  └─(someone else's)──────────────────────────────────► NOT_OURS (error)
+     ▼                                                                │
+    REQUESTED ──accepted──► ACCEPTED ──► PENDING / RUNNING (success)  │
+     │  │  └──refused─────► REJECTED (error: nothing was created)     │
+     │  └──stale answer──► REQUESTED (a fresh request id)             │
+     └──answer lost──► ANSWER_LOST ──► settle: REQUESTED again (same  │
+                          request id), or ADOPTED, or REJECTED, or    │
+                          UNKNOWN (error: it may exist; the next      │
+                          create with the same inputs adopts it)      │
+    ACCEPTED / ADOPTED ──failed──► FAILED ──► RUNNING (it got there   ◄┘
+                                   anyway) / CLEANED_UP (error: nothing left) /
+                                   KEPT (success with its true, failed state)
+
+A provider supplies the steps (:class:`CreateSteps`): find the resource and say whether it is
+its own, send the create, follow an accepted create, adopt, check whether a failure reached
+the goal anyway, clean up. The machine owns the order, the bounds on repeats, and the trace
+(:attr:`CreateMachine.trace`, also logged on ``pulumi_dws.create``) that tests assert on. New
+providers (a MIG resize request, a Cloud TPU queued resource) plug in the same way.
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Generic, Protocol, TypeVar
+
+__all__ = [
+    "Phase",
+    "Transition",
+    "Found",
+    "Sent",
+    "Outcome",
+    "CleanUp",
+    "CreateSteps",
+    "CreateMachine",
+    "CreateFailed",
+]
+
+log = logging.getLogger("pulumi_dws.create")
+T = TypeVar("T")
+H = TypeVar("H")
+
+
+class Phase(str, enum.Enum):
+    """Where a create stands."""
+
+    NEW = "new"
+    REQUESTED = "requested"  # the create is being sent
+    ANSWER_LOST = "answer-lost"  # sent, no trustworthy answer: it may or may not have happened
+    ACCEPTED = "accepted"  # the API took it: an operation to follow
+    ADOPTED = "adopted"  # a resource of ours was already there (a crash, a lost answer)
+    PENDING = "pending"  # queued for capacity: success when that is all that was asked
+    RUNNING = "running"  # what was asked for: success
+    FAILED = "failed"  # accepted, then failed (an operation error, a timeout, a broken state)
+    CLEANED_UP = "cleaned-up"  # the failure's leftovers are gone: error, nothing left
+    KEPT = "kept"  # the leftovers could not be removed: success with their true state
+    REJECTED = "rejected"  # refused, or never reached the API: error, nothing was created
+    NOT_OURS = "not-ours"  # the name is taken by a resource this create did not make: error
+    UNKNOWN = "unknown"  # whether something was created cannot be told now: error
+
+    def __str__(self) -> str:
+        return self.value
+
+
+SUCCESS = frozenset({Phase.PENDING, Phase.RUNNING, Phase.KEPT})
+
+
+@dataclass(frozen=True)
+class Transition:
+    """One step of a create: from ``source`` to ``target``, and why."""
+
+    source: Phase
+    target: Phase
+    why: str
+
+    def __str__(self) -> str:
+        return f"{self.source} -> {self.target} ({self.why})"
+
+
+@dataclass(frozen=True)
+class Found(Generic[T]):
+    """What a read found: the resource (None: not there) and whether it is this create's own.
+    ``unknown`` is set when the read itself failed (then nothing can be said)."""
+
+    resource: T | None = None
+    ours: bool = False
+    why: str = ""
+    unknown: bool = False
+
+    @property
+    def exists(self) -> bool:
+        return self.resource is not None
+
+
+@dataclass(frozen=True)
+class Sent(Generic[H]):
+    """The answer to a create request.
+
+    ``kind``: ``accepted`` (``handle`` is what to follow, e.g. the operation), ``conflict``
+    (the name is taken), ``stale`` (the answer belongs to an earlier request with the same id:
+    send again with a fresh one), ``rejected`` (refused, nothing was created) or ``lost``.
+    """
+
+    kind: str
+    handle: H | None = None
+    error: Exception | None = None
+    why: str = ""
+
+
+@dataclass(frozen=True)
+class Outcome(Generic[T]):
+    """How following (or adopting) a create ended: ``phase`` is RUNNING or PENDING with the
+    ``resource``, or FAILED with the ``error``."""
+
+    phase: Phase
+    resource: T | None = None
+    error: Exception | None = None
+
+
+@dataclass(frozen=True)
+class CleanUp(Generic[T]):
+    """After a failed create: ``gone`` when nothing is left; else ``left`` is the resource as it
+    is (then the create succeeds with it, so it stays tracked) or None when unknown."""
+
+    gone: bool
+    message: str
+    left: T | None = None
+
+
+class CreateFailed(Exception):
+    """A create ended in an error phase. The message says what happened to the resource;
+    ``phase`` is REJECTED, NOT_OURS, CLEANED_UP or UNKNOWN."""
+
+    def __init__(self, phase: Phase, message: str) -> None:
+        super().__init__(message)
+        self.phase = phase
+
+
+class CreateSteps(Protocol[T, H]):
+    """What a provider does at each step (see the module docstring)."""
+
+    def find(self) -> Found[T]:
+        """Read the resource by its name; say whether it is this create's own."""
+        ...
+
+    def send(self, attempt: int) -> Sent[H]:
+        """Send the create (``attempt`` counts fresh request ids: 0, 1, ...)."""
+        ...
+
+    def follow(self, handle: H) -> Outcome[T]:
+        """Wait for an accepted create until it reaches what was asked, or fails."""
+        ...
+
+    def adopt(self, resource: T) -> Outcome[T]:
+        """Take over a resource of ours found in place; wait for it like :meth:`follow`."""
+        ...
+
+    def reached(self, failure: Exception) -> T | None:
+        """After a failure: the resource, if it reached what was asked anyway (e.g. only the
+        polling failed); else None."""
+        ...
+
+    def clean_up(self, failure: Exception) -> CleanUp[T]:
+        """Remove what a failed create left."""
+        ...
+
+    def message(self, phase: Phase, detail: str, error: Exception | None) -> str:
+        """The error message for an error phase."""
+        ...
+
+
+@dataclass
+class CreateMachine(Generic[T, H]):
+    """Runs one create through its phases (see the module docstring).
+
+    ``fresh_ids`` bounds how many fresh request ids a create may move on to (after stale
+    answers); ``lost_rounds`` how many times a create whose answer was lost is sent again before
+    it is settled by reading. ``settle`` (e.g. a short sleep) runs before the read that
+    concludes that nothing was created, so a request that arrives late is seen.
+    """
+
+    steps: CreateSteps[T, H]
+    fresh_ids: int = 3
+    lost_rounds: int = 2
+    settle: Callable[[], None] = lambda: None
+    trace: list[Transition] = field(default_factory=list)
+    phase: Phase = Phase.NEW
+
+    def move(self, target: Phase, why: str) -> None:
+        step = Transition(self.phase, target, why)
+        self.trace.append(step)
+        log.info("create: %s", step)
+        self.phase = target
+
+    def fail(self, target: Phase, detail: str, error: Exception | None = None) -> CreateFailed:
+        self.move(target, detail)
+        return CreateFailed(target, self.steps.message(target, detail, error))
+
+    # ------------------------------------------------------------------ the run
+    def run(self) -> T:
+        """Create (or adopt); the resource on success, :class:`CreateFailed` otherwise."""
+        found = self.steps.find()
+        if found.exists:
+            return self._found(found, "it was already there")
+        attempt = lost = conflicts = 0
+        why = "request 0"
+        while True:
+            self.move(Phase.REQUESTED, why)
+            sent = self.steps.send(attempt)
+            if sent.kind == "accepted":
+                assert sent.handle is not None
+                self.move(Phase.ACCEPTED, sent.why or "the API took it")
+                return self._settle_outcome(self.steps.follow(sent.handle))
+            if sent.kind == "stale":
+                attempt += 1
+                if attempt >= self.fresh_ids:
+                    raise self.fail(Phase.UNKNOWN, f"{sent.why}; no fresh request left")
+                why = f"stale answer ({sent.why}): request {attempt}"
+                continue
+            if sent.kind == "rejected":
+                raise self.fail(Phase.REJECTED, sent.why or str(sent.error), sent.error)
+            if sent.kind == "conflict":
+                found = self.steps.find()
+                if found.exists:
+                    return self._found(found, "the name was taken when the create arrived")
+                conflicts += 1
+                if conflicts > 2 or found.unknown:
+                    raise self.fail(Phase.UNKNOWN, "the name is taken but cannot be read")
+                why = f"the conflicting resource went away: request {attempt} again"
+                continue
+            assert sent.kind == "lost", sent.kind
+            self.move(Phase.ANSWER_LOST, sent.why or str(sent.error))
+            lost += 1
+            if lost < self.lost_rounds:
+                why = f"request {attempt} again: the API answers with what it did, if anything"
+                continue
+            self.settle()
+            found = self.steps.find()
+            if found.exists:
+                return self._found(found, "the lost create had been carried out")
+            if found.unknown:
+                raise self.fail(Phase.UNKNOWN, f"{sent.error}; and it cannot be read", sent.error)
+            raise self.fail(Phase.REJECTED, f"never confirmed ({sent.error})", sent.error)
+
+    def _found(self, found: Found[T], why: str) -> T:
+        assert found.resource is not None
+        if not found.ours:
+            raise self.fail(Phase.NOT_OURS, found.why or why)
+        self.move(Phase.ADOPTED, why)
+        return self._settle_outcome(self.steps.adopt(found.resource))
+
+    def _settle_outcome(self, outcome: Outcome[T]) -> T:
+        if outcome.phase in (Phase.RUNNING, Phase.PENDING):
+            self.move(outcome.phase, "what was asked for")
+            assert outcome.resource is not None
+            return outcome.resource
+        error = outcome.error or RuntimeError("the create failed")
+        self.move(Phase.FAILED, str(error))
+        reached = self.steps.reached(error)
+        if reached is not None:
+            self.move(Phase.RUNNING, "it reached what was asked anyway")
+            return reached
+        result = self.steps.clean_up(error)
+        if result.gone:
+            raise self.fail(Phase.CLEANED_UP, result.message, error)
+        if result.left is not None:
+            self.move(Phase.KEPT, result.message)
+            return result.left
+        raise self.fail(Phase.UNKNOWN, result.message, error)
+
+    def phases(self) -> list[str]:
+        """The phases the create went through, in order (for tests and logs)."""
+        return [str(step.target) for step in self.trace]

@@ -1,0 +1,286 @@
+"""The create of a Flex-start VM, as steps of the shared
+:class:`~pulumi_dws.providers.create_machine.CreateMachine`.
+
+Crash adoption. A Python dynamic provider's ``create`` does not see the URN and cannot record a
+partial create, so a ``pulumi up`` that dies after the insert reached Google would leave a
+billing GPU VM the state does not know. Two things make the next ``pulumi up`` (same inputs)
+adopt it instead of failing with "already exists":
+
+* the **ownership label** ``dws-create=<key>`` on the VM, ``<key>`` a short hash of the inputs
+  that make the VM what it is (project, zone, name, template, the body's shape: not its labels,
+  metadata or queue window, which may change). A VM with the right name and label is ours; a VM
+  with the name but without it (or with another key) is someone else's, and is refused;
+* a **deterministic request id** derived from the same key, so an insert sent again after a
+  crash or a lost answer is deduplicated by Compute.
+
+The trap: Compute remembers a request id for a while (at least an hour), so after a deliberate
+delete, a create with the same inputs (same id) is answered with the *old*, finished operation
+while no VM exists; an old failed operation is replayed the same way. Such stale answers are
+detected (a finished insert whose VM is gone, or an operation older than this create, by the
+server's own clock) and the create goes on with a fresh, random id (a second VM cannot come of
+it: the name is taken, and the label says whose it is).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import uuid
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from .compute_ops import (
+    create_request_id,
+    delete_instance,
+    get_instance,
+    instance_action,
+    instance_path,
+    is_done,
+    is_operation,
+    operation_errors,
+    operation_time,
+    typed_instance,
+)
+from .create_machine import CleanUp, Found, Outcome, Phase, Sent
+from .rest import ApiError, OperationError
+
+if TYPE_CHECKING:
+    from .flex_vm import _Vm
+    from .rest import GoogleRestClient
+
+__all__ = ["OWNER_LABEL", "FlexCreate", "create_key"]
+
+OWNER_LABEL = "dws-create"
+"""The label that marks a VM as made by a FlexStartVm with given inputs (see the module doc)."""
+SETTLE_SECONDS = 30.0
+"""Waited (virtual under an emulator clock) before a lost create is concluded not to exist."""
+_QUEUED = frozenset({"PENDING", "PROVISIONING", "STAGING"})
+
+
+def create_key(props: Mapping[str, Any]) -> str:
+    """The ownership key of a VM's inputs: 20 hex digits of a hash of what makes the VM what it
+    is (a valid label value: lowercase, well under 63 characters)."""
+    body = {k: v for k, v in dict(props.get("body") or {}).items() if k not in _NOT_IN_KEY}
+    identity = {
+        "project": props.get("project"),
+        "zone": props.get("zone"),
+        "name": props.get("name"),
+        "template": props.get("sourceInstanceTemplate") or "",
+        "body": typed_instance(body),
+    }
+    text = json.dumps(identity, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:20]
+
+
+_NOT_IN_KEY = frozenset({"labels", "metadata", "params"})
+
+
+class FlexCreate:
+    """The steps of one FlexStartVm create (a :class:`CreateSteps`)."""
+
+    def __init__(self, client: GoogleRestClient, vm: _Vm) -> None:
+        self.client = client
+        self.vm = vm
+        self.key = create_key(vm.props)
+        self.request_id: str | None = None
+        self.started: float | None = None  # the server's time when this create began
+        self.failure: Exception | None = None  # why the create failed, once it did
+        self._ids: dict[int, str] = {}
+
+    # ------------------------------------------------------------------ find
+    def find(self) -> Found[dict[str, Any]]:
+        vm = self.vm
+        try:
+            instance = get_instance(self.client, vm.project, vm.zone, vm.name)
+        except ApiError as err:
+            return Found(unknown=True, why=str(err))
+        finally:
+            if self.started is None:
+                self.started = self.client.server_time
+        if instance is None:
+            return Found()
+        mark = (instance.get("labels") or {}).get(OWNER_LABEL)
+        if mark == self.key:
+            return Found(instance, ours=True)
+        if mark is None:
+            whose = f"it has no {OWNER_LABEL} label, so it was not made by pulumi-dws"
+        else:
+            whose = (
+                f"pulumi-dws made it from other inputs (label {OWNER_LABEL}={mark}; these "
+                f"inputs make {self.key})"
+            )
+        return Found(
+            instance,
+            ours=False,
+            why=f"an instance named {vm.name} already exists in {vm.zone}, and {whose}",
+        )
+
+    # ------------------------------------------------------------------ send
+    def body(self) -> dict[str, Any]:
+        body = dict(self.vm.body)
+        body["labels"] = {**dict(body.get("labels") or {}), OWNER_LABEL: self.key}
+        return typed_instance(body)
+
+    def send(self, attempt: int) -> Sent[dict[str, Any]]:
+        vm = self.vm
+        self.request_id = self._ids.get(attempt)
+        if self.request_id is None:
+            # The first id is derived from the inputs: an insert sent again after a crash is
+            # deduplicated. Once it proved stale, a random one: never stale, and a second VM
+            # can't happen anyway (the name is taken; the label says whose it is).
+            self.request_id = (
+                create_request_id(vm.project, vm.zone, vm.name, f"{self.key}#0")
+                if attempt == 0
+                else str(uuid.uuid4())
+            )
+            self._ids[attempt] = self.request_id
+        params = {"requestId": self.request_id}
+        if vm.template:
+            params["sourceInstanceTemplate"] = vm.template
+        try:
+            op = self.client.post(
+                instance_path(vm.project, vm.zone), self.body(), expect=is_operation, **params
+            )
+        except ApiError as err:
+            if err.status == 409:
+                return Sent("conflict", error=err)
+            if err.ambiguous:
+                return Sent("lost", error=err, why=f"the insert was not confirmed ({err})")
+            return Sent("rejected", error=err, why=str(err))
+        if not is_done(op):
+            return Sent("accepted", op)
+        if operation_errors(op):
+            began = operation_time(op)
+            if self.started is not None and began is not None and began < self.started:
+                return Sent(
+                    "stale", why="its request id replayed a failed insert of an earlier create"
+                )
+            return Sent("accepted", op)
+        try:
+            instance = get_instance(self.client, vm.project, vm.zone, vm.name)
+        except ApiError:
+            return Sent("accepted", op)  # following it reads the VM again
+        if instance is None:
+            return Sent("stale", why="its request id replayed an insert whose VM is gone")
+        if str(instance.get("id")) != str(op.get("targetId")):
+            return Sent("conflict", why="the VM of that name is not the one this insert made")
+        return Sent("accepted", op)
+
+    # ------------------------------------------------------------------ follow / adopt
+    def follow(self, op: dict[str, Any]) -> Outcome[dict[str, Any]]:
+        from .flex_vm import FlexStartError, await_capacity
+
+        vm = self.vm
+        try:
+            await_capacity(self.client, vm, op)
+            if vm.desired == "TERMINATED":
+                instance_action(self.client, vm.project, vm.zone, vm.name, "stop")
+            instance = get_instance(self.client, vm.project, vm.zone, vm.name)
+            if instance is None:
+                raise FlexStartError(f"{vm.describe()} disappeared right after it was created")
+        except Exception as exc:  # noqa: BLE001 - every failure must settle or clean up first
+            return Outcome(Phase.FAILED, error=exc)
+        return Outcome(_phase_of(instance), instance)
+
+    def adopt(self, instance: dict[str, Any]) -> Outcome[dict[str, Any]]:
+        from .flex_vm import converge
+
+        try:
+            final = converge(self.client, self.vm, instance)
+        except Exception as exc:  # noqa: BLE001 - every failure must settle or clean up first
+            return Outcome(Phase.FAILED, error=exc)
+        return Outcome(_phase_of(final), final)
+
+    # ------------------------------------------------------------------ failure
+    def reached(self, failure: Exception) -> dict[str, Any] | None:
+        from .flex_vm import ACCEPTED, FlexStartError
+
+        vm = self.vm
+        if isinstance(failure, (OperationError, FlexStartError)):
+            return None  # Compute said the insert failed, or the VM is gone
+        try:
+            instance = get_instance(self.client, vm.project, vm.zone, vm.name)
+        except Exception:  # noqa: BLE001 - then clean up
+            return None
+        if instance is None or vm.desired == "TERMINATED":
+            return None
+        wanted = ACCEPTED if vm.wait_for == "accepted" and vm.window else {"RUNNING"}
+        return instance if instance.get("status") in wanted else None
+
+    def clean_up(self, failure: Exception) -> CleanUp[dict[str, Any]]:
+        vm = self.vm
+        self.failure = failure
+        for _ in range(2):  # a second time if it came back (an insert that arrived late)
+            try:
+                deleted = delete_instance(self.client, vm.project, vm.zone, vm.name)
+            except Exception as err:  # noqa: BLE001 - e.g. the delete went through unanswered
+                return self._after_failed_delete(err)
+            try:
+                left = get_instance(self.client, vm.project, vm.zone, vm.name)
+            except ApiError:
+                left = None  # the delete was confirmed: trust it
+            if left is None:
+                done = ": the half-created VM was deleted." if deleted else "."
+                return CleanUp(True, f"Nothing was left behind{done}")
+        return CleanUp(
+            False,
+            f"The VM reappeared after it was deleted; it is kept in the stack as it is "
+            f"({left.get('status')}): run `pulumi destroy` or `pulumi up` again.",
+            left=left,
+        )
+
+    def _after_failed_delete(self, err: Exception) -> CleanUp[dict[str, Any]]:
+        vm = self.vm
+        where = f"{vm.name} --zone {vm.zone} --project {vm.project}"
+        try:
+            instance = get_instance(self.client, vm.project, vm.zone, vm.name)
+        except Exception:  # noqa: BLE001
+            return CleanUp(
+                False,
+                f"The VM may still exist and could not be deleted ({err}). It carries the label "
+                f"{OWNER_LABEL}={self.key}: run `pulumi up` again with the same inputs to adopt "
+                f"it, or delete it with `gcloud compute instances delete {where}`.",
+            )
+        if instance is None:
+            return CleanUp(True, "Nothing was left behind: the half-created VM was deleted.")
+        return CleanUp(
+            False,
+            f"The VM could not be deleted ({err}); it is kept in the stack with its true status "
+            f"({instance.get('status')}), so `pulumi up`, `refresh` and `destroy` reach it.",
+            left=instance,
+        )
+
+    # ------------------------------------------------------------------ messages
+    def message(self, phase: Phase, detail: str, error: Exception | None) -> str:
+        from .flex_vm import failure_text, rejected_text
+
+        vm = self.vm
+        where = f"{vm.name} --zone {vm.zone} --project {vm.project}"
+        if phase is Phase.NOT_OURS:
+            return (
+                f"{vm.describe()}: {detail}. Nothing was created or changed. To change: choose "
+                "another instance_name, or delete that VM (`gcloud compute instances delete "
+                f"{where}`) and deploy again."
+            )
+        if phase is Phase.REJECTED:
+            if isinstance(error, ApiError) and error.ambiguous:
+                return (
+                    f"{vm.describe()} could not be created: Compute Engine did not confirm the "
+                    f"insert ({error}), and no VM of that name exists. Nothing was created. To "
+                    "change: deploy again later."
+                )
+            return rejected_text(vm, error or RuntimeError(detail))
+        if phase is Phase.CLEANED_UP:
+            return f"{failure_text(vm, error or RuntimeError(detail))} {detail}"
+        if self.failure is not None:  # the create failed and its clean-up could not finish
+            return f"{failure_text(vm, self.failure)} {detail}"
+        return (
+            f"{vm.describe()}: {detail}. Whether the VM was created cannot be read now. If it "
+            f"was, it carries the label {OWNER_LABEL}={self.key}: run `pulumi up` again with "
+            "the same inputs and it is adopted (one VM, nothing duplicated); or check with "
+            f"`gcloud compute instances describe {where}` and delete it."
+        )
+
+
+def _phase_of(instance: Mapping[str, Any]) -> Phase:
+    return Phase.PENDING if instance.get("status") in _QUEUED else Phase.RUNNING

@@ -1,0 +1,240 @@
+"""Fault runs: many create/delete cycles of a dynamic provider through a
+:class:`~pulumi_dws.testing.fault_proxy.FaultProxy`, counted from the emulator's own records.
+
+    with Emulator() as emu, FaultProxy(emu.url) as proxy:
+        report = flex_vm_fault_run(emu, proxy, cycles=200, rate=0.25, seed=1)
+        assert report.orphans == 0 and report.duplicates == 0
+
+A cycle creates a resource (as ``pulumi up`` would), deletes it when the create succeeded
+(retrying as a user re-running ``pulumi destroy`` would), and then compares what exists in the
+emulator with what the "state" holds. An **orphan** is a resource that exists at the end of a
+cycle although no successful create returned it (it is then removed, so each counts once); a
+**duplicate** is a resource created more than once by one create (more than one VM or cluster
+made during one create call). Names and inputs
+repeat every few cycles, so a create often follows the delete of an identical resource within
+Compute's request-id memory: the stale-answer trap is part of every run.
+
+The providers run in this process with a short HTTP deadline (``DWS_HTTP_TIMEOUT``) and sleeps
+that advance the emulator's virtual clock, so a run of hundreds of cycles takes seconds.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..providers.rest import PollPolicy
+from .emulator import Emulator
+from .fault_proxy import FaultProxy, ProxyFaultPlan
+
+__all__ = ["FaultRunReport", "flex_vm_fault_run", "slurm_fault_run"]
+
+ZONE, MACHINE, PROJECT = "us-central1-a", "a3-highgpu-8g", "p"
+_POLL = PollPolicy(initial=20.0, factor=3.0, cap=1800.0)  # fewer polls: the same paths
+
+
+@dataclass
+class FaultRunReport:
+    """What a fault run did and found."""
+
+    provider: str
+    cycles: int = 0
+    created: int = 0
+    failed: int = 0
+    requests: int = 0
+    faults: dict[str, Counter[str]] = field(default_factory=dict)
+    orphans: int = 0
+    duplicates: int = 0
+    errors: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def injected(self) -> int:
+        return sum(sum(c.values()) for c in self.faults.values())
+
+    @property
+    def after_act(self) -> int:
+        return sum(self.faults.get("after", Counter()).values())
+
+    def lines(self) -> list[str]:
+        """The report as printed by ``benchmarks/fault_run.py``."""
+        rate = self.injected / self.requests if self.requests else 0.0
+        out = [
+            f"{self.provider}: {self.cycles} cycles, {self.created} created, {self.failed} "
+            f"failed cleanly; {self.requests} requests, {self.injected} faults ({rate:.0%}), "
+            f"{self.after_act} after the act; orphans {self.orphans}, duplicates "
+            f"{self.duplicates}",
+        ]
+        for phase in ("before", "after"):
+            kinds = self.faults.get(phase) or Counter()
+            shown = ", ".join(f"{k} {n}" for k, n in sorted(kinds.items()))
+            out.append(f"  faults {phase} the act: {shown or 'none'}")
+        return out
+
+
+@contextmanager
+def _environment(values: dict[str, str]) -> Iterator[None]:
+    saved = {k: os.environ.get(k) for k in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+def _retry(action: Callable[[], Any], attempts: int = 6) -> None:
+    """Run ``action`` until it succeeds, as a user runs ``pulumi destroy`` again."""
+    for attempt in range(attempts):
+        try:
+            action()
+            return
+        except Exception:  # noqa: BLE001 - any failure: try again
+            if attempt + 1 == attempts:
+                raise
+
+
+def flex_vm_fault_run(
+    emu: Emulator,
+    proxy: FaultProxy,
+    *,
+    cycles: int = 200,
+    rate: float = 0.25,
+    seed: int = 1,
+    names: int = 5,
+    deadline: float = 0.1,
+    held_weight: float = 0.05,
+) -> FaultRunReport:
+    """``cycles`` create/delete cycles of ``FlexStartVm`` through ``proxy`` (see the module
+    docstring). Every fourth cycle waits in the queue for capacity; every tenth finds none."""
+    from ..providers.flex_vm import FlexStartError, FlexStartVmProvider
+    from .clock_helpers import flex_start_vm_props, virtual_sleep
+
+    compute = emu["compute"]
+    report = FaultRunReport("FlexStartVm")
+    provider = FlexStartVmProvider(sleep=virtual_sleep(emu), poll=_POLL)
+    env = {
+        "DWS_COMPUTE_ENDPOINT": proxy.url,
+        "DWS_VIRTUAL_CLOCK_URL": "",
+        "DWS_HTTP_TIMEOUT": str(deadline),
+    }
+    proxy.plan = ProxyFaultPlan(rate=rate, seed=seed, held_weight=held_weight)
+    with _environment(env):
+        for i in range(cycles):
+            name = f"vm-{i % names}"
+            slot = i % names
+            props = flex_start_vm_props(
+                name,
+                project=PROJECT,
+                zone=ZONE,
+                machine_type=MACHINE,
+                max_run=86400,
+                termination_action="STOP",
+                labels={"slot": str(slot)},
+                request_valid_for=7200 if slot % 2 == 0 else None,
+                wait_for="accepted" if slot == 4 else "running",
+            )
+            while compute.capacity.take(ZONE, MACHINE):  # start each cycle with none free
+                pass
+            if i % 10 != 9:
+                compute.add_capacity(ZONE, MACHINE, 1, after=1800 if i % 4 == 2 else 0)
+            compute.keep_failed_instances = i % 20 >= 10
+            before = len(compute.created)
+            tracked: set[str] = set()
+            try:
+                result = provider.create(props)
+            except FlexStartError as err:
+                report.failed += 1
+                report.errors[str(err).split(":")[0][:60]] += 1
+            else:
+                report.created += 1
+                tracked.add(str(result.outs["observed"]["instanceId"]))
+                try:
+                    _retry(lambda r=result: provider.delete(r.id, r.outs))
+                    tracked.clear()
+                except FlexStartError:
+                    pass  # still tracked: not an orphan; removed below
+            made = compute.created[before:]
+            report.duplicates += max(0, len(made) - 1)
+            for vm in compute.instances(PROJECT):
+                if str(vm["id"]) not in tracked:
+                    report.orphans += 1
+                compute.remove_instance(PROJECT, ZONE, vm["name"])
+            report.cycles += 1
+    report.faults = proxy.counts()
+    report.requests = proxy.requests()
+    return report
+
+
+def slurm_fault_run(
+    emu: Emulator,
+    proxy: FaultProxy,
+    *,
+    cycles: int = 200,
+    rate: float = 0.25,
+    seed: int = 1,
+    names: int = 4,
+    deadline: float = 0.1,
+    held_weight: float = 0.05,
+    body: Callable[[str], dict[str, Any]],
+    project: str = "my-project",
+    region: str = "us-central1",
+) -> FaultRunReport:
+    """``cycles`` create/delete cycles of ``SlurmCluster`` through ``proxy``; ``body(cluster_id)``
+    gives the create body. Every seventh create's operation fails (the clean-up path)."""
+    from ..providers.slurm import SlurmClusterError, SlurmClusterProvider
+    from .clock_helpers import virtual_sleep
+
+    svc = emu["aiplatform"]
+    report = FaultRunReport("SlurmCluster")
+    provider = SlurmClusterProvider(sleep=virtual_sleep(emu), poll=_POLL)
+    env = {
+        "DWS_AIPLATFORM_ENDPOINT": proxy.url,
+        "DWS_VIRTUAL_CLOCK_URL": "",
+        "DWS_HTTP_TIMEOUT": str(deadline),
+    }
+    proxy.plan = ProxyFaultPlan(rate=rate, seed=seed, held_weight=held_weight)
+    with _environment(env):
+        for i in range(cycles):
+            cluster_id = f"c{i % names}"
+            props = {
+                "project": project,
+                "region": region,
+                "cluster_id": cluster_id,
+                "body": body(cluster_id),
+            }
+            if i % 7 == 6:
+                svc.fail_next("create")
+            before = len(svc.created)
+            tracked: set[str] = set()
+            try:
+                result = provider.create(props)
+            except SlurmClusterError as err:
+                report.failed += 1
+                report.errors[str(err).split(":")[0][:60]] += 1
+            else:
+                report.created += 1
+                tracked.add(cluster_id)
+                try:
+                    _retry(lambda r=result: provider.delete(r.id, r.outs or {}))
+                    tracked.clear()
+                except SlurmClusterError:
+                    pass
+            svc.failures["create"].clear()
+            made = svc.created[before:]
+            report.duplicates += max(0, len(made) - 1)
+            emu.clock.advance(3600)  # let any delete in flight finish
+            for key in list(svc.clusters):
+                if key[2] not in tracked:
+                    report.orphans += 1
+                svc.remove(*key)
+            report.cycles += 1
+    report.faults = proxy.counts()
+    report.requests = proxy.requests()
+    return report

@@ -1,0 +1,241 @@
+"""Trust under faults through Pulumi's real dynamic-provider host (``python -m pulumi.dynamic``),
+driven the way the engine drives it: a host killed mid-create and a new one adopting what it
+left, secrets, previews with unknown values, VM statuses that pass on their own, and numbers
+typed as the API types them although they travel as protobuf doubles."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from slurm_helpers import PROJECT as SLURM_PROJECT
+from slurm_helpers import REGION, cluster_inputs
+
+from pulumi_dws.providers.flex_vm import TYPE_TOKEN, FlexStartVmProvider
+from pulumi_dws.providers.slurm import SlurmClusterProvider
+from pulumi_dws.testing.clock_helpers import emulator_env, flex_start_vm_props
+from pulumi_dws.testing.dynamic_host import (
+    UNKNOWN,
+    DynamicProviderError,
+    DynamicProviderHost,
+    is_secret,
+    secret,
+    unwrap_secrets,
+    urn,
+)
+from pulumi_dws.testing.emulator import Emulator, Request
+from pulumi_dws.testing.emulator.aiplatform import AiPlatformService
+from pulumi_dws.testing.fault_proxy import FaultProxy, ProxyFaultPlan
+
+PROJECT, ZONE, MACHINE = "p", "us-central1-a", "a3-highgpu-8g"
+URN = urn(TYPE_TOKEN, "trainer-vm", project="flex", stack="dev")
+SLURM_URN = urn("pulumi-python:dynamic/dws:SlurmCluster", "c", project="slurm", stack="dev")
+
+
+def inputs(**changes: Any) -> dict[str, Any]:
+    props = flex_start_vm_props(
+        "trainer",
+        project=PROJECT,
+        zone=ZONE,
+        machine_type=MACHINE,
+        request_valid_for=7200,
+        labels={"team": "ml"},
+    )
+    props.update(changes)
+    return props
+
+
+@pytest.fixture
+def emu() -> Iterator[Emulator]:
+    with Emulator() as emulator:
+        yield emulator
+
+
+def _host(emu: Emulator, endpoint: str | None = None, **env: str) -> DynamicProviderHost:
+    environment = {**emulator_env(emu), **env}
+    if endpoint:
+        environment["DWS_COMPUTE_ENDPOINT"] = endpoint
+    return DynamicProviderHost(FlexStartVmProvider(), project="flex", stack="dev", env=environment)
+
+
+def _in_thread(call: Any) -> tuple[threading.Thread, list[BaseException]]:
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            call()
+        except BaseException as err:  # noqa: BLE001 - handed to the test
+            errors.append(err)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread, errors
+
+
+def _is_poll(request: Request) -> bool:
+    return request.method == "GET" and "/operations/" in request.path
+
+
+# ---------------------------------------------------------------------- crash adoption
+def test_a_host_killed_mid_create_leaves_a_vm_the_next_up_adopts(emu: Emulator) -> None:
+    """The insert reached Compute; then the process running `pulumi up` died. The next
+    `pulumi up` (same inputs, a fresh host) adopts that VM: one VM, a successful create, not
+    "already exists"."""
+    compute = emu["compute"]
+    with FaultProxy(emu.url, hold_limit=30) as proxy:
+        proxy.plan = ProxyFaultPlan(
+            match=lambda m, p: m == "GET" and "/operations/" in p, queue=["slow"]
+        )  # the first poll hangs: the host is mid-create
+        first = _host(emu, proxy.url)
+        with first:
+            thread, errors = _in_thread(lambda: first.create(URN, inputs()))
+            emu.wait_for_request(_is_poll)
+            first.kill()
+            thread.join(timeout=30)
+        assert errors and isinstance(errors[0], DynamicProviderError)
+    assert [vm["status"] for vm in compute.instances()] == ["PENDING"]  # billing soon, untracked
+    compute.add_capacity(ZONE, MACHINE, 1, after=600)
+    with _host(emu) as second:
+        id_, outs = second.create(URN, inputs())
+    assert outs["status"] == "RUNNING" and id_.endswith("/instances/trainer")
+    assert len(compute.created) == 1 and len(compute.instances()) == 1
+    assert outs["observed"]["instanceId"] == compute.created[0]["id"]
+
+
+def test_a_same_name_vm_that_is_not_ours_is_refused_through_the_host(emu: Emulator) -> None:
+    import requests
+
+    emu["compute"].add_capacity(ZONE, MACHINE, 1)
+    url = f"{emu.url}compute/v1/projects/{PROJECT}/zones/{ZONE}/instances"
+    assert requests.post(url, json=inputs()["body"], timeout=10).status_code == 200
+    with _host(emu) as host, pytest.raises(DynamicProviderError) as info:
+        host.create(URN, inputs())
+    message = info.value.message
+    assert "already exists" in message and "not made by pulumi-dws" in message
+    assert "pulumi import" not in message
+    assert len(emu["compute"].instances()) == 1
+
+
+def test_a_host_killed_mid_create_leaves_a_cluster_the_next_up_adopts() -> None:
+    with Emulator([]) as emu, FaultProxy(emu.url, hold_limit=30) as proxy:
+        svc = emu.add(AiPlatformService(emu.clock))
+        env = {"DWS_VIRTUAL_CLOCK_URL": emu.clock_url}
+        config = {"dws:aiplatformEndpoint": proxy.url}
+        proxy.plan = ProxyFaultPlan(
+            match=lambda m, p: m == "GET" and "/operations/" in p, queue=["slow"]
+        )
+        first = DynamicProviderHost(SlurmClusterProvider(), config=config, env=env)
+        with first:
+            thread, errors = _in_thread(lambda: first.create(SLURM_URN, cluster_inputs()))
+            emu.wait_for_request(_is_poll)
+            first.kill()
+            thread.join(timeout=30)
+        assert errors
+        assert [c.resource["clusterStatus"]["state"] for c in svc.clusters.values()] == [
+            "PROVISIONING"
+        ]
+        with DynamicProviderHost(SlurmClusterProvider(), config=config, env=env) as second:
+            _, outs = second.create(SLURM_URN, cluster_inputs())
+        assert outs["state"] == "RUNNING"
+        assert len(svc.created) == 1 and list(svc.clusters) == [(SLURM_PROJECT, REGION, "flexvm")]
+
+
+# ---------------------------------------------------------------------- secrets
+def test_a_secret_startup_script_stays_secret_in_inputs_and_state(emu: Emulator) -> None:
+    emu["compute"].add_capacity(ZONE, MACHINE, 1)
+    body = inputs()["body"]
+    body["metadata"] = {"items": [{"key": "startup-script", "value": secret("echo s3cr3t")}]}
+    with _host(emu) as host:
+        checked, failures = host.check(URN, {}, inputs(body=body))
+        assert failures == []
+        id_, outs = host.create(URN, checked)
+        read_id, read_outs, read_inputs = host.read(URN, id_, outs, inputs=checked)
+        assert "s3cr3t" not in host.stderr and "s3cr3t" not in host.stdout
+    for bag in (checked, outs, read_outs, read_inputs):
+        items = bag["body"]["metadata"]
+        assert (
+            is_secret(items) or is_secret(items["items"]) or is_secret(items["items"][0]["value"])
+        ), bag["body"]
+        assert "s3cr3t" in str(unwrap_secrets(items))
+    assert not is_secret(outs["status"])
+
+
+# ---------------------------------------------------------------------- previews
+def test_a_preview_with_unknown_values_inside_the_body_never_fails_check(emu: Emulator) -> None:
+    body = inputs()["body"]
+    body["scheduling"]["maxRunDuration"] = {"seconds": UNKNOWN}
+    body["params"] = {"requestValidForDuration": {"seconds": UNKNOWN}}
+    body["labels"] = {"team": UNKNOWN}
+    with _host(emu) as host:
+        _, failures = host.check(URN, {}, inputs(body=body, zone=UNKNOWN, project=UNKNOWN))
+        assert failures == []
+        _, failures = host.check(
+            SLURM_URN, {}, {**cluster_inputs(), "region": UNKNOWN}, provider=SlurmClusterProvider()
+        )
+        assert failures == []
+
+
+# ---------------------------------------------------------------------- passing statuses
+@pytest.mark.parametrize(
+    ("status", "then"),
+    [
+        ("STOPPING", "TERMINATED"),
+        ("PENDING_STOP", "TERMINATED"),
+        ("SUSPENDING", "SUSPENDED"),
+        ("SUSPENDED", None),
+    ],
+)
+def test_statuses_that_pass_on_their_own_converge_to_running(
+    emu: Emulator, status: str, then: str | None
+) -> None:
+    compute = emu["compute"]
+    compute.add_capacity(ZONE, MACHINE, 1)
+    with _host(emu) as host:
+        id_, outs = host.create(URN, inputs())
+        compute.transition(PROJECT, ZONE, "trainer", status, then=then, after=120)
+        relabel = inputs(body={**inputs()["body"], "labels": {"team": "infra"}})
+        updated = host.update(URN, id_, outs, relabel)
+    assert updated["status"] == "RUNNING"
+    assert compute.instance(PROJECT, ZONE, "trainer")["status"] == "RUNNING"
+
+
+def test_a_suspended_vm_asked_to_stop_ends_terminated(emu: Emulator) -> None:
+    compute = emu["compute"]
+    compute.add_capacity(ZONE, MACHINE, 1)
+    with _host(emu) as host:
+        id_, outs = host.create(URN, inputs())
+        compute.transition(PROJECT, ZONE, "trainer", "SUSPENDED")
+        stopped = host.update(URN, id_, outs, inputs(desiredStatus="TERMINATED"))
+    assert stopped["status"] == "TERMINATED"
+
+
+def test_a_vm_that_never_settles_fails_clearly(emu: Emulator) -> None:
+    compute = emu["compute"]
+    compute.add_capacity(ZONE, MACHINE, 1)
+    with _host(emu) as host:
+        id_, outs = host.create(URN, inputs())
+        compute.transition(PROJECT, ZONE, "trainer", "STOPPING")  # and it stays so
+        with pytest.raises(DynamicProviderError) as info:
+            host.update(URN, id_, outs, inputs(desiredStatus="TERMINATED"))
+    assert "still STOPPING" in info.value.message and "Traceback" not in info.value.message
+
+
+# ---------------------------------------------------------------------- numbers
+def test_numbers_reach_google_typed_as_the_api_types_them(emu: Emulator) -> None:
+    emu["compute"].add_capacity(ZONE, MACHINE, 1)
+    body = inputs()["body"]
+    body["guestAccelerators"] = [
+        {
+            "acceleratorType": f"zones/{ZONE}/acceleratorTypes/nvidia-h100-80gb",
+            "acceleratorCount": 8,
+        }
+    ]
+    body["scheduling"]["maxRunDuration"] = {"seconds": 86400}
+    with _host(emu) as host:
+        host.create(URN, inputs(body=body))  # numbers travel as protobuf doubles
+    [insert] = [r for r in emu.requests if r.method == "POST" and r.path.endswith("/instances")]
+    count = insert.body["guestAccelerators"][0]["acceleratorCount"]
+    assert count == 8 and type(count) is int  # int32: a JSON integer, not 8.0
+    assert insert.body["scheduling"]["maxRunDuration"]["seconds"] == "86400"  # int64: a string
