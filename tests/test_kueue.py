@@ -120,7 +120,6 @@ def test_the_schema_check_can_fail() -> None:
         validate(flavor)
 
 
-@needs_crds
 @pytest.mark.parametrize("api_version", ["v1beta2", "v1beta1"])
 def test_pods_land_on_the_nodes_provisioned_for_them(api_version: str) -> None:
     """The ProvisioningRequestConfig carries xpk's podSetUpdates (a nodeSelector on GKE's

@@ -53,7 +53,7 @@ FULL: dict[str, tuple[Callable[..., Any], dict[str, Any]]] = {
             "max_run_duration": "1d", "labels": {"team": "ml"}, "resource_labels": {"team": "ml"},
             "service_account": SA, "oauth_scopes": ["https://www.googleapis.com/auth/cloud-platform"],
             "disk_size_gb": 200, "disk_type": "pd-ssd", "image_type": "COS_CONTAINERD",
-            "version": "1.30", "taints": [{"key": "dedicated", "value": "ml", "effect": "NoSchedule"}],
+            "version": "1.33", "taints": [{"key": "dedicated", "value": "ml", "effect": "NoSchedule"}],
         },
     ),
     "KueueQueue": (

@@ -196,6 +196,10 @@ class SlurmClusterArgs(TypedDict, total=False):
 
 # ---------------------------------------------------------------------------- validation
 class _LoginSpec(DwsModel):
+    known_at_construction: ClassVar[Mapping[str, str]] = {
+        "machine_type": "it is checked against the machine catalog",
+    }
+
     zone: str
     machine_type: str = "n2-standard-8"
     count: int = 1
