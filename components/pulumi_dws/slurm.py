@@ -51,7 +51,7 @@ from . import catalog, limits
 from .duration import Duration, DurationLike
 from .errors import DwsValidationError
 from .models import DwsModel, parse_args
-from .providers.slurm import SlurmClusterProvider
+from .providers.slurm import SlurmClusterResource
 from .validation import (
     check_labels,
     check_name,
@@ -680,36 +680,6 @@ def build_cluster_body(
 
 
 # ---------------------------------------------------------------------------- resources
-class SlurmClusterResource(pulumi.dynamic.Resource, module="dws", name="SlurmCluster"):
-    """The cluster as a dynamic resource (``pulumi-python:dynamic/dws:SlurmCluster``).
-
-    Swap point: pulumi-gcp 10.5.0 has ``gcp.vertex.AiModelDevelopmentCluster`` (Pulumi registry:
-    https://www.pulumi.com/registry/packages/gcp/api-docs/vertex/aimodeldevelopmentcluster/), but
-    the newest release installable here is 10.2.0; once 10.5.0 is, this child is replaced by that
-    resource with an alias to this one (see the README section on Slurm).
-    """
-
-    name: pulumi.Output[str]
-    state: pulumi.Output[str]
-    login_nodes: pulumi.Output[list[str]]
-    login_address: pulumi.Output[str | None]
-    partitions: pulumi.Output[list[dict[str, Any]]]
-    body: pulumi.Output[dict[str, Any]]
-    drift: pulumi.Output[list[str]]
-
-    def __init__(
-        self,
-        name: str,
-        props: dict[str, Any],
-        opts: pulumi.ResourceOptions | None = None,
-        provider: SlurmClusterProvider | None = None,
-    ) -> None:
-        outputs = dict.fromkeys(
-            ("name", "state", "login_nodes", "login_address", "partitions", "create_time", "drift")
-        )
-        super().__init__(provider or SlurmClusterProvider(), name, {**outputs, **props}, opts)
-
-
 class SlurmCluster(pulumi.ComponentResource):
     """A managed Slurm cluster with Flex-start GPU partitions; see the module docstring.
 
