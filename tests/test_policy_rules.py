@@ -27,10 +27,9 @@ from pulumi_dws.policy import (
     rule,
     stack_limits,
 )
-from pulumi_dws.policy.examples import EXAMPLES, Example
-from pulumi_dws.policy.samples import DELETE, SAMPLE_NOW, SAMPLES, variant
 from pulumi_dws.policy.values import dig, is_unknown, normalize, seconds_of
 from pulumi_dws.testing import GcpMocks
+from pulumi_dws.testing.samples import DELETE, EXAMPLES, SAMPLE_NOW, SAMPLES, Example, variant
 
 STACK = "urn:pulumi:dev::project::"
 

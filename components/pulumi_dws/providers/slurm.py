@@ -73,7 +73,15 @@ from .slurm_diff import (
 if TYPE_CHECKING:
     from .rest import GoogleRestClient, PollPolicy
 
-__all__ = ["SlurmClusterProvider", "SlurmClusterResource", "SlurmClusterError", "cluster_path"]
+__all__ = [
+    "SlurmClusterProvider",
+    "SlurmClusterResource",
+    "SlurmClusterError",
+    "TYPE_TOKEN",
+    "cluster_path",
+]
+
+TYPE_TOKEN = "pulumi-python:dynamic/dws:SlurmCluster"
 
 
 def _done(operation: Mapping[str, Any]) -> bool:
