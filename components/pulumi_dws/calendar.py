@@ -26,6 +26,7 @@ from typing_extensions import NotRequired, Required
 
 from . import catalog, limits
 from .clock import now
+from .defaults import default_name, type_token
 from .duration import Duration, DurationLike
 from .errors import NO_VALUE, DwsValidationError
 from .models import DwsModel, parse_args
@@ -40,10 +41,10 @@ from .validation import (
     when_known,
 )
 
-__all__ = ["CalendarReservation", "CalendarReservationArgs", "CalendarReservationSpec"]
+__all__ = ["TYPE", "CalendarReservation", "CalendarReservationArgs", "CalendarReservationSpec"]
 
 RESERVATION_NAME_KEY = "compute.googleapis.com/reservation-name"
-TYPE = "dws:index:CalendarReservation"
+TYPE = type_token("CalendarReservation")
 _DAY = 86400
 
 
@@ -312,7 +313,7 @@ class CalendarReservation(pulumi.ComponentResource):
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         spec = parse_args(CalendarReservationSpec, args)
-        fr_name = check_name("name", spec.name or name)
+        fr_name = default_name("name", spec.name, name, check_name)
         super().__init__(TYPE, name, {}, opts)
         self.spec = spec
         self.labels = spec.labels if is_output(spec.labels) else dict(spec.labels)

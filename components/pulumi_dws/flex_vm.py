@@ -36,6 +36,7 @@ from pydantic import field_validator, model_validator
 from typing_extensions import NotRequired, Required
 
 from . import catalog, limits
+from .defaults import default_name, resolve_project, type_token
 from .duration import Duration, DurationLike
 from .errors import DwsValidationError
 from .models import DwsModel, parse_args
@@ -54,7 +55,7 @@ __all__ = [
     "DEFAULT_SCOPES",
 ]
 
-TYPE = "dws:index:FlexStartInstance"
+TYPE = type_token("FlexStartInstance")
 DEFAULT_IMAGE = "projects/debian-cloud/global/images/family/debian-12"
 DEFAULT_SCOPES = ("https://www.googleapis.com/auth/cloud-platform",)
 _HYPERDISK_FAMILIES = ("a4", "a4x", "a3-ultragpu")
@@ -286,35 +287,6 @@ class FlexStartInstanceSpec(DwsModel):
         return [{"key": k, "value": items[k]} for k in sorted(items)]
 
 
-def _resolve_project(spec: FlexStartInstanceSpec, parent: pulumi.Resource) -> Any:
-    """``project``, else the ``gcp:project`` config, else the Google provider's own project
-    (``getClientConfig``: ``GOOGLE_PROJECT``, ADC's project...)."""
-    project = spec.project or pulumi.Config("gcp").get("project")
-    if project:
-        return project
-    config = gcp.organizations.get_client_config_output(opts=pulumi.InvokeOptions(parent=parent))
-
-    def required(value: Any) -> str:
-        if not value:
-            raise DwsValidationError(
-                "project", "(missing)", "is not set; pass project= or set the gcp:project config"
-            )
-        return value
-
-    return config.project.apply(required)
-
-
-def _name_from(name: str) -> str:
-    try:
-        return check_name("instance_name", name)
-    except DwsValidationError as err:
-        raise DwsValidationError(
-            "instance_name",
-            name,
-            f"(the component's name, used as the VM name) {err.problem}; pass instance_name",
-        ) from None
-
-
 class FlexStartInstance(pulumi.ComponentResource):
     """A Flex-start GPU VM, queued in DWS for up to 2 hours (see the module docstring).
 
@@ -336,9 +308,11 @@ class FlexStartInstance(pulumi.ComponentResource):
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         spec = parse_args(FlexStartInstanceSpec, args)
-        instance_name = spec.instance_name or _name_from(name)
+        instance_name = default_name(
+            "instance_name", spec.instance_name, name, check_name, arg="instance_name"
+        )
         super().__init__(TYPE, name, {}, opts)
-        project = _resolve_project(spec, self)
+        project = resolve_project(spec.project, self)
         self.spec = spec
         child = pulumi.ResourceOptions(parent=self)
 

@@ -31,6 +31,7 @@ from pydantic import ValidationInfo, field_validator, model_validator
 from typing_extensions import NotRequired, Required
 
 from . import catalog, limits
+from .defaults import default_name, type_token
 from .duration import Duration, DurationLike
 from .errors import DwsValidationError
 from .models import DwsModel, parse_args
@@ -46,6 +47,7 @@ from .validation import (
 )
 
 __all__ = [
+    "TYPE",
     "QueuedNodePool",
     "QueuedNodePoolArgs",
     "QueuedNodePoolSpec",
@@ -61,6 +63,7 @@ __all__ = [
     "reservation_affinity",
 ]
 
+TYPE = type_token("QueuedNodePool")
 Mode = Literal["queued", "flex_start", "reserved"]
 MODES: tuple[str, ...] = ("queued", "flex_start", "reserved")
 NODE_POOL_LABEL = "cloud.google.com/gke-nodepool"
@@ -712,18 +715,8 @@ class QueuedNodePool(pulumi.ComponentResource):
         self, name: str, args: QueuedNodePoolArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
         spec = parse_args(QueuedNodePoolSpec, args)
-        if spec.name is None:
-            try:
-                _check_pool_name("name", name)
-            except DwsValidationError as err:
-                raise DwsValidationError(
-                    "name",
-                    name,
-                    err.problem + " (the default pool name is the component name; "
-                    "pass args['name'])",
-                ) from None
-        pool_name = spec.name or name
-        super().__init__("dws:index:QueuedNodePool", name, None, opts)
+        pool_name = default_name("name", spec.name, name, _check_pool_name)
+        super().__init__(TYPE, name, None, opts)
         self.spec = spec
         shape = spec.shape
         min_nodes = spec.min_nodes

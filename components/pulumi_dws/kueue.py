@@ -25,6 +25,7 @@ from pydantic import field_validator, model_validator
 from typing_extensions import Required
 
 from . import limits
+from .defaults import type_token
 from .duration import Duration, DurationLike
 from .errors import DwsValidationError
 from .gke import NODE_POOL_LABEL, QueuedNodePool, choice_validator
@@ -33,6 +34,7 @@ from .models import DwsModel, parse_args
 from .validation import check_name, is_output
 
 __all__ = [
+    "TYPE",
     "KueueQueue",
     "KueueQueueArgs",
     "KueueQueueSpec",
@@ -55,6 +57,7 @@ __all__ = [
     "kueue_job",
 ]
 
+TYPE = type_token("KueueQueue")
 ApiVersion = Literal["v1beta2", "v1beta1"]
 API_GROUP = "kueue.x-k8s.io"
 API_VERSIONS: tuple[str, ...] = ("v1beta2", "v1beta1")
@@ -519,7 +522,7 @@ class KueueQueue(pulumi.ComponentResource):
                 "and location are required to build a Kubernetes provider when node_pool is a "
                 "name and no kubernetes provider comes through opts",
             )
-        super().__init__("dws:index:KueueQueue", name, None, opts)
+        super().__init__(TYPE, name, None, opts)
         self.spec = spec
         self.provider: kubernetes.Provider | None = None
         if not has_provider:

@@ -29,7 +29,7 @@ from typing import Any, Literal
 from . import stack_config
 from .duration import Duration, DurationLike
 from .errors import NO_VALUE, DwsValidationError
-from .outputs import is_output, when_known
+from .outputs import output_aware
 
 __all__ = [
     "Limit",
@@ -569,10 +569,9 @@ def table() -> list[Limit]:
     return [get(key) for key in DEFAULT_LIMITS]
 
 
+@output_aware
 def check_duration(field: str, value: DurationLike, key: str) -> Duration:
     """Parse ``value`` and check it against row ``key`` (an Output: once it is known)."""
-    if is_output(value):
-        return when_known(value, lambda known: check_duration(field, known, key))  # type: ignore[no-any-return]
     duration = Duration.parse(value, field)
     get(key).check(field, duration.seconds, shown=value if isinstance(value, str) else None)
     return duration
@@ -588,11 +587,10 @@ def as_whole_number(field: str, value: Any) -> int:
     return value
 
 
+@output_aware
 def check_count(field: str, value: int, key: str, *, minimum: int | None = None) -> int:
     """Check a whole number against row ``key`` (an Output: once it is known); ``minimum``
     narrows the row for this field (see :meth:`Limit.narrowed`)."""
-    if is_output(value):
-        return when_known(value, lambda known: check_count(field, known, key, minimum=minimum))  # type: ignore[no-any-return]
     number = as_whole_number(field, value)
     row = get(key) if minimum is None else get(key).narrowed(minimum=minimum)
     return row.check(field, number)

@@ -128,7 +128,8 @@ class CapacityKind:
     """One kind of DWS capacity, declared once.
 
     Attributes:
-        name: the component's class name (its type token is ``dws:index:<name>``).
+        name: the component's class name (its type token is ``dws:index:<name>``,
+            :func:`pulumi_dws.defaults.type_token`).
         component: the component class.
         args: its args ``TypedDict`` (what users write).
         spec: its validated args model (:class:`~pulumi_dws.models.DwsModel`), which is also
@@ -149,10 +150,6 @@ class CapacityKind:
     resources: tuple[ResourceType, ...] = ()
     test_aids: str | None = None
     check_entries: Callable[[Sequence[BlueprintEntry]], None] | None = None
-
-    @property
-    def type_token(self) -> str:
-        return f"dws:index:{self.name}"
 
 
 _kinds: dict[str, CapacityKind] = {}

@@ -48,6 +48,7 @@ from pydantic import field_validator, model_validator
 from typing_extensions import NotRequired, Required
 
 from . import catalog, limits
+from .defaults import resolve_project, type_token
 from .duration import Duration, DurationLike
 from .errors import DwsValidationError
 from .models import DwsModel, parse_args
@@ -62,6 +63,7 @@ from .validation import (
 )
 
 __all__ = [
+    "TYPE",
     "SlurmCluster",
     "SlurmClusterArgs",
     "SlurmLoginArgs",
@@ -74,7 +76,7 @@ __all__ = [
     "SERVICE_AGENT_ROLES",
 ]
 
-TYPE = "dws:index:SlurmCluster"
+TYPE = type_token("SlurmCluster")
 RESERVATION_NAME_KEY = "compute.googleapis.com/reservation-name"
 ProvisioningModel = Literal["FLEX_START", "ON_DEMAND", "SPOT", "RESERVATION"]
 SERVICE_AGENT_ROLES: dict[str, str] = {
@@ -707,10 +709,8 @@ class SlurmCluster(pulumi.ComponentResource):
         self, name: str, args: SlurmClusterArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
         spec = parse_args(SlurmClusterSpec, args)
-        project = spec.project or pulumi.Config("gcp").get("project")
-        if not project:
-            raise DwsValidationError("project", "(missing)", "set project or gcp:project config")
         super().__init__(TYPE, name, {}, opts)
+        project = resolve_project(spec.project, self)
         self.spec = spec
         child = pulumi.ResourceOptions(parent=self)
         self.iam_members = (
@@ -829,9 +829,18 @@ def _reservation_ref(reservation: Any, project: Any) -> Any:
         return reservation
     owner = getattr(getattr(reservation, "spec", None), "project", None)
     name = reservation.reservation_name
-    if isinstance(owner, str) and owner != project:
-        return pulumi.Output.from_input(name).apply(lambda n: f"projects/{owner}/reservations/{n}")
-    return name
+    if not isinstance(owner, str):
+        return name
+
+    def named(values: list[Any]) -> str:
+        consumer, reservation_name = values
+        return (
+            reservation_name
+            if owner == consumer
+            else f"projects/{owner}/reservations/{reservation_name}"
+        )
+
+    return pulumi.Output.all(project, name).apply(named)
 
 
 def _filestore_network(project: str, network: str) -> str:
