@@ -8,8 +8,8 @@ with the field's full path, instead of pydantic's multi-error report.
   pydantic or Python class name.
 * Any argument may be a Pulumi ``Output``: its checks run once the value is known, and a bad
   value fails the run with the argument's path. Arguments that decide what a component
-  registers while the program runs are listed in :attr:`DwsModel.known_at_construction`; an
-  Output there is refused with the reason.
+  registers while the program runs are declared :class:`~pulumi_dws.fields.Known`; an Output
+  there is refused with the reason.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from typing import Any, ClassVar, TypeVar
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from .errors import NO_VALUE, DwsValidationError
+from .fields import field_reasons
 from .outputs import is_output, path_of, qualify, tagged, when_known
 
 __all__ = ["DwsModel", "parse_args", "field_path", "suggest"]
@@ -36,7 +37,8 @@ class DwsModel(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
 
     known_at_construction: ClassVar[Mapping[str, str]] = {}
-    """Field -> why its value must be known while the program runs (an Output is refused)."""
+    """Field -> why its value must be known while the program runs (an Output is refused):
+    the fields declared with :class:`~pulumi_dws.fields.Known`."""
 
     def model_dump(self, **kwargs: Any) -> dict[str, Any]:
         """As pydantic's, without warnings for fields that hold an Output (checked later)."""
@@ -48,6 +50,13 @@ class DwsModel(BaseModel):
         # Set here, after the class body, so it is the outermost validator of every field:
         # a field's own before/after validators then only ever see known values.
         cls._dws_once_known = field_validator("*", mode="wrap")(classmethod(_once_known))  # type: ignore[attr-defined]
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        cls.known_at_construction = field_reasons(
+            {name: info.metadata for name, info in cls.model_fields.items()}
+        )
 
 
 def _once_known(cls: type[BaseModel], value: Any, handler: Any, info: Any) -> Any:
