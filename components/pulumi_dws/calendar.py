@@ -147,7 +147,7 @@ class CalendarReservationSpec(DwsModel):
     count: MaybeOutput[Annotated[int, Within("calendar.count")]]
     allow_past_start: bool = False  # before start_time: its check reads it
     start_time: MaybeOutput[Annotated[Any, BeforeValidator(_start_time)]]
-    end_time: MaybeOutput[Annotated[str, Check(_end_time)]] | None = None
+    end_time: MaybeOutput[Annotated[str | dt.datetime, Check(_end_time)]] | None = None
     duration: MaybeOutput[Annotated[Duration, DurationWithin("calendar.duration")]] | None = None
     project: str | None = None
     name: Name | None = None

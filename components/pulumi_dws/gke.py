@@ -217,6 +217,12 @@ def _region(location: str) -> str:
     return region_of_location("location", location)
 
 
+def _check_pool_name(field: str, value: str) -> str:
+    check_name(field, value)
+    limits.get("gke.node_pool_name").check(field, len(value), shown=value)
+    return value
+
+
 def _taint_effect(field: str, value: str) -> str:
     return check_choice(field, _EFFECTS.get(value, value), tuple(_EFFECTS.values()))
 
@@ -477,12 +483,6 @@ class QueuedNodePoolSpec(DwsModel):
 
 def _shown_reservation(value: Any) -> Any:
     return value if isinstance(value, str) else type(value).__name__
-
-
-def _check_pool_name(field: str, value: str) -> str:
-    check_name(field, value)
-    limits.get("gke.node_pool_name").check(field, len(value), shown=value)
-    return value
 
 
 def reservation_affinity(reservation: Any, consumer_project: Any = None) -> dict[str, Any]:
