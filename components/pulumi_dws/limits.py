@@ -23,7 +23,9 @@ import contextlib
 import dataclasses
 import difflib
 from collections.abc import Iterator, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, Literal
 
 from . import stack_config
@@ -368,7 +370,11 @@ SEED_PROFILE: dict[str, dict[str, Any]] = {
     },
 }
 
-_overrides: dict[str, Limit] = {}
+_overrides: ContextVar[Mapping[str, Limit]] = ContextVar(
+    "dws_limit_overrides", default=MappingProxyType({})
+)
+"""The rows overridden in this context (a ``with`` block, a Pulumi program's tasks, a thread):
+what one program or test overrides does not leak into another's."""
 
 
 def _coerce(row: Limit, name: str, value: Any) -> Any:
@@ -382,7 +388,8 @@ def _coerce(row: Limit, name: str, value: Any) -> Any:
 
 
 def override(key: str, **fields: Any) -> Limit:
-    """Replace fields of one row (``minimum``, ``maximum``, ``choices``, ``source``) globally.
+    """Replace fields of one row (``minimum``, ``maximum``, ``choices``, ``source``) from now
+    on, in this context (the program, test or ``with`` block that overrides it).
 
     Durations may be given in any :class:`~pulumi_dws.duration.Duration` form.
     """
@@ -403,7 +410,7 @@ def override(key: str, **fields: Any) -> Limit:
             f"minimum {new.render(new.minimum)}, maximum {new.render(new.maximum)}",
             "is an empty range: the minimum must not be above the maximum",
         )
-    _overrides[key] = new
+    _overrides.set({**_overrides.get(), key: new})
     return new
 
 
@@ -412,14 +419,15 @@ def use_profile(name: Literal["current", "seed"]) -> None:
     reset()
     if name == "seed":
         for key, fields in SEED_PROFILE.items():
-            _overrides[key] = dataclasses.replace(DEFAULT_LIMITS[key], **fields)
+            seeded = dataclasses.replace(DEFAULT_LIMITS[key], **fields)
+            _overrides.set({**_overrides.get(), key: seeded})
     elif name != "current":
         raise DwsValidationError("limits profile", name, "is unknown; use current or seed")
 
 
 def reset() -> None:
     """Drop every override."""
-    _overrides.clear()
+    _overrides.set({})
 
 
 @contextlib.contextmanager
@@ -465,13 +473,12 @@ def apply_config(config: Mapping[str, Any] | None) -> None:
 
 def snapshot() -> dict[str, Limit]:
     """The overrides in force, for :func:`restore` (``dws plan`` isolates each program)."""
-    return dict(_overrides)
+    return dict(_overrides.get())
 
 
 def restore(saved: Mapping[str, Limit]) -> None:
     """Put back the overrides a :func:`snapshot` took."""
-    _overrides.clear()
-    _overrides.update(saved)
+    _overrides.set(dict(saved))
 
 
 @contextlib.contextmanager
@@ -490,7 +497,7 @@ def get(key: str) -> Limit:
     """The row in force for ``key``: the running stack's ``dws:limits`` over an override
     (:func:`override`), over the default."""
     try:
-        base = _overrides.get(key) or DEFAULT_LIMITS[key]
+        base = _overrides.get().get(key) or DEFAULT_LIMITS[key]
     except KeyError:
         known = ", ".join(DEFAULT_LIMITS)
         raise DwsValidationError("limit", key, f"is unknown; known: {known}") from None
