@@ -236,7 +236,8 @@ def _check_start(value: Any) -> str:
     return shown
 
 
-def _check_window(start: str, end: str) -> None:
+def _check_window(start: Any, end: Any) -> None:
+    """A window ``end`` (RFC 3339) after ``start`` (RFC 3339), inside the limits."""
     seconds = (
         parse_timestamp("end_time", end) - parse_timestamp("start_time", start)
     ).total_seconds()
@@ -265,7 +266,7 @@ class CalendarReservation(pulumi.ComponentResource):
     reservation_name: pulumi.Output[str]
     start_time: pulumi.Output[str]
     end_time: pulumi.Output[str]
-    labels: dict[str, str]
+    labels: dict[str, Any] | pulumi.Output[dict[str, Any]]
     spec: CalendarReservationSpec
 
     def __init__(

@@ -375,7 +375,7 @@ class QueuedNodePoolSpec(DwsModel):
             self._reservation_rules()
             if self.min_nodes < 0:
                 raise DwsValidationError("min_nodes", self.min_nodes, "must be >= 0")
-            if not is_output(self.max_nodes) and self.min_nodes > self.max_nodes:
+            if isinstance(self.max_nodes, int) and self.min_nodes > self.max_nodes:
                 raise DwsValidationError(
                     "min_nodes", self.min_nodes, f"is above max_nodes ({self.max_nodes})"
                 )

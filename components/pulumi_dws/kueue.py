@@ -507,12 +507,13 @@ class KueueQueue(pulumi.ComponentResource):
         self.spec = spec
         self.provider: kubernetes.Provider | None = None
         if not has_provider:
+            where: tuple[Any, Any, Any] = (
+                (pool.cluster, pool.location, pool.project)
+                if pool is not None
+                else (spec.cluster, spec.location, spec.project)
+            )
             self.provider = gke_provider(
-                f"{name}-k8s",
-                pool.cluster if pool is not None else spec.cluster,
-                pool.location if pool is not None else spec.location,
-                pool.project if pool is not None else spec.project,
-                opts=pulumi.ResourceOptions(parent=self),
+                f"{name}-k8s", *where, opts=pulumi.ResourceOptions(parent=self)
             )
         child = pulumi.ResourceOptions(parent=self, provider=self.provider)
         self.kueue_release: kubernetes.helm.v3.Release | None = None

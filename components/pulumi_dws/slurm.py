@@ -588,6 +588,12 @@ def _compute_pool(
     return body
 
 
+def _known_text(field: str, value: Any) -> str:
+    if not isinstance(value, str) or not value:
+        raise DwsValidationError(field, value, "must be a known string to build the body")
+    return value
+
+
 def build_cluster_body(
     args: SlurmClusterArgs | SlurmClusterSpec,
     *,
@@ -603,11 +609,10 @@ def build_cluster_body(
     args hold an object or an Output there. Raises :class:`DwsValidationError` for invalid args.
     """
     spec = args if isinstance(args, SlurmClusterSpec) else parse_args(SlurmClusterSpec, args)
-    project = project or spec.project
-    home = home_directory_storage or spec.home_directory_storage
-    for field, value in (("project", project), ("home_directory_storage", home)):
-        if not isinstance(value, str) or not value:
-            raise DwsValidationError(field, value, "must be a known string to build the body")
+    project = _known_text("project", project or spec.project)
+    home = _known_text(
+        "home_directory_storage", home_directory_storage or spec.home_directory_storage
+    )
     if not _FILESTORE_ID.match(home):
         raise DwsValidationError(
             "home_directory_storage", home, "is not projects/PROJECT/locations/ZONE/instances/ID"

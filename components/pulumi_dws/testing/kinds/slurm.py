@@ -24,7 +24,8 @@ def slurm_cluster(mocks: GcpMocks, typ: str, name: str, s: dict[str, Any]) -> st
     region = s.get("region") or mocks.region
     cluster_id = s.get("cluster_id") or name
     path = cluster_path(project, region, cluster_id)
-    body = s.get("body") if isinstance(s.get("body"), dict) else {}
+    given = s.get("body")
+    body: dict[str, Any] = given if isinstance(given, dict) else {}
     pools = body.get("node_pools") or []
     slurm = (body.get("orchestrator_spec") or {}).get("slurm_spec") or {}
     login = slurm.get("login_node_pool_id")
