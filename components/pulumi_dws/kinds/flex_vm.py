@@ -27,7 +27,7 @@ from ..policy.shapes import (
 from ..policy.values import UNKNOWN, dig, last_segment, pick
 from ..policy.view import ResourceView
 from ..providers.flex_vm import TYPE_TOKEN as FLEX_VM
-from ..registry import CapacityKind, Ref, ResourceType, register
+from ..registry import CapacityKind, Items, Ref, ResourceType, register
 
 __all__ = ["KIND", "read_vm"]
 
@@ -74,7 +74,9 @@ def read_vm(view: ResourceView, *, dynamic: bool = False, template: bool = False
     )
 
 
-def _vm_capacity(kind: str) -> Any:
+def _vm_capacity(kind: str) -> Items:
+    """A VM's GPUs for its max run duration (none while it is asked to be stopped)."""
+
     def capacity(view: ResourceView) -> Iterator[CapacityItem]:
         vm = vm_spec(view)
         if vm is None:
