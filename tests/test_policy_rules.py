@@ -348,6 +348,21 @@ def test_config_numbers_arrive_as_floats_from_pulumi() -> None:
     assert rule("gpu-budget").resolve({"maxGpus": 4.0})["maxGpus"] == 4
 
 
+def test_options_are_checked_against_their_json_schema_as_the_cli_checks_them() -> None:
+    budget = rule("gpu-budget")
+    assert budget.resolve({"maxGpusByType": {"nvidia-l4": 2.0}})["maxGpusByType"] == {
+        "nvidia-l4": 2
+    }
+    with pytest.raises(
+        DwsValidationError, match=r"^gpu-budget\.maxGpusByType\[nvidia-l4\]: -1 is below 0"
+    ):
+        budget.resolve({"maxGpusByType": {"nvidia-l4": -1}})
+    duration = rule("flex-start-max-run-duration")
+    assert duration.resolve({"maxRunDuration": "1d12h"})["maxRunDuration"] == "1d12h"
+    with pytest.raises(DwsValidationError, match="maxRunDuration: 1.5h must be whole units"):
+        duration.resolve({"maxRunDuration": "1.5h"})  # a duration, but not one the schema takes
+
+
 # ---------------------------------------------------------------- capacity and budget
 
 

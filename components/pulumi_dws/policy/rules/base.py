@@ -68,6 +68,9 @@ class Option:
                 )
             if problem.validator == "pattern" and self.schema.get("pattern") == DURATION_PATTERN:
                 Duration.parse(problem.instance, at)  # says what a duration looks like
+                raise DwsValidationError(
+                    at, problem.instance, "must be whole units such as 3d, 1d12h or 86400"
+                )
             kind = problem.schema.get("type", self.schema.get("type"))
             raise DwsValidationError(at, show(problem.instance), f"must be of type {kind}")
         return _whole(value, self.schema)
