@@ -5,15 +5,14 @@ from __future__ import annotations
 import copy
 import importlib.util
 import json
-from functools import cache
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import pulumi
 import pulumi_kubernetes as kubernetes
 import pytest
 import yaml
+from kueue_helpers import CRD_SCHEMAS, validate
 
 from pulumi_dws.errors import DwsValidationError
 from pulumi_dws.gke import QueuedNodePool
@@ -30,51 +29,8 @@ from pulumi_dws.kueue import (
 from pulumi_dws.testing import GcpMocks
 
 REPO = Path(__file__).resolve().parent.parent
-CRD_SCHEMAS = REPO / "tests" / "fixtures" / "kueue_crd_schemas.json"
 TYPE = "dws:index:KueueQueue"
 KINDS = ("ResourceFlavor", "ProvisioningRequestConfig", "AdmissionCheck", "ClusterQueue")
-
-
-# ----------------------------------------------------------------------- CRD schemas
-def _strict(schema: Any) -> Any:
-    """The CRD schema as the API server's strict field validation applies it: an object with
-    ``properties`` and no ``additionalProperties`` (or preserve-unknown-fields) rejects
-    fields it does not declare, instead of silently pruning them. (CEL rules in
-    ``x-kubernetes-validations`` are not evaluated here.)"""
-    if isinstance(schema, list):
-        return [_strict(s) for s in schema]
-    if not isinstance(schema, dict):
-        return schema
-    out = {k: _strict(v) for k, v in schema.items()}
-    pattern = out.get("pattern")
-    if isinstance(pattern, str) and pattern.startswith("^(?i)"):
-        out["pattern"] = "(?i)^" + pattern[5:]  # RE2 takes inline flags anywhere, Python not
-    if (
-        "properties" in out
-        and "additionalProperties" not in out
-        and not out.get("x-kubernetes-preserve-unknown-fields")
-    ):
-        out["additionalProperties"] = False
-    return out
-
-
-@cache
-def _validators() -> dict[tuple[str, str], jsonschema.Validator]:
-    """The Kueue CRDs' structural schemas, vendored by scripts/vendor_kueue_crd_schemas.py."""
-    vendored = json.loads(CRD_SCHEMAS.read_text())
-    return {
-        (kind, version): jsonschema.Draft7Validator(_strict(entry["schema"]))
-        for kind, versions in vendored["crds"].items()
-        for version, entry in versions.items()
-    }
-
-
-def validate(manifest: dict[str, Any]) -> None:
-    group, _, version = manifest["apiVersion"].partition("/")
-    assert group == "kueue.x-k8s.io"
-    validator = _validators()[(manifest["kind"], version)]
-    errors = sorted(validator.iter_errors(manifest), key=lambda e: list(e.path))
-    assert not errors, [f"{'.'.join(map(str, e.path))}: {e.message}" for e in errors]
 
 
 def manifests(**over: Any) -> list[dict[str, Any]]:

@@ -51,6 +51,7 @@ __all__ = [
     "Location",
     "Labels",
     "GpuMachineType",
+    "AcceleratorMachineType",
     "AcceleratorName",
 ]
 
@@ -147,6 +148,21 @@ def _gpu_machine(field: str, value: Any) -> str:
     return value
 
 
+def _accelerator_machine(field: str, value: Any) -> str:
+    if not isinstance(value, str):
+        raise DwsValidationError(
+            field, value, "must be a plain string (it decides the GPUs or TPU chips up front)"
+        )
+    if catalog.machine_accelerators(value) is None:
+        raise DwsValidationError(
+            field,
+            value,
+            "is not a known GPU or TPU machine type; use a GPU type (e.g. a3-highgpu-8g) or a "
+            f"TPU type ({', '.join(catalog.tpu_machines())}), or pulumi_dws.catalog.register() it",
+        )
+    return value
+
+
 def _location(field: str, value: str) -> str:
     region_of_location(field, value)
     return value
@@ -164,6 +180,8 @@ Labels = Annotated[dict[str, Any], Check(_labels)]
 """Google Cloud labels (keys and values of lowercase letters, digits, ``_`` and ``-``)."""
 GpuMachineType = Annotated[str, Check(_gpu_machine)]
 """A GPU machine type of the catalog (``a3-highgpu-8g``)."""
+AcceleratorMachineType = Annotated[str, Check(_accelerator_machine)]
+"""A GPU or TPU machine type of the catalog (``a3-highgpu-8g``, ``ct6e-standard-4t``)."""
 AcceleratorName = Annotated[
     str, Check(lambda field, value: catalog.accelerator(field, value).compute_name, before=False)
 ]

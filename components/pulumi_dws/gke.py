@@ -12,6 +12,12 @@ Three modes:
   such a pool may use compact placement (one zone).
 * ``"reserved"``: nodes that consume a Calendar-mode reservation (SPECIFIC_RESERVATION affinity).
 
+TPU pools take a TPU machine type and ``tpu_topology`` (``ct6e-standard-4t`` + ``"4x4"``: 16
+chips on 4 VMs). A multi-host slice is one atomic unit that GKE creates and deletes whole, so
+such a pool is one slice in one zone: compact placement with the topology, and a per-zone
+maximum that equals the slice's VMs (``max_nodes`` defaults to it; more slices are more pools).
+No guest accelerators are attached: the chips come with the machine type.
+
 The inputs mean the same as what ``gcloud beta container node-pools create
 --enable-queued-provisioning --flex-start --enable-autoscaling --num-nodes=0
 --total-max-nodes=N --location-policy=ANY --reservation-affinity=none --no-enable-autorepair
@@ -30,15 +36,14 @@ import pulumi_gcp as gcp
 from pydantic import model_validator
 from typing_extensions import NotRequired, Required
 
-from . import catalog, limits
+from . import catalog, limits, regions
 from .defaults import default_name, type_token
 from .duration import Duration, DurationLike
 from .errors import DwsValidationError
 from .fields import (
-    AcceleratorName,
+    AcceleratorMachineType,
     Check,
     DurationWithin,
-    GpuMachineType,
     Known,
     Labels,
     Location,
@@ -69,6 +74,7 @@ __all__ = [
     "RESERVATION_KEY",
     "GKE_DEFAULT_SCOPES",
     "FLEX_START_MIN_GKE_VERSION",
+    "TPU_FLEX_START_MIN_GKE_VERSION",
     "SERVICE_ACCOUNT_SCOPES",
     "node_pool_args",
     "reservation_affinity",
@@ -102,6 +108,10 @@ FLEX_START_MIN_GKE_VERSION = "1.32.2-gke.1652000"
 (https://docs.cloud.google.com/kubernetes-engine/docs/how-to/provisioningrequest: "Ensure
 that you have a GKE cluster in version 1.32.2-gke.1652000 or later"; "1.32.2-gke.1652000 or
 later, the minimum version for nodes that use Flex-start VMs")."""
+TPU_FLEX_START_MIN_GKE_VERSION = "1.33.0-gke.1712000"
+"""The first GKE version with Flex-start TPU nodes (GKE "About flex-start provisioning mode",
+https://docs.cloud.google.com/kubernetes-engine/docs/concepts/dws: "To run TPUs, use GKE
+version 1.33.0-gke.1712000 or later")."""
 _GKE_VERSION = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+)(?:-gke\.(\d+))?)?\Z")
 DRIVER_VERSIONS = ("LATEST", "DEFAULT", "INSTALLATION_DISABLED")
 DISK_TYPES = (
@@ -136,9 +146,14 @@ class QueuedNodePoolArgs(TypedDict, total=False):
     """Arguments of :class:`QueuedNodePool`.
 
     Required: ``cluster`` (name or ``projects/.../clusters/NAME`` id), ``location`` (the
-    cluster's region or zone), ``machine_type`` (a known GPU type, e.g. ``a3-highgpu-8g``),
-    ``max_nodes`` (total across zones). ``accelerator_type``/``accelerator_count`` default
-    to what the machine type has attached and must match it when given.
+    cluster's region or zone), ``machine_type`` (a known GPU type, e.g. ``a3-highgpu-8g``, or
+    TPU type, e.g. ``ct6e-standard-4t``), ``max_nodes`` for GPU pools (total across zones).
+    ``accelerator_type``/``accelerator_count`` default to what the machine type has attached
+    and must match it when given (GPU pools only).
+
+    TPU pools: ``tpu_topology`` (``"4x4"``; default: one VM's own shape) picks the slice. A
+    multi-host slice needs one zone (``node_locations``, or a zonal ``location``) and its
+    ``max_nodes`` (per zone) is the slice's VMs: the default, and the only value allowed.
 
     ``flex_start``: in mode ``queued`` the nodes are Flex-start VMs unless it is False (needed
     on clusters older than GKE 1.32.2-gke.1652000); mode ``flex_start`` implies it; mode
@@ -149,7 +164,8 @@ class QueuedNodePoolArgs(TypedDict, total=False):
     cluster: Required[pulumi.Input[str]]
     location: Required[str]
     machine_type: Required[str]
-    max_nodes: Required[pulumi.Input[int]]
+    max_nodes: pulumi.Input[int]
+    tpu_topology: str
     mode: Mode
     accelerator_type: str
     accelerator_count: int
@@ -279,18 +295,21 @@ class QueuedNodePoolSpec(DwsModel):
     cluster: MaybeOutput[Annotated[str, Check(_cluster)]]
     location: Location
     machine_type: Annotated[
-        GpuMachineType, Known("it decides the pool's GPUs (accelerator type and count)")
+        AcceleratorMachineType, Known("it decides the pool's GPUs or TPU chips")
     ]
-    max_nodes: MaybeOutput[Annotated[int, Within("gke.max_nodes")]]
+    max_nodes: MaybeOutput[Annotated[int, Within("gke.max_nodes")]] | None = None
+    tpu_topology: Annotated[str | None, Known("it decides the TPU slice's VMs and placement")] = (
+        None
+    )
     mode: Annotated[str, OneOf(MODES), Known("it decides which node pool settings apply")] = (
         "queued"
     )
-    accelerator_type: Annotated[AcceleratorName | None, Known(_BY_SHAPE)] = None
+    accelerator_type: Annotated[str | None, Known(_BY_SHAPE)] = None
     accelerator_count: Annotated[int | None, Known(_BY_SHAPE)] = None
     name: Annotated[str, Check(_check_pool_name, before=False)] | None = None
     project: MaybeOutput[str] | None = None
     node_locations: Zones | None = None
-    gpu_driver_version: Annotated[str, OneOf(DRIVER_VERSIONS, upper=True)] = "LATEST"
+    gpu_driver_version: Annotated[str, OneOf(DRIVER_VERSIONS, upper=True)] | None = None
     max_run_duration: (
         MaybeOutput[Annotated[Duration, DurationWithin("gke.max_run_duration")]] | None
     ) = None
@@ -316,10 +335,31 @@ class QueuedNodePoolSpec(DwsModel):
     # ------------------------------------------------------------------ cross-field rules
     @model_validator(mode="after")
     def _rules(self) -> QueuedNodePoolSpec:
+        region = _region(self.location)
+        for i, zone in enumerate(self.node_locations or []):
+            check_zone_in_region(f"node_locations[{i}]", zone, region)
+        if self.is_tpu:
+            self._tpu_rules()
+        else:
+            self._gpu_rules()
+        self._mode_rules()
+        return self
+
+    def _gpu_rules(self) -> None:
+        if self.tpu_topology is not None:
+            raise DwsValidationError(
+                "tpu_topology",
+                self.tpu_topology,
+                f"only applies to TPU machine types; {self.machine_type} is a GPU machine type",
+            )
+        if self.max_nodes is None:
+            raise DwsValidationError(
+                "max_nodes", "(missing)", "is required for a GPU pool (the total across zones)"
+            )
         shape = self.shape
         if (
             self.accelerator_type is not None
-            and self.accelerator_type != shape.accelerator.compute_name
+            and catalog.accelerator("accelerator_type", self.accelerator_type) != shape.accelerator
         ):
             raise DwsValidationError(
                 "accelerator_type",
@@ -334,11 +374,46 @@ class QueuedNodePoolSpec(DwsModel):
                 f"does not match {self.machine_type}, which has {shape.gpus} GPUs attached; "
                 f"use {shape.gpus} or omit it",
             )
-        region = _region(self.location)
-        for i, zone in enumerate(self.node_locations or []):
-            check_zone_in_region(f"node_locations[{i}]", zone, region)
-        self._mode_rules()
-        return self
+
+    def _tpu_rules(self) -> None:
+        """A TPU pool: the slice from the catalog, no guest accelerators, and a multi-host
+        slice as one atomic unit in one zone."""
+        for field in ("accelerator_type", "accelerator_count", "gpu_driver_version"):
+            value = getattr(self, field)
+            if value is not None:
+                raise DwsValidationError(
+                    field,
+                    value,
+                    f"is not allowed with the TPU machine type {self.machine_type}: TPU pools "
+                    "carry no guest accelerators (the chips come with the machine type)",
+                )
+        tpu = self.tpu
+        assert tpu is not None
+        if not tpu.multi_host:
+            return
+        what = f"a multi-host TPU pool ({tpu.topology} on {self.machine_type}: {tpu.vms} VMs)"
+        if self.tpu_zones is None or len(self.tpu_zones) != 1:
+            raise DwsValidationError(
+                "node_locations",
+                self.node_locations or "(missing)",
+                f"must be exactly one zone for {what}: a slice's VMs are placed together "
+                "(compact placement) in one zone",
+            )
+        if isinstance(self.max_nodes, int) and self.max_nodes != tpu.vms:
+            raise DwsValidationError(
+                "max_nodes",
+                self.max_nodes,
+                f"is not allowed for {what}: GKE creates and deletes a slice's VMs as one unit, "
+                f"so the pool's maximum is the slice's {tpu.vms} VMs (omit max_nodes); for "
+                "more slices, make one pool per slice",
+            )
+        if self.min_nodes not in (0, tpu.vms):
+            raise DwsValidationError(
+                "min_nodes",
+                self.min_nodes,
+                f"is not allowed for {what}: a slice has all its {tpu.vms} VMs or none "
+                f"(use 0 or {tpu.vms})",
+            )
 
     def _mode_rules(self) -> None:
         what = {
@@ -400,9 +475,19 @@ class QueuedNodePoolSpec(DwsModel):
                 )
 
     def _compact_rules(self, what: str) -> None:
-        """Compact placement: Flex-start pools (no queue) of A3 Ultra, A4 or H4D, in one zone
-        (Cluster Toolkit ``gke-node-pool`` preconditions); never queued provisioning or
-        reservation-bound pools with GPUs."""
+        """Compact placement: TPU pools, and Flex-start pools (no queue) of A3 Ultra, A4 or
+        H4D, in one zone (Cluster Toolkit ``gke-node-pool`` preconditions); never queued
+        provisioning or reservation-bound pools with GPUs."""
+        if self.is_tpu:
+            zones = self.tpu_zones
+            if zones is None or len(zones) != 1:
+                raise DwsValidationError(
+                    "node_locations",
+                    self.node_locations or "(missing)",
+                    "must be exactly one zone with compact_placement (compact placement is only "
+                    "available for node pools in a single zone)",
+                )
+            return
         if self.mode != "flex_start":
             raise DwsValidationError(
                 "compact_placement",
@@ -432,7 +517,11 @@ class QueuedNodePoolSpec(DwsModel):
         if match is None:
             return
         given = tuple(int(part) for part in match.groups() if part is not None)
-        first = (1, 32, 2, 1652000)
+        first_version = (
+            TPU_FLEX_START_MIN_GKE_VERSION if self.is_tpu else FLEX_START_MIN_GKE_VERSION
+        )
+        what = "Flex-start TPU nodes" if self.is_tpu else "Flex-start nodes"
+        first = tuple(int(part) for part in re.findall(r"\d+", first_version))
         if given < first[: len(given)]:
             hint = (
                 "pass flex_start: False (queued provisioning without Flex-start)"
@@ -442,12 +531,23 @@ class QueuedNodePoolSpec(DwsModel):
             raise DwsValidationError(
                 "version",
                 self.version,
-                f"is older than {FLEX_START_MIN_GKE_VERSION}, the first GKE version with "
-                f"Flex-start nodes; {hint}",
+                f"is older than {first_version}, the first GKE version with {what}; {hint}",
             )
 
     def _reservation_rules(self) -> None:
         machine = _reservation_attr(self.reservation, "machine_type")
+        version = _reservation_attr(self.reservation, "tpu_version")
+        tpu = self.tpu
+        if version is not None:
+            held = catalog.tpu_generation("reservation tpu_version", version)
+            if tpu is None or tpu.generation != held:
+                raise DwsValidationError(
+                    "machine_type",
+                    self.machine_type,
+                    f"does not match the reservation, which holds {held.title} chips; use a "
+                    f"{held.name} machine type "
+                    f"({', '.join(m for m in catalog.tpu_machines() if _gen(m) == held)})",
+                )
         if machine is not None and machine != self.machine_type:
             raise DwsValidationError(
                 "machine_type",
@@ -466,9 +566,40 @@ class QueuedNodePoolSpec(DwsModel):
 
     # ------------------------------------------------------------------ derived values
     @property
+    def is_tpu(self) -> bool:
+        """Whether ``machine_type`` is a TPU machine type."""
+        return catalog.is_tpu_machine(self.machine_type)
+
+    @property
     def shape(self) -> catalog.MachineShape:
-        """The GPU shape of ``machine_type``."""
+        """The GPU shape of ``machine_type`` (a GPU pool's)."""
         return catalog.machine_shape("machine_type", self.machine_type)
+
+    @property
+    def tpu(self) -> catalog.TpuSlice | None:
+        """The TPU slice of a TPU pool (``machine_type`` and ``tpu_topology``), else None."""
+        if not self.is_tpu:
+            return None
+        return catalog.tpu_slice(self.machine_type, self.tpu_topology)
+
+    @property
+    def tpu_zones(self) -> list[str] | None:
+        """The zones a TPU pool's nodes go to: ``node_locations``, else the reservation's zone,
+        else a zonal ``location``."""
+        if self.node_locations:
+            return list(self.node_locations)
+        reserved = _reservation_zones(self)
+        if reserved:
+            return reserved
+        return [self.location] if regions.is_zone(self.location) else None
+
+    @property
+    def node_count(self) -> Any:
+        """The pool's maximum nodes: ``max_nodes``, else (a TPU pool) one slice's VMs."""
+        if self.max_nodes is not None:
+            return self.max_nodes
+        tpu = self.tpu
+        return tpu.vms if tpu is not None else None
 
     @property
     def uses_flex_start(self) -> bool:
@@ -479,6 +610,10 @@ class QueuedNodePoolSpec(DwsModel):
         if self.mode == "queued":
             return self.flex_start is not False
         return False
+
+
+def _gen(machine_type: str) -> catalog.TpuGeneration:
+    return catalog.tpu_machine("machine_type", machine_type).generation
 
 
 def _shown_reservation(value: Any) -> Any:
@@ -527,21 +662,19 @@ def node_pool_args(
     """The keyword arguments of ``gcp.container.NodePool`` for ``spec`` (pure; no resources).
 
     ``max_nodes`` overrides ``spec.max_nodes`` (the component passes a checked Output).
+
+    A multi-host TPU pool is one slice: per-zone autoscaling limits (GKE checks the slice's
+    size against the per-zone maximum and refuses a total-only one) and placement
+    ``{type: COMPACT, tpu_topology}`` (pulumi-gcp requires the ``type``).
     """
-    shape = spec.shape
     reserved = spec.mode == "reserved"
-    accelerator = {
-        "type": shape.accelerator.compute_name,
-        "count": shape.gpus,
-        "gpu_driver_installation_config": {"gpu_driver_version": spec.gpu_driver_version},
-    }
+    tpu = spec.tpu
     if spec.oauth_scopes is not None:
         scopes = list(spec.oauth_scopes)
     else:
         scopes = list(SERVICE_ACCOUNT_SCOPES if spec.service_account else GKE_DEFAULT_SCOPES)
     node_config: dict[str, Any] = {
         "machine_type": spec.machine_type,
-        "guest_accelerators": [accelerator],
         "reservation_affinity": (
             reservation_affinity(spec.reservation, spec.project)
             if reserved
@@ -561,14 +694,27 @@ def node_pool_args(
         "image_type": spec.image_type,
     }
     node_config.update({k: v for k, v in optional.items() if v is not None})
+    if tpu is None:
+        shape = spec.shape
+        accelerator = {
+            "type": shape.accelerator.compute_name,
+            "count": shape.gpus,
+            "gpu_driver_installation_config": {
+                "gpu_driver_version": spec.gpu_driver_version or "LATEST"
+            },
+        }
+        node_config = {"guest_accelerators": [accelerator], **node_config}
+    limit = spec.node_count if max_nodes is None else max_nodes
+    multi_host = tpu is not None and tpu.multi_host
+    scope = "" if multi_host else "total_"
     args: dict[str, Any] = {
         "name": pool_name,
         "cluster": spec.cluster,
         "location": spec.location,
         "initial_node_count": spec.initial_node_count,
         "autoscaling": {
-            "total_min_node_count": spec.min_nodes,
-            "total_max_node_count": spec.max_nodes if max_nodes is None else max_nodes,
+            f"{scope}min_node_count": spec.min_nodes,
+            f"{scope}max_node_count": limit,
             "location_policy": spec.location_policy,
         },
         "management": {"auto_repair": spec.auto_repair, "auto_upgrade": spec.auto_upgrade},
@@ -576,9 +722,13 @@ def node_pool_args(
     }
     if spec.mode == "queued":
         args["queued_provisioning"] = {"enabled": True}
-    if spec.compact_placement:
+    if multi_host:
+        assert tpu is not None
+        args["placement_policy"] = {"type": "COMPACT", "tpu_topology": tpu.topology}
+    elif spec.compact_placement:
         args["placement_policy"] = {"type": "COMPACT"}
-    node_locations = spec.node_locations or _reservation_zones(spec)
+    node_locations = spec.tpu_zones if multi_host else None
+    node_locations = node_locations or spec.node_locations or _reservation_zones(spec)
     for key, value in (
         ("project", spec.project),
         ("node_locations", node_locations),
@@ -610,15 +760,19 @@ class QueuedNodePool(pulumi.ComponentResource):
     """A GKE node pool for Dynamic Workload Scheduler capacity (queued, Flex-start or reserved).
 
     Outputs: ``node_pool`` (the ``gcp.container.NodePool``), ``name`` (pool name),
-    ``gpus_total`` (``max_nodes`` x GPUs per node), ``node_selector`` (``{"cloud.google.com/
-    gke-nodepool": name}``, for Kueue ResourceFlavors and Pods), ``max_nodes``,
-    ``gpus_per_node``, ``accelerator_type``, ``machine_type``, ``mode``, ``queued``,
-    ``cluster``, ``location``, ``project``.
+    ``gpus_total`` (``max_nodes`` x GPUs per node; 0 for a TPU pool), ``tpu_chips_total``
+    (``max_nodes`` x TPU chips per node; 0 for a GPU pool), ``node_selector``
+    (``{"cloud.google.com/gke-nodepool": name}``, for Kueue ResourceFlavors and Pods),
+    ``max_nodes``, ``gpus_per_node``, ``tpu_chips_per_node``, ``tpu_topology``,
+    ``accelerator_type`` (a GPU's Compute name, a TPU's GKE accelerator label such as
+    ``tpu-v6e-slice``), ``machine_type``, ``mode``, ``queued``, ``cluster``, ``location``,
+    ``project``; ``tpu`` is the :class:`~pulumi_dws.catalog.TpuSlice` of a TPU pool.
     """
 
     node_pool: gcp.container.NodePool
     name: pulumi.Output[str]
     gpus_total: pulumi.Output[int]
+    tpu_chips_total: pulumi.Output[int]
     node_selector: pulumi.Output[dict[str, str]]
     max_nodes: pulumi.Output[int]
     cluster: pulumi.Output[str]
@@ -632,16 +786,23 @@ class QueuedNodePool(pulumi.ComponentResource):
         pool_name = default_name("name", spec.name, name, _check_pool_name)
         super().__init__(TYPE, name, None, opts)
         self.spec = spec
-        shape = spec.shape
+        tpu = spec.tpu
         min_nodes = spec.min_nodes
 
         def check_max(n: int) -> int:
             limits.check_count("max_nodes", n, "gke.max_nodes")
+            if tpu is not None and tpu.multi_host and n != tpu.vms:
+                raise DwsValidationError(
+                    "max_nodes",
+                    n,
+                    f"is not allowed for a multi-host TPU pool: it is one slice of {tpu.vms} "
+                    f"VMs ({tpu.topology} on {tpu.machine_type}); use {tpu.vms}",
+                )
             if min_nodes > n:
                 raise DwsValidationError("min_nodes", min_nodes, f"is above max_nodes ({n})")
             return n
 
-        max_nodes = pulumi.Output.from_input(when_known(spec.max_nodes, check_max))
+        max_nodes = pulumi.Output.from_input(when_known(spec.node_count, check_max))
         self.node_pool = gcp.container.NodePool(
             f"{name}-pool",
             **node_pool_args(spec, pool_name, max_nodes),
@@ -650,11 +811,23 @@ class QueuedNodePool(pulumi.ComponentResource):
         self.mode: str = spec.mode
         self.queued: bool = spec.mode == "queued"
         self.machine_type: str = spec.machine_type
-        self.accelerator_type: str = shape.accelerator.compute_name
-        self.gpus_per_node: int = shape.gpus
+        self.tpu: catalog.TpuSlice | None = tpu
+        if tpu is None:
+            shape = spec.shape
+            self.accelerator_type: str = shape.accelerator.compute_name
+            self.gpus_per_node: int = shape.gpus
+            self.tpu_chips_per_node: int = 0
+            self.tpu_topology: str | None = None
+        else:
+            self.accelerator_type = tpu.generation.gke_accelerator
+            self.gpus_per_node = 0
+            self.tpu_chips_per_node = tpu.chips_per_vm
+            self.tpu_topology = tpu.topology
+        gpus, chips = self.gpus_per_node, self.tpu_chips_per_node
         self.name = self.node_pool.name
         self.max_nodes = max_nodes
-        self.gpus_total = max_nodes.apply(lambda n: n * shape.gpus)
+        self.gpus_total = max_nodes.apply(lambda n: n * gpus)
+        self.tpu_chips_total = max_nodes.apply(lambda n: n * chips)
         self.node_selector = self.node_pool.name.apply(lambda n: {NODE_POOL_LABEL: n})
         self.cluster = self.node_pool.cluster
         self.location = self.node_pool.location
@@ -666,8 +839,11 @@ class QueuedNodePool(pulumi.ComponentResource):
                 "machine_type": self.machine_type,
                 "accelerator_type": self.accelerator_type,
                 "gpus_per_node": self.gpus_per_node,
+                "tpu_chips_per_node": self.tpu_chips_per_node,
+                "tpu_topology": self.tpu_topology,
                 "max_nodes": self.max_nodes,
                 "gpus_total": self.gpus_total,
+                "tpu_chips_total": self.tpu_chips_total,
                 "node_selector": self.node_selector,
             }
         )

@@ -5,6 +5,9 @@ pulumi-kubernetes: a ``ResourceFlavor`` pinned to the pool (``cloud.google.com/g
 a ``ProvisioningRequestConfig`` (class ``queued-provisioning.gke.io``; its ``podSetUpdates``
 pin each job's Pods to the nodes provisioned for it) and its ``AdmissionCheck``, a
 ``ClusterQueue`` whose GPU quota is the pool's GPUs, and a ``LocalQueue`` in each namespace.
+On a TPU pool the same objects manage ``google.com/tpu`` instead: the quota is the pool's TPU
+chips, the flavor selects the slice's GKE TPU labels and tolerates the ``google.com/tpu`` taint
+TPU nodes carry (and, for a queued pool, ``cloud.google.com/gke-queued``).
 ``kueue.x-k8s.io/v1beta2`` by default, ``v1beta1`` on request; optionally installs Kueue itself
 from its Helm chart (pinned version) before the objects.
 
@@ -24,7 +27,7 @@ import pulumi_kubernetes as kubernetes
 from pydantic import model_validator
 from typing_extensions import Required
 
-from . import limits
+from . import catalog, limits
 from .defaults import type_token
 from .duration import Duration, DurationLike
 from .errors import DwsValidationError
@@ -51,6 +54,8 @@ __all__ = [
     "QUEUE_NAME_LABEL",
     "MAX_RUN_DURATION_ANNOTATION",
     "GPU_RESOURCE",
+    "TPU_RESOURCE",
+    "QUEUED_TAINT_KEY",
     "PROVISIONING_REQUEST_LABEL",
     "POD_SET_UPDATES",
     "kueue_manifests",
@@ -87,6 +92,15 @@ job and not on nodes another job is waiting for. As Google's xpk writes it
 # GPU nodes on GKE carry the taint nvidia.com/gpu=present:NoSchedule; Kueue adds the flavor's
 # tolerations to the Pods it admits.
 GPU_TOLERATION = {"key": GPU_RESOURCE, "operator": "Exists", "effect": "NoSchedule"}
+TPU_RESOURCE = catalog.TPU_RESOURCE
+# TPU nodes carry google.com/tpu=present:NoSchedule (catalog.TPU_TAINT); nodes of a queued pool
+# also carry cloud.google.com/gke-queued (NoSchedule), which Google's TPU samples tolerate
+# (GoogleCloudPlatform/kubernetes-engine-samples@2b5036514162 ai-ml/gke-ray/tpu/dws/
+# rayjob-tpu-v6e-dws.yaml; cluster-toolkit@1047080375af examples/gke-consumption-options/
+# dws-flex-start-queued-provisioning: "Mandatory for Queued Provisioning").
+TPU_TOLERATION = {"key": TPU_RESOURCE, "operator": "Exists", "effect": "NoSchedule"}
+QUEUED_TAINT_KEY = "cloud.google.com/gke-queued"
+QUEUED_TOLERATION = {"key": QUEUED_TAINT_KEY, "operator": "Exists", "effect": "NoSchedule"}
 # Effectively unlimited, as in GKE's DWS samples: the pool's GPUs are the real bound.
 UNBOUNDED_CPU = 1000000000
 UNBOUNDED_MEMORY = "1000000000Gi"
@@ -114,14 +128,16 @@ class KueueQueueArgs(TypedDict, total=False):
     """Arguments of :class:`KueueQueue`.
 
     ``node_pool`` is a :class:`~pulumi_dws.gke.QueuedNodePool` or a pool name; with a name,
-    give ``gpu_quota`` (and ``cluster``/``location`` unless a Kubernetes provider comes
-    through ``opts``). ``name`` is the prefix of the Kueue object names (default: the
-    component name); ``local_queue_name`` defaults to ``<name>-local-queue``.
+    give ``gpu_quota`` (a GPU pool) or ``tpu_quota`` (a TPU pool, in chips), and
+    ``cluster``/``location`` unless a Kubernetes provider comes through ``opts``. ``name`` is
+    the prefix of the Kueue object names (default: the component name);
+    ``local_queue_name`` defaults to ``<name>-local-queue``.
     """
 
     node_pool: Required[Any]
     namespaces: Required[Sequence[str]]
     gpu_quota: pulumi.Input[int]
+    tpu_quota: pulumi.Input[int]
     max_run_duration: DurationLike
     api_version: ApiVersion
     install_kueue: bool
@@ -217,6 +233,12 @@ def _gpu_quota(field: str, value: Any) -> int:
     return value
 
 
+def _tpu_quota(field: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise DwsValidationError(field, value, "must be a whole number of TPU chips >= 1")
+    return value
+
+
 def _kueue_version(field: str, value: str) -> str:
     if not _VERSION.match(value):
         raise DwsValidationError(field, value, f"is not a Kueue chart version like {KUEUE_VERSION}")
@@ -240,6 +262,7 @@ class KueueQueueSpec(DwsModel):
         Known("each namespace gets a LocalQueue resource named after it"),
     ]
     gpu_quota: MaybeOutput[Annotated[int, Check(_gpu_quota)]] | None = None
+    tpu_quota: MaybeOutput[Annotated[int, Check(_tpu_quota)]] | None = None
     max_run_duration: Annotated[
         _RunDuration | None, Known("it is checked against the node pool's max_run_duration")
     ] = None
@@ -266,9 +289,28 @@ class KueueQueueSpec(DwsModel):
     @model_validator(mode="after")
     def _rules(self) -> KueueQueueSpec:
         pool = self.node_pool if isinstance(self.node_pool, QueuedNodePool) else None
-        if pool is None and self.gpu_quota is None:
+        if self.gpu_quota is not None and self.tpu_quota is not None:
             raise DwsValidationError(
-                "gpu_quota", "(missing)", "is required when node_pool is a name, not a pool"
+                "tpu_quota", "(set)", "give gpu_quota (a GPU pool) or tpu_quota (a TPU pool)"
+            )
+        if pool is None and self.gpu_quota is None and self.tpu_quota is None:
+            raise DwsValidationError(
+                "gpu_quota",
+                "(missing)",
+                "is required when node_pool is a name, not a pool (or tpu_quota for a TPU pool)",
+            )
+        if pool is not None and pool.tpu is not None and self.gpu_quota is not None:
+            raise DwsValidationError(
+                "gpu_quota",
+                self.gpu_quota,
+                f"is not allowed: the pool has TPUs ({pool.machine_type}); give tpu_quota "
+                "(chips) or leave it to the pool",
+            )
+        if pool is not None and pool.tpu is None and self.tpu_quota is not None:
+            raise DwsValidationError(
+                "tpu_quota",
+                self.tpu_quota,
+                f"is not allowed: the pool has GPUs ({pool.machine_type}); give gpu_quota",
             )
         if self.provisioning_request is False and pool is not None and pool.queued:
             raise DwsValidationError(
@@ -314,6 +356,19 @@ class KueueQueueSpec(DwsModel):
         return self
 
     @property
+    def tpu(self) -> bool:
+        """Whether the queue manages TPU chips (a TPU pool, or ``tpu_quota``) rather than GPUs."""
+        pool = self.node_pool
+        if isinstance(pool, QueuedNodePool):
+            return pool.tpu is not None
+        return self.tpu_quota is not None
+
+    @property
+    def resource(self) -> str:
+        """The extended resource the queue manages: ``nvidia.com/gpu`` or ``google.com/tpu``."""
+        return TPU_RESOURCE if self.tpu else GPU_RESOURCE
+
+    @property
     def uses_provisioning_request(self) -> bool:
         """Whether the ClusterQueue gets the ProvisioningRequest admission check."""
         if self.provisioning_request is not None:
@@ -348,12 +403,27 @@ class KueueQueueSpec(DwsModel):
         return names
 
 
+def _flavor(spec: KueueQueueSpec, pool_name: Any) -> dict[str, Any]:
+    """The ResourceFlavor's spec: the pool's nodes, and the tolerations of their taints."""
+    pool = spec.node_pool if isinstance(spec.node_pool, QueuedNodePool) else None
+    labels: dict[str, Any] = {NODE_POOL_LABEL: pool_name}
+    if not spec.tpu:
+        return {"nodeLabels": labels, "tolerations": [dict(GPU_TOLERATION)]}
+    if pool is not None and pool.tpu is not None:
+        labels.update(pool.tpu.gke_node_labels())
+    tolerations = [dict(TPU_TOLERATION)]
+    if spec.uses_provisioning_request:
+        tolerations.append(dict(QUEUED_TOLERATION))
+    return {"nodeLabels": labels, "tolerations": tolerations}
+
+
 def _build(
-    spec: KueueQueueSpec, names: Mapping[str, str], pool_name: Any, gpu_quota: Any
+    spec: KueueQueueSpec, names: Mapping[str, str], pool_name: Any, quota: Any
 ) -> list[dict[str, Any]]:
-    """The manifests; ``pool_name`` and ``gpu_quota`` may be Pulumi Outputs."""
+    """The manifests; ``pool_name`` and ``quota`` (GPUs or TPU chips) may be Pulumi Outputs."""
     api = f"{API_GROUP}/{spec.api_version}"
     queued = spec.uses_provisioning_request
+    resource = spec.resource
 
     def obj(
         kind: str, name: str, body: dict[str, Any], namespace: str | None = None
@@ -362,16 +432,12 @@ def _build(
         return {"apiVersion": api, "kind": kind, "metadata": meta, "spec": body}
 
     out = [
-        obj(
-            "ResourceFlavor",
-            names["flavor"],
-            {"nodeLabels": {NODE_POOL_LABEL: pool_name}, "tolerations": [dict(GPU_TOLERATION)]},
-        )
+        obj("ResourceFlavor", names["flavor"], _flavor(spec, pool_name)),
     ]
     if queued:
         config: dict[str, Any] = {
             "provisioningClassName": PROVISIONING_CLASS,
-            "managedResources": [GPU_RESOURCE],
+            "managedResources": [resource],
             "podSetUpdates": copy.deepcopy(POD_SET_UPDATES),
             "retryStrategy": spec.retry_strategy.manifest(),
         }
@@ -391,7 +457,7 @@ def _build(
         ("cpu", spec.cpu_quota),
         ("memory", spec.memory_quota),
         ("ephemeral-storage", UNBOUNDED_EPHEMERAL),
-        (GPU_RESOURCE, gpu_quota),
+        (resource, quota),
     ]
     cluster_queue: dict[str, Any] = {
         "namespaceSelector": {
@@ -434,27 +500,24 @@ def _build(
 def kueue_manifests(
     pool_name: str,
     namespaces: Sequence[str],
-    gpu_quota: int,
+    gpu_quota: int | None = None,
     *,
     name: str = "dws",
     **options: Any,
 ) -> list[dict[str, Any]]:
     """The Kueue objects for one DWS pool as plain dicts (pure: no Pulumi, no cluster).
 
-    ``options`` are the other :class:`KueueQueueArgs` (``api_version``, ``max_run_duration``,
-    ``provisioning_request``, ``local_queue_name``, ``retry_strategy``, ``cpu_quota``,
-    ``memory_quota``, ``queueing_strategy``). Raises :class:`DwsValidationError` like the
-    component does.
+    ``options`` are the other :class:`KueueQueueArgs` (``tpu_quota`` instead of ``gpu_quota``
+    for a TPU pool, ``api_version``, ``max_run_duration``, ``provisioning_request``,
+    ``local_queue_name``, ``retry_strategy``, ``cpu_quota``, ``memory_quota``,
+    ``queueing_strategy``). Raises :class:`DwsValidationError` like the component does.
     """
-    args = {
-        "node_pool": pool_name,
-        "namespaces": namespaces,
-        "gpu_quota": gpu_quota,
-        "name": name,
-        **options,
-    }
+    args = {"node_pool": pool_name, "namespaces": namespaces, "name": name, **options}
+    if gpu_quota is not None:
+        args["gpu_quota"] = gpu_quota
     spec = parse_args(KueueQueueSpec, args)
-    return _build(spec, spec.object_names(name), pool_name, gpu_quota)
+    quota = spec.tpu_quota if spec.tpu else spec.gpu_quota
+    return _build(spec, spec.object_names(name), pool_name, quota)
 
 
 def _has_kubernetes_provider(opts: pulumi.ResourceOptions | None) -> bool:
@@ -531,8 +594,11 @@ class KueueQueue(pulumi.ComponentResource):
             )
             depends.append(self.kueue_release)
         pool_name = pool.name if pool is not None else spec.node_pool
-        gpu_quota = spec.gpu_quota if spec.gpu_quota is not None else pool.gpus_total
-        self.manifests = _build(spec, names, pool_name, gpu_quota)
+        given = spec.tpu_quota if spec.tpu else spec.gpu_quota
+        if given is None:
+            assert pool is not None
+            given = pool.tpu_chips_total if spec.tpu else pool.gpus_total
+        self.manifests = _build(spec, names, pool_name, given)
         self.resources: dict[str, kubernetes.apiextensions.CustomResource] = {}
         # Kueue's CRDs first; the ClusterQueue after what it references; LocalQueues last.
         before_queue = list(depends)
@@ -619,23 +685,58 @@ def kueue_job_fields(
     return {"metadata": metadata, "spec": {"suspend": True}}
 
 
+def _job_accelerators(
+    queue: KueueQueue | str, gpus: int | None, tpu_chips: int | None
+) -> tuple[str, int]:
+    """The extended resource and count each Pod of a Job requests, checked against the queue."""
+    if (gpus is None) == (tpu_chips is None):
+        raise DwsValidationError(
+            "gpus", gpus, "give gpus (a GPU queue) or tpu_chips (a TPU queue), one of them"
+        )
+    field, count = ("gpus", gpus) if gpus is not None else ("tpu_chips", tpu_chips)
+    what = "GPUs" if field == "gpus" else "TPU chips"
+    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+        raise DwsValidationError(field, count, f"must be a whole number of {what} per Pod >= 1")
+    if not isinstance(queue, KueueQueue):
+        return (GPU_RESOURCE if field == "gpus" else TPU_RESOURCE), count
+    if queue.spec.tpu != (field == "tpu_chips"):
+        manages = "TPU chips (google.com/tpu)" if queue.spec.tpu else "GPUs (nvidia.com/gpu)"
+        other = "tpu_chips" if queue.spec.tpu else "gpus"
+        raise DwsValidationError(
+            field, count, f"does not fit the queue, which manages {manages}; give {other}"
+        )
+    pool = queue.spec.node_pool
+    tpu = pool.tpu if isinstance(pool, QueuedNodePool) else None
+    if tpu is not None and count != tpu.chips_per_vm:
+        raise DwsValidationError(
+            field,
+            count,
+            f"must be {tpu.chips_per_vm}, the chips of one {tpu.machine_type} node: a Pod on a "
+            "TPU node requests all of its chips",
+        )
+    return queue.spec.resource, count
+
+
 def kueue_job(
     name: str,
     *,
     queue: KueueQueue | str,
     image: str,
-    gpus: int,
+    gpus: int | None = None,
+    tpu_chips: int | None = None,
     command: Sequence[str] | None = None,
     namespace: str = "default",
     max_run_duration: DurationLike | None = None,
-    parallelism: int = 1,
+    parallelism: int | None = None,
     cpu: int | str | None = None,
     memory: str | None = None,
 ) -> dict[str, Any]:
     """A complete ``batch/v1`` Job manifest that runs ``image`` on the queue's DWS nodes.
 
-    ``gpus`` is per Pod; ``parallelism`` Pods run together (and must all complete). With a
-    :class:`KueueQueue`, ``namespace`` must be one where it created its LocalQueue.
+    Give ``gpus`` (per Pod) for a GPU queue, ``tpu_chips`` (per Pod: a TPU node's chips, all
+    of them) for a TPU queue. ``parallelism`` Pods run together (and must all complete);
+    default 1, or on a :class:`KueueQueue` of a TPU pool the slice's VMs (one Pod per VM).
+    With a :class:`KueueQueue`, ``namespace`` must be one where it created its LocalQueue.
     """
     _check_dns_label("name", name)
     _check_dns_label("namespace", namespace)
@@ -646,12 +747,15 @@ def kueue_job(
             f"has no LocalQueue {queue.local_queue_name}, so Kueue would never admit the Job; "
             f"use one of the queue's namespaces ({', '.join(queue.namespaces)})",
         )
-    if isinstance(gpus, bool) or not isinstance(gpus, int) or gpus < 1:
-        raise DwsValidationError("gpus", gpus, "must be a whole number of GPUs per Pod >= 1")
+    resource, count = _job_accelerators(queue, gpus, tpu_chips)
+    if parallelism is None:
+        pool = queue.spec.node_pool if isinstance(queue, KueueQueue) else None
+        tpu = pool.tpu if isinstance(pool, QueuedNodePool) else None
+        parallelism = tpu.vms if tpu is not None else 1
     if isinstance(parallelism, bool) or not isinstance(parallelism, int) or parallelism < 1:
         raise DwsValidationError("parallelism", parallelism, "must be a whole number >= 1")
     fields = kueue_job_fields(queue, max_run_duration)
-    requests: dict[str, Any] = {GPU_RESOURCE: gpus}
+    requests: dict[str, Any] = {resource: count}
     if cpu is not None:
         requests["cpu"] = _check_quantity("cpu", cpu)
     if memory is not None:
@@ -659,7 +763,7 @@ def kueue_job(
     container: dict[str, Any] = {
         "name": "main",
         "image": image,
-        "resources": {"requests": dict(requests), "limits": {GPU_RESOURCE: gpus}},
+        "resources": {"requests": dict(requests), "limits": {resource: count}},
     }
     if command:
         container["command"] = list(command)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from .. import catalog
 from ..errors import DwsValidationError
 from ..kueue import KueueQueue, KueueQueueArgs, KueueQueueSpec
 from ..models import suggest
@@ -47,6 +48,17 @@ def check_entries(entries: Sequence[BlueprintEntry]) -> None:
                     f"{queue.where}.{field}",
                     mine,
                     f"differs from the {field} of node pool {target} ({pool.where}: {theirs})",
+                )
+        tpu_pool = catalog.is_tpu_machine(pool.args.get("machine_type"))
+        for quota, wanted in (("gpu_quota", not tpu_pool), ("tpu_quota", tpu_pool)):
+            if queue.args.get(quota) is not None and not wanted:
+                has = "TPUs" if tpu_pool else "GPUs"
+                other = "tpu_quota" if tpu_pool else "gpu_quota"
+                raise DwsValidationError(
+                    f"{queue.where}.{quota}",
+                    queue.args[quota],
+                    f"does not fit node pool {target} ({pool.where}), which has {has}; "
+                    f"give {other}",
                 )
         queued = pool.args.get("mode", "queued") == "queued"
         if queue.args.get("provisioning_request", True) and not queued:
