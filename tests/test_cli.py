@@ -56,6 +56,7 @@ def test_limits_prints_json(capsys: pytest.CaptureFixture[str]) -> None:
             "minimum": 86400,
             "maximum": 7776000,
             "choices": None,
+            "zones": None,
             "allowed": "1d (86400s) to 90d (7776000s)",
             "source": rows[0]["source"],
         }

@@ -1,7 +1,16 @@
-"""``CalendarReservation``: reserve GPU VMs for a fixed window in DWS Calendar mode.
+"""``CalendarReservation``: reserve GPU VMs or TPU chips for a fixed window in DWS Calendar mode.
 
 Wraps ``gcp.compute.FutureReservation`` with ``reservation_mode="CALENDAR"`` and gives the
-settings VMs, templates and GKE node pools need to consume the reservation it creates.
+settings VMs, templates, GKE node pools and Cloud TPU queued resources need to consume the
+reservation it creates.
+
+GPUs are reserved as ``count`` VMs of a ``machine_type`` (``specificSkuProperties``). TPUs are
+reserved as ``chip_count`` chips of a ``tpu_version`` (``v5e``, ``v5p``, ``v6e``) with an
+optional ``workload_type`` (``BATCH`` or ``SERVING``): an ``aggregateReservation`` with the
+version's ``vmFamily``, exactly as ``gcloud alpha compute future-reservations create
+--tpu-version=V6E --chip-count=16 --workload-type=BATCH --reservation-mode=CALENDAR`` sends it
+(no ``specificReservationRequired`` unless asked, as gcloud). Chip counts and zones per version
+are rows of the limits table (``calendar.tpu_chips.*``, ``calendar.tpu_zones.*``).
 
 Delete and replace are explicit: an approved calendar request cannot be modified or cancelled,
 so a submitted reservation is ``protect``-ed by default (Pulumi refuses to delete or replace it
@@ -16,6 +25,7 @@ component (``block.labels``) for the VMs, templates and node pools that consume 
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 from typing import Annotated, Any, Literal, TypedDict
 
 import pulumi
@@ -36,6 +46,7 @@ from .fields import (
     Labels,
     MaybeOutput,
     Name,
+    OneOf,
     Within,
     Zone,
 )
@@ -61,10 +72,16 @@ class CalendarReservationArgs(TypedDict, total=False):
 
     zone: Required[str | pulumi.Output[str]]
     """Zone of the reserved VMs, e.g. ``us-central1-a`` (an Output is checked once known)."""
-    machine_type: Required[str]
-    """A GPU machine type, e.g. ``a3-highgpu-8g``."""
-    count: Required[int]
-    """Number of VMs."""
+    machine_type: NotRequired[str]
+    """A GPU machine type, e.g. ``a3-highgpu-8g`` (GPUs; with ``count``)."""
+    count: NotRequired[int]
+    """Number of VMs (GPUs)."""
+    tpu_version: NotRequired[str]
+    """A TPU version, ``v5e``, ``v5p`` or ``v6e`` (TPUs; with ``chip_count``)."""
+    chip_count: NotRequired[int]
+    """Number of TPU chips (the ``calendar.tpu_chips.<version>`` row lists what is allowed)."""
+    workload_type: NotRequired[Literal["BATCH", "SERVING"]]
+    """What the TPUs are for (TPU v5e SERVING: 1, 4 or 8 chips, in its own zones)."""
     start_time: Required[str | dt.datetime | RelativeTime | pulumi.Output[str]]
     """RFC 3339 (``2027-03-01T00:00:00Z``), or relative to first deploy (``"+4w"``)."""
     allow_past_start: NotRequired[bool]
@@ -86,7 +103,8 @@ class CalendarReservationArgs(TypedDict, total=False):
     auto_delete: NotRequired[bool]
     """Delete the auto-created reservation at the end of the window (default True)."""
     require_specific_reservation: NotRequired[bool]
-    """Only VMs that target the reservation by name may consume it (default True)."""
+    """Only VMs that target the reservation by name may consume it (default True for GPUs;
+    for TPUs not sent unless given, as gcloud)."""
     planning_status: NotRequired[Literal["DRAFT", "SUBMITTED"]]
     deployment_type: NotRequired[Literal["DENSE", "FLEXIBLE"]]
     share_with: NotRequired[list[str]]
@@ -137,14 +155,71 @@ def _name_prefix(field: str, value: str) -> str:
 
 
 _BY_SHAPE = "it is checked against the machine type's GPUs"
+_BY_VERSION = "it is checked against the TPU version's chip counts and zones"
+WORKLOAD_TYPES = ("BATCH", "SERVING")
+CALENDAR_TPU_VERSIONS = tuple(
+    g.name for g in catalog.tpu_generations() if g.calendar_version is not None
+)
+"""The TPU versions gcloud 528 reserves in Calendar mode (``--tpu-version`` V5E, V5P, V6E; TPU7x
+is in the API's vmFamily enum only)."""
+
+
+def _tpu_version(field: str, value: Any) -> str:
+    gen = catalog.tpu_generation(field, value)
+    if gen.calendar_version is None:
+        raise DwsValidationError(
+            field,
+            value,
+            f"is not offered in Calendar mode by gcloud 528 (--tpu-version V5E, V5P, V6E); use "
+            f"one of {', '.join(CALENDAR_TPU_VERSIONS)}",
+        )
+    return gen.name
+
+
+def tpu_chip_row(version: str, workload_type: str | None) -> str:
+    """The limits row of the chip counts a TPU request may ask for."""
+    return f"calendar.tpu_chips.{version}" + (
+        "_serving" if version == "v5e" and workload_type == "SERVING" else ""
+    )
+
+
+def tpu_zone_rows(version: str, workload_type: str | None) -> tuple[str, ...]:
+    """The limits rows of the zones a TPU request may use (v5e: per workload type)."""
+    if version != "v5e":
+        return (f"calendar.tpu_zones.{version}",)
+    if workload_type is None:
+        return ("calendar.tpu_zones.v5e_batch", "calendar.tpu_zones.v5e_serving")
+    return (f"calendar.tpu_zones.v5e_{workload_type.lower()}",)
+
+
+def check_tpu_zone(field: str, zone: str, version: str, workload_type: str | None) -> str:
+    """``zone`` must be one where Calendar mode offers TPU ``version`` (for ``workload_type``)."""
+    rows = [limits.get(key) for key in tpu_zone_rows(version, workload_type)]
+    if any(row.zones is None or zone in row.zones for row in rows):
+        return zone
+    what = f"TPU {version}" + (f" {workload_type}" if workload_type else "")
+    zones = ", ".join(z for row in rows for z in row.zones or ())
+    raise DwsValidationError(
+        field,
+        zone,
+        f"is not a zone where Calendar mode offers {what}: use {zones} "
+        f"(limits rows {', '.join(row.key for row in rows)})",
+    )
 
 
 class CalendarReservationSpec(DwsModel):
     """Validated :class:`CalendarReservationArgs` (also the ``dws:capacity`` config shape)."""
 
     zone: MaybeOutput[Zone]
-    machine_type: Annotated[GpuMachineType, Known("it decides the GPUs reserved")]
-    count: MaybeOutput[Annotated[int, Within("calendar.count")]]
+    machine_type: Annotated[GpuMachineType | None, Known("it decides the GPUs reserved")] = None
+    count: MaybeOutput[Annotated[int, Within("calendar.count")]] | None = None
+    tpu_version: Annotated[
+        Annotated[str, Check(_tpu_version)] | None, Known("it decides the TPUs reserved")
+    ] = None
+    chip_count: Annotated[int | None, Known(_BY_VERSION)] = None
+    workload_type: Annotated[
+        Annotated[str, OneOf(WORKLOAD_TYPES, upper=True)] | None, Known(_BY_VERSION)
+    ] = None
     allow_past_start: bool = False  # before start_time: its check reads it
     start_time: MaybeOutput[Annotated[Any, BeforeValidator(_start_time)]]
     end_time: MaybeOutput[Annotated[str | dt.datetime, Check(_end_time)]] | None = None
@@ -156,7 +231,7 @@ class CalendarReservationSpec(DwsModel):
     name_prefix: Annotated[str, Check(_name_prefix, before=False)] | None = None
     reservation_name: Name | None = None
     auto_delete: bool = True
-    require_specific_reservation: bool = True
+    require_specific_reservation: bool | None = None
     planning_status: Annotated[
         Literal["DRAFT", "SUBMITTED"],
         Known("it decides whether the reservation is protected from deletion"),
@@ -185,15 +260,73 @@ class CalendarReservationSpec(DwsModel):
             raise DwsValidationError(
                 "name_prefix", self.name_prefix, "give name_prefix or reservation_name, not both"
             )
+        if (self.machine_type is None) == (self.tpu_version is None):
+            raise DwsValidationError(
+                "machine_type",
+                self.machine_type or "(missing)",
+                "give machine_type and count (GPU VMs) or tpu_version and chip_count (TPUs)",
+            )
+        if self.tpu_version is not None:
+            self._tpu_rules()
+            return self
+        for field in ("chip_count", "workload_type"):
+            if getattr(self, field) is not None:
+                raise DwsValidationError(
+                    field, getattr(self, field), "only applies to TPUs (with tpu_version)"
+                )
+        if self.count is None:
+            raise DwsValidationError("count", "(missing)", "is required with machine_type")
+        assert self.machine_type is not None
         catalog.check_attached(self.machine_type, self.accelerator_type, self.accelerator_count)
         return self
 
+    def _tpu_rules(self) -> None:
+        """TPU chips: the counts and zones of the version (and workload type), no VM fields,
+        and the auto-delete Calendar mode requires."""
+        assert self.tpu_version is not None
+        for field in ("count", "accelerator_type", "accelerator_count"):
+            if getattr(self, field) is not None:
+                raise DwsValidationError(
+                    field,
+                    getattr(self, field),
+                    "does not apply to TPUs: give chip_count (TPU chips) with tpu_version",
+                )
+        if self.chip_count is None:
+            raise DwsValidationError("chip_count", "(missing)", "is required with tpu_version")
+        row = tpu_chip_row(self.tpu_version, self.workload_type)
+        limits.check_count("chip_count", self.chip_count, row)
+        if isinstance(self.zone, str):
+            check_tpu_zone("zone", self.zone, self.tpu_version, self.workload_type)
+        if not self.auto_delete:
+            raise DwsValidationError(
+                "auto_delete",
+                False,
+                "is not allowed for TPUs: Calendar-mode requests must auto-delete the "
+                "reservations they create (https://cloud.google.com/compute/docs/instances/"
+                "future-reservations-calendar-mode-overview: 'you must enable the auto-delete "
+                "option')",
+            )
+
     # ------------------------------------------------------------------ derived values
     @property
-    def gpus(self) -> int:
-        """GPUs reserved in total."""
+    def gpus(self) -> Any:
+        """GPUs reserved in total (0 for TPUs; an Output while ``count`` is one)."""
+        if self.machine_type is None:
+            return 0
         per_vm = catalog.machine_shape("machine_type", self.machine_type).gpus
-        return when_known(self.count, lambda count: count * per_vm)  # type: ignore[no-any-return]
+        return when_known(self.count, lambda count: count * per_vm)
+
+    @property
+    def tpu_chips(self) -> int:
+        """TPU chips reserved (0 for GPU VMs)."""
+        return self.chip_count or 0
+
+    @property
+    def tpu_generation(self) -> catalog.TpuGeneration | None:
+        """The TPU generation reserved, or None for GPU VMs."""
+        if self.tpu_version is None:
+            return None
+        return catalog.tpu_generation("tpu_version", self.tpu_version)
 
     @property
     def protected(self) -> bool:
@@ -206,6 +339,42 @@ class CalendarReservationSpec(DwsModel):
         if self.protect is not None:
             return self.protect
         return True if self.planning_status == "SUBMITTED" else None
+
+
+def _reserved(spec: CalendarReservationSpec) -> dict[str, Any]:
+    """What is reserved: ``specific_sku_properties`` (GPU VMs) or ``aggregate_reservation``
+    (TPU chips of a version's ``vmFamily``), as gcloud sends them."""
+    generation = spec.tpu_generation
+    if generation is not None:
+        aggregate: dict[str, Any] = {
+            "reserved_resources": [{"accelerator": {"accelerator_count": spec.chip_count}}],
+            "vm_family": generation.vm_family,
+        }
+        if spec.workload_type is not None:
+            aggregate["workload_type"] = spec.workload_type
+        return {"aggregate_reservation": aggregate}
+    assert spec.machine_type is not None
+    properties: dict[str, Any] = {"machine_type": spec.machine_type}
+    if spec.accelerator_type is not None:
+        acc = catalog.accelerator("accelerator_type", spec.accelerator_type)
+        shape = catalog.machine_shape("machine_type", spec.machine_type)
+        properties["guest_accelerators"] = [
+            {"accelerator_type": acc.compute_name, "accelerator_count": shape.gpus}
+        ]
+    return {
+        "specific_sku_properties": {
+            "instance_properties": properties,
+            "total_count": when_known(spec.count, str),
+        }
+    }
+
+
+def _specific_required(spec: CalendarReservationSpec) -> bool | None:
+    """GPU VMs: True unless told (only VMs naming the reservation use it); TPUs: what the user
+    gives, else nothing, as gcloud sends."""
+    if spec.require_specific_reservation is not None:
+        return spec.require_specific_reservation
+    return None if spec.tpu_version is not None else True
 
 
 def _absolute_start(value: Any) -> Any:
@@ -302,39 +471,36 @@ class CalendarReservation(pulumi.ComponentResource):
             window["end_time"] = spec.end_time
             end = pulumi.Output.all(start, spec.end_time).apply(_validated_end)
 
-        instance_properties: dict[str, Any] = {"machine_type": spec.machine_type}
-        if spec.accelerator_type is not None:
-            acc = catalog.accelerator("accelerator_type", spec.accelerator_type)
-            shape = catalog.machine_shape("machine_type", spec.machine_type)
-            instance_properties["guest_accelerators"] = [
-                {"accelerator_type": acc.compute_name, "accelerator_count": shape.gpus}
-            ]
-
+        zone: Any = spec.zone
+        if spec.tpu_version is not None:
+            version, workload = spec.tpu_version, spec.workload_type
+            zone = when_known(spec.zone, lambda z: check_tpu_zone("zone", z, version, workload))
+        what = _reserved(spec)
         reservation_name = spec.reservation_name or (None if spec.name_prefix else fr_name)
         share = (
             {"share_type": "SPECIFIC_PROJECTS", "projects": list(spec.share_with)}
             if spec.share_with
             else None
         )
+        inputs: dict[str, Any] = {
+            "name": fr_name,
+            "project": spec.project,
+            "zone": zone,
+            "reservation_mode": "CALENDAR",
+            "time_window": window,
+            **what,
+            "auto_delete_auto_created_reservations": spec.auto_delete,
+            "specific_reservation_required": _specific_required(spec),
+            "planning_status": spec.planning_status,
+            "deployment_type": spec.deployment_type,
+            "name_prefix": spec.name_prefix,
+            "reservation_name": reservation_name,
+            "share_settings": share,
+            "description": spec.description,
+        }
         self.future_reservation = gcp.compute.FutureReservation(
             f"{name}-future-reservation",
-            name=fr_name,
-            project=spec.project,
-            zone=spec.zone,
-            reservation_mode="CALENDAR",
-            time_window=window,
-            specific_sku_properties={
-                "instance_properties": instance_properties,
-                "total_count": when_known(spec.count, str),
-            },
-            auto_delete_auto_created_reservations=spec.auto_delete,
-            specific_reservation_required=spec.require_specific_reservation,
-            planning_status=spec.planning_status,
-            deployment_type=spec.deployment_type,
-            name_prefix=spec.name_prefix,
-            reservation_name=reservation_name,
-            share_settings=share,
-            description=spec.description,
+            **inputs,
             opts=pulumi.ResourceOptions(
                 parent=self, protect=spec.protect_option, ignore_changes=["description"]
             ),
@@ -352,6 +518,7 @@ class CalendarReservation(pulumi.ComponentResource):
                 "start_time": self.start_time,
                 "end_time": self.end_time,
                 "gpus": spec.gpus,
+                "tpu_chips": spec.tpu_chips,
                 "labels": self.labels,
             }
         )
@@ -412,22 +579,115 @@ class CalendarReservation(pulumi.ComponentResource):
             "automatic_restart": False,
         }
 
-    def instance_settings(self, consumer_project: str | None = None) -> dict[str, Any]:
+    def _consumer_machine(self, machine_type: str | None) -> str:
+        """The machine type of the VMs that consume the reservation: the reserved GPU machine
+        type, or (TPUs) a machine type of the reserved generation, which must be given."""
+        generation = self.spec.tpu_generation
+        if generation is None:
+            assert self.spec.machine_type is not None
+            if machine_type is not None and machine_type != self.spec.machine_type:
+                raise DwsValidationError(
+                    "machine_type",
+                    machine_type,
+                    f"does not match the reservation, which holds {self.spec.machine_type} VMs",
+                )
+            return self.spec.machine_type
+        fits = [
+            m
+            for m in catalog.tpu_machines()
+            if catalog.tpu_machine("m", m).generation == generation
+        ]
+        if machine_type is None or not catalog.is_tpu_machine(machine_type):
+            raise DwsValidationError(
+                "machine_type",
+                machine_type or "(missing)",
+                f"must be a {generation.title} machine type to consume TPU chips: one of "
+                f"{', '.join(fits)}",
+            )
+        if catalog.tpu_machine("machine_type", machine_type).generation != generation:
+            raise DwsValidationError(
+                "machine_type",
+                machine_type,
+                f"does not match the reservation, which holds {generation.title} chips; use one "
+                f"of {', '.join(fits)}",
+            )
+        return machine_type
+
+    def instance_settings(
+        self, consumer_project: str | None = None, *, machine_type: str | None = None
+    ) -> dict[str, Any]:
         """Keyword arguments for ``gcp.compute.Instance`` (machine type, zone, affinity,
-        scheduling). Templates take no zone: use :meth:`instance_template_settings`."""
+        scheduling). Templates take no zone: use :meth:`instance_template_settings`.
+
+        For TPU chips give the TPU VM's ``machine_type`` (``ct6e-standard-4t`` for ``v6e``):
+        a TPU VM in Compute Engine consumes the reservation as a GPU VM does."""
         return {
-            "machine_type": self.spec.machine_type,
             "zone": self.spec.zone,
-            **self.instance_template_settings(consumer_project),
+            **self.instance_template_settings(consumer_project, machine_type=machine_type),
         }
 
-    def instance_template_settings(self, consumer_project: str | None = None) -> dict[str, Any]:
+    def instance_template_settings(
+        self, consumer_project: str | None = None, *, machine_type: str | None = None
+    ) -> dict[str, Any]:
         """Keyword arguments for ``gcp.compute.InstanceTemplate`` / ``RegionInstanceTemplate``
         (no zone: the template's VMs must still be created in :attr:`spec` ``.zone``)."""
         return {
-            "machine_type": self.spec.machine_type,
+            "machine_type": self._consumer_machine(machine_type),
             "reservation_affinity": self.instance_reservation_affinity(consumer_project),
             "scheduling": self.instance_scheduling(),
+        }
+
+    def cloud_tpu_reservation(self, consumer_project: str | None = None) -> pulumi.Output[str]:
+        """The reservation as the Cloud TPU API names it,
+        ``projects/OWNER/locations/ZONE/reservations/NAME`` (what gcloud's ``--reservation``
+        expands a short name to); ``consumer_project`` must be the owner or in ``share_with``."""
+        if self.spec.project is not None:
+            owner: pulumi.Input[str] = self.spec.project
+        else:  # the provider's default project: known once the provider has checked it
+            owner = self.future_reservation.project
+
+        def name(values: list[Any]) -> str:
+            project, zone, reservation = values
+            if consumer_project:
+                self._check_shared_with(consumer_project, project)
+            return f"projects/{project}/locations/{zone}/reservations/{reservation}"
+
+        return pulumi.Output.all(owner, self.spec.zone, self.reservation_name).apply(name)
+
+    def queued_tpu_settings(
+        self, accelerator_type: str, consumer_project: str | None = None
+    ) -> dict[str, Any]:
+        """Arguments of a Cloud TPU queued resource (``QueuedTpu``) that consumes the reserved
+        chips: ``zone``, ``accelerator_type``, ``provisioning: "reservation_bound"`` (required
+        for Calendar mode, https://docs.cloud.google.com/tpu/docs/consume-reservation) and the
+        full ``reservation`` name. ``accelerator_type`` (``v6e-16``) must be of the reserved
+        version and hold no more chips than reserved."""
+        generation = self.spec.tpu_generation
+        if generation is None:
+            raise DwsValidationError(
+                "accelerator_type",
+                accelerator_type,
+                "does not apply: this reservation holds GPU VMs, not TPU chips",
+            )
+        tpu = catalog.cloud_tpu_slice("accelerator_type", accelerator_type)
+        if tpu.generation != generation:
+            raise DwsValidationError(
+                "accelerator_type",
+                accelerator_type,
+                f"does not match the reservation, which holds {generation.title} chips "
+                f"(e.g. {generation.cloud_tpu_prefix}-{self.spec.tpu_chips})",
+            )
+        if tpu.chips > self.spec.tpu_chips:
+            raise DwsValidationError(
+                "accelerator_type",
+                accelerator_type,
+                f"needs {tpu.chips} chips; the reservation holds {self.spec.tpu_chips}",
+            )
+        return {
+            "zone": self.spec.zone,
+            "accelerator_type": accelerator_type,
+            "provisioning": "reservation_bound",
+            "reservation": self.cloud_tpu_reservation(consumer_project),
         }
 
     def gke_reservation_affinity(self, consumer_project: str | None = None) -> dict[str, Any]:
@@ -447,7 +707,7 @@ def _validated_end(values: list[Any]) -> str:
     return end
 
 
-def _auto_created_name(statuses: list[Any] | None) -> str:
+def _auto_created_name(statuses: Sequence[Any] | None) -> str:
     """The name of the first auto-created reservation ("" before Google delivers one).
 
     ``statuses`` are pulumi-gcp output objects (attribute access) or, from hand-built

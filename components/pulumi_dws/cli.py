@@ -182,6 +182,7 @@ def _limit_document(row: Any) -> dict[str, Any]:
         "minimum": row.minimum,
         "maximum": row.maximum,
         "choices": list(row.choices) if row.choices else None,
+        "zones": list(row.zones) if row.zones else None,
         "allowed": row.allowed(),
         "source": row.source,
     }

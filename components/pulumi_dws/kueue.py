@@ -345,7 +345,9 @@ class KueueQueueSpec(DwsModel):
                 f"is above the node pool's max_run_duration ({node_limit.describe()})",
             )
         if self.api_version == "v1beta2" and self.install_kueue:
-            major, minor = (int(x) for x in _VERSION.match(self.kueue_version).groups()[:2])
+            version = _VERSION.match(self.kueue_version)
+            assert version is not None  # checked by the field's type
+            major, minor = (int(x) for x in version.groups()[:2])
             if (major, minor) < _V1BETA2_SINCE:
                 raise DwsValidationError(
                     "kueue_version",

@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import difflib
+import re
 from collections.abc import Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -52,12 +53,13 @@ __all__ = [
     "RowChange",
     "check_duration",
     "check_count",
+    "check_zone",
     "as_whole_number",
     "from_stack",
     "CONFIG_KEY",
 ]
 
-Unit = Literal["seconds", "count"]
+Unit = Literal["seconds", "count", "zones"]
 
 FACTS = "dws-facts.md"
 CONFIG_KEY = "dws:limits"
@@ -68,6 +70,10 @@ MDC_DEFINITION = (
     "GoogleCloudPlatform/magic-modules@0ab2d4ad24041037ac85442d680f48ba57dfdcfb "
     "mmv1/products/vertexai/ModelDevelopmentCluster.yaml"
 )
+TPU_CALENDAR_DOCS = "https://docs.cloud.google.com/tpu/docs/calendar-mode-reservation"
+CALENDAR_CREATE_DOCS = (
+    "https://cloud.google.com/compute/docs/instances/create-future-reservations-calendar-mode"
+)
 SLURM_CREATE_DOCS = (
     "https://docs.cloud.google.com/gemini-enterprise-agent-platform/machine-learning/training/"
     "training-clusters/create-cluster"
@@ -76,7 +82,8 @@ SLURM_CREATE_DOCS = (
 
 @dataclass(frozen=True)
 class Limit:
-    """One service limit: an inclusive range and/or a set of allowed values."""
+    """One service limit: an inclusive range and/or a set of allowed values; or, for a row of
+    unit ``zones``, the zones where a product is offered."""
 
     key: str
     description: str
@@ -85,12 +92,15 @@ class Limit:
     minimum: int | None = None
     maximum: int | None = None
     choices: tuple[int, ...] | None = None
+    zones: tuple[str, ...] | None = None
 
     def render(self, value: int) -> str:
         return Duration(value).describe() if self.unit == "seconds" else str(value)
 
     def allowed(self) -> str:
         """Human text of what is allowed, e.g. ``30s to 7d (604800s)``."""
+        if self.unit == "zones":
+            return ", ".join(self.zones) if self.zones else "any zone"
         if self.choices:
             return " or ".join(self.render(c) for c in self.choices)
         if self.minimum is not None and self.maximum is not None:
@@ -124,6 +134,14 @@ class Limit:
                 f"; allowed: {self.allowed()}",
             )
         return value
+
+    def check_zone(self, field: str, zone: str) -> str:
+        """Raise :class:`DwsValidationError` unless ``zone`` is one of this row's zones."""
+        if self.zones is not None and zone not in self.zones:
+            raise DwsValidationError(
+                field, zone, f"is not a zone of {self.description}: use {self.allowed()}"
+            )
+        return zone
 
     def narrowed(self, minimum: int | None = None, maximum: int | None = None) -> Limit:
         """This row with a tighter range, for a field that allows less than the row (a pool's
@@ -255,6 +273,71 @@ DEFAULT_LIMITS: dict[str, Limit] = {
             ),
             minimum=1,
             maximum=1000,
+        ),
+        Limit(
+            "calendar.tpu_chips.v6e",
+            "TPU v6e chip count of a Calendar-mode request",
+            "count",
+            (
+                f"{CALENDAR_CREATE_DOCS} ('You can reserve 1, 4, 8, 16, 32, 64, 128, 256, 512, "
+                "or 1,024 TPU chips per request'; table: TPU v6e 1, 4, 8, 16, 32, 64, 128, or 256)"
+            ),
+            choices=(1, 4, 8, 16, 32, 64, 128, 256),
+        ),
+        Limit(
+            "calendar.tpu_chips.v5e",
+            "TPU v5e chip count of a Calendar-mode request",
+            "count",
+            f"{CALENDAR_CREATE_DOCS} (table: TPU v5e 1, 4, 8, 16, 32, 64, 128, or 256)",
+            choices=(1, 4, 8, 16, 32, 64, 128, 256),
+        ),
+        Limit(
+            "calendar.tpu_chips.v5e_serving",
+            "TPU v5e SERVING chip count of a Calendar-mode request",
+            "count",
+            (
+                f"{CALENDAR_CREATE_DOCS} ('You can only reserve 1, 4, or 8 TPU v5e chips for "
+                "serving (SERVING) workload types')"
+            ),
+            choices=(1, 4, 8),
+        ),
+        Limit(
+            "calendar.tpu_chips.v5p",
+            "TPU v5p chip count of a Calendar-mode request",
+            "count",
+            f"{CALENDAR_CREATE_DOCS} (table: TPU v5p 4, 8, 16, 32, 64, 128, 256, 512, or 1,024)",
+            choices=(4, 8, 16, 32, 64, 128, 256, 512, 1024),
+        ),
+        Limit(
+            "calendar.tpu_zones.v6e",
+            "TPU v6e in Calendar mode",
+            "zones",
+            f"{TPU_CALENDAR_DOCS} (supported zones, updated 2025-12-18)",
+            zones=("asia-northeast1-b", "europe-west4-a", "us-east5-a", "us-east5-b"),
+        ),
+        Limit(
+            "calendar.tpu_zones.v5p",
+            "TPU v5p in Calendar mode",
+            "zones",
+            f"{TPU_CALENDAR_DOCS} (supported zones, updated 2025-12-18)",
+            zones=("us-east5-a",),
+        ),
+        Limit(
+            "calendar.tpu_zones.v5e_batch",
+            "TPU v5e for BATCH in Calendar mode",
+            "zones",
+            f"{TPU_CALENDAR_DOCS} (supported zones, updated 2025-12-18: BATCH)",
+            zones=("europe-west4-b", "us-west4-b"),
+        ),
+        Limit(
+            "calendar.tpu_zones.v5e_serving",
+            "TPU v5e for SERVING in Calendar mode",
+            "zones",
+            (
+                f"{TPU_CALENDAR_DOCS} (supported zones, updated 2025-12-18: SERVING; older "
+                "versions of the page said us-central1-a)"
+            ),
+            zones=("us-south1-a",),
         ),
         Limit(
             "calendar.name_prefix_length",
@@ -400,6 +483,25 @@ def _to_unit(row: Limit, field: str, value: Any) -> int:
     return as_whole_number(field, value)
 
 
+_ZONE_SHAPE = re.compile(r"^[a-z]+-[a-z]+[0-9]+-[a-z0-9]+\Z")
+
+
+def _zone_names(value: Any, info: ValidationInfo) -> Any:
+    """The zones of a ``zones`` row: a list of zone names (``us-east5-a``)."""
+    row: Limit = (info.context or {})["row"]
+    field = f"limits.{row.key}.zones"
+    if value is None:
+        return None
+    if row.unit != "zones":
+        raise DwsValidationError(field, value, "only applies to rows of zones")
+    if isinstance(value, str) or not isinstance(value, list | tuple):
+        raise DwsValidationError(field, value, "must be a list of zones, e.g. [us-east5-a]")
+    for zone in value:
+        if not isinstance(zone, str) or not _ZONE_SHAPE.match(zone):
+            raise DwsValidationError(field, zone, "is not shaped like a zone (us-east5-a)")
+    return tuple(value)
+
+
 def _in_unit(value: Any, info: ValidationInfo) -> Any:
     """A bound, or each of ``choices``, in the unit of the row being changed."""
     row: Limit = (info.context or {})["row"]
@@ -416,13 +518,14 @@ def _in_unit(value: Any, info: ValidationInfo) -> Any:
 class RowChange(BaseModel):
     """What an override may change in a row (:func:`override`, a ``dws:limits`` entry): its
     bounds in the row's unit (``180d`` or 15552000 for a duration row, a whole number for a
-    count row), its source or description."""
+    count row), the zones of a ``zones`` row, its source or description."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     minimum: Annotated[int | None, BeforeValidator(_in_unit)] = None
     maximum: Annotated[int | None, BeforeValidator(_in_unit)] = None
     choices: Annotated[tuple[int, ...] | None, BeforeValidator(_in_unit)] = None
+    zones: Annotated[tuple[str, ...] | None, BeforeValidator(_zone_names)] = None
     source: str | None = None
     description: str | None = None
 
@@ -437,7 +540,7 @@ class RowChange(BaseModel):
             unknown = sorted(str(e["loc"][0]) for e in errors if e["type"] == "extra_forbidden")
             if unknown:
                 raise DwsValidationError(
-                    where, unknown, "has unknown fields; use minimum, maximum, choices"
+                    where, unknown, "has unknown fields; use minimum, maximum, choices, zones"
                 ) from None
             first = errors[0]
             name = str(first["loc"][0]) if first["loc"] else ""
@@ -640,6 +743,12 @@ def as_whole_number(field: str, value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise DwsValidationError(field, value, "must be a whole number")
     return value
+
+
+@output_aware
+def check_zone(field: str, zone: str, key: str) -> str:
+    """Check a zone against the zones row ``key`` (an Output: once it is known)."""
+    return get(key).check_zone(field, zone)
 
 
 @output_aware
