@@ -224,7 +224,7 @@ def test_register_tpu_topology_teaches_a_new_shape() -> None:
 def test_gpus_and_tpu_chips_are_counted_apart() -> None:
     tpu = catalog.machine_accelerators("ct6e-standard-4t")
     gpu = catalog.machine_accelerators("a3-highgpu-8g")
-    assert tpu == catalog.MachineAccelerators("tpu", "tpu-v6e-slice", 4)
+    assert tpu == catalog.MachineAccelerators("tpu", "v6e", 4)
     assert gpu == catalog.MachineAccelerators("gpu", "nvidia-h100-80gb", 8)
     assert catalog.machine_accelerators("n2-standard-8") is None
     # A GPU field given a TPU machine type says so, instead of "not a known GPU type".

@@ -210,7 +210,7 @@ def test_an_output_where_the_value_decides_the_shape_is_refused_with_the_reason(
     args = {**FULL["QueuedNodePool"][1], "machine_type": pulumi.Output.from_input("a3-highgpu-8g")}
     assert str(_error(QueuedNodePoolSpec, args)) == (
         "machine_type: must be known when the program runs, not an Output: it decides the "
-        "pool's GPUs (accelerator type and count)"
+        "pool's GPUs or TPU chips"
     )
     args = {**FULL["CalendarReservation"][1], "start_time": pulumi.Output.from_input("+4w")}
     with pytest.raises(

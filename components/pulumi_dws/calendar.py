@@ -34,6 +34,7 @@ from pydantic import BeforeValidator, ValidationInfo, model_validator
 from typing_extensions import NotRequired, Required
 
 from . import catalog, limits
+from .calendar_tpu import WORKLOAD_TYPES, calendar_tpu_version, check_tpu_chips, check_tpu_zone
 from .clock import now
 from .defaults import default_name, type_token
 from .duration import Duration, DurationLike
@@ -156,55 +157,6 @@ def _name_prefix(field: str, value: str) -> str:
 
 _BY_SHAPE = "it is checked against the machine type's GPUs"
 _BY_VERSION = "it is checked against the TPU version's chip counts and zones"
-WORKLOAD_TYPES = ("BATCH", "SERVING")
-CALENDAR_TPU_VERSIONS = tuple(
-    g.name for g in catalog.tpu_generations() if g.calendar_version is not None
-)
-"""The TPU versions gcloud 528 reserves in Calendar mode (``--tpu-version`` V5E, V5P, V6E; TPU7x
-is in the API's vmFamily enum only)."""
-
-
-def _tpu_version(field: str, value: Any) -> str:
-    gen = catalog.tpu_generation(field, value)
-    if gen.calendar_version is None:
-        raise DwsValidationError(
-            field,
-            value,
-            f"is not offered in Calendar mode by gcloud 528 (--tpu-version V5E, V5P, V6E); use "
-            f"one of {', '.join(CALENDAR_TPU_VERSIONS)}",
-        )
-    return gen.name
-
-
-def tpu_chip_row(version: str, workload_type: str | None) -> str:
-    """The limits row of the chip counts a TPU request may ask for."""
-    return f"calendar.tpu_chips.{version}" + (
-        "_serving" if version == "v5e" and workload_type == "SERVING" else ""
-    )
-
-
-def tpu_zone_rows(version: str, workload_type: str | None) -> tuple[str, ...]:
-    """The limits rows of the zones a TPU request may use (v5e: per workload type)."""
-    if version != "v5e":
-        return (f"calendar.tpu_zones.{version}",)
-    if workload_type is None:
-        return ("calendar.tpu_zones.v5e_batch", "calendar.tpu_zones.v5e_serving")
-    return (f"calendar.tpu_zones.v5e_{workload_type.lower()}",)
-
-
-def check_tpu_zone(field: str, zone: str, version: str, workload_type: str | None) -> str:
-    """``zone`` must be one where Calendar mode offers TPU ``version`` (for ``workload_type``)."""
-    rows = [limits.get(key) for key in tpu_zone_rows(version, workload_type)]
-    if any(row.zones is None or zone in row.zones for row in rows):
-        return zone
-    what = f"TPU {version}" + (f" {workload_type}" if workload_type else "")
-    zones = ", ".join(z for row in rows for z in row.zones or ())
-    raise DwsValidationError(
-        field,
-        zone,
-        f"is not a zone where Calendar mode offers {what}: use {zones} "
-        f"(limits rows {', '.join(row.key for row in rows)})",
-    )
 
 
 class CalendarReservationSpec(DwsModel):
@@ -214,7 +166,7 @@ class CalendarReservationSpec(DwsModel):
     machine_type: Annotated[GpuMachineType | None, Known("it decides the GPUs reserved")] = None
     count: MaybeOutput[Annotated[int, Within("calendar.count")]] | None = None
     tpu_version: Annotated[
-        Annotated[str, Check(_tpu_version)] | None, Known("it decides the TPUs reserved")
+        Annotated[str, Check(calendar_tpu_version)] | None, Known("it decides the TPUs reserved")
     ] = None
     chip_count: Annotated[int | None, Known(_BY_VERSION)] = None
     workload_type: Annotated[
@@ -293,8 +245,7 @@ class CalendarReservationSpec(DwsModel):
                 )
         if self.chip_count is None:
             raise DwsValidationError("chip_count", "(missing)", "is required with tpu_version")
-        row = tpu_chip_row(self.tpu_version, self.workload_type)
-        limits.check_count("chip_count", self.chip_count, row)
+        check_tpu_chips("chip_count", self.chip_count, self.tpu_version, self.workload_type)
         if isinstance(self.zone, str):
             check_tpu_zone("zone", self.zone, self.tpu_version, self.workload_type)
         if not self.auto_delete:

@@ -1,10 +1,12 @@
-"""``dws advise calendar|capacity``: ask Google where and when GPU capacity can be had.
+"""``dws advise calendar|capacity``: ask Google where and when GPU or TPU capacity can be had.
 
 Wired into ``dws`` by :func:`add_advise_parser`; also runs on its own::
 
     python -m pulumi_dws.cli_advise calendar --region us-central1 \\
         --machine-type a3-highgpu-8g --count 2 --duration 7d \\
         --earliest 2027-03-01 --latest 2027-04-01 [--emit]
+    python -m pulumi_dws.cli_advise calendar --region us-east5 \\
+        --tpu-version v6e --count 16 --workload-type BATCH --duration 7d
     python -m pulumi_dws.cli_advise capacity --region us-central1 \\
         --machine-type a3-highgpu-8g --count 2
 
@@ -58,6 +60,8 @@ _FLAGS = {
     "region": "--region",
     "machine_type": "--machine-type",
     "count": "--count",
+    "tpu_version": "--tpu-version",
+    "workload_type": "--workload-type",
     "duration": "--duration",
     "max_duration": "--max-duration",
     "earliest": "--earliest",
@@ -78,7 +82,9 @@ def _common(parser: argparse.ArgumentParser) -> None:
         "--project", help="project id (default: Application Default Credentials', or gcloud's)"
     )
     parser.add_argument("--region", required=True, help="region, e.g. us-central1")
-    parser.add_argument("--count", type=int, default=1, help="number of VMs (default 1)")
+    parser.add_argument(
+        "--count", type=int, default=1, help="number of VMs, or TPU chips (default 1)"
+    )
     parser.add_argument("--format", choices=("table", "json"), default="table")
     parser.add_argument(
         "--endpoint",
@@ -114,7 +120,12 @@ def add_advise_parser(subparsers: Any) -> argparse.ArgumentParser:
         "reservation in Calendar mode. Dates: 2027-03-01, 2027-03-01T08:00:00Z or +2w.",
     )
     _common(cal)
-    cal.add_argument("--machine-type", required=True, help="GPU machine type, e.g. a3-highgpu-8g")
+    what = cal.add_mutually_exclusive_group(required=True)
+    what.add_argument("--machine-type", help="GPU machine type, e.g. a3-highgpu-8g")
+    what.add_argument(
+        "--tpu-version", help="TPU version (v5e, v5p, v6e): --count is then a number of chips"
+    )
+    cal.add_argument("--workload-type", help="TPUs: BATCH or SERVING (default: not sent)")
     cal.add_argument("--duration", required=True, help="block length, e.g. 7d (shortest)")
     cal.add_argument("--max-duration", help="longest acceptable block (default: --duration)")
     cal.add_argument("--earliest", help="earliest start (default: 1 day from now)")
@@ -215,6 +226,8 @@ def _calendar(
         args.machine_type,
         args.count,
         args.duration,
+        tpu_version=args.tpu_version,
+        workload_type=args.workload_type,
         max_duration=args.max_duration,
         earliest=args.earliest,
         latest=args.latest,

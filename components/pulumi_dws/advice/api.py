@@ -81,10 +81,12 @@ def ask_capacity(query: CapacityQuery, client: GoogleRestClient) -> CapacityAdvi
 def calendar_mode_advice(
     project: str,
     region: str,
-    machine_type: str,
+    machine_type: str | None,
     count: int,
     duration: DurationLike,
     *,
+    tpu_version: str | None = None,
+    workload_type: str | None = None,
     max_duration: DurationLike | None = None,
     earliest: TimeLike | None = None,
     latest: TimeLike | None = None,
@@ -102,8 +104,14 @@ def calendar_mode_advice(
         if not advice.empty:
             best = advice.pick()      # CalendarWindow(zone, start_time, end_time, ...)
 
+    For TPUs pass ``machine_type`` None, ``count`` chips and ``tpu_version`` (``v6e``...),
+    optionally ``workload_type`` (``BATCH``/``SERVING``)::
+
+        advice = calendar_mode_advice("my-proj", "us-east5", None, 16, "7d", tpu_version="v6e")
+
     Inputs are checked against the limits table (``calendar.duration``,
-    ``calendar.start_ahead``, ``calendar.count``) and raise ``DwsValidationError``; API
+    ``calendar.start_ahead``, ``calendar.count``, ``calendar.tpu_chips.*``,
+    ``calendar.tpu_zones.*``) and raise ``DwsValidationError``; API
     failures raise :class:`~pulumi_dws.advice.AdviceError` with an explanation. An answer
     without a recommendation is not an error: check ``advice.empty``.
     """
@@ -113,6 +121,8 @@ def calendar_mode_advice(
         machine_type,
         count,
         duration,
+        tpu_version=tpu_version,
+        workload_type=workload_type,
         max_duration=max_duration,
         earliest=earliest,
         latest=latest,

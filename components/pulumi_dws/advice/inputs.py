@@ -14,10 +14,22 @@ from dataclasses import dataclass
 from typing import Union, get_args
 
 from .. import catalog, limits
+from ..calendar_tpu import (
+    WORKLOAD_TYPES,
+    calendar_tpu_version,
+    check_tpu_chips,
+    tpu_zones,
+)
 from ..clock import now as clock_now
 from ..duration import Duration, DurationLike
 from ..errors import DwsValidationError
-from ..validation import check_region, check_zone_in_region, format_timestamp, parse_timestamp
+from ..validation import (
+    check_choice,
+    check_region,
+    check_zone_in_region,
+    format_timestamp,
+    parse_timestamp,
+)
 from .models import (
     CalendarModeAdviceRequest,
     CapacityAdviceRequest,
@@ -29,6 +41,7 @@ from .models import (
     CapacityAdviceRequestZoneConfiguration,
     FlexibleTimeRange,
     FutureResourcesSpec,
+    FutureResourcesSpecAggregateResources,
     FutureResourcesSpecLocationPolicy,
     FutureResourcesSpecLocationPolicyLocation,
     FutureResourcesSpecSpecificSKUResources,
@@ -120,17 +133,44 @@ def _check_machine_type(field: str, value: str) -> str:
 
 @dataclass(frozen=True)
 class CalendarQuery:
-    """A validated ``advice.calendarMode`` question."""
+    """A validated ``advice.calendarMode`` question: ``count`` VMs of ``machine_type`` (GPUs),
+    or ``count`` chips of ``tpu_version`` (TPUs, with an optional ``workload_type``)."""
 
     project: str
     region: str
-    machine_type: str
+    machine_type: str | None
     count: int
     min_duration: Duration
     max_duration: Duration
     earliest: dt.datetime
     latest: dt.datetime
     exclude_zones: tuple[str, ...] = ()
+    tpu_version: str | None = None
+    workload_type: str | None = None
+
+    def _targets(self) -> FutureResourcesSpecTargetResources:
+        if self.tpu_version is None:
+            return FutureResourcesSpecTargetResources(
+                specific_sku_resources=FutureResourcesSpecSpecificSKUResources(
+                    instance_count=self.count, machine_type=self.machine_type
+                )
+            )
+        generation = catalog.tpu_generation("tpu_version", self.tpu_version)
+        return FutureResourcesSpecTargetResources(
+            aggregate_resources=FutureResourcesSpecAggregateResources(
+                accelerator_count=self.count,
+                vm_family=generation.vm_family,
+                workload_type=self.workload_type,  # type: ignore[arg-type]
+            )
+        )
+
+    @property
+    def shape(self) -> str:
+        """``2 x a3-highgpu-8g`` or ``16 TPU v6e chips (BATCH)``."""
+        if self.tpu_version is None:
+            return f"{self.count} x {self.machine_type}"
+        kind = f" ({self.workload_type})" if self.workload_type else ""
+        return f"{self.count} TPU {self.tpu_version} chips{kind}"
 
     def to_request(self) -> CalendarModeAdviceRequest:
         """The request body, shaped like the one ``gcloud compute advice calendar-mode`` sends."""
@@ -143,11 +183,7 @@ class CalendarQuery:
         spec = FutureResourcesSpec(
             deployment_type="DENSE",
             location_policy=policy,
-            target_resources=FutureResourcesSpecTargetResources(
-                specific_sku_resources=FutureResourcesSpecSpecificSKUResources(
-                    instance_count=self.count, machine_type=self.machine_type
-                )
-            ),
+            target_resources=self._targets(),
             time_range_spec=FlexibleTimeRange(
                 min_duration=self.min_duration,
                 max_duration=self.max_duration,
@@ -163,18 +199,41 @@ class CalendarQuery:
         if self.max_duration != self.min_duration:
             length = f"{length} to {self.max_duration.human()}"
         return (
-            f"{self.count} x {self.machine_type} in {self.region} for {length}, starting "
+            f"{self.shape} in {self.region} for {length}, starting "
             f"between {format_timestamp(self.earliest)} and {format_timestamp(self.latest)}"
         )
+
+
+def _check_tpu(
+    region: str, tpu_version: str, count: int, workload_type: str | None
+) -> tuple[str, str | None]:
+    """A TPU question: a version and workload type Calendar mode offers, a chip count of its
+    row, and a region with a zone where it is offered."""
+    version = calendar_tpu_version("tpu_version", tpu_version)
+    if workload_type is not None:
+        shown = workload_type.upper() if isinstance(workload_type, str) else workload_type
+        workload_type = check_choice("workload_type", shown, WORKLOAD_TYPES)
+    check_tpu_chips("count", count, version, workload_type)
+    zones = tpu_zones(version, workload_type)
+    if zones is not None and not any(zone.startswith(region + "-") for zone in zones):
+        raise DwsValidationError(
+            "region",
+            region,
+            f"has no zone where Calendar mode offers TPU {version}: use the region of one of "
+            f"{', '.join(zones)}",
+        )
+    return version, workload_type
 
 
 def calendar_query(
     project: str,
     region: str,
-    machine_type: str,
+    machine_type: str | None,
     count: int,
     duration: DurationLike,
     *,
+    tpu_version: str | None = None,
+    workload_type: str | None = None,
     max_duration: DurationLike | None = None,
     earliest: TimeLike | None = None,
     latest: TimeLike | None = None,
@@ -183,15 +242,32 @@ def calendar_query(
 ) -> CalendarQuery:
     """Validate a Calendar-mode question against the ``calendar.*`` rows of the limits table.
 
-    ``duration`` is the shortest acceptable block (``max_duration`` the longest; default the
-    same). ``earliest``/``latest`` bound the start: a date, an RFC 3339 timestamp or ``+2w``;
-    by default the whole look-ahead window (``calendar.start_ahead``) from ``now``.
+    ``count`` VMs of ``machine_type``; or, with ``machine_type`` None, ``count`` TPU chips of
+    ``tpu_version`` (``v5e``, ``v5p``, ``v6e``) for an optional ``workload_type`` (``BATCH``,
+    ``SERVING``), checked against the ``calendar.tpu_chips.*`` and ``calendar.tpu_zones.*``
+    rows. ``duration`` is the shortest acceptable block (``max_duration`` the longest; default
+    the same). ``earliest``/``latest`` bound the start: a date, an RFC 3339 timestamp or
+    ``+2w``; by default the whole look-ahead window (``calendar.start_ahead``) from ``now``.
     """
     now = (now or clock_now()).astimezone(dt.timezone.utc).replace(microsecond=0)
     check_project("project", project)
     check_region("region", region)
-    _check_machine_type("machine_type", machine_type)
-    limits.check_count("count", count, "calendar.count")
+    if (machine_type is None) == (tpu_version is None):
+        raise DwsValidationError(
+            "machine_type",
+            machine_type or "(missing)",
+            "give machine_type (VMs with GPUs) or tpu_version (TPU chips), one of them",
+        )
+    if machine_type is not None:
+        if workload_type is not None:
+            raise DwsValidationError(
+                "workload_type", workload_type, "only applies to TPUs (with tpu_version)"
+            )
+        _check_machine_type("machine_type", machine_type)
+        limits.check_count("count", count, "calendar.count")
+    else:
+        assert tpu_version is not None
+        tpu_version, workload_type = _check_tpu(region, tpu_version, count, workload_type)
     shortest = limits.check_duration("duration", duration, "calendar.duration")
     longest = shortest
     if max_duration is not None:
@@ -220,7 +296,19 @@ def calendar_query(
         check_zone_in_region(f"exclude_zones[{i}]", zone, region)
         for i, zone in enumerate(exclude_zones)
     )
-    return CalendarQuery(project, region, machine_type, count, shortest, longest, start, end, zones)
+    return CalendarQuery(
+        project,
+        region,
+        machine_type,
+        count,
+        shortest,
+        longest,
+        start,
+        end,
+        zones,
+        tpu_version,
+        workload_type,
+    )
 
 
 @dataclass(frozen=True)

@@ -113,9 +113,12 @@ def _answer_json(
 def calendar_json(advice: CalendarAdvice) -> dict[str, Any]:
     """A JSON-ready summary of a Calendar-mode answer."""
     q = advice.query
+    what: dict[str, Any] = {"machine_type": q.machine_type, "count": q.count}
+    if q.tpu_version is not None:
+        what = {"tpu_version": q.tpu_version, "chip_count": q.count}
+        what["workload_type"] = q.workload_type
     asked = {
-        "machine_type": q.machine_type,
-        "count": q.count,
+        **what,
         "min_duration": q.min_duration.human(),
         "max_duration": q.max_duration.human(),
         "earliest": format_timestamp(q.earliest),
@@ -140,17 +143,23 @@ def capacity_json(advice: CapacityAdvice) -> dict[str, Any]:
 
 # --------------------------------------------------------------------------- --emit
 def default_name(window: CalendarWindow) -> str:
-    """``a3-highgpu-8g-20270301``: machine type and start date, a valid resource name."""
+    """``a3-highgpu-8g-20270301`` (``tpu-v6e-20270301``): what and start date, a valid
+    resource name."""
     longest = limits.get("name.length").maximum
-    return f"{window.machine_type}-{window.start_time:%Y%m%d}"[:longest].rstrip("-")
+    what = window.machine_type if window.tpu_version is None else f"tpu-{window.tpu_version}"
+    return f"{what}-{window.start_time:%Y%m%d}"[:longest].rstrip("-")
 
 
 def reservation_args(window: CalendarWindow) -> dict[str, Any]:
     """The ``CalendarReservation`` arguments for a recommended window."""
+    what: dict[str, Any] = {"machine_type": window.machine_type, "count": window.count}
+    if window.tpu_version is not None:
+        what = {"tpu_version": window.tpu_version, "chip_count": window.count}
+        if window.workload_type is not None:
+            what["workload_type"] = window.workload_type
     return {
         "zone": window.zone,
-        "machine_type": window.machine_type,
-        "count": window.count,
+        **what,
         "start_time": format_timestamp(window.start_time),
         "end_time": format_timestamp(window.end_time),
     }
@@ -190,7 +199,7 @@ def emit_yaml(window: CalendarWindow, name: str | None = None) -> str:
 def emit_text(window: CalendarWindow, name: str | None = None, index: int = 0) -> str:
     """Both snippets with a short header, as ``dws advise calendar --emit`` prints them."""
     return (
-        f"# Recommendation #{index + 1}: {window.count} x {window.machine_type} in {window.zone}, "
+        f"# Recommendation #{index + 1}: {window.shape} in {window.zone}, "
         f"{format_timestamp(window.start_time)} -> {format_timestamp(window.end_time)} "
         f"({window.duration.human()})\n"
         "# Note: an approved Calendar-mode request cannot be modified, cancelled or deleted.\n"

@@ -27,21 +27,36 @@ class CalendarWindow:
     """A recommended Calendar-mode block: where, when, how many."""
 
     zone: str
-    machine_type: str
+    machine_type: str | None
     count: int
     start_time: dt.datetime
     end_time: dt.datetime
     recommendation_id: str | None = None
+    tpu_version: str | None = None
+    workload_type: str | None = None
 
     @property
     def duration(self) -> Duration:
         return Duration(int((self.end_time - self.start_time).total_seconds()))
 
+    @property
+    def shape(self) -> str:
+        """``2 x a3-highgpu-8g`` or ``16 TPU v6e chips``."""
+        if self.tpu_version is None:
+            return f"{self.count} x {self.machine_type}"
+        return f"{self.count} TPU {self.tpu_version} chips"
+
     def to_dict(self) -> dict[str, Any]:
+        what: dict[str, Any] = {"machine_type": self.machine_type, "count": self.count}
+        if self.tpu_version is not None:
+            what = {
+                "tpu_version": self.tpu_version,
+                "chip_count": self.count,
+                "workload_type": self.workload_type,
+            }
         return {
             "zone": self.zone,
-            "machine_type": self.machine_type,
-            "count": self.count,
+            **what,
             "start_time": format_timestamp(self.start_time),
             "end_time": format_timestamp(self.end_time),
             "duration": self.duration.human(),
@@ -83,6 +98,8 @@ class CalendarAdvice:
                         spec.start_time.astimezone(dt.timezone.utc),
                         spec.end_time.astimezone(dt.timezone.utc),
                         spec.recommendation_id,
+                        self.query.tpu_version,
+                        self.query.workload_type,
                     )
                 )
         return found

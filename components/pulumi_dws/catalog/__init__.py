@@ -101,8 +101,7 @@ __all__ = [
 @dataclass(frozen=True)
 class MachineAccelerators:
     """What one VM of a machine type carries: ``count`` GPUs or TPU chips (``kind``) of
-    ``name`` (the GPU's Compute name, ``nvidia-h100-80gb``; the TPU's GKE accelerator label,
-    ``tpu-v6e-slice``)."""
+    ``name`` (the GPU's Compute name, ``nvidia-h100-80gb``; the TPU generation, ``v6e``)."""
 
     kind: Literal["gpu", "tpu"]
     name: str
@@ -117,7 +116,7 @@ def machine_accelerators(machine_type: object) -> MachineAccelerators | None:
         return None
     if is_tpu_machine(machine_type):
         tpu = tpu_machine("machine_type", machine_type)
-        return MachineAccelerators("tpu", tpu.generation.gke_accelerator, tpu.chips)
+        return MachineAccelerators("tpu", tpu.generation.name, tpu.chips)
     if machine_type in known():
         shape = machine_shape("machine_type", machine_type)
         return MachineAccelerators("gpu", shape.accelerator.compute_name, shape.gpus)

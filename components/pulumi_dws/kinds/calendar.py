@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from .. import catalog
 from ..calendar import CalendarReservation, CalendarReservationArgs, CalendarReservationSpec
 from ..errors import DwsValidationError
 from ..plan.summary import duration_text, gpu_hours
@@ -49,6 +50,19 @@ def _reservation_item(view: ResourceView, kind: str) -> CapacityItem:
         units = as_int(dig(sku, "count"))
         hours, bounded = None, False
         notes.append("a standing reservation: GPU-hours unbounded")
+    chips = _tpu_chips(src)
+    if chips is not None:
+        return item(
+            view,
+            kind,
+            "",
+            tpu_chips=chips,
+            machine=None,
+            units=1,
+            hours=hours,
+            bounded=bounded,
+            notes=tuple(notes),
+        )
     props = dig(sku, "instanceProperties")
     gpus = machine_gpus(dig(props, "machineType"), dig(props, "guestAccelerators"))
     return item(
@@ -64,6 +78,37 @@ def _reservation_item(view: ResourceView, kind: str) -> CapacityItem:
     )
 
 
+def _tpu_generation(src: Any) -> Any:
+    """The TPU generation (``v6e``) of an aggregate reservation's ``vmFamily``; None for a
+    reservation of VMs, UNKNOWN while not known."""
+    family = dig(src, "aggregateReservation", "vmFamily")
+    if family is UNKNOWN or not isinstance(family, str):
+        return family if family is UNKNOWN else None
+    try:
+        return catalog.tpu_generation("vmFamily", family).name
+    except DwsValidationError:
+        return family
+
+
+def _tpu_chips(src: Any) -> tuple[Any, Any] | None:
+    """``(generation, chips)`` of a TPU reservation (``aggregateReservation``), else None."""
+    aggregate = dig(src, "aggregateReservation")
+    if aggregate is None:
+        return None
+    if aggregate is UNKNOWN:
+        return UNKNOWN, UNKNOWN
+    resources = dig(aggregate, "reservedResources")
+    if resources is UNKNOWN:
+        return _tpu_generation(src), UNKNOWN
+    total: Any = 0
+    for entry in resources if isinstance(resources, list) else []:
+        count = as_int(dig(entry, "accelerator", "acceleratorCount"))
+        if count is UNKNOWN:
+            return _tpu_generation(src), UNKNOWN
+        total += count or 0
+    return _tpu_generation(src), total
+
+
 def _future_capacity(view: ResourceView) -> Iterator[CapacityItem]:
     yield _reservation_item(view, "future_reservation")
 
@@ -75,11 +120,14 @@ def _standing_capacity(view: ResourceView) -> Iterator[CapacityItem]:
 def _summary(view: ResourceView) -> dict[str, Any]:
     src = reservation_source(view)
     window = dig(src, "timeWindow")
+    chips = _tpu_chips(src)
     return {
         "zone": dig(src, "zone"),
         "mode": dig(src, "reservationMode"),
         "machine_type": dig(src, "specificSkuProperties", "instanceProperties", "machineType"),
         "count": as_int(dig(src, "specificSkuProperties", "totalCount")),
+        "tpu_version": chips[0] if chips else None,
+        "workload_type": dig(src, "aggregateReservation", "workloadType"),
         "start": dig(window, "startTime"),
         "end": dig(window, "endTime"),
         "duration": duration_text(dig(window, "duration")),

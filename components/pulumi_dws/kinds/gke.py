@@ -90,6 +90,7 @@ def _summary(view: ResourceView) -> dict[str, Any]:
         "queued_provisioning": pool.get("queuedProvisioning", "enabled"),
         "flex_start": pool.get("nodeConfig", "flexStart"),
         "placement": pool.get("placementPolicy", "type"),
+        "tpu_topology": pool.get("placementPolicy", "tpuTopology"),
         "max_run_duration": duration_text(pool.get("nodeConfig", "maxRunDuration")),
         "reservation": pool.get("nodeConfig", "reservationAffinity", "consumeReservationType"),
         **gpu_hours(view),

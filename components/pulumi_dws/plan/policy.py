@@ -18,6 +18,8 @@ __all__ = ["PolicyReport", "apply_policies"]
 
 # What the text and Markdown forms show; JSON carries the whole summary.
 SUMMARY_KEYS = ("gpus", "gpus_by_type", "gpu_hours", "gpu_hours_by_type", "unbounded", "unknown")
+# TPU chips are shown apart, and only when the plan asks for some.
+TPU_SUMMARY_KEYS = ("tpu_chips", "tpu_chips_by_type", "tpu_chip_hours", "tpu_chip_hours_by_type")
 
 
 @dataclass
@@ -31,6 +33,12 @@ class PolicyReport:
     @property
     def mandatory_failed(self) -> bool:
         return any(getattr(v, "level", "") == "mandatory" for v in self.violations)
+
+    def _shown_keys(self) -> tuple[str, ...]:
+        """The summary keys text and Markdown show: GPUs, then TPU chips if any are asked."""
+        if not self.summary.get("tpu_chips_by_type"):
+            return SUMMARY_KEYS
+        return (*SUMMARY_KEYS[:4], *TPU_SUMMARY_KEYS, *SUMMARY_KEYS[4:])
 
     def _rows(self) -> list[dict[str, Any]]:
         return [
@@ -53,7 +61,7 @@ class PolicyReport:
         if not self.enabled:
             return ["Policies: skipped (--no-policy)"]
         lines = ["Capacity:"]
-        for key in SUMMARY_KEYS:
+        for key in self._shown_keys():
             if key in self.summary:
                 value = self.summary[key]
                 lines.append(f"  {key}: {as_text(value)}")
@@ -67,7 +75,7 @@ class PolicyReport:
 
     def markdown(self) -> list[str]:
         shown = ", ".join(
-            f"{k}: {as_text(self.summary[k])}" for k in SUMMARY_KEYS if k in self.summary
+            f"{k}: {as_text(self.summary[k])}" for k in self._shown_keys() if k in self.summary
         )
         lines = ["", f"**Capacity:** {shown}"]
         if self.violations:

@@ -49,19 +49,29 @@ def _clean(props: Props) -> Props:
     return {k: shown(v) for k, v in props.items() if v not in (None, "", [], {})}
 
 
+def _total(values: list[Any], digits: int | None = None) -> Any:
+    if None in values:
+        return None
+    total = sum(v for v in values if v is not None)
+    return round(total, digits) if digits is not None else total
+
+
 def gpu_hours(view: ResourceView) -> Props:
-    """``gpus`` and ``gpu_hours`` of a resource, as the capacity summary counts them."""
+    """``gpus`` and ``gpu_hours`` of a resource, as the capacity summary counts them; for
+    TPUs ``tpu_chips`` and ``tpu_chip_hours`` instead (a chip is never counted as a GPU)."""
     items: list[CapacityItem] = capacity_items([view])
     if not items:
         return {}
-    gpus = [one.gpus for one in items]
-    hours = [one.gpu_hours for one in items]
-    return {
-        "gpus": sum(g for g in gpus if g is not None) if None not in gpus else None,
-        "gpu_hours": round(sum(h for h in hours if h is not None), 3)
-        if None not in hours
-        else None,
-    }
+    tpus = [one for one in items if one.accelerator_kind == "tpu"]
+    gpus = [one for one in items if one.accelerator_kind == "gpu"]
+    props: Props = {}
+    if gpus:
+        props["gpus"] = _total([one.gpus for one in gpus])
+        props["gpu_hours"] = _total([one.gpu_hours for one in gpus], 3)
+    if tpus:
+        props["tpu_chips"] = _total([one.tpu_chips for one in tpus])
+        props["tpu_chip_hours"] = _total([one.tpu_chip_hours for one in tpus], 3)
+    return props
 
 
 def key_properties(type_: str, inputs: Props) -> Props:

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from .base import Finding, Option, Rule, Scope
-from .budget import GPU_BUDGET
+from .budget import GPU_BUDGET, TPU_BUDGET
 from .calendar import AUTO_DELETE, DELETE_OR_REPLACE, WINDOW
 from .flex_start import MAX_RUN_DURATION, QUEUE_WINDOW
 from .gke import AUTO_UPGRADE, QUEUED_POOL
 from .iam import NO_BASIC_ROLES
 from .labels import REQUIRED_LABELS
 from .network import NO_PUBLIC_IP
+from .tpu import CALENDAR_TPU, TPU_QUEUED_FLEX_START, TPU_SLICE
 
 __all__ = ["RULES", "Finding", "Option", "Rule", "Scope", "rule"]
 
@@ -18,13 +19,17 @@ RULES: tuple[Rule, ...] = (
     QUEUE_WINDOW,
     QUEUED_POOL,
     AUTO_UPGRADE,
+    TPU_SLICE,
+    TPU_QUEUED_FLEX_START,
     NO_PUBLIC_IP,
     NO_BASIC_ROLES,
     AUTO_DELETE,
     WINDOW,
     DELETE_OR_REPLACE,
+    CALENDAR_TPU,
     REQUIRED_LABELS,
     GPU_BUDGET,
+    TPU_BUDGET,
 )
 
 

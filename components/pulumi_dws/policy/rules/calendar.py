@@ -15,10 +15,10 @@ from ..view import Context, ResourceView, normalize_operation, type_of_urn
 from .base import Finding, Rule
 from .common import describe_seconds
 
-__all__ = ["AUTO_DELETE", "WINDOW", "DELETE_OR_REPLACE"]
+__all__ = ["AUTO_DELETE", "WINDOW", "DELETE_OR_REPLACE", "calendar_body"]
 
 
-def _calendar(view: ResourceView) -> tuple[Any, Any]:
+def calendar_body(view: ResourceView) -> tuple[Any, Any]:
     """``(is calendar mode, body)`` of a future reservation; (False, None) for other kinds."""
     if kind_of(view) != "future_reservation":
         return False, None
@@ -30,7 +30,7 @@ def _calendar(view: ResourceView) -> tuple[Any, Any]:
 
 
 def _auto_delete(view: ResourceView, cfg: dict[str, Any], ctx: Context) -> Iterator[Finding]:
-    calendar, src = _calendar(view)
+    calendar, src = calendar_body(view)
     if calendar is not True:
         return
     value = as_bool(dig(src, "autoDeleteAutoCreatedReservations"))
@@ -57,7 +57,7 @@ def _check(
 
 
 def _window(view: ResourceView, cfg: dict[str, Any], ctx: Context) -> Iterator[Finding]:
-    calendar, src = _calendar(view)
+    calendar, src = calendar_body(view)
     if calendar is not True:
         return
     window = dig(src, "timeWindow")
@@ -126,7 +126,7 @@ def _delete_or_replace(
         if op not in _OPS_TEXT:
             continue
         if view is not None:
-            calendar, _ = _calendar(view)
+            calendar, _ = calendar_body(view)
             if calendar is False:
                 continue
             subject = view

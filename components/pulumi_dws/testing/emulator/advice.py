@@ -149,11 +149,18 @@ class AdviceService:
         if not isinstance(specs, dict) or len(specs) != 1:
             raise _bad("'futureResourcesSpecs': exactly one specification is allowed.")
         key, spec = next(iter(specs.items()))
-        sku = ((spec or {}).get("targetResources") or {}).get("specificSkuResources") or {}
-        machine_type = sku.get("machineType")
+        targets = (spec or {}).get("targetResources") or {}
+        # TPUs ask for chips of a vmFamily: the capacity model offers blocks of them under the
+        # vmFamily's name (offer_calendar(zone, "VM_FAMILY_CLOUD_TPU_...", chips, ...)).
+        chips = targets.get("aggregateResources")
+        sku = targets.get("specificSkuResources") or {}
+        machine_type = chips.get("vmFamily") if chips is not None else sku.get("machineType")
         if not machine_type:
             raise _bad("'targetResources.specificSkuResources.machineType': required.")
-        count = _int(sku.get("instanceCount"), "specificSkuResources.instanceCount")
+        if chips is not None:
+            count = _int(chips.get("acceleratorCount"), "aggregateResources.acceleratorCount")
+        else:
+            count = _int(sku.get("instanceCount"), "specificSkuResources.instanceCount")
         if count < 1:
             raise _bad("'specificSkuResources.instanceCount': must be at least 1.")
         window = self._window(spec.get("timeRangeSpec") or {})

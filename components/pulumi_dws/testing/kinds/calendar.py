@@ -55,14 +55,65 @@ def calendar_reservation() -> dict[str, Any]:
     }
 
 
+def tpu_calendar_reservation() -> dict[str, Any]:
+    """A raw ``gcp.compute.FutureReservation`` of 16 TPU v6e chips in Calendar mode, as gcloud
+    ``future-reservations create --tpu-version=V6E --chip-count=16`` sends it."""
+    return {
+        "name": "v6e-week",
+        "zone": "us-east5-b",
+        "reservationMode": "CALENDAR",
+        "planningStatus": "SUBMITTED",
+        "autoDeleteAutoCreatedReservations": True,
+        "timeWindow": {"startTime": "2027-03-01T00:00:00Z", "duration": {"seconds": 604800}},
+        "aggregateReservation": {
+            "reservedResources": [{"accelerator": {"acceleratorCount": 16}}],
+            "vmFamily": "VM_FAMILY_CLOUD_TPU_LITE_POD_SLICE_CT6E",
+            "workloadType": "BATCH",
+        },
+    }
+
+
 SAMPLES: dict[str, Sample] = {
     "calendar_reservation": (
         "gcp:compute/futureReservation:FutureReservation",
         calendar_reservation,
     ),
+    "tpu_calendar_reservation": (
+        "gcp:compute/futureReservation:FutureReservation",
+        tpu_calendar_reservation,
+    ),
 }
 
 EXAMPLES: tuple[Example, ...] = (
+    Example(
+        "calendar-tpu-request",
+        "tpu_calendar_reservation",
+        (("aggregateReservation.reservedResources.0.accelerator.acceleratorCount", 12),),
+        "calendar.tpu_chips.v6e",
+    ),
+    Example(
+        "calendar-tpu-request",
+        "tpu_calendar_reservation",
+        (
+            ("aggregateReservation.vmFamily", "VM_FAMILY_CLOUD_TPU_LITE_POD_SLICE_CT5LP"),
+            ("aggregateReservation.workloadType", "SERVING"),
+            ("zone", "us-south1-a"),
+        ),
+        "1 or 4 or 8",
+        unknown="aggregateReservation.workloadType",
+    ),
+    Example(
+        "calendar-tpu-request",
+        "tpu_calendar_reservation",
+        (("zone", "us-central1-a"),),
+        "not a zone where Calendar mode offers TPU v6e",
+    ),
+    Example(
+        "calendar-tpu-request",
+        "tpu_calendar_reservation",
+        (("aggregateReservation.vmFamily", "VM_FAMILY_CLOUD_TPU_POD_SLICE_TPU7X"),),
+        "not offered in Calendar mode",
+    ),
     Example(
         "calendar-auto-delete",
         "calendar_reservation",

@@ -63,6 +63,28 @@ def queued_node_pool() -> dict[str, Any]:
     }
 
 
+def tpu_node_pool() -> dict[str, Any]:
+    """A raw Flex-start ``gcp.container.NodePool`` of one TPU v6e 4x4 slice (4 VMs), as
+    QueuedNodePool registers it."""
+    return {
+        "cluster": "projects/my-project/locations/us-east5/clusters/tpu",
+        "location": "us-east5",
+        "nodeLocations": ["us-east5-b"],
+        "initialNodeCount": 0,
+        "autoscaling": {"minNodeCount": 0, "maxNodeCount": 4, "locationPolicy": "ANY"},
+        "placementPolicy": {"type": "COMPACT", "tpuTopology": "4x4"},
+        "management": {"autoRepair": False, "autoUpgrade": False},
+        "networkConfig": {"enablePrivateNodes": True},
+        "nodeConfig": {
+            "machineType": "ct6e-standard-4t",
+            "flexStart": True,
+            "maxRunDuration": "86400s",
+            "reservationAffinity": {"consumeReservationType": "NO_RESERVATION"},
+            "resourceLabels": {"team": "ml"},
+        },
+    }
+
+
 def private_cluster() -> dict[str, Any]:
     """A raw ``gcp.container.Cluster`` whose nodes get private IPs only."""
     return {
@@ -75,10 +97,53 @@ def private_cluster() -> dict[str, Any]:
 
 SAMPLES: dict[str, Sample] = {
     "queued_node_pool": ("gcp:container/nodePool:NodePool", queued_node_pool),
+    "tpu_node_pool": ("gcp:container/nodePool:NodePool", tpu_node_pool),
     "private_cluster": ("gcp:container/cluster:Cluster", private_cluster),
 }
 
 EXAMPLES: tuple[Example, ...] = (
+    Example(
+        "gke-tpu-slice",
+        "tpu_node_pool",
+        (("placementPolicy.tpuTopology", "3x3"),),
+        "not a topology of ct6e-standard-4t",
+    ),
+    Example(
+        "gke-tpu-slice",
+        "tpu_node_pool",
+        (("autoscaling.maxNodeCount", 8),),
+        "set it to 4",
+    ),
+    Example(
+        "gke-tpu-slice",
+        "tpu_node_pool",
+        (("autoscaling.maxNodeCount", DELETE), ("autoscaling.totalMaxNodeCount", 4)),
+        "totalMaxNodeCount only",
+    ),
+    Example(
+        "gke-tpu-slice",
+        "tpu_node_pool",
+        (("nodeLocations", ["us-east5-a", "us-east5-b"]),),
+        "one zone",
+    ),
+    Example(
+        "gke-tpu-slice",
+        "tpu_node_pool",
+        (("nodeConfig.guestAccelerators", [{"type": "nvidia-l4", "count": 1}]),),
+        "no guest accelerators",
+    ),
+    Example(
+        "gke-tpu-queued-flex-start",
+        "tpu_node_pool",
+        (("queuedProvisioning.enabled", True),),
+        "xpk#900",
+    ),
+    Example(
+        "no-public-ip-on-accelerators",
+        "tpu_node_pool",
+        (("networkConfig.enablePrivateNodes", False),),
+        "TPU nodes get public IPs",
+    ),
     Example(
         "flex-start-max-run-duration",
         "queued_node_pool",

@@ -1,0 +1,140 @@
+"""TPU chips in the policy rules, the capacity summary and ``dws plan``: counted apart from GPUs,
+under their own budget, and the TPU rules on what the components register."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pulumi_gcp as gcp
+import pytest
+
+from pulumi_dws import CalendarReservation, KueueQueue, QueuedNodePool, clock
+from pulumi_dws.plan.policy import PolicyReport
+from pulumi_dws.policy import ResourceView, capacity_summary, evaluate
+from pulumi_dws.policy.rules import rule
+from pulumi_dws.testing import GcpMocks
+from pulumi_dws.testing.samples import SAMPLE_NOW, SAMPLES, variant
+
+STACK = "urn:pulumi:dev::project::"
+
+
+@pytest.fixture(autouse=True)
+def _pinned_clock() -> Iterator[None]:
+    with clock.frozen(SAMPLE_NOW):
+        yield
+
+
+def view(sample: str, props: dict[str, Any] | None = None) -> ResourceView:
+    rtype, factory = SAMPLES[sample]
+    name = sample.replace("_", "-")
+    return ResourceView(rtype, name, f"{STACK}{rtype}::{name}", props or factory())
+
+
+def test_tpu_chips_are_counted_apart_from_gpus() -> None:
+    summary = capacity_summary([view(n) for n in SAMPLES])
+    by_name = {r["name"]: r for r in summary["resources"]}
+    pool = by_name["tpu-node-pool"]
+    assert (pool["accelerator_kind"], pool["accelerator"]) == ("tpu", "v6e")
+    assert (pool["tpu_chips_per_unit"], pool["units"], pool["tpu_chips"]) == (4, 4, 16)
+    assert (pool["gpus"], pool["gpu_hours"], pool["tpu_chip_hours"]) == (0, 0.0, 16 * 24)
+    reservation = by_name["tpu-calendar-reservation"]
+    assert (reservation["tpu_chips"], reservation["tpu_chip_hours"]) == (16, 16 * 168)
+    assert summary["tpu_chips_by_type"] == {"v6e": 32}
+    assert summary["tpu_chip_hours"] == 16 * 24 + 16 * 168
+    assert summary["gpus_by_type"] == {"nvidia-h100-80gb": 80}  # no chip among the GPUs
+
+
+def test_a_raw_tpu_vm_counts_the_chips_of_its_machine_type() -> None:
+    vm = variant(SAMPLES["flex_instance"][1](), "machineType", "ct5lp-hightpu-8t")
+    vm.pop("guestAccelerators", None)
+    item = capacity_summary([view("flex_instance", vm)])["resources"][0]
+    assert (item["accelerator"], item["tpu_chips"], item["gpus"]) == ("v5e", 8, 0)
+
+
+def test_the_tpu_budget_caps_chips_and_leaves_gpus_alone() -> None:
+    views = [view(n) for n in SAMPLES]
+    budget = rule("tpu-budget")
+    assert budget(views) == []  # no caps by default
+    assert budget(views, {"maxTpuChips": 32, "maxTpuChipHours": 3072}) == []
+    over = budget(views, {"maxTpuChips": 31, "maxTpuChipHours": 3000})
+    assert over[0].message.startswith("the stack asks for 32 TPU chips, over maxTpuChips 31")
+    assert over[1].message.startswith("the stack asks for 3,072 TPU chip-hours")
+    typed = budget(views, {"maxTpuChipsByType": {"v6e": 16}})
+    assert "32 v6e TPU chips" in typed[0].message
+    # The GPU budget never sees a chip: 80 GPUs whatever the TPUs.
+    assert rule("gpu-budget")(views, {"maxGpus": 80}) == []
+    tpus_only = [view("tpu_node_pool"), view("tpu_calendar_reservation")]
+    assert rule("gpu-budget")(tpus_only, {"maxGpus": 0, "maxGpuHours": 0}) == []
+
+
+def test_a_tpu_pool_without_run_duration_is_bounded_by_the_node_limit() -> None:
+    pool = variant(SAMPLES["tpu_node_pool"][1](), "nodeConfig.maxRunDuration", None)
+    pool["nodeConfig"].pop("maxRunDuration")
+    item = capacity_summary([view("tpu_node_pool", pool)])["resources"][0]
+    assert item["tpu_chip_hours"] == 16 * 168
+
+
+def test_the_plan_summary_shows_tpu_chips_only_when_asked() -> None:
+    with_tpus = PolicyReport(summary=capacity_summary([view("tpu_node_pool")]))
+    text = "\n".join(with_tpus.text())
+    assert "tpu_chips: 16" in text and 'tpu_chips_by_type: {"v6e": 16}' in text
+    assert "tpu_chips" in "\n".join(with_tpus.markdown())
+    gpus_only = PolicyReport(summary=capacity_summary([view("queued_node_pool")]))
+    assert "tpu_chips" not in "\n".join(gpus_only.text())
+
+
+def _components() -> None:
+    block = CalendarReservation(
+        "v6e-week",
+        {
+            "zone": "us-east5-b",
+            "tpu_version": "v6e",
+            "chip_count": 16,
+            "workload_type": "BATCH",
+            "start_time": "+4w",
+            "duration": "7d",
+            "labels": {"team": "ml"},
+        },
+    )
+    pool_args: dict[str, Any] = {
+        "cluster": "ml-cluster",
+        "location": "us-east5",
+        "node_locations": ["us-east5-b"],
+        "machine_type": "ct6e-standard-4t",
+        "tpu_topology": "4x4",
+        "max_run_duration": "1d",
+        "resource_labels": {"team": "ml"},
+    }
+    queued = QueuedNodePool("v6e-queued", pool_args)
+    KueueQueue("tpu", {"node_pool": queued, "namespaces": ["default"]})
+    QueuedNodePool("v6e-reserved", {**pool_args, "mode": "reserved", "reservation": block})
+    gcp.container.Cluster(
+        "ml-cluster",
+        name="ml-cluster",
+        location="us-east5",
+        initial_node_count=1,
+        private_cluster_config={"enable_private_nodes": True},
+    )
+
+
+def test_what_the_components_register_passes_the_rules_but_the_advisory() -> None:
+    mocks = GcpMocks()
+    mocks.run(_components)
+    found = evaluate(mocks.registered)
+    assert [(v.rule, v.level) for v in found] == [("gke-tpu-queued-flex-start", "advisory")]
+    summary = capacity_summary(mocks.registered)
+    # The queued pool's 16 chips for a day; the reserved pool is counted on the reservation.
+    assert summary["tpu_chips_by_type"] == {"v6e": 32}
+    assert summary["tpu_chip_hours"] == 16 * 24 + 16 * 168
+    assert summary["gpus"] == 0
+    reserved = next(r for r in summary["resources"] if r["name"] == "v6e-reserved-pool")
+    assert reserved["counted"] is False
+
+
+def test_the_contested_rule_can_be_made_mandatory_or_turned_off() -> None:
+    mocks = GcpMocks()
+    mocks.run(_components)
+    strict = evaluate(mocks.registered, {"gke-tpu-queued-flex-start": "mandatory"})
+    assert [(v.rule, v.level) for v in strict] == [("gke-tpu-queued-flex-start", "mandatory")]
+    assert evaluate(mocks.registered, {"gke-tpu-queued-flex-start": "disabled"}) == []
