@@ -192,3 +192,30 @@ def test_the_blueprint_refuses_a_gpu_quota_for_a_tpu_pool() -> None:
         validate_capacity({**BLUEPRINT, "kueue_queues": [queue]})
     assert info.value.field == "dws:capacity.kueue_queues[0].gpu_quota"
     assert "which has TPUs; give tpu_quota" in str(info.value)
+
+
+def test_the_tpu_stack_plans_offline() -> None:
+    from pathlib import Path
+
+    from pulumi_dws.plan.policy import apply_policies
+    from pulumi_dws.plan.runner import run_plan
+
+    stack = Path(__file__).resolve().parent.parent / "stacks" / "tpu-dws"
+    plan = run_plan(stack, "dev")
+    pool = next(r for r in plan.resources if r.type == "gcp:container/nodePool:NodePool")
+    assert pool.inputs["placementPolicy"] == {"type": "COMPACT", "tpuTopology": "4x4"}
+    assert pool.inputs["autoscaling"]["maxNodeCount"] == 4
+    assert pool.inputs["queuedProvisioning"] == {"enabled": True}
+    assert (plan.outputs["tpuChipsTotal"], plan.outputs["tpuTopology"]) == (16, "4x4")
+    job = plan.outputs["exampleJob"]
+    assert job["spec"]["parallelism"] == 4
+    limits = job["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"]
+    assert limits == {"google.com/tpu": 4}
+    for r in plan.registered:
+        if r.type.startswith("kubernetes:kueue"):
+            validate({k: v for k, v in r.inputs.items() if k != "__provider"})
+    report = apply_policies(plan)
+    assert [(v.rule, v.level) for v in report.violations] == [
+        ("gke-tpu-queued-flex-start", "advisory")
+    ]
+    assert report.summary["tpu_chips_by_type"] == {"v6e": 16} and report.summary["gpus"] == 0

@@ -43,6 +43,11 @@ EXPECTED: dict[str, dict[str, int]] = {
         "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue": 1,
         "kubernetes:kueue.x-k8s.io/v1beta2:LocalQueue": 1,
     },
+    "stacks/tpu-dws": {
+        "gcp:container/nodePool:NodePool": 1,
+        "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue": 1,
+        "kubernetes:kueue.x-k8s.io/v1beta2:LocalQueue": 1,
+    },
     "stacks/slurm-flex": {
         "pulumi-python:dynamic/dws:SlurmCluster": 1,
         "gcp:projects/iAMMember:IAMMember": 2,

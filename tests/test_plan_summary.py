@@ -73,12 +73,20 @@ def test_summary_and_capacity_agree_on_every_stack(
             assert "gpu_hours" not in props, resource["name"]
             continue
         shown += 1
-        assert props["gpus"] == sum(i["gpus"] for i in items), resource["name"]
-        hours = [i["gpu_hours"] for i in items]
-        if None in hours:  # unbounded, or counted on the reservation it consumes
-            assert "gpu_hours" not in props, resource["name"]
-        else:
-            assert props["gpu_hours"] == pytest.approx(sum(hours)), resource["name"]
+        for kind, count, spent in (
+            ("gpu", "gpus", "gpu_hours"),
+            ("tpu", "tpu_chips", "tpu_chip_hours"),
+        ):
+            group = [i for i in items if i["accelerator_kind"] == kind]
+            if not group:  # GPUs and TPU chips are shown apart, each only when asked for
+                assert count not in props and spent not in props, resource["name"]
+                continue
+            assert props[count] == sum(i[count] for i in group), resource["name"]
+            hours = [i[spent] for i in group]
+            if None in hours:  # unbounded, or counted on the reservation it consumes
+                assert spent not in props, resource["name"]
+            else:
+                assert props[spent] == pytest.approx(sum(hours)), resource["name"]
     assert shown == len(by_urn)  # every counted resource shows what it costs
 
 
