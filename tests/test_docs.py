@@ -269,6 +269,7 @@ CHECKS: dict[str, Callable[[Block], None]] = {
     "max_run_duraton: unknown argument": check_typo_sample,
     'FlexStartInstance("trainer"': check_python_under_mocks,
     "from pulumi_dws.gke import QueuedNodePool": check_python_under_mocks,
+    "from pulumi_dws import CalendarReservation, KueueQueue": check_python_under_mocks,
     'SlurmCluster("flexvm"': check_python_under_mocks,
     "import pulumi_gcp as gcp": check_python_under_mocks,
     "dws advise calendar": check_advise_with_the_emulator,

@@ -95,9 +95,11 @@ GPU_TOLERATION = {"key": GPU_RESOURCE, "operator": "Exists", "effect": "NoSchedu
 TPU_RESOURCE = catalog.TPU_RESOURCE
 # TPU nodes carry google.com/tpu=present:NoSchedule (catalog.TPU_TAINT); nodes of a queued pool
 # also carry cloud.google.com/gke-queued (NoSchedule), which Google's TPU samples tolerate
-# (GoogleCloudPlatform/kubernetes-engine-samples@2b5036514162 ai-ml/gke-ray/tpu/dws/
-# rayjob-tpu-v6e-dws.yaml; cluster-toolkit@1047080375af examples/gke-consumption-options/
-# dws-flex-start-queued-provisioning: "Mandatory for Queued Provisioning").
+# (https://docs.cloud.google.com/kubernetes-engine/docs/tutorials/ray-kueue-dws, whose YAML is
+# GoogleCloudPlatform/kubernetes-engine-samples ai-ml/gke-ray/tpu/dws/rayjob-tpu-v6e-dws.yaml;
+# GoogleCloudPlatform/cluster-toolkit@1047080375afbb44da4b596be314634e7486af4a
+# examples/gke-consumption-options/dws-flex-start-queued-provisioning: "Mandatory for Queued
+# Provisioning").
 TPU_TOLERATION = {"key": TPU_RESOURCE, "operator": "Exists", "effect": "NoSchedule"}
 QUEUED_TAINT_KEY = "cloud.google.com/gke-queued"
 QUEUED_TOLERATION = {"key": QUEUED_TAINT_KEY, "operator": "Exists", "effect": "NoSchedule"}
