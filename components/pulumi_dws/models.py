@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
+import inspect
 import types
 import typing
-from collections.abc import Awaitable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Iterator, Mapping, Sequence
 from typing import Any, ClassVar, TypeVar
 
 import pulumi
@@ -37,6 +38,7 @@ __all__ = [
     "field_path",
     "suggest",
     "args_mismatches",
+    "signature_mismatches",
 ]
 
 M = TypeVar("M", bound=BaseModel)
@@ -453,6 +455,50 @@ def args_mismatches(args: type, spec: type[BaseModel], where: str = "") -> list[
                 f"{where}{name}: {' | '.join(sorted(given))} in {args.__name__}, "
                 f"{' | '.join(sorted(checked))} in {spec.__name__}"
             )
+    return problems
+
+
+def signature_mismatches(
+    func: Callable[..., Any], model: type[BaseModel], also: Collection[str] = ()
+) -> list[str]:
+    """How a function's parameters (those named in ``also`` aside) differ from a model's
+    fields, when the function is to take exactly the model's fields: a field it does not take
+    or a parameter the model lacks, required fields not taken positionally in the model's
+    order, an optional field not taken by keyword with the model's default, or a parameter
+    that takes less than its field holds (their kinds of value, as :func:`args_mismatches`
+    reads them). Empty when they agree."""
+    params = {n: p for n, p in inspect.signature(func).parameters.items() if n not in also}
+    hints = typing.get_type_hints(func, include_extras=True)
+    fields = model.model_fields
+    owner = model.__name__
+    problems = [
+        f"{name}: a field of {owner}, not a parameter" for name in fields if name not in params
+    ]
+    problems += [
+        f"{name}: a parameter, not a field of {owner}" for name in params if name not in fields
+    ]
+    required = [name for name, info in fields.items() if info.is_required()]
+    positional = [
+        name
+        for name, param in params.items()
+        if name in fields and param.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
+    ]
+    if positional != required:
+        problems.append(
+            f"positional {', '.join(positional)}; required in {owner}: {', '.join(required)}"
+        )
+    for name, info in fields.items():
+        param = params.get(name)
+        if param is None:
+            continue
+        if not info.is_required() and param.kind is not inspect.Parameter.KEYWORD_ONLY:
+            problems.append(f"{name}: optional in {owner}, so keyword-only")
+        if not info.is_required() and param.default != info.default:
+            problems.append(f"{name}: default {param.default!r}, {info.default!r} in {owner}")
+        held, taken = _kinds(_annotated(info)), _kinds(hints.get(name, Any))
+        if not ("any" in taken or held <= taken):
+            takes, holds = " | ".join(sorted(taken)), " | ".join(sorted(held))
+            problems.append(f"{name}: takes {takes}, {owner} holds {holds}")
     return problems
 
 
