@@ -351,6 +351,19 @@ DEFAULT_LIMITS: dict[str, Limit] = {
             maximum=65536,
         ),
         Limit(
+            "tpu.v5p_cubes",
+            "TPU v5p slice size in cubes of 4x4x4 chips",
+            "count",
+            (
+                'https://docs.cloud.google.com/tpu/docs/v5p ("The largest job that can be '
+                'scheduled is a 96 cube (6144 chip) job"); shapes beyond the documented ones '
+                f"are AxBxC of multiples of 4 ({TOOLKIT} pkg/config/hardware.go "
+                "Validate3DTopology, which allows up to 140 cubes)"
+            ),
+            minimum=1,
+            maximum=96,
+        ),
+        Limit(
             "compute.accelerator_count",
             "number of attached GPUs",
             "count",
