@@ -12,13 +12,7 @@ from ..duration import DurationLike
 from ..providers.endpoints import COMPUTE
 from ..providers.rest import ApiError, CredentialsError, GoogleRestClient
 from .errors import explain, explain_credentials
-from .inputs import (
-    CalendarQuery,
-    CapacityQuery,
-    TimeLike,
-    calendar_query,
-    capacity_query,
-)
+from .inputs import CalendarQuery, CapacityQuery, TimeLike, asks
 from .models import (
     CalendarModeAdviceResponse,
     CapacityAdviceResponse,
@@ -78,6 +72,7 @@ def ask_capacity(query: CapacityQuery, client: GoogleRestClient) -> CapacityAdvi
     return CapacityAdvice(query, CapacityAdviceResponse.from_api(body))
 
 
+@asks(CalendarQuery, also=("client", "config"))
 def calendar_mode_advice(
     project: str,
     region: str,
@@ -109,29 +104,18 @@ def calendar_mode_advice(
 
         advice = calendar_mode_advice("my-proj", "us-east5", None, 16, "7d", tpu_version="v6e")
 
-    Inputs are checked against the limits table (``calendar.duration``,
-    ``calendar.start_ahead``, ``calendar.count``, ``calendar.tpu_chips.*``,
-    ``calendar.tpu_zones.*``) and raise ``DwsValidationError``; API
+    Inputs are those of :class:`~pulumi_dws.advice.CalendarQuery`, checked against the limits
+    table (``calendar.duration``, ``calendar.start_ahead``, ``calendar.count``, and for TPUs
+    ``calendar.tpu_chips.*``, ``calendar.tpu_zones.*``); a bad one raises
+    ``DwsValidationError``. API
     failures raise :class:`~pulumi_dws.advice.AdviceError` with an explanation. An answer
     without a recommendation is not an error: check ``advice.empty``.
     """
-    query = calendar_query(
-        project,
-        region,
-        machine_type,
-        count,
-        duration,
-        tpu_version=tpu_version,
-        workload_type=workload_type,
-        max_duration=max_duration,
-        earliest=earliest,
-        latest=latest,
-        exclude_zones=exclude_zones,
-        now=now,
-    )
+    query = CalendarQuery.of(locals())
     return ask_calendar_mode(query, client or default_client(config))
 
 
+@asks(CapacityQuery, also=("client", "config"))
 def capacity_advice(
     project: str,
     region: str,
@@ -155,13 +139,5 @@ def capacity_advice(
     Several machine types are ranked in the order given. Errors as for
     :func:`calendar_mode_advice`.
     """
-    query = capacity_query(
-        project,
-        region,
-        machine_type,
-        count,
-        provisioning_model=provisioning_model,
-        target_shape=target_shape,
-        zones=zones,
-    )
+    query = CapacityQuery.of(locals())
     return ask_capacity(query, client or default_client(config))
