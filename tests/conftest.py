@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -10,6 +9,7 @@ import pytest
 from pulumi.runtime.config import set_all_config
 
 from pulumi_dws import limits, regions
+from pulumi_dws.testing.event_loop import fresh_event_loop
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -38,19 +38,11 @@ def repo() -> Path:
     return REPO
 
 
-@pytest.fixture(autouse=True, scope="session")
-def _no_pending_tasks_at_exit() -> Iterator[None]:
-    """A program that failed leaves Pulumi's tasks pending in its event loop; cancel those of
-    the last loop, so the interpreter does not report them destroyed at exit."""
+@pytest.fixture(autouse=True)
+def _fresh_event_loop() -> Iterator[None]:
+    """Every test starts on a new event loop (Pulumi programs under the mocks run on the
+    current one; an earlier ``asyncio.run`` leaves none) and leaves its own closed, with
+    anything a failed program left pending cancelled."""
+    fresh_event_loop()
     yield
-    try:
-        loop = asyncio.get_event_loop_policy().get_event_loop()
-    except RuntimeError:
-        return
-    if loop.is_closed() or loop.is_running():
-        return
-    pending = [task for task in asyncio.all_tasks(loop) if not task.done()]
-    for task in pending:
-        task.cancel()
-    if pending:
-        loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+    fresh_event_loop()

@@ -10,14 +10,13 @@ import re
 import shlex
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
-from loops import fresh_loop
 from packaging.requirements import Requirement
 
 import pulumi_dws
@@ -68,13 +67,6 @@ def block(starts: str) -> Block:
     matching = [b for b in BLOCKS if b.first.startswith(starts)]
     assert len(matching) == 1, f"{len(matching)} README blocks start with {starts!r}"
     return matching[0]
-
-
-@pytest.fixture(autouse=True)
-def _event_loop() -> Iterator[None]:
-    fresh_loop()
-    yield
-    fresh_loop()
 
 
 def dws(

@@ -3,10 +3,8 @@ blueprint kind, and the scheduling block against gcloud's own request."""
 
 from __future__ import annotations
 
-import asyncio
 import concurrent.futures
 import runpy
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -31,17 +29,6 @@ BASE: dict[str, Any] = {
     "machine_type": "a3-highgpu-8g",
     "max_run_duration": "3d",
 }
-
-
-@pytest.fixture(autouse=True)
-def _event_loop() -> Iterator[None]:
-    """The SDK's mocks run on the current event loop; an earlier ``asyncio.run`` (the gRPC host
-    driver uses one) leaves the main thread without any."""
-    loop = asyncio.new_event_loop()
-    asyncio.set_event_loop(loop)
-    yield
-    loop.close()
-    asyncio.set_event_loop(asyncio.new_event_loop())  # leave a usable loop for later tests
 
 
 def build(args: dict[str, Any], name: str = "trainer", **run: Any) -> tuple[GcpMocks, Any]:

@@ -7,11 +7,9 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from loops import fresh_loop
 
 from pulumi_dws import CalendarReservation, FlexStartInstance, regions
 from pulumi_dws.errors import DwsValidationError
@@ -26,13 +24,6 @@ LONG_BLOCK = {
     "duration": "100d",
 }
 RAISED = {"dws:limits": {"calendar.duration": {"maximum": "120d"}}}
-
-
-@pytest.fixture(autouse=True)
-def _event_loop() -> Iterator[None]:
-    fresh_loop()
-    yield
-    fresh_loop()
 
 
 def test_a_programs_own_component_honours_the_stacks_limits() -> None:
