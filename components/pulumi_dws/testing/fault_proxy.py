@@ -67,6 +67,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..providers.endpoints import is_loopback
+from .serving import serve_in_thread, stop_server
 
 __all__ = ["AFTER_ACT", "BEFORE_ACT", "Exchange", "FaultProxy", "ProxyFaultPlan"]
 
@@ -192,6 +193,7 @@ class FaultProxy:
         self._upstream = threading.local()
         self._port = port
         self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
 
     # ------------------------------------------------------------------ lifecycle
     @property
@@ -204,13 +206,12 @@ class FaultProxy:
         self._server = ThreadingHTTPServer(("127.0.0.1", self._port), _handler(self))
         self._server.daemon_threads = True
         self._server.handle_error = lambda request, address: None  # type: ignore[method-assign]
-        threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True).start()
+        self._thread = serve_in_thread(self._server, "fault-proxy")
         return self
 
     def stop(self) -> None:
         if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
+            stop_server(self._server, self._thread)
             self._server = None
 
     def __enter__(self) -> FaultProxy:

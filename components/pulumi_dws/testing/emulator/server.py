@@ -31,6 +31,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
+from ..serving import serve_in_thread, stop_server
 from .base import GoogleError, Request, Response, Route, Service, VirtualClock, google_error
 from .faults import FaultPlan
 
@@ -95,18 +96,12 @@ class Emulator:
         handler = _make_handler(self)
         self._server = ThreadingHTTPServer((self._host, self._port), handler)
         self._server.daemon_threads = True
-        self._thread = threading.Thread(
-            target=self._server.serve_forever,
-            args=(0.05,),
-            daemon=True,  # quick stop()
-        )
-        self._thread.start()
+        self._thread = serve_in_thread(self._server, "emulator")
         return self
 
     def stop(self) -> None:
         if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
+            stop_server(self._server, self._thread)
             self._server = None
 
     def __enter__(self) -> Emulator:
