@@ -1,4 +1,6 @@
-"""Shared fixtures: the repository root and clean limits and regions tables for every test."""
+"""Shared fixtures: the repository root, clean limits and regions tables and a fresh event loop
+for every test, and the emulator setup of the Flex-start provider tests (``emu``, ``compute``,
+``provider``; a module that needs another setup defines its own fixture of the same name)."""
 
 from __future__ import annotations
 
@@ -9,6 +11,10 @@ import pytest
 from pulumi.runtime.config import set_all_config
 
 from pulumi_dws import limits, regions
+from pulumi_dws.providers.flex_vm import FlexStartVmProvider
+from pulumi_dws.testing.clock_helpers import emulator_env, virtual_sleep
+from pulumi_dws.testing.emulator import Emulator
+from pulumi_dws.testing.emulator.compute import ComputeService
 from pulumi_dws.testing.event_loop import fresh_event_loop
 
 REPO = Path(__file__).resolve().parent.parent
@@ -46,3 +52,24 @@ def _fresh_event_loop() -> Iterator[None]:
     fresh_event_loop()
     yield
     fresh_event_loop()
+
+
+@pytest.fixture
+def emu(monkeypatch: pytest.MonkeyPatch) -> Iterator[Emulator]:
+    """A running emulator; in-process providers find it through ``DWS_COMPUTE_ENDPOINT`` (and
+    no virtual-clock URL: they are given :func:`virtual_sleep` instead)."""
+    with Emulator() as emulator:
+        for key, value in emulator_env(emulator, virtual_clock=False).items():
+            monkeypatch.setenv(key, value)
+        yield emulator
+
+
+@pytest.fixture
+def compute(emu: Emulator) -> ComputeService:
+    return emu["compute"]
+
+
+@pytest.fixture
+def provider(emu: Emulator) -> FlexStartVmProvider:
+    """Sleeps advance the emulator's virtual clock: waiting 2 h takes milliseconds."""
+    return FlexStartVmProvider(sleep=virtual_sleep(emu))

@@ -25,8 +25,6 @@ from pulumi_dws.testing.emulator import Emulator
 from pulumi_dws.testing.emulator.base import Request, Response
 from pulumi_dws.testing.emulator.compute import ComputeService
 
-pytest_plugins = ["emulator_helpers"]  # fixtures: emu, compute, provider
-
 
 def without_owner(labels: dict[str, str]) -> dict[str, str]:
     return {k: v for k, v in labels.items() if k != OWNER_LABEL}
