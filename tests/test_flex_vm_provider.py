@@ -500,5 +500,5 @@ def test_a_vm_shutting_down_reads_as_stopped(
 ) -> None:
     compute.add_capacity(ZONE, MACHINE, 1)
     created = provider.create(props())
-    compute._vms[(PROJECT, ZONE, "vm-1")].resource["status"] = status  # noqa: SLF001
+    compute.set_status(PROJECT, ZONE, "vm-1", status)
     assert provider.read(created.id, created.outs).outs["desiredStatus"] == "TERMINATED"
