@@ -45,6 +45,8 @@ class Request:
     body: Any
     params: dict[str, str] = field(default_factory=dict)  # named groups of the route, decoded
     headers: dict[str, str] = field(default_factory=dict)
+    raw: bytes = b""  # the body as received
+    query_string: str = ""  # the query as received (``query`` keeps one value per name)
 
 
 @dataclass

@@ -255,7 +255,15 @@ def _make_handler(emulator: Emulator) -> type[BaseHTTPRequestHandler]:
                 return
             query = dict(parse_qsl(parts.query))
             headers = {k: v for k, v in self.headers.items()}
-            request = Request(self.command, parts.path, query, body, headers=headers)
+            request = Request(
+                self.command,
+                parts.path,
+                query,
+                body,
+                headers=headers,
+                raw=raw,
+                query_string=parts.query,
+            )
             self._send(emulator.dispatch(request))
 
         def _send(self, response: Response) -> None:
