@@ -84,7 +84,7 @@ class Emulator:
     def url(self) -> str:
         """Root URL, e.g. ``http://127.0.0.1:41234/`` (use it as an endpoint override)."""
         assert self._server is not None, "emulator not started"
-        host, port = self._server.server_address[:2]
+        host, port = self._server.socket.getsockname()[:2]
         return f"http://{host}:{port}/"
 
     @property
