@@ -16,8 +16,41 @@ from pulumi_dws.testing.clock_helpers import emulator_env, virtual_sleep
 from pulumi_dws.testing.emulator import Emulator
 from pulumi_dws.testing.emulator.compute import ComputeService
 from pulumi_dws.testing.event_loop import fresh_event_loop
+from pulumi_dws.testing.gcloud import GcloudCommand, GcloudRuns, gcloud_path
 
 REPO = Path(__file__).resolve().parent.parent
+_GCLOUD_RUNS = pytest.StashKey[GcloudRuns]()
+
+
+# ---------------------------------------------------------------------- gcloud, the oracle
+def pytest_configure(config: pytest.Config) -> None:
+    config.stash[_GCLOUD_RUNS] = GcloudRuns(workers=1)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Start the gcloud runs the selected tests declare (``@pytest.mark.gcloud(command, ...)``)
+    in the background, in test order: gcloud loads for about a second per run, on the core
+    the tests leave free, and each test then finds its capture made."""
+    if gcloud_path() is None:
+        return  # the oracle tests skip themselves
+    commands = [
+        command
+        for item in session.items
+        for marker in item.iter_markers("gcloud")
+        for command in marker.args
+        if isinstance(command, GcloudCommand)
+    ]
+    session.config.stash[_GCLOUD_RUNS].prefetch(commands)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    session.config.stash[_GCLOUD_RUNS].close()
+
+
+@pytest.fixture(scope="session")
+def gcloud_runs(pytestconfig: pytest.Config) -> GcloudRuns:
+    """gcloud runs shared by the session: each command runs once (see the prefetch above)."""
+    return pytestconfig.stash[_GCLOUD_RUNS]
 
 
 @pytest.fixture(autouse=True)

@@ -261,8 +261,11 @@ def test_a_host_that_ignores_sigint_is_killed_at_once_not_after_the_grace_period
     closer = threading.Thread(target=h.close, daemon=True)
     closer.start()
     closer.join(timeout=60)  # a liveness bound ten times below the grace period
-    assert not closer.is_alive(), "close() is waiting for the host to act on SIGINT"
-    assert h.returncode == -signal.SIGKILL
+    try:
+        assert not closer.is_alive(), "close() is waiting for the host to act on SIGINT"
+        assert h.returncode == -signal.SIGKILL
+    finally:
+        h.kill()  # even when the test fails, no host outlives it
 
 
 @pytest.mark.skipif(not os.path.exists("/bin/false"), reason="needs /bin/false")

@@ -60,7 +60,9 @@ import re
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Iterator, Mapping, Sequence
+import threading
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -71,6 +73,8 @@ __all__ = [
     "DEFAULT_PROJECT",
     "CapturedRequest",
     "GcloudCapture",
+    "GcloudCommand",
+    "GcloudRuns",
     "OracleServer",
     "endpoint_overrides",
     "field_differences",
@@ -491,6 +495,77 @@ def run_gcloud(
             base_url=server.base_url,
             timed_out=timed_out,
         )
+
+
+@dataclass(frozen=True)
+class GcloudCommand:
+    """One gcloud run, as :class:`GcloudRuns` keys it: the arguments (without ``gcloud``), the
+    APIs pointed at the recording server, and ``core/project``."""
+
+    args: tuple[str, ...]
+    apis: tuple[str, ...] = ("compute", "container")
+    project: str = DEFAULT_PROJECT
+
+    @classmethod
+    def of(
+        cls,
+        args: Sequence[str],
+        *,
+        apis: Sequence[str] = ("compute", "container"),
+        project: str = DEFAULT_PROJECT,
+    ) -> GcloudCommand:
+        argv = tuple(args)
+        return cls(argv[1:] if argv[:1] == ("gcloud",) else argv, tuple(apis), project)
+
+
+class GcloudRuns:
+    """gcloud runs shared by many tests: each distinct command runs once, in the background.
+
+    A gcloud start-up costs about a second of CPU (its command tree loads for every run), and
+    the same command gives the same requests: a test suite announces its commands up front
+    with :meth:`prefetch` (in the order the tests will want them) and asks for a capture with
+    :meth:`run`, which waits only if that run has not finished yet. ``workers`` runs go at
+    once (one leaves the other cores to the tests meanwhile).
+    """
+
+    def __init__(self, *, workers: int = 1, timeout: float = 120) -> None:
+        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="gcloud")
+        self._timeout = timeout
+        self._runs: dict[GcloudCommand, Future[GcloudCapture]] = {}
+        self._lock = threading.Lock()
+
+    def _submit(self, command: GcloudCommand) -> Future[GcloudCapture]:
+        with self._lock:
+            run = self._runs.get(command)
+            if run is None:
+                run = self._pool.submit(
+                    run_gcloud,
+                    command.args,
+                    apis=command.apis,
+                    project=command.project,
+                    timeout=self._timeout,
+                )
+                self._runs[command] = run
+            return run
+
+    def prefetch(self, commands: Iterable[GcloudCommand]) -> None:
+        """Start these runs (in this order) unless they were started already."""
+        for command in commands:
+            self._submit(command)
+
+    def run(
+        self,
+        args: Sequence[str],
+        *,
+        apis: Sequence[str] = ("compute", "container"),
+        project: str = DEFAULT_PROJECT,
+    ) -> GcloudCapture:
+        """The capture of ``gcloud <args>`` (see :func:`run_gcloud`), run once per command."""
+        return self._submit(GcloudCommand.of(args, apis=apis, project=project)).result()
+
+    def close(self) -> None:
+        """Drop the runs not started yet and wait for those under way."""
+        self._pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _surface_dir() -> str | None:
