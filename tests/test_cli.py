@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_helpers import dws
 
 from pulumi_dws.cli import main
 
@@ -121,7 +122,7 @@ def _http(method: str, url: str, body: Any = None) -> tuple[int, Any]:
         return err.code, json.loads(err.read() or b"{}")
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def served() -> Iterator[tuple[dict[str, str], subprocess.Popen[str]]]:
     """``dws emulator`` (no extras) with a Calendar-mode block, and the exports it printed."""
     proc = subprocess.Popen(
@@ -161,10 +162,10 @@ def test_the_emulator_serves_compute_without_extras(served: Any) -> None:
 def test_dws_advise_finds_the_block_given_on_the_command_line(served: Any) -> None:
     exports, _ = served
     env = {**os.environ, **exports}
-    proc = subprocess.run(
-        [*DWS, "advise", "calendar", "--region", "us-central1", "--machine-type", "a3-highgpu-8g",
-         "--count", "2", "--duration", "7d", "--earliest", "+4w", "--latest", "+6w", "--emit"],
-        capture_output=True, text=True, env=env, timeout=120,
+    proc = dws(
+        "advise", "calendar", "--region", "us-central1", "--machine-type", "a3-highgpu-8g",
+        "--count", "2", "--duration", "7d", "--earliest", "+4w", "--latest", "+6w", "--emit",
+        env=env,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert "CalendarReservation(" in proc.stdout and '"zone": "us-central1-a"' in proc.stdout

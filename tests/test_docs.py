@@ -4,26 +4,24 @@ check fails :func:`test_every_readme_block_is_checked`."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import os
 import re
 import shlex
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from unittest import mock
 
 import pytest
 import yaml
+from cli_helpers import dws as run_dws
 from packaging.requirements import Requirement
 
 import pulumi_dws
-from pulumi_dws import FlexStartInstance, cli, limits
+from pulumi_dws import FlexStartInstance, limits
 from pulumi_dws.blueprint import deploy, validate_capacity
 from pulumi_dws.errors import DwsValidationError
 from pulumi_dws.gke import QueuedNodePool
@@ -74,36 +72,11 @@ def block(starts: str) -> Block:
     return matching[0]
 
 
-@contextlib.contextmanager
-def working_directory(path: Path) -> Iterator[None]:
-    saved = os.getcwd()
-    os.chdir(path)
-    try:
-        yield
-    finally:
-        os.chdir(saved)
-
-
 def dws(
     *args: str, env: dict[str, str] | None = None, cwd: Path = REPO
 ) -> subprocess.CompletedProcess[str]:
-    """A README ``dws`` command line, run through the console script's own entry point
-    (``pulumi_dws.cli:main``) in this process, in ``cwd`` with ``env`` as the whole
-    environment: its exit status and what it printed. (``dws plan`` undoes what a program
-    changes in the process, as each command's own tests check; test_plan.py runs the console
-    script in a fresh process.)"""
-    out, err = io.StringIO(), io.StringIO()
-    with (
-        mock.patch.dict(os.environ, env if env is not None else os.environ, clear=True),
-        working_directory(cwd),
-        contextlib.redirect_stdout(out),
-        contextlib.redirect_stderr(err),
-    ):
-        try:
-            code = cli.main(list(args))
-        except SystemExit as exit_:  # argparse's usage errors
-            code = exit_.code if isinstance(exit_.code, int) else int(exit_.code is not None)
-    return subprocess.CompletedProcess(["dws", *args], code, out.getvalue(), err.getvalue())
+    """A README ``dws`` command line, in this process (see cli_helpers)."""
+    return run_dws(*args, env=env, cwd=cwd)
 
 
 def run_python(code: str, under_mocks: bool = True) -> dict[str, Any]:
