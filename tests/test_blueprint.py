@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from pulumi_dws import limits
-from pulumi_dws.blueprint import KINDS, deploy, validate_capacity
+from pulumi_dws import limits, registry
+from pulumi_dws.blueprint import deploy, validate_capacity
 from pulumi_dws.errors import DwsValidationError
 from pulumi_dws.testing import GcpMocks
 
@@ -21,16 +21,16 @@ BLOCK = {
 
 
 def test_every_kind_of_the_library_is_declarable() -> None:
-    assert set(KINDS) >= {
+    kinds = registry.kinds_by_key()
+    assert set(kinds) >= {
         "calendar_reservations",
         "flex_start_vms",
         "queued_node_pools",
         "kueue_queues",
         "slurm_clusters",
     }
-    for kind in KINDS.values():
-        component, spec = kind.load()
-        assert component.__name__ and spec.__name__
+    for kind in kinds.values():
+        assert kind.component.__name__ == kind.name and kind.spec.__name__
 
 
 @pytest.mark.parametrize(

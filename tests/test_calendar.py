@@ -35,8 +35,10 @@ def base(**over: Any) -> dict[str, Any]:
     return {k: v for k, v in args.items() if v is not None}
 
 
-def build(args: dict[str, Any], name: str = "blk") -> tuple[GcpMocks, Any]:
-    mocks = GcpMocks()
+def build(
+    args: dict[str, Any], name: str = "blk", mocks: GcpMocks | None = None
+) -> tuple[GcpMocks, Any]:
+    mocks = mocks or GcpMocks()
     holder: dict[str, Any] = {}
 
     def program() -> Any:
@@ -371,14 +373,15 @@ def test_a_relative_start_that_midnight_alignment_pulls_below_the_minimum_is_rej
 
 
 def test_reservation_name_from_the_auto_created_reservation_reads_output_objects(
-    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
-    from pulumi_dws.testing import mocks as mocks_module
+    from pulumi_dws.testing.mocks import builtin_fill
 
-    filler = mocks_module._FILLERS[FR]
+    filler = builtin_fill(FR)
+    assert filler is not None
 
-    def delivered(m: GcpMocks, s: dict[str, Any]) -> str:
-        rid = filler(m, s)
+    def delivered(m: GcpMocks, typ: str, name: str, s: dict[str, Any]) -> str:
+        rid = filler(m, typ, name, s)
         s["statuses"] = [
             {
                 "procurementStatus": "FULFILLED",
@@ -389,9 +392,8 @@ def test_reservation_name_from_the_auto_created_reservation_reads_output_objects
         ]
         return rid
 
-    monkeypatch.setitem(mocks_module._FILLERS, FR, delivered)
     with caplog.at_level("WARNING"):
-        _, holder = build(base(name_prefix="h100"))
+        _, holder = build(base(name_prefix="h100"), mocks=GcpMocks(fills={FR: delivered}))
     assert holder["resolved"][2] == "h100-20300101-0001"
     assert "not found in FutureReservationStatus" not in caplog.text
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import threading
 
 import pytest
 from hypothesis import given
@@ -11,6 +12,7 @@ from hypothesis import strategies as st
 from pulumi_dws import limits
 from pulumi_dws.duration import UNIT_SECONDS, Duration
 from pulumi_dws.errors import DwsValidationError
+from pulumi_dws.testing import GcpMocks
 
 
 @pytest.mark.parametrize(
@@ -249,3 +251,20 @@ def test_dws_now_without_a_zone_is_utc(monkeypatch: pytest.MonkeyPatch) -> None:
     finally:
         monkeypatch.delenv("TZ")
         time.tzset()
+
+
+def test_overrides_belong_to_their_context_a_program_a_thread() -> None:
+    """A program's overrides end with it; another thread keeps its own rows."""
+
+    def program() -> int | None:
+        limits.override("calendar.count", maximum=5)
+        return limits.get("calendar.count").maximum
+
+    assert GcpMocks().run(program) == 5
+    assert limits.get("calendar.count").maximum == 1000  # nothing leaked out of the program
+    limits.override("calendar.count", maximum=7)
+    seen: list[int | None] = []
+    other = threading.Thread(target=lambda: seen.append(limits.get("calendar.count").maximum))
+    other.start()
+    other.join()
+    assert seen == [1000] and limits.get("calendar.count").maximum == 7

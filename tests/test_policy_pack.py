@@ -28,10 +28,8 @@ from pulumi_policy.proxy import UnknownValueError
 
 from pulumi_dws import clock
 from pulumi_dws.policy import RULES, ResourceView, rule
-from pulumi_dws.policy.examples import EXAMPLES, Example
 from pulumi_dws.policy.pack import PACK_NAME, policies
-from pulumi_dws.policy.samples import SAMPLE_NOW, SAMPLES, variant
-from pulumi_dws.policy.testing import (
+from pulumi_dws.testing.policy import (
     UNKNOWN,
     UNKNOWN_ARRAY,
     UNKNOWN_BOOL,
@@ -45,6 +43,7 @@ from pulumi_dws.policy.testing import (
     validate_stack,
     wire_props,
 )
+from pulumi_dws.testing.samples import EXAMPLES, SAMPLE_NOW, SAMPLES, Example, variant
 
 ROOT = Path(__file__).resolve().parent.parent
 POLICIES = policies()

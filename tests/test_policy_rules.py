@@ -27,10 +27,9 @@ from pulumi_dws.policy import (
     rule,
     stack_limits,
 )
-from pulumi_dws.policy.examples import EXAMPLES, Example
-from pulumi_dws.policy.samples import DELETE, SAMPLE_NOW, SAMPLES, variant
 from pulumi_dws.policy.values import dig, is_unknown, normalize, seconds_of
 from pulumi_dws.testing import GcpMocks
+from pulumi_dws.testing.samples import DELETE, EXAMPLES, SAMPLE_NOW, SAMPLES, Example, variant
 
 STACK = "urn:pulumi:dev::project::"
 
@@ -347,6 +346,21 @@ def test_bad_config_is_refused(config: dict, problem: str) -> None:
 
 def test_config_numbers_arrive_as_floats_from_pulumi() -> None:
     assert rule("gpu-budget").resolve({"maxGpus": 4.0})["maxGpus"] == 4
+
+
+def test_options_are_checked_against_their_json_schema_as_the_cli_checks_them() -> None:
+    budget = rule("gpu-budget")
+    assert budget.resolve({"maxGpusByType": {"nvidia-l4": 2.0}})["maxGpusByType"] == {
+        "nvidia-l4": 2
+    }
+    with pytest.raises(
+        DwsValidationError, match=r"^gpu-budget\.maxGpusByType\[nvidia-l4\]: -1 is below 0"
+    ):
+        budget.resolve({"maxGpusByType": {"nvidia-l4": -1}})
+    duration = rule("flex-start-max-run-duration")
+    assert duration.resolve({"maxRunDuration": "1d12h"})["maxRunDuration"] == "1d12h"
+    with pytest.raises(DwsValidationError, match="maxRunDuration: 1.5h must be whole units"):
+        duration.resolve({"maxRunDuration": "1.5h"})  # a duration, but not one the schema takes
 
 
 # ---------------------------------------------------------------- capacity and budget

@@ -539,6 +539,17 @@ def test_project_from_gcp_config_and_default_region() -> None:
     assert out["id"].startswith("projects/cfg-project/locations/us-central1/")
 
 
+def test_project_without_config_is_the_providers_own_as_for_every_component() -> None:
+    """Like FlexStartInstance: no project and no gcp:project config read the Google provider's
+    project (getClientConfig), where the cluster used to refuse."""
+    no_project = args()
+    del no_project["project"]
+    mocks, out = run(no_project, config={"gcp:project": ""})
+    assert [t for t, _ in mocks.invokes if t.endswith("getClientConfig")]
+    assert mocks.one(DYNAMIC).inputs["project"] == PROJECT
+    assert out["id"].startswith(f"projects/{PROJECT}/locations/")
+
+
 def test_network_output_from_another_resource() -> None:
     import pulumi_gcp as gcp
 

@@ -16,34 +16,43 @@ component (``block.labels``) for the VMs, templates and node pools that consume 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping
-from typing import Any, ClassVar, Literal, TypedDict
+from typing import Annotated, Any, Literal, TypedDict
 
 import pulumi
 import pulumi_gcp as gcp
-from pydantic import ValidationInfo, field_validator, model_validator
+from pydantic import BeforeValidator, ValidationInfo, model_validator
 from typing_extensions import NotRequired, Required
 
 from . import catalog, limits
 from .clock import now
+from .defaults import default_name, type_token
 from .duration import Duration, DurationLike
 from .errors import NO_VALUE, DwsValidationError
+from .fields import (
+    Check,
+    DurationWithin,
+    GpuMachineType,
+    Known,
+    Labels,
+    MaybeOutput,
+    Name,
+    Within,
+    Zone,
+)
 from .models import DwsModel, parse_args
 from .relative_time import RelativeTime, StableTime, is_relative, parse_relative
 from .validation import (
-    check_labels,
     check_name,
-    check_zone,
     format_timestamp,
     is_output,
     parse_timestamp,
     when_known,
 )
 
-__all__ = ["CalendarReservation", "CalendarReservationArgs", "CalendarReservationSpec"]
+__all__ = ["TYPE", "CalendarReservation", "CalendarReservationArgs", "CalendarReservationSpec"]
 
 RESERVATION_NAME_KEY = "compute.googleapis.com/reservation-name"
-TYPE = "dws:index:CalendarReservation"
+TYPE = type_token("CalendarReservation")
 _DAY = 86400
 
 
@@ -91,118 +100,72 @@ class CalendarReservationArgs(TypedDict, total=False):
     """Labels for the consumers (future reservations have none in the Compute API)."""
 
 
+def _start_time(value: Any, info: ValidationInfo) -> Any:
+    """A relative start (``+4w``, at least the look-ahead minimum once aligned to 00:00 UTC),
+    or a timestamp ahead of now (any timestamp with ``allow_past_start``)."""
+    if is_relative(value):
+        rel = parse_relative("start_time", value)
+        shown = f"+{rel.offset.human()}"
+        ahead = limits.get("calendar.start_ahead")
+        ahead.check("start_time", rel.offset.seconds, shown=shown)
+        if rel.align_to_day and ahead.minimum is not None:
+            # Aligned down to 00:00 UTC, the start lands up to a day short of the offset.
+            earliest = rel.offset.seconds - _DAY + 1
+            if earliest < ahead.minimum:
+                raise DwsValidationError(
+                    "start_time",
+                    shown,
+                    "is aligned to 00:00 UTC on first deploy, so it may start less than "
+                    f"{ahead.render(ahead.minimum)} ahead, below the "
+                    f"{ahead.description} minimum; use "
+                    f"+{Duration(ahead.minimum + _DAY).human()} or more",
+                )
+        return rel
+    if info.data.get("allow_past_start"):
+        return format_timestamp(parse_timestamp("start_time", value))
+    return _check_start(value)
+
+
+def _end_time(field: str, value: Any) -> str:
+    return format_timestamp(parse_timestamp(field, value))
+
+
+def _name_prefix(field: str, value: str) -> str:
+    check_name(field, value)
+    limits.get("calendar.name_prefix_length").check(field, len(value), shown=value)
+    return value
+
+
+_BY_SHAPE = "it is checked against the machine type's GPUs"
+
+
 class CalendarReservationSpec(DwsModel):
     """Validated :class:`CalendarReservationArgs` (also the ``dws:capacity`` config shape)."""
 
-    known_at_construction: ClassVar[Mapping[str, str]] = {
-        "machine_type": "it decides the GPUs reserved",
-        "accelerator_type": "it is checked against the machine type's GPUs",
-        "accelerator_count": "it is checked against the machine type's GPUs",
-        "planning_status": "it decides whether the reservation is protected from deletion",
-    }
-
-    zone: Any
-    machine_type: str
-    count: int
-    allow_past_start: bool = False  # before start_time: its validator reads it
-    start_time: Any
-    end_time: Any = None
-    duration: Duration | None = None
+    zone: MaybeOutput[Zone]
+    machine_type: Annotated[GpuMachineType, Known("it decides the GPUs reserved")]
+    count: MaybeOutput[Annotated[int, Within("calendar.count")]]
+    allow_past_start: bool = False  # before start_time: its check reads it
+    start_time: MaybeOutput[Annotated[Any, BeforeValidator(_start_time)]]
+    end_time: MaybeOutput[Annotated[str | dt.datetime, Check(_end_time)]] | None = None
+    duration: MaybeOutput[Annotated[Duration, DurationWithin("calendar.duration")]] | None = None
     project: str | None = None
-    name: str | None = None
-    accelerator_type: str | None = None
-    accelerator_count: int | None = None
-    name_prefix: str | None = None
-    reservation_name: str | None = None
+    name: Name | None = None
+    accelerator_type: Annotated[str | None, Known(_BY_SHAPE)] = None
+    accelerator_count: Annotated[int | None, Known(_BY_SHAPE)] = None
+    name_prefix: Annotated[str, Check(_name_prefix, before=False)] | None = None
+    reservation_name: Name | None = None
     auto_delete: bool = True
     require_specific_reservation: bool = True
-    planning_status: Literal["DRAFT", "SUBMITTED"] = "SUBMITTED"
+    planning_status: Annotated[
+        Literal["DRAFT", "SUBMITTED"],
+        Known("it decides whether the reservation is protected from deletion"),
+    ] = "SUBMITTED"
     deployment_type: Literal["DENSE", "FLEXIBLE"] | None = None
     share_with: list[str] = []
-    description: Any = None
+    description: MaybeOutput[str] | None = None
     protect: bool | None = None
-    labels: dict[str, str] = {}
-
-    @field_validator("zone", mode="before")
-    @classmethod
-    def _zone(cls, v: Any) -> Any:
-        return when_known(v, lambda z: check_zone("zone", z))
-
-    @field_validator("description", mode="before")
-    @classmethod
-    def _description(cls, v: Any) -> Any:
-        if v is None or is_output(v) or isinstance(v, str):
-            return v
-        raise DwsValidationError("description", v, "must be a string")
-
-    @field_validator("machine_type")
-    @classmethod
-    def _machine(cls, v: str) -> str:
-        catalog.machine_shape("machine_type", v)
-        return v
-
-    @field_validator("count", mode="before")
-    @classmethod
-    def _count(cls, v: Any) -> int:
-        return limits.check_count("count", v, "calendar.count")
-
-    @field_validator("duration", mode="before")
-    @classmethod
-    def _duration(cls, v: Any) -> Duration | None:
-        if v is None:
-            return None
-        return limits.check_duration("duration", v, "calendar.duration")
-
-    @field_validator("start_time", mode="before")
-    @classmethod
-    def _start(cls, v: Any, info: ValidationInfo) -> Any:
-        if is_relative(v):
-            rel = parse_relative("start_time", v)
-            shown = f"+{rel.offset.human()}"
-            ahead = limits.get("calendar.start_ahead")
-            ahead.check("start_time", rel.offset.seconds, shown=shown)
-            if rel.align_to_day and ahead.minimum is not None:
-                # Aligned down to 00:00 UTC, the start lands up to a day short of the offset.
-                earliest = rel.offset.seconds - _DAY + 1
-                if earliest < ahead.minimum:
-                    raise DwsValidationError(
-                        "start_time",
-                        shown,
-                        "is aligned to 00:00 UTC on first deploy, so it may start less than "
-                        f"{ahead.render(ahead.minimum)} ahead, below the "
-                        f"{ahead.description} minimum; use "
-                        f"+{Duration(ahead.minimum + _DAY).human()} or more",
-                    )
-            return rel
-        if info.data.get("allow_past_start"):
-            return when_known(v, lambda x: format_timestamp(parse_timestamp("start_time", x)))
-        return when_known(v, lambda x: _check_start(x))
-
-    @field_validator("end_time", mode="before")
-    @classmethod
-    def _end(cls, v: Any) -> Any:
-        if v is None or is_output(v):
-            return v
-        return format_timestamp(parse_timestamp("end_time", v))
-
-    @field_validator("name", "reservation_name")
-    @classmethod
-    def _names(cls, v: str | None, info: Any) -> str | None:
-        return None if v is None else check_name(info.field_name, v)
-
-    @field_validator("name_prefix")
-    @classmethod
-    def _prefix(cls, v: str | None) -> str | None:
-        if v is None:
-            return None
-        check_name("name_prefix", v)
-        limits.get("calendar.name_prefix_length").check("name_prefix", len(v), shown=v)
-        return v
-
-    @field_validator("labels")
-    @classmethod
-    def _labels(cls, v: dict[str, str]) -> dict[str, str]:
-        return check_labels("labels", v)
+    labels: MaybeOutput[Labels] = {}
 
     @model_validator(mode="after")
     def _window_and_shape(self) -> CalendarReservationSpec:
@@ -273,7 +236,8 @@ def _check_start(value: Any) -> str:
     return shown
 
 
-def _check_window(start: str, end: str) -> None:
+def _check_window(start: Any, end: Any) -> None:
+    """A window ``end`` (RFC 3339) after ``start`` (RFC 3339), inside the limits."""
     seconds = (
         parse_timestamp("end_time", end) - parse_timestamp("start_time", start)
     ).total_seconds()
@@ -302,7 +266,7 @@ class CalendarReservation(pulumi.ComponentResource):
     reservation_name: pulumi.Output[str]
     start_time: pulumi.Output[str]
     end_time: pulumi.Output[str]
-    labels: dict[str, str]
+    labels: dict[str, Any] | pulumi.Output[dict[str, Any]]
     spec: CalendarReservationSpec
 
     def __init__(
@@ -312,7 +276,7 @@ class CalendarReservation(pulumi.ComponentResource):
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         spec = parse_args(CalendarReservationSpec, args)
-        fr_name = check_name("name", spec.name or name)
+        fr_name = default_name("name", spec.name, name, check_name)
         super().__init__(TYPE, name, {}, opts)
         self.spec = spec
         self.labels = spec.labels if is_output(spec.labels) else dict(spec.labels)

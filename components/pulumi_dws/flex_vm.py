@@ -28,19 +28,21 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any, Literal, TypedDict
+from typing import Annotated, Any, Literal, TypedDict
 
 import pulumi
 import pulumi_gcp as gcp
-from pydantic import field_validator, model_validator
+from pydantic import model_validator
 from typing_extensions import NotRequired, Required
 
 from . import catalog, limits
+from .defaults import default_name, resolve_project, type_token
 from .duration import Duration, DurationLike
 from .errors import DwsValidationError
+from .fields import Check, DurationWithin, Labels, MaybeOutput, Name, Within, Zone
 from .models import DwsModel, parse_args
 from .providers.flex_vm import FlexStartVm
-from .validation import check_labels, check_name, check_zone, is_output, when_known
+from .validation import check_name, is_output, when_known
 
 __all__ = [
     "FlexStartInstance",
@@ -54,7 +56,7 @@ __all__ = [
     "DEFAULT_SCOPES",
 ]
 
-TYPE = "dws:index:FlexStartInstance"
+TYPE = type_token("FlexStartInstance")
 DEFAULT_IMAGE = "projects/debian-cloud/global/images/family/debian-12"
 DEFAULT_SCOPES = ("https://www.googleapis.com/auth/cloud-platform",)
 _HYPERDISK_FAMILIES = ("a4", "a4x", "a3-ultragpu")
@@ -138,100 +140,66 @@ def scheduling_block(max_run: Duration, termination_action: Any) -> dict[str, An
     }
 
 
+def _accelerator_type(field: str, value: Any) -> str:
+    if not isinstance(value, str) or not _ACCELERATOR.match(value):
+        raise DwsValidationError(field, value, "is not an accelerator type like nvidia-tesla-t4")
+    return value
+
+
+def _metadata(field: str, value: Any) -> dict[str, Any]:
+    metadata = dict(value or {}) if isinstance(value, Mapping) or value is None else value
+    if not isinstance(metadata, dict):
+        raise DwsValidationError(field, value, "must be a mapping of metadata keys to values")
+    row = limits.get("compute.metadata_key_length")
+    for key in metadata:
+        if (
+            not isinstance(key, str)
+            or not _METADATA_KEY.match(key)
+            or len(key) > (row.maximum or 0)
+        ):
+            raise DwsValidationError(
+                f"{field} key", key, f"must be {row.allowed()} letters, digits, _ or -"
+            )
+    return metadata
+
+
+class _Accelerator(DwsModel):
+    type: Annotated[str, Check(_accelerator_type)]
+    count: Annotated[int, Within("compute.accelerator_count")]
+
+
 class FlexStartInstanceSpec(DwsModel):
     """Validated :class:`FlexStartInstanceArgs` (also the ``dws:capacity`` config shape)."""
 
-    zone: Any
-    machine_type: Any
-    max_run_duration: Duration
+    zone: MaybeOutput[Zone]
+    machine_type: MaybeOutput[str]  # checked with the accelerators (see _shape)
+    max_run_duration: Annotated[Duration, DurationWithin("flex_start.max_run_duration")]
     termination_action: Literal["STOP", "DELETE"] = "STOP"
-    request_valid_for: Duration | None = None
+    request_valid_for: (
+        Annotated[Duration, DurationWithin("flex_start.request_valid_for")] | None
+    ) = None
     desired_status: Literal["RUNNING", "TERMINATED"] = "RUNNING"
     wait_for: Literal["accepted", "running"] = "running"
-    project: Any = None
-    instance_name: str | None = None
-    image: Any = DEFAULT_IMAGE
-    boot_disk_size_gb: int = 100
+    project: MaybeOutput[str] | None = None
+    instance_name: Name | None = None
+    image: MaybeOutput[str] = DEFAULT_IMAGE
+    boot_disk_size_gb: Annotated[int, Within("compute.boot_disk_gb")] = 100
     boot_disk_type: str | None = None
-    network: Any = None
-    subnetwork: Any = None
+    network: MaybeOutput[str] | None = None
+    subnetwork: MaybeOutput[str] | None = None
     public_ip: bool = False
-    service_account: Any = None
+    service_account: MaybeOutput[str] | None = None
     scopes: list[str] = list(DEFAULT_SCOPES)
-    labels: dict[str, Any] = {}
-    metadata: dict[str, Any] = {}
-    startup_script: Any = None
-    accelerators: list[dict[str, Any]] = []
+    labels: MaybeOutput[Labels] = {}
+    metadata: MaybeOutput[Annotated[dict[str, Any], Check(_metadata)]] = {}
+    startup_script: MaybeOutput[str] | None = None
+    accelerators: list[_Accelerator] = []
 
-    @field_validator("zone", mode="before")
+    @model_validator(mode="wrap")
     @classmethod
-    def _zone(cls, v: Any) -> Any:
-        return when_known(v, lambda z: check_zone("zone", z))
-
-    @field_validator("max_run_duration", mode="before")
-    @classmethod
-    def _run(cls, v: Any) -> Duration:
-        return limits.check_duration("max_run_duration", v, "flex_start.max_run_duration")
-
-    @field_validator("request_valid_for", mode="before")
-    @classmethod
-    def _window(cls, v: Any) -> Duration | None:
-        if v is None:
-            return None
-        return limits.check_duration("request_valid_for", v, "flex_start.request_valid_for")
-
-    @field_validator("instance_name")
-    @classmethod
-    def _name(cls, v: str | None) -> str | None:
-        return None if v is None else check_name("instance_name", v)
-
-    @field_validator("boot_disk_size_gb", mode="before")
-    @classmethod
-    def _disk(cls, v: Any) -> int:
-        return limits.check_count("boot_disk_size_gb", v, "compute.boot_disk_gb")
-
-    @field_validator("labels", mode="before")
-    @classmethod
-    def _labels(cls, v: Any) -> dict[str, Any]:
-        labels = dict(v or {})
-        known = {k: val for k, val in labels.items() if not is_output(val)}
-        check_labels("labels", {**known, **{k: "" for k in labels if k not in known}})
-        for key, val in labels.items():
-            if is_output(val):
-                labels[key] = val.apply(lambda x, k=key: check_labels("labels", {k: x})[k])
-        return labels
-
-    @field_validator("metadata", mode="before")
-    @classmethod
-    def _metadata(cls, v: Any) -> dict[str, Any]:
-        metadata = dict(v or {})
-        row = limits.get("compute.metadata_key_length")
-        for key in metadata:
-            if not isinstance(key, str) or not _METADATA_KEY.match(key) or len(key) > row.maximum:  # type: ignore[operator]
-                raise DwsValidationError(
-                    "metadata key", key, f"must be {row.allowed()} letters, digits, _ or -"
-                )
-        return metadata
-
-    @field_validator("accelerators", mode="before")
-    @classmethod
-    def _accelerators(cls, v: Any) -> list[dict[str, Any]]:
-        result = []
-        for i, acc in enumerate(v or []):
-            where = f"accelerators[{i}]"
-            if not isinstance(acc, Mapping) or set(acc) != {"type", "count"}:
-                raise DwsValidationError(where, acc, "must be {'type': <gpu>, 'count': <n>}")
-            if not isinstance(acc["type"], str) or not _ACCELERATOR.match(acc["type"]):
-                raise DwsValidationError(
-                    f"{where}.type", acc["type"], "is not an accelerator type like nvidia-tesla-t4"
-                )
-            count = limits.check_count(f"{where}.count", acc["count"], "compute.accelerator_count")
-            result.append({"type": acc["type"], "count": count})
-        return result
-
-    @model_validator(mode="after")
-    def _shape(self) -> FlexStartInstanceSpec:
-        accelerators = self.accelerators
+    def _shape(cls, data: Any, handler: Any) -> FlexStartInstanceSpec:
+        spec: FlexStartInstanceSpec = handler(data)
+        accelerators = [a.model_dump() for a in spec.accelerators]
 
         def check_machine(machine: Any) -> Any:
             if not isinstance(machine, str) or not machine:
@@ -246,15 +214,18 @@ class FlexStartInstanceSpec(DwsModel):
                 )
             return machine
 
-        object.__setattr__(self, "machine_type", when_known(self.machine_type, check_machine))
-        metadata = {} if is_output(self.metadata) else self.metadata
-        if self.startup_script is not None and "startup-script" in metadata:
+        metadata = {} if is_output(spec.metadata) else spec.metadata
+        if spec.startup_script is not None and "startup-script" in metadata:
             raise DwsValidationError(
                 "startup_script",
                 "(set)",
                 "give startup_script or metadata['startup-script'], not both",
             )
-        return self
+        if is_output(spec.machine_type):
+            checked = when_known(spec.machine_type, check_machine)
+            return spec.model_copy(update={"machine_type": checked})
+        check_machine(spec.machine_type)
+        return spec
 
     # ------------------------------------------------------------------ derived values
     def disk_type(self) -> str:
@@ -286,35 +257,6 @@ class FlexStartInstanceSpec(DwsModel):
         return [{"key": k, "value": items[k]} for k in sorted(items)]
 
 
-def _resolve_project(spec: FlexStartInstanceSpec, parent: pulumi.Resource) -> Any:
-    """``project``, else the ``gcp:project`` config, else the Google provider's own project
-    (``getClientConfig``: ``GOOGLE_PROJECT``, ADC's project...)."""
-    project = spec.project or pulumi.Config("gcp").get("project")
-    if project:
-        return project
-    config = gcp.organizations.get_client_config_output(opts=pulumi.InvokeOptions(parent=parent))
-
-    def required(value: Any) -> str:
-        if not value:
-            raise DwsValidationError(
-                "project", "(missing)", "is not set; pass project= or set the gcp:project config"
-            )
-        return value
-
-    return config.project.apply(required)
-
-
-def _name_from(name: str) -> str:
-    try:
-        return check_name("instance_name", name)
-    except DwsValidationError as err:
-        raise DwsValidationError(
-            "instance_name",
-            name,
-            f"(the component's name, used as the VM name) {err.problem}; pass instance_name",
-        ) from None
-
-
 class FlexStartInstance(pulumi.ComponentResource):
     """A Flex-start GPU VM, queued in DWS for up to 2 hours (see the module docstring).
 
@@ -336,9 +278,11 @@ class FlexStartInstance(pulumi.ComponentResource):
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         spec = parse_args(FlexStartInstanceSpec, args)
-        instance_name = spec.instance_name or _name_from(name)
+        instance_name = default_name(
+            "instance_name", spec.instance_name, name, check_name, arg="instance_name"
+        )
         super().__init__(TYPE, name, {}, opts)
-        project = _resolve_project(spec, self)
+        project = resolve_project(spec.project, self)
         self.spec = spec
         child = pulumi.ResourceOptions(parent=self)
 
@@ -363,7 +307,7 @@ class FlexStartInstance(pulumi.ComponentResource):
                 }
             ],
             service_account={"email": spec.service_account, "scopes": list(spec.scopes)},
-            guest_accelerators=[dict(a) for a in spec.accelerators] or None,
+            guest_accelerators=[a.model_dump() for a in spec.accelerators] or None,
             scheduling={
                 "provisioning_model": "FLEX_START",
                 "max_run_duration": {"seconds": spec.max_run_duration.seconds},
@@ -393,11 +337,11 @@ class FlexStartInstance(pulumi.ComponentResource):
             body["guestAccelerators"] = [
                 {
                     "acceleratorType": pulumi.Output.concat(
-                        "zones/", zone, "/acceleratorTypes/", a["type"]
+                        "zones/", zone, "/acceleratorTypes/", a.type
                     )
                     if is_output(zone)
-                    else f"zones/{zone}/acceleratorTypes/{a['type']}",
-                    "acceleratorCount": a["count"],
+                    else f"zones/{zone}/acceleratorTypes/{a.type}",
+                    "acceleratorCount": a.count,
                 }
                 for a in spec.accelerators
             ]

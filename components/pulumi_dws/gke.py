@@ -22,23 +22,35 @@ enforces for DWS pools is checked when the component is constructed.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Mapping, Sequence
-from typing import Any, ClassVar, Literal, TypedDict
+from collections.abc import Mapping, Sequence
+from typing import Annotated, Any, Literal, TypedDict
 
 import pulumi
 import pulumi_gcp as gcp
-from pydantic import ValidationInfo, field_validator, model_validator
+from pydantic import model_validator
 from typing_extensions import NotRequired, Required
 
 from . import catalog, limits
+from .defaults import default_name, type_token
 from .duration import Duration, DurationLike
 from .errors import DwsValidationError
+from .fields import (
+    AcceleratorName,
+    Check,
+    DurationWithin,
+    GpuMachineType,
+    Known,
+    Labels,
+    Location,
+    MaybeOutput,
+    OneOf,
+    Within,
+    Zones,
+)
 from .models import DwsModel, parse_args
 from .validation import (
     check_choice,
-    check_labels,
     check_name,
-    check_zone,
     check_zone_in_region,
     is_output,
     region_of_location,
@@ -46,6 +58,7 @@ from .validation import (
 )
 
 __all__ = [
+    "TYPE",
     "QueuedNodePool",
     "QueuedNodePoolArgs",
     "QueuedNodePoolSpec",
@@ -59,8 +72,10 @@ __all__ = [
     "SERVICE_ACCOUNT_SCOPES",
     "node_pool_args",
     "reservation_affinity",
+    "K8sLabels",
 ]
 
+TYPE = type_token("QueuedNodePool")
 Mode = Literal["queued", "flex_start", "reserved"]
 MODES: tuple[str, ...] = ("queued", "flex_start", "reserved")
 NODE_POOL_LABEL = "cloud.google.com/gke-nodepool"
@@ -164,22 +179,6 @@ class QueuedNodePoolArgs(TypedDict, total=False):
     auto_repair: bool
 
 
-class _Taint(DwsModel):
-    key: str
-    value: str = ""
-    effect: str = "NO_SCHEDULE"
-
-    @field_validator("key")
-    @classmethod
-    def _key(cls, v: str) -> str:
-        return _check_k8s_key("key", v)
-
-    @field_validator("effect")
-    @classmethod
-    def _effect(cls, v: str) -> str:
-        return check_choice("effect", _EFFECTS.get(v, v), tuple(_EFFECTS.values()))
-
-
 def _check_k8s_key(field: str, key: str) -> str:
     prefix, _, name = key.rpartition("/")
     name_length = limits.get("kubernetes.name_length")
@@ -214,181 +213,105 @@ def _check_k8s_labels(field: str, labels: Mapping[str, str]) -> dict[str, str]:
     return dict(labels)
 
 
-def choice_validator(choices: Mapping[str, tuple[str, ...]], upper: Collection[str] = ()) -> Any:
-    """A pydantic field validator for every field of ``choices``: the value must be one of that
-    field's choices (upper-cased first for the fields in ``upper``); ``None`` passes."""
-
-    def check(cls: type, value: str | None, info: ValidationInfo) -> str | None:
-        if value is None:
-            return None
-        field = info.field_name
-        assert field is not None
-        return check_choice(field, value.upper() if field in upper else value, choices[field])
-
-    return field_validator(*choices)(check)
-
-
 def _region(location: str) -> str:
     return region_of_location("location", location)
+
+
+def _check_pool_name(field: str, value: str) -> str:
+    check_name(field, value)
+    limits.get("gke.node_pool_name").check(field, len(value), shown=value)
+    return value
+
+
+def _taint_effect(field: str, value: str) -> str:
+    return check_choice(field, _EFFECTS.get(value, value), tuple(_EFFECTS.values()))
+
+
+def _cluster(field: str, value: Any) -> str:
+    if not isinstance(value, str) or not value:
+        raise DwsValidationError(field, value, "must be a cluster name or id")
+    if "/" in value:
+        if not _CLUSTER_ID.match(value):
+            raise DwsValidationError(
+                field, value, "is not a cluster id like projects/P/locations/L/clusters/NAME"
+            )
+        return value
+    return check_name(field, value)
+
+
+def _service_account(field: str, value: Any) -> Any:
+    if value == "default":
+        return value
+    if not isinstance(value, str) or not _EMAIL.match(value):
+        raise DwsValidationError(field, value, "is not a service account email (or 'default')")
+    return value
+
+
+def _reservation(field: str, value: Any) -> Any:
+    if value is None or hasattr(value, "reservation_name"):
+        return value
+    if isinstance(value, str):
+        shared = _SHARED_RESERVATION.match(value)
+        check_name(field, shared.group(1) if shared else value)
+        return value
+    raise DwsValidationError(
+        field,
+        value,
+        "must be a reservation name or a CalendarReservation (an object with reservation_name)",
+    )
+
+
+K8sLabels = Annotated[dict[str, str], Check(_check_k8s_labels, before=False)]
+"""Kubernetes labels (``[prefix/]name`` keys, values of up to 63 alphanumerics, -, _ or .)."""
+_BY_MODE = "it is checked against the mode's rules"
+_BY_SHAPE = "it is checked against the machine type's GPUs"
+
+
+class _Taint(DwsModel):
+    key: Annotated[str, Check(_check_k8s_key, before=False)]
+    value: str = ""
+    effect: Annotated[str, Check(_taint_effect, before=False)] = "NO_SCHEDULE"
 
 
 class QueuedNodePoolSpec(DwsModel):
     """The validated form of :class:`QueuedNodePoolArgs` (what the component builds from)."""
 
-    known_at_construction: ClassVar[Mapping[str, str]] = {
-        "machine_type": "it decides the pool's GPUs (accelerator type and count)",
-        "accelerator_type": "it is checked against the machine type's GPUs",
-        "accelerator_count": "it is checked against the machine type's GPUs",
-        "mode": "it decides which node pool settings apply",
-        "min_nodes": "it is checked against the mode's rules",
-        "initial_node_count": "it is checked against the mode's rules",
-        "location_policy": "it is checked against the mode's rules",
-    }
-
-    cluster: Any
-    location: str
-    machine_type: str
-    max_nodes: Any
-    mode: str = "queued"
-    accelerator_type: str | None = None
-    accelerator_count: int | None = None
-    name: str | None = None
-    project: Any = None
-    node_locations: list[str] | None = None
-    gpu_driver_version: str = "LATEST"
-    max_run_duration: Any = None
-    labels: dict[str, str] = {}
-    resource_labels: dict[str, str] = {}
+    cluster: MaybeOutput[Annotated[str, Check(_cluster)]]
+    location: Location
+    machine_type: Annotated[
+        GpuMachineType, Known("it decides the pool's GPUs (accelerator type and count)")
+    ]
+    max_nodes: MaybeOutput[Annotated[int, Within("gke.max_nodes")]]
+    mode: Annotated[str, OneOf(MODES), Known("it decides which node pool settings apply")] = (
+        "queued"
+    )
+    accelerator_type: Annotated[AcceleratorName | None, Known(_BY_SHAPE)] = None
+    accelerator_count: Annotated[int | None, Known(_BY_SHAPE)] = None
+    name: Annotated[str, Check(_check_pool_name, before=False)] | None = None
+    project: MaybeOutput[str] | None = None
+    node_locations: Zones | None = None
+    gpu_driver_version: Annotated[str, OneOf(DRIVER_VERSIONS, upper=True)] = "LATEST"
+    max_run_duration: (
+        MaybeOutput[Annotated[Duration, DurationWithin("gke.max_run_duration")]] | None
+    ) = None
+    labels: K8sLabels = {}
+    resource_labels: MaybeOutput[Labels] = {}
     taints: list[_Taint] = []
-    service_account: Any = None
+    service_account: MaybeOutput[Annotated[str, Check(_service_account)]] | None = None
     oauth_scopes: list[str] | None = None
-    disk_size_gb: int | None = None
-    disk_type: str | None = None
+    disk_size_gb: Annotated[int, Within("gke.disk_size_gb")] | None = None
+    disk_type: Annotated[str, OneOf(DISK_TYPES)] | None = None
     image_type: str | None = None
     version: str | None = None
     auto_upgrade: bool = False
     flex_start: bool | None = None
-    reservation: Any = None
+    reservation: Annotated[Any, Check(_reservation)] = None
     spot: bool = False
     compact_placement: bool = False
-    min_nodes: int = 0
-    initial_node_count: int = 0
-    location_policy: str = "ANY"
+    min_nodes: Annotated[int, Known(_BY_MODE)] = 0
+    initial_node_count: Annotated[int, Known(_BY_MODE)] = 0
+    location_policy: Annotated[str, OneOf(LOCATION_POLICIES, upper=True), Known(_BY_MODE)] = "ANY"
     auto_repair: bool = False
-
-    # ------------------------------------------------------------------ single fields
-    @field_validator("cluster", mode="before")
-    @classmethod
-    def _cluster(cls, v: Any) -> Any:
-        if is_output(v):
-            return v
-        if not isinstance(v, str) or not v:
-            raise DwsValidationError("cluster", v, "must be a cluster name or id")
-        if "/" in v:
-            if not _CLUSTER_ID.match(v):
-                raise DwsValidationError(
-                    "cluster", v, "is not a cluster id like projects/P/locations/L/clusters/NAME"
-                )
-            return v
-        return check_name("cluster", v)
-
-    @field_validator("location")
-    @classmethod
-    def _location(cls, v: str) -> str:
-        _region(v)
-        return v
-
-    @field_validator("machine_type", mode="before")
-    @classmethod
-    def _machine_type(cls, v: Any) -> str:
-        if not isinstance(v, str):
-            raise DwsValidationError(
-                "machine_type", v, "must be a plain string (it decides the GPU shape up front)"
-            )
-        catalog.machine_shape("machine_type", v)
-        return v
-
-    @field_validator("max_nodes", mode="before")
-    @classmethod
-    def _max_nodes(cls, v: Any) -> Any:
-        return v if is_output(v) else limits.check_count("max_nodes", v, "gke.max_nodes")
-
-    _choices = choice_validator(
-        {
-            "mode": MODES,
-            "gpu_driver_version": DRIVER_VERSIONS,
-            "disk_type": DISK_TYPES,
-            "location_policy": LOCATION_POLICIES,
-        },
-        upper=("gpu_driver_version", "location_policy"),
-    )
-
-    @field_validator("accelerator_type")
-    @classmethod
-    def _accelerator_type(cls, v: str | None) -> str | None:
-        return None if v is None else catalog.accelerator("accelerator_type", v).compute_name
-
-    @field_validator("name")
-    @classmethod
-    def _name(cls, v: str | None) -> str | None:
-        return None if v is None else _check_pool_name("name", v)
-
-    @field_validator("node_locations")
-    @classmethod
-    def _node_locations(cls, v: list[str] | None) -> list[str] | None:
-        for i, zone in enumerate(v or []):
-            check_zone(f"node_locations[{i}]", zone)
-        if v is not None and not v:
-            raise DwsValidationError("node_locations", v, "must list at least one zone")
-        return v
-
-    @field_validator("max_run_duration", mode="before")
-    @classmethod
-    def _max_run_duration(cls, v: Any) -> Any:
-        if v is None or is_output(v):
-            return v
-        return limits.check_duration("max_run_duration", v, "gke.max_run_duration")
-
-    @field_validator("labels")
-    @classmethod
-    def _labels(cls, v: dict[str, str]) -> dict[str, str]:
-        return _check_k8s_labels("labels", v)
-
-    @field_validator("resource_labels")
-    @classmethod
-    def _resource_labels(cls, v: dict[str, str]) -> dict[str, str]:
-        return check_labels("resource_labels", v)
-
-    @field_validator("service_account", mode="before")
-    @classmethod
-    def _service_account(cls, v: Any) -> Any:
-        if v is None or is_output(v) or v == "default":
-            return v
-        if not isinstance(v, str) or not _EMAIL.match(v):
-            raise DwsValidationError(
-                "service_account", v, "is not a service account email (or 'default')"
-            )
-        return v
-
-    @field_validator("disk_size_gb")
-    @classmethod
-    def _disk_size(cls, v: int | None) -> int | None:
-        return None if v is None else limits.check_count("disk_size_gb", v, "gke.disk_size_gb")
-
-    @field_validator("reservation", mode="before")
-    @classmethod
-    def _reservation(cls, v: Any) -> Any:
-        if v is None or is_output(v) or hasattr(v, "reservation_name"):
-            return v
-        if isinstance(v, str):
-            shared = _SHARED_RESERVATION.match(v)
-            check_name("reservation", shared.group(1) if shared else v)
-            return v
-        raise DwsValidationError(
-            "reservation",
-            v,
-            "must be a reservation name or a CalendarReservation (an object with reservation_name)",
-        )
 
     # ------------------------------------------------------------------ cross-field rules
     @model_validator(mode="after")
@@ -452,7 +375,7 @@ class QueuedNodePoolSpec(DwsModel):
             self._reservation_rules()
             if self.min_nodes < 0:
                 raise DwsValidationError("min_nodes", self.min_nodes, "must be >= 0")
-            if not is_output(self.max_nodes) and self.min_nodes > self.max_nodes:
+            if isinstance(self.max_nodes, int) and self.min_nodes > self.max_nodes:
                 raise DwsValidationError(
                     "min_nodes", self.min_nodes, f"is above max_nodes ({self.max_nodes})"
                 )
@@ -560,12 +483,6 @@ class QueuedNodePoolSpec(DwsModel):
 
 def _shown_reservation(value: Any) -> Any:
     return value if isinstance(value, str) else type(value).__name__
-
-
-def _check_pool_name(field: str, value: str) -> str:
-    check_name(field, value)
-    limits.get("gke.node_pool_name").check(field, len(value), shown=value)
-    return value
 
 
 def reservation_affinity(reservation: Any, consumer_project: Any = None) -> dict[str, Any]:
@@ -712,18 +629,8 @@ class QueuedNodePool(pulumi.ComponentResource):
         self, name: str, args: QueuedNodePoolArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
         spec = parse_args(QueuedNodePoolSpec, args)
-        if spec.name is None:
-            try:
-                _check_pool_name("name", name)
-            except DwsValidationError as err:
-                raise DwsValidationError(
-                    "name",
-                    name,
-                    err.problem + " (the default pool name is the component name; "
-                    "pass args['name'])",
-                ) from None
-        pool_name = spec.name or name
-        super().__init__("dws:index:QueuedNodePool", name, None, opts)
+        pool_name = default_name("name", spec.name, name, _check_pool_name)
+        super().__init__(TYPE, name, None, opts)
         self.spec = spec
         shape = spec.shape
         min_nodes = spec.min_nodes

@@ -17,22 +17,25 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, Literal, TypedDict
+from typing import Annotated, Any, Literal, TypedDict
 
 import pulumi
 import pulumi_kubernetes as kubernetes
-from pydantic import field_validator, model_validator
+from pydantic import model_validator
 from typing_extensions import Required
 
 from . import limits
+from .defaults import type_token
 from .duration import Duration, DurationLike
 from .errors import DwsValidationError
-from .gke import NODE_POOL_LABEL, QueuedNodePool, choice_validator
+from .fields import Check, DurationWithin, Known, MaybeOutput, OneOf
+from .gke import NODE_POOL_LABEL, QueuedNodePool
 from .kube import gke_provider
 from .models import DwsModel, parse_args
-from .validation import check_name, is_output
+from .validation import check_name
 
 __all__ = [
+    "TYPE",
     "KueueQueue",
     "KueueQueueArgs",
     "KueueQueueSpec",
@@ -55,6 +58,7 @@ __all__ = [
     "kueue_job",
 ]
 
+TYPE = type_token("KueueQueue")
 ApiVersion = Literal["v1beta2", "v1beta1"]
 API_GROUP = "kueue.x-k8s.io"
 API_VERSIONS: tuple[str, ...] = ("v1beta2", "v1beta1")
@@ -185,99 +189,79 @@ def _check_quantity(field: str, value: Any) -> int | str:
     return value
 
 
+def _node_pool(field: str, value: Any) -> Any:
+    if isinstance(value, QueuedNodePool):
+        return value
+    if isinstance(value, str):
+        return check_name(field, value)
+    raise DwsValidationError(field, value, "must be a QueuedNodePool or a node pool name")
+
+
+def _namespaces(field: str, value: Any) -> list[str]:
+    if isinstance(value, str) or not isinstance(value, Sequence) or not value:
+        raise DwsValidationError(
+            field, value, "must be a non-empty list of namespaces for the LocalQueues"
+        )
+    seen: set[str] = set()
+    for i, ns in enumerate(value):
+        _check_dns_label(f"{field}[{i}]", ns)
+        if ns in seen:
+            raise DwsValidationError(f"{field}[{i}]", ns, "is listed twice")
+        seen.add(ns)
+    return list(value)
+
+
+def _gpu_quota(field: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise DwsValidationError(field, value, "must be a whole number of GPUs >= 1")
+    return value
+
+
+def _kueue_version(field: str, value: str) -> str:
+    if not _VERSION.match(value):
+        raise DwsValidationError(field, value, f"is not a Kueue chart version like {KUEUE_VERSION}")
+    return value.lstrip("v")
+
+
+K8sName = Annotated[str, Check(_check_dns_label, before=False)]
+"""A Kubernetes DNS label: lowercase letters, digits or '-' (the length from the limits table)."""
+Quantity = Annotated[int | str, Check(_check_quantity)]
+"""A Kubernetes quantity: a whole number, or a string such as ``500m`` or ``1000Gi``."""
+_RunDuration = Annotated[Duration, DurationWithin("kueue.max_run_duration")]
+
+
 class KueueQueueSpec(DwsModel):
     """The validated form of :class:`KueueQueueArgs`."""
 
-    known_at_construction: ClassVar[Mapping[str, str]] = {
-        "namespaces": "each namespace gets a LocalQueue resource named after it",
-        "name": "it names the Kueue objects and their resources",
-        "api_version": "it decides the shape of every Kueue object",
-        "kueue_version": "it is checked against api_version",
-        "max_run_duration": "it is checked against the node pool's max_run_duration",
-        "retry_strategy": "its values are checked against each other",
-        "provisioning_request": "it decides which Kueue objects are made",
-    }
-
-    node_pool: Any
-    namespaces: list[str]
-    gpu_quota: Any = None
-    max_run_duration: Any = None
-    api_version: str = "v1beta2"
+    node_pool: Annotated[Any, Check(_node_pool)]
+    namespaces: Annotated[
+        list[str],
+        Check(_namespaces),
+        Known("each namespace gets a LocalQueue resource named after it"),
+    ]
+    gpu_quota: MaybeOutput[Annotated[int, Check(_gpu_quota)]] | None = None
+    max_run_duration: Annotated[
+        _RunDuration | None, Known("it is checked against the node pool's max_run_duration")
+    ] = None
+    api_version: Annotated[
+        str, OneOf(API_VERSIONS), Known("it decides the shape of every Kueue object")
+    ] = "v1beta2"
     install_kueue: bool = False
-    kueue_version: str = KUEUE_VERSION
-    name: str | None = None
-    local_queue_name: str | None = None
-    provisioning_request: bool | None = None
-    retry_strategy: _Retry = _Retry()
-    cpu_quota: int | str = UNBOUNDED_CPU
-    memory_quota: int | str = UNBOUNDED_MEMORY
-    queueing_strategy: str = "BestEffortFIFO"
-    cluster: Any = None
+    kueue_version: Annotated[
+        str, Check(_kueue_version, before=False), Known("it is checked against api_version")
+    ] = KUEUE_VERSION
+    name: Annotated[K8sName | None, Known("it names the Kueue objects and their resources")] = None
+    local_queue_name: K8sName | None = None
+    provisioning_request: Annotated[
+        bool | None, Known("it decides which Kueue objects are made")
+    ] = None
+    retry_strategy: Annotated[_Retry, Known("its values are checked against each other")] = _Retry()
+    cpu_quota: Quantity = UNBOUNDED_CPU
+    memory_quota: Quantity = UNBOUNDED_MEMORY
+    queueing_strategy: Annotated[str, OneOf(QUEUEING_STRATEGIES)] = "BestEffortFIFO"
+    cluster: MaybeOutput[str] | None = None
     location: str | None = None
-    project: Any = None
-
-    @field_validator("node_pool", mode="before")
-    @classmethod
-    def _node_pool(cls, v: Any) -> Any:
-        if isinstance(v, QueuedNodePool) or is_output(v):
-            return v
-        if isinstance(v, str):
-            return check_name("node_pool", v)
-        raise DwsValidationError("node_pool", v, "must be a QueuedNodePool or a node pool name")
-
-    @field_validator("namespaces", mode="before")
-    @classmethod
-    def _namespaces(cls, v: Any) -> list[str]:
-        if isinstance(v, str) or not isinstance(v, Sequence) or not v:
-            raise DwsValidationError(
-                "namespaces", v, "must be a non-empty list of namespaces for the LocalQueues"
-            )
-        seen: set[str] = set()
-        for i, ns in enumerate(v):
-            _check_dns_label(f"namespaces[{i}]", ns)
-            if ns in seen:
-                raise DwsValidationError(f"namespaces[{i}]", ns, "is listed twice")
-            seen.add(ns)
-        return list(v)
-
-    @field_validator("gpu_quota", mode="before")
-    @classmethod
-    def _gpu_quota(cls, v: Any) -> Any:
-        if v is None or is_output(v):
-            return v
-        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-            raise DwsValidationError("gpu_quota", v, "must be a whole number of GPUs >= 1")
-        return v
-
-    @field_validator("max_run_duration", mode="before")
-    @classmethod
-    def _max_run_duration(cls, v: Any) -> Any:
-        if v is None:
-            return None
-        return limits.check_duration("max_run_duration", v, "kueue.max_run_duration")
-
-    _choices = choice_validator(
-        {"api_version": API_VERSIONS, "queueing_strategy": QUEUEING_STRATEGIES}
-    )
-
-    @field_validator("kueue_version")
-    @classmethod
-    def _kueue_version(cls, v: str) -> str:
-        if not _VERSION.match(v):
-            raise DwsValidationError(
-                "kueue_version", v, f"is not a Kueue chart version like {KUEUE_VERSION}"
-            )
-        return v.lstrip("v")
-
-    @field_validator("name", "local_queue_name")
-    @classmethod
-    def _names(cls, v: str | None, info: Any) -> str | None:
-        return None if v is None else _check_dns_label(info.field_name, v)
-
-    @field_validator("cpu_quota", "memory_quota", mode="before")
-    @classmethod
-    def _quantities(cls, v: Any, info: Any) -> int | str:
-        return _check_quantity(info.field_name, v)
+    project: MaybeOutput[str] | None = None
 
     @model_validator(mode="after")
     def _rules(self) -> KueueQueueSpec:
@@ -519,16 +503,17 @@ class KueueQueue(pulumi.ComponentResource):
                 "and location are required to build a Kubernetes provider when node_pool is a "
                 "name and no kubernetes provider comes through opts",
             )
-        super().__init__("dws:index:KueueQueue", name, None, opts)
+        super().__init__(TYPE, name, None, opts)
         self.spec = spec
         self.provider: kubernetes.Provider | None = None
         if not has_provider:
+            where: tuple[Any, Any, Any] = (
+                (pool.cluster, pool.location, pool.project)
+                if pool is not None
+                else (spec.cluster, spec.location, spec.project)
+            )
             self.provider = gke_provider(
-                f"{name}-k8s",
-                pool.cluster if pool is not None else spec.cluster,
-                pool.location if pool is not None else spec.location,
-                pool.project if pool is not None else spec.project,
-                opts=pulumi.ResourceOptions(parent=self),
+                f"{name}-k8s", *where, opts=pulumi.ResourceOptions(parent=self)
             )
         child = pulumi.ResourceOptions(parent=self, provider=self.provider)
         self.kueue_release: kubernetes.helm.v3.Release | None = None

@@ -23,13 +23,17 @@ import contextlib
 import dataclasses
 import difflib
 from collections.abc import Iterator, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any, Literal
+from types import MappingProxyType
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, ValidationInfo
 
 from . import stack_config
 from .duration import Duration, DurationLike
 from .errors import NO_VALUE, DwsValidationError
-from .outputs import is_output, when_known
+from .outputs import output_aware
 
 __all__ = [
     "Limit",
@@ -45,6 +49,7 @@ __all__ = [
     "applied",
     "snapshot",
     "restore",
+    "RowChange",
     "check_duration",
     "check_count",
     "as_whole_number",
@@ -346,6 +351,19 @@ DEFAULT_LIMITS: dict[str, Limit] = {
             maximum=65536,
         ),
         Limit(
+            "tpu.v5p_cubes",
+            "TPU v5p slice size in cubes of 4x4x4 chips",
+            "count",
+            (
+                'https://docs.cloud.google.com/tpu/docs/v5p ("The largest job that can be '
+                'scheduled is a 96 cube (6144 chip) job"); shapes beyond the documented ones '
+                f"are AxBxC of multiples of 4 ({TOOLKIT} pkg/config/hardware.go "
+                "Validate3DTopology, which allows up to 140 cubes)"
+            ),
+            minimum=1,
+            maximum=96,
+        ),
+        Limit(
             "compute.accelerator_count",
             "number of attached GPUs",
             "count",
@@ -368,42 +386,95 @@ SEED_PROFILE: dict[str, dict[str, Any]] = {
     },
 }
 
-_overrides: dict[str, Limit] = {}
+_overrides: ContextVar[Mapping[str, Limit]] = ContextVar(
+    "dws_limit_overrides", default=MappingProxyType({})
+)
+"""The rows overridden in this context (a ``with`` block, a Pulumi program's tasks, a thread):
+what one program or test overrides does not leak into another's."""
 
 
-def _coerce(row: Limit, name: str, value: Any) -> Any:
-    if value is None or name not in ("minimum", "maximum", "choices"):
-        return value
-    if name == "choices":
-        return tuple(_coerce(row, "minimum", v) for v in value)
+def _to_unit(row: Limit, field: str, value: Any) -> int:
+    """A bound in its row's unit: seconds from any duration form, or a whole number."""
     if row.unit == "seconds":
-        return Duration.parse(value, f"limits.{row.key}.{name}").seconds
-    return as_whole_number(f"limits.{row.key}.{name}", value)
+        return Duration.parse(value, field).seconds
+    return as_whole_number(field, value)
+
+
+def _in_unit(value: Any, info: ValidationInfo) -> Any:
+    """A bound, or each of ``choices``, in the unit of the row being changed."""
+    row: Limit = (info.context or {})["row"]
+    field = f"limits.{row.key}.{info.field_name}"
+    if value is None:
+        return None
+    if info.field_name != "choices":
+        return _to_unit(row, field, value)
+    if isinstance(value, str) or not isinstance(value, list | tuple):
+        raise DwsValidationError(field, value, "must be a list")
+    return tuple(_to_unit(row, field, v) for v in value)
+
+
+class RowChange(BaseModel):
+    """What an override may change in a row (:func:`override`, a ``dws:limits`` entry): its
+    bounds in the row's unit (``180d`` or 15552000 for a duration row, a whole number for a
+    count row), its source or description."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    minimum: Annotated[int | None, BeforeValidator(_in_unit)] = None
+    maximum: Annotated[int | None, BeforeValidator(_in_unit)] = None
+    choices: Annotated[tuple[int, ...] | None, BeforeValidator(_in_unit)] = None
+    source: str | None = None
+    description: str | None = None
+
+    @classmethod
+    def of(cls, row: Limit, fields: Mapping[str, Any], where: str) -> dict[str, Any]:
+        """The fields ``fields`` changes, checked and converted; a
+        :class:`~pulumi_dws.errors.DwsValidationError` under ``where`` (``limits.<key>``)."""
+        try:
+            change = cls.model_validate(dict(fields), context={"row": row})
+        except ValidationError as exc:
+            errors = exc.errors(include_url=False)
+            unknown = sorted(str(e["loc"][0]) for e in errors if e["type"] == "extra_forbidden")
+            if unknown:
+                raise DwsValidationError(
+                    where, unknown, "has unknown fields; use minimum, maximum, choices"
+                ) from None
+            first = errors[0]
+            name = str(first["loc"][0]) if first["loc"] else ""
+            original = (first.get("ctx") or {}).get("error")
+            if isinstance(original, DwsValidationError):
+                raise DwsValidationError(
+                    f"{where}.{name}", original.value, original.problem
+                ) from None
+            raise DwsValidationError(
+                f"{where}.{name}", first.get("input"), "must be text"
+            ) from None
+        return change.model_dump(exclude_unset=True)
+
+
+def _check_range(row: Limit, low: int | None, high: int | None, where: str) -> None:
+    """An inverted range would reject every value with a message naming only one bound."""
+    if low is not None and high is not None and low > high:
+        raise DwsValidationError(
+            where,
+            f"minimum {row.render(low)}, maximum {row.render(high)}",
+            "is an empty range: the minimum must not be above the maximum",
+        )
 
 
 def override(key: str, **fields: Any) -> Limit:
-    """Replace fields of one row (``minimum``, ``maximum``, ``choices``, ``source``) globally.
+    """Replace fields of one row (``minimum``, ``maximum``, ``choices``, ``source``) from now
+    on, in this context (the program, test or ``with`` block that overrides it).
 
     Durations may be given in any :class:`~pulumi_dws.duration.Duration` form.
     """
     row = get(key)
-    unknown = set(fields) - {"minimum", "maximum", "choices", "source", "description"}
-    if unknown:
-        raise DwsValidationError(
-            f"limits.{key}", sorted(unknown), "has unknown fields; use minimum, maximum, choices"
-        )
-    values = {name: _coerce(row, name, value) for name, value in fields.items()}
+    values = RowChange.of(row, fields, f"limits.{key}")
     if "source" not in values:
         values["source"] = f"overridden by the user (was: {row.source})"
     new = dataclasses.replace(row, **values)
-    if new.minimum is not None and new.maximum is not None and new.minimum > new.maximum:
-        # An inverted range would reject every value with a message naming only one bound.
-        raise DwsValidationError(
-            f"limits.{key}",
-            f"minimum {new.render(new.minimum)}, maximum {new.render(new.maximum)}",
-            "is an empty range: the minimum must not be above the maximum",
-        )
-    _overrides[key] = new
+    _check_range(new, new.minimum, new.maximum, f"limits.{key}")
+    _overrides.set({**_overrides.get(), key: new})
     return new
 
 
@@ -412,14 +483,15 @@ def use_profile(name: Literal["current", "seed"]) -> None:
     reset()
     if name == "seed":
         for key, fields in SEED_PROFILE.items():
-            _overrides[key] = dataclasses.replace(DEFAULT_LIMITS[key], **fields)
+            seeded = dataclasses.replace(DEFAULT_LIMITS[key], **fields)
+            _overrides.set({**_overrides.get(), key: seeded})
     elif name != "current":
         raise DwsValidationError("limits profile", name, "is unknown; use current or seed")
 
 
 def reset() -> None:
     """Drop every override."""
-    _overrides.clear()
+    _overrides.set({})
 
 
 @contextlib.contextmanager
@@ -465,13 +537,12 @@ def apply_config(config: Mapping[str, Any] | None) -> None:
 
 def snapshot() -> dict[str, Limit]:
     """The overrides in force, for :func:`restore` (``dws plan`` isolates each program)."""
-    return dict(_overrides)
+    return dict(_overrides.get())
 
 
 def restore(saved: Mapping[str, Limit]) -> None:
     """Put back the overrides a :func:`snapshot` took."""
-    _overrides.clear()
-    _overrides.update(saved)
+    _overrides.set(dict(saved))
 
 
 @contextlib.contextmanager
@@ -490,7 +561,7 @@ def get(key: str) -> Limit:
     """The row in force for ``key``: the running stack's ``dws:limits`` over an override
     (:func:`override`), over the default."""
     try:
-        base = _overrides.get(key) or DEFAULT_LIMITS[key]
+        base = _overrides.get().get(key) or DEFAULT_LIMITS[key]
     except KeyError:
         known = ", ".join(DEFAULT_LIMITS)
         raise DwsValidationError("limit", key, f"is unknown; known: {known}") from None
@@ -540,26 +611,10 @@ def _stack_fields(config: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
             raise DwsValidationError(f"{CONFIG_KEY}.{key}", NO_VALUE, f"is not a limit; {hint}")
         if not isinstance(given, Mapping):
             raise DwsValidationError(f"{CONFIG_KEY}.{key}", given, "must be a mapping of fields")
-        unknown = set(given) - {"minimum", "maximum", "choices", "source", "description"}
-        if unknown:
-            raise DwsValidationError(
-                f"{CONFIG_KEY}.{key}",
-                sorted(unknown),
-                "has unknown fields; use minimum, maximum, choices",
-            )
         row = DEFAULT_LIMITS[key]
-        try:
-            values = {name: _coerce(row, name, value) for name, value in given.items()}
-        except DwsValidationError as exc:
-            raise DwsValidationError(f"dws:{exc.field}", exc.value, exc.problem) from None
-        merged = {**fields.get(key, {}), **values}
+        merged = {**fields.get(key, {}), **RowChange.of(row, given, f"{CONFIG_KEY}.{key}")}
         low, high = merged.get("minimum", row.minimum), merged.get("maximum", row.maximum)
-        if low is not None and high is not None and low > high:
-            raise DwsValidationError(
-                f"{CONFIG_KEY}.{key}",
-                f"minimum {row.render(low)}, maximum {row.render(high)}",
-                "is an empty range: the minimum must not be above the maximum",
-            )
+        _check_range(row, low, high, f"{CONFIG_KEY}.{key}")
         fields[key] = merged
     return fields
 
@@ -569,10 +624,9 @@ def table() -> list[Limit]:
     return [get(key) for key in DEFAULT_LIMITS]
 
 
+@output_aware
 def check_duration(field: str, value: DurationLike, key: str) -> Duration:
     """Parse ``value`` and check it against row ``key`` (an Output: once it is known)."""
-    if is_output(value):
-        return when_known(value, lambda known: check_duration(field, known, key))  # type: ignore[no-any-return]
     duration = Duration.parse(value, field)
     get(key).check(field, duration.seconds, shown=value if isinstance(value, str) else None)
     return duration
@@ -588,11 +642,10 @@ def as_whole_number(field: str, value: Any) -> int:
     return value
 
 
+@output_aware
 def check_count(field: str, value: int, key: str, *, minimum: int | None = None) -> int:
     """Check a whole number against row ``key`` (an Output: once it is known); ``minimum``
     narrows the row for this field (see :meth:`Limit.narrowed`)."""
-    if is_output(value):
-        return when_known(value, lambda known: check_count(field, known, key, minimum=minimum))  # type: ignore[no-any-return]
     number = as_whole_number(field, value)
     row = get(key) if minimum is None else get(key).narrowed(minimum=minimum)
     return row.check(field, number)

@@ -8,24 +8,27 @@ with the field's full path, instead of pydantic's multi-error report.
   pydantic or Python class name.
 * Any argument may be a Pulumi ``Output``: its checks run once the value is known, and a bad
   value fails the run with the argument's path. Arguments that decide what a component
-  registers while the program runs are listed in :attr:`DwsModel.known_at_construction`; an
-  Output there is refused with the reason.
+  registers while the program runs are declared :class:`~pulumi_dws.fields.Known`; an Output
+  there is refused with the reason.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import difflib
 import types
 import typing
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Iterator, Mapping, Sequence
 from typing import Any, ClassVar, TypeVar
 
+import pulumi
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from .errors import NO_VALUE, DwsValidationError
+from .fields import field_reasons
 from .outputs import is_output, path_of, qualify, tagged, when_known
 
-__all__ = ["DwsModel", "parse_args", "field_path", "suggest"]
+__all__ = ["DwsModel", "parse_args", "field_path", "suggest", "args_mismatches"]
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -36,7 +39,8 @@ class DwsModel(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
 
     known_at_construction: ClassVar[Mapping[str, str]] = {}
-    """Field -> why its value must be known while the program runs (an Output is refused)."""
+    """Field -> why its value must be known while the program runs (an Output is refused):
+    the fields declared with :class:`~pulumi_dws.fields.Known`."""
 
     def model_dump(self, **kwargs: Any) -> dict[str, Any]:
         """As pydantic's, without warnings for fields that hold an Output (checked later)."""
@@ -48,6 +52,13 @@ class DwsModel(BaseModel):
         # Set here, after the class body, so it is the outermost validator of every field:
         # a field's own before/after validators then only ever see known values.
         cls._dws_once_known = field_validator("*", mode="wrap")(classmethod(_once_known))  # type: ignore[attr-defined]
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        cls.known_at_construction = field_reasons(
+            {name: info.metadata for name, info in cls.model_fields.items()}
+        )
 
 
 def _once_known(cls: type[BaseModel], value: Any, handler: Any, info: Any) -> Any:
@@ -376,3 +387,104 @@ def parse_args(model: type[M], args: Mapping[str, Any] | None, prefix: str = "")
         return model.model_validate(data)
     except ValidationError as exc:
         raise _convert(exc, prefix, model, data) from None
+
+
+# ------------------------------------------------------------------------------ Args and Spec
+def args_mismatches(args: type, spec: type[BaseModel], where: str = "") -> list[str]:
+    """How a component's args ``TypedDict`` (what users write, and read in their editor) and
+    its spec (what is validated) differ: a field only one has, a field required in only one,
+    or a field whose types differ (``None`` and Outputs aside: every spec field takes an
+    Output; ``Any`` matches anything). Nested args are compared with their nested specs.
+    Empty when each field is declared alike in both, as a test of every kind checks."""
+    # pulumi.Input names "Output[T]" in a string: resolve it here.
+    inputs = {"Output": pulumi.Output, "T": typing.TypeVar("T")}
+    hints = typing.get_type_hints(args, None, inputs, include_extras=True)
+    total = getattr(args, "__total__", True)
+    required = {name for name, hint in hints.items() if _required(hint, total)}
+    problems = [
+        f"{where}{name}: in {spec.__name__}, not in {args.__name__}"
+        for name in spec.model_fields
+        if name not in hints
+    ]
+    problems += [
+        f"{where}{name}: in {args.__name__}, not in {spec.__name__}"
+        for name in hints
+        if name not in spec.model_fields
+    ]
+    for name, info in spec.model_fields.items():
+        if name not in hints:
+            continue
+        if (name in required) != info.is_required():
+            says = "required" if info.is_required() else "optional"
+            problems.append(f"{where}{name}: {says} in {spec.__name__}, not in {args.__name__}")
+        nested_spec = _model_in(info.annotation)
+        nested_args = _typed_dict_in(hints[name])
+        if nested_spec is not None and nested_args is not None:
+            problems += args_mismatches(nested_args, nested_spec, f"{where}{name}.")
+            continue
+        given, checked = _kinds(hints[name]), _kinds(_annotated(info))
+        if "any" not in given | checked and given != checked:
+            problems.append(
+                f"{where}{name}: {' | '.join(sorted(given))} in {args.__name__}, "
+                f"{' | '.join(sorted(checked))} in {spec.__name__}"
+            )
+    return problems
+
+
+def _required(hint: Any, total: bool) -> bool:
+    """Whether a TypedDict key is required: ``Required[...]``, or a plain key of a total one
+    (read from the hints: ``__required_keys__`` misses wrappers written as strings)."""
+    wrapper = getattr(typing.get_origin(hint), "_name", None) or str(typing.get_origin(hint))
+    if wrapper.endswith("NotRequired"):
+        return False
+    return wrapper.endswith("Required") or total
+
+
+def _annotated(info: Any) -> Any:
+    return typing.Annotated[(info.annotation, *info.metadata)] if info.metadata else info.annotation
+
+
+def _typed_dict_in(annotation: Any) -> type | None:
+    if typing.is_typeddict(annotation):
+        return typing.cast(type, annotation)
+    for arg in typing.get_args(annotation):
+        found = _typed_dict_in(arg)
+        if found is not None:
+            return found
+    return None
+
+
+def _kinds(annotation: Any) -> set[str]:
+    """The kinds of value an annotation takes (``str``, ``int``, ``list``, ``duration``...),
+    ``None``, Outputs and awaitables aside."""
+    from .duration import Duration
+
+    origin = typing.get_origin(annotation)
+    args = typing.get_args(annotation)
+    if annotation is Any:
+        return {"any"}
+    if annotation in (None, type(None)) or origin in (pulumi.Output, Awaitable):
+        return set()
+    if origin is typing.Annotated or str(origin).endswith(("Required", "NotRequired")):
+        return _kinds(args[0])
+    if origin in (typing.Union, types.UnionType):
+        members = set(args)
+        if Duration in members and dt.timedelta in members:
+            return {"duration"}
+        return set().union(*(_kinds(a) for a in args))
+    if origin is typing.Literal:
+        return {type(value).__name__ for value in args}
+    if annotation is Duration:
+        return {"duration"}
+    container = origin or annotation
+    if typing.is_typeddict(annotation) or (
+        isinstance(container, type) and issubclass(container, BaseModel | Mapping | dict)
+    ):
+        return {"mapping"}
+    if (
+        isinstance(container, type)
+        and issubclass(container, list | tuple | Sequence)
+        and (container is not str)
+    ):
+        return {"list"}
+    return {getattr(annotation, "__name__", str(annotation))}

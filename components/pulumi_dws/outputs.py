@@ -14,16 +14,18 @@ whole path.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import pulumi
 
 from .errors import DwsValidationError
 
-__all__ = ["is_output", "when_known", "tagged", "path_of", "qualify"]
+__all__ = ["is_output", "when_known", "output_aware", "tagged", "path_of", "qualify"]
 
 R = TypeVar("R")
+C = TypeVar("C", bound=Callable[..., Any])
 
 _PATH_ATTR = "_dws_argument_path"
 
@@ -78,3 +80,19 @@ def when_known(value: Any, check: Callable[[Any], R]) -> Any:
     if path:
         setattr(out, _PATH_ATTR, path)
     return out
+
+
+def output_aware(check: C) -> C:
+    """Make a check ``check(field, value, ...)`` take an Output ``value`` too: it then returns
+    an Output of the check's result, run once the value is known (see :func:`when_known`).
+
+    Every check in :mod:`pulumi_dws.validation` and :mod:`pulumi_dws.limits` is made so, once,
+    here."""
+
+    @functools.wraps(check)
+    def checked(field: str, value: Any, *args: Any, **kwargs: Any) -> Any:
+        if is_output(value):
+            return when_known(value, lambda known: check(field, known, *args, **kwargs))
+        return check(field, value, *args, **kwargs)
+
+    return cast(C, checked)

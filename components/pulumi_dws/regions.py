@@ -24,6 +24,8 @@ import contextlib
 import difflib
 import re
 from collections.abc import Iterable, Iterator, Mapping
+from contextvars import ContextVar
+from types import MappingProxyType
 from typing import Any
 
 from . import stack_config
@@ -108,14 +110,17 @@ _REGION_SHAPE = re.compile(r"[a-z]+-[a-z]+[0-9]+")
 _ZONE_SHAPE = re.compile(r"(?P<region>[a-z]+-[a-z]+[0-9]+)-(?P<zone>[a-z]|ai[0-9]+[a-z])")
 _LETTER = re.compile(r"[a-z]|ai[0-9]+[a-z]")
 
-_added: dict[str, tuple[str, ...]] = {}
+_added: ContextVar[Mapping[str, tuple[str, ...]]] = ContextVar(
+    "dws_regions_added", default=MappingProxyType({})
+)
+"""The regions and zones :func:`add` added in this context (as the limits' overrides)."""
 
 
 def table() -> dict[str, tuple[str, ...]]:
     """Every region in force with its zone letters: the defaults, what :func:`add` added and
     what the running stack's ``dws:regions`` config adds."""
     merged = {region: tuple(zones) for region, zones in DEFAULT_REGIONS.items()}
-    for extra in (_added, from_stack()):
+    for extra in (_added.get(), from_stack()):
         for region, zones in extra.items():
             merged[region] = tuple(sorted(set(merged.get(region, ())) | set(zones)))
     return merged
@@ -199,22 +204,22 @@ def _letters(region: str, zones: Iterable[Any], where: str) -> tuple[str, ...]:
 def add(region: str, zones: Iterable[str], *, where: str = "regions") -> None:
     """Accept ``region`` (if new) and its ``zones`` (letters or full names) from now on."""
     letters = _checked(region, zones, where)
-    _added[region] = tuple(sorted(set(_added.get(region, ())) | set(letters)))
+    added = _added.get()
+    _added.set({**added, region: tuple(sorted(set(added.get(region, ())) | set(letters)))})
 
 
 def reset() -> None:
     """Drop every added region and zone."""
-    _added.clear()
+    _added.set({})
 
 
 def snapshot() -> dict[str, tuple[str, ...]]:
     """What was added, for :func:`restore`."""
-    return dict(_added)
+    return dict(_added.get())
 
 
 def restore(saved: Mapping[str, tuple[str, ...]]) -> None:
-    _added.clear()
-    _added.update(saved)
+    _added.set(dict(saved))
 
 
 @contextlib.contextmanager

@@ -40,20 +40,21 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any, ClassVar, Literal, TypedDict
+from typing import Annotated, Any, Literal, TypedDict
 
 import pulumi
 import pulumi_gcp as gcp
-from pydantic import field_validator, model_validator
+from pydantic import model_validator
 from typing_extensions import NotRequired, Required
 
 from . import catalog, limits
+from .defaults import resolve_project, type_token
 from .duration import Duration, DurationLike
 from .errors import DwsValidationError
+from .fields import Check, DurationWithin, Known, Labels, MaybeOutput, Name, Within
 from .models import DwsModel, parse_args
-from .providers.slurm import SlurmClusterProvider
+from .providers.slurm import SlurmClusterResource
 from .validation import (
-    check_labels,
     check_name,
     check_region,
     check_zone_in_region,
@@ -62,6 +63,7 @@ from .validation import (
 )
 
 __all__ = [
+    "TYPE",
     "SlurmCluster",
     "SlurmClusterArgs",
     "SlurmLoginArgs",
@@ -74,7 +76,7 @@ __all__ = [
     "SERVICE_AGENT_ROLES",
 ]
 
-TYPE = "dws:index:SlurmCluster"
+TYPE = type_token("SlurmCluster")
 RESERVATION_NAME_KEY = "compute.googleapis.com/reservation-name"
 ProvisioningModel = Literal["FLEX_START", "ON_DEMAND", "SPOT", "RESERVATION"]
 SERVICE_AGENT_ROLES: dict[str, str] = {
@@ -195,101 +197,76 @@ class SlurmClusterArgs(TypedDict, total=False):
 
 
 # ---------------------------------------------------------------------------- validation
-class _LoginSpec(DwsModel):
-    known_at_construction: ClassVar[Mapping[str, str]] = {
-        "machine_type": "it is checked against the machine catalog",
-    }
+def _reservation(field: str, value: Any) -> Any:
+    if value is None or hasattr(value, "reservation_name"):
+        return value
+    if isinstance(value, str) and (
+        _RESERVATION_PATH.match(value) or _SHARED_RESERVATION.match(value) or "/" not in value
+    ):
+        check_name(field, value.rsplit("/", 1)[-1])
+        return value
+    raise DwsValidationError(
+        field,
+        value if isinstance(value, str) else type(value).__name__,
+        "must be a CalendarReservation, a reservation name, projects/P/reservations/NAME "
+        "or projects/P/zones/Z/reservations/NAME",
+    )
 
+
+def _display_name(field: str, value: str) -> str:
+    row = limits.get("slurm.display_name_length")
+    low, high = row.minimum or 0, row.maximum or 0
+    if not low <= len(value) <= high or not _DISPLAY_NAME.match(value):
+        raise DwsValidationError(
+            field,
+            value,
+            f"must be {row.allowed()} lowercase letters or digits, starting with a letter "
+            "(Google's create-cluster docs)",
+        )
+    return value
+
+
+_COUNTS = "node counts are checked against each other"
+_BY_SHAPE = "it is checked against the machine type's GPUs"
+
+
+class _LoginSpec(DwsModel):
     zone: str
-    machine_type: str = "n2-standard-8"
-    count: int = 1
+    machine_type: Annotated[str, Known("it is checked against the machine catalog")] = (
+        "n2-standard-8"
+    )
+    count: Annotated[int, Within("slurm.node_count", minimum=1)] = 1  # a cluster needs one
     public_ips: bool = False
     boot_disk_type: str | None = None
     boot_disk_size_gb: int | None = None
-    id: str = "login"
-
-    @field_validator("count", mode="before")
-    @classmethod
-    def _count(cls, v: Any) -> int:
-        # A cluster needs a login node: at least 1.
-        return limits.check_count("count", v, "slurm.node_count", minimum=1)
-
-    @field_validator("id")
-    @classmethod
-    def _id(cls, v: str) -> str:
-        return check_name("id", v)
+    id: Name = "login"
 
 
 class _NodePoolSpec(DwsModel):
-    known_at_construction: ClassVar[Mapping[str, str]] = {
-        "id": "partitions refer to node pools by id",
-        "machine_type": "it decides the pool's GPUs (accelerator type and count)",
-        "accelerator_type": "it is checked against the machine type's GPUs",
-        "accelerator_count": "it is checked against the machine type's GPUs",
-        "min_nodes": "node counts are checked against each other",
-        "max_nodes": "node counts are checked against each other",
-        "flex_start_max_duration": "it is written into the cluster's request as it is built",
-        "provisioning_model": "it decides which settings the pool takes",
-    }
-
-    id: str
-    machine_type: str
-    max_nodes: int
-    accelerator_type: str | None = None
-    accelerator_count: int | None = None
-    provisioning_model: ProvisioningModel | None = None
-    reservation: Any = None
-    flex_start_max_duration: Duration | None = None
-    min_nodes: int = 0
+    id: Annotated[Name, Known("partitions refer to node pools by id")]
+    machine_type: Annotated[str, Known("it decides the pool's GPUs (accelerator type and count)")]
+    # A pool has at least one node.
+    max_nodes: Annotated[int, Within("slurm.node_count", minimum=1), Known(_COUNTS)]
+    accelerator_type: Annotated[str | None, Known(_BY_SHAPE)] = None
+    accelerator_count: Annotated[int | None, Known(_BY_SHAPE)] = None
+    provisioning_model: Annotated[
+        ProvisioningModel | None, Known("it decides which settings the pool takes")
+    ] = None
+    reservation: Annotated[Any, Check(_reservation)] = None
+    flex_start_max_duration: Annotated[
+        Annotated[Duration, DurationWithin("slurm.flex_start_max_duration")] | None,
+        Known("it is written into the cluster's request as it is built"),
+    ] = None
+    min_nodes: Annotated[int, Within("slurm.node_count"), Known(_COUNTS)] = 0
     zone: str | None = None
     public_ips: bool = False
     boot_disk_type: str | None = None
     boot_disk_size_gb: int | None = None
 
-    @field_validator("id")
-    @classmethod
-    def _id(cls, v: str) -> str:
-        return check_name("id", v)
-
-    @field_validator("min_nodes", "max_nodes", mode="before")
-    @classmethod
-    def _counts(cls, v: Any, info: Any) -> int:
-        at_least = 1 if info.field_name == "max_nodes" else None  # a pool has at least one node
-        return limits.check_count(info.field_name, v, "slurm.node_count", minimum=at_least)
-
-    @field_validator("reservation", mode="before")
-    @classmethod
-    def _reservation(cls, v: Any) -> Any:
-        if v is None or is_output(v) or hasattr(v, "reservation_name"):
-            return v
-        if isinstance(v, str) and (
-            _RESERVATION_PATH.match(v) or _SHARED_RESERVATION.match(v) or "/" not in v
-        ):
-            check_name("reservation", v.rsplit("/", 1)[-1])
-            return v
-        raise DwsValidationError(
-            "reservation",
-            v if isinstance(v, str) else type(v).__name__,
-            "must be a CalendarReservation, a reservation name, projects/P/reservations/NAME "
-            "or projects/P/zones/Z/reservations/NAME",
-        )
-
-    @field_validator("flex_start_max_duration", mode="before")
-    @classmethod
-    def _duration(cls, v: Any) -> Duration | None:
-        if v is None:
-            return None
-        return limits.check_duration("flex_start_max_duration", v, "slurm.flex_start_max_duration")
-
 
 class _PartitionSpec(DwsModel):
-    id: str
+    id: Name
     node_pool_ids: list[str]
-
-    @field_validator("id")
-    @classmethod
-    def _id(cls, v: str) -> str:
-        return check_name("id", v)
 
 
 class _HomeFilestoreSpec(DwsModel):
@@ -303,52 +280,42 @@ class _HomeFilestoreSpec(DwsModel):
 class SlurmClusterSpec(DwsModel):
     """Validated :class:`SlurmClusterArgs` (also the ``dws:capacity`` ``slurm_clusters`` shape)."""
 
-    known_at_construction: ClassVar[Mapping[str, str]] = {
-        "display_name": "it is the cluster id unless cluster_id is given",
-        "cluster_id": "it names the cluster",
-        "region": "it places the cluster and is checked against every zone",
-        "partitions": "they refer to node pools by id",
-    }
-
-    display_name: str
+    display_name: Annotated[
+        str,
+        Check(_display_name, before=False),
+        Known("it is the cluster id unless cluster_id is given"),
+    ]
     login: _LoginSpec
     node_pools: list[_NodePoolSpec]
-    project: Any = None
-    region: str | None = None
-    cluster_id: str | None = None
-    network: Any = "default"
-    subnetwork: Any = None
-    home_directory_storage: Any = None
+    project: MaybeOutput[str] | None = None
+    region: Annotated[
+        str | None, Known("it places the cluster and is checked against every zone")
+    ] = None
+    cluster_id: Annotated[str | None, Known("it names the cluster")] = None
+    network: MaybeOutput[str] = "default"
+    subnetwork: MaybeOutput[str] | None = None
+    home_directory_storage: MaybeOutput[str] | None = None
     home_filestore: _HomeFilestoreSpec = _HomeFilestoreSpec()
-    partitions: list[_PartitionSpec] | None = None
-    labels: dict[str, str] = {}
+    partitions: Annotated[list[_PartitionSpec] | None, Known("they refer to node pools by id")] = (
+        None
+    )
+    labels: MaybeOutput[Labels] = {}
     grant_service_agent_roles: bool = True
     protect: bool = False
 
-    @field_validator("display_name")
+    @model_validator(mode="wrap")
     @classmethod
-    def _display_name(cls, v: str) -> str:
-        row = limits.get("slurm.display_name_length")
-        length_ok = isinstance(v, str) and row.minimum <= len(v) <= row.maximum  # type: ignore[operator]
-        if not length_ok or not _DISPLAY_NAME.match(v):
-            raise DwsValidationError(
-                "display_name",
-                v,
-                f"must be {row.allowed()} lowercase letters or digits, starting with a letter "
-                "(Google's create-cluster docs)",
-            )
-        return v
-
-    @field_validator("labels")
-    @classmethod
-    def _labels(cls, v: dict[str, str]) -> dict[str, str]:
-        return check_labels("labels", v)
-
-    @model_validator(mode="after")
-    def _whole(self) -> SlurmClusterSpec:
-        region = self.region or region_of(self.login.zone)
+    def _whole(cls, data: Any, handler: Any) -> SlurmClusterSpec:
+        """The rules across fields; the defaults that depend on other fields filled in."""
+        given: SlurmClusterSpec = handler(data)
+        region = given.region or region_of(given.login.zone)
         check_region("region", region)
-        object.__setattr__(self, "region", region)
+        spec = given.model_copy(update={"region": region})
+        return spec.model_copy(update=spec._checked(region))
+
+    def _checked(self, region: str) -> dict[str, Any]:
+        """The fields the rules settle: ``cluster_id``, ``partitions``, each pool's
+        provisioning model."""
         cluster_id = self.cluster_id or self.display_name
         id_length = limits.get("slurm.cluster_id_length")
         if not _CLUSTER_ID.match(cluster_id) or len(cluster_id) > id_length.maximum:  # type: ignore[operator]
@@ -359,20 +326,20 @@ class SlurmClusterSpec(DwsModel):
                 f"must be {id_length.allowed()} characters: a lowercase letter, then lowercase "
                 "letters or digits (the Slurm API allows no hyphens)",
             )
-        object.__setattr__(self, "cluster_id", cluster_id)
         check_zone_in_region("login.zone", self.login.zone, region)
         catalog.machine_kind("login.machine_type", self.login.machine_type)
         if not self.node_pools:
             raise DwsValidationError("node_pools", [], "needs at least one compute node pool")
         ids = {self.login.id}
-        for i, pool in enumerate(self.node_pools):
-            _check_pool(f"node_pools[{i}]", pool, region, ids)
+        pools = []
+        for i, given in enumerate(self.node_pools):
+            pool = _check_pool(f"node_pools[{i}]", given, region, ids)
             _check_reservation(f"node_pools[{i}]", pool, self.pool_zone(pool), self.project)
+            pools.append(pool)
         partitions = self.partitions
         if partitions is None:
-            partitions = [_PartitionSpec(id=p.id, node_pool_ids=[p.id]) for p in self.node_pools]
-            object.__setattr__(self, "partitions", partitions)
-        _check_partitions(partitions, {p.id for p in self.node_pools}, self.login.id)
+            partitions = [_PartitionSpec(id=p.id, node_pool_ids=[p.id]) for p in pools]
+        _check_partitions(partitions, {p.id for p in pools}, self.login.id)
         if self.home_directory_storage is None and self.home_filestore.zone is not None:
             _check_home_location("home_filestore.zone", self.home_filestore.zone, region)
         home = self.home_directory_storage
@@ -382,7 +349,7 @@ class SlurmClusterSpec(DwsModel):
                 home,
                 "is not a Filestore instance id projects/PROJECT/locations/ZONE/instances/ID",
             )
-        return self
+        return {"cluster_id": cluster_id, "node_pools": pools, "partitions": partitions}
 
     # ------------------------------------------------------------------ derived values
     def pool_zone(self, pool: _NodePoolSpec) -> str:
@@ -396,7 +363,9 @@ def _check_home_location(where: str, location: str, region: str) -> None:
         check_zone_in_region(where, location, region)
 
 
-def _check_pool(where: str, pool: _NodePoolSpec, region: str, ids: set[str]) -> None:
+def _check_pool(where: str, pool: _NodePoolSpec, region: str, ids: set[str]) -> _NodePoolSpec:
+    """Check one compute pool; return it with its provisioning model (the default one when it
+    gives none)."""
     if pool.id in ids:
         raise DwsValidationError(
             f"{where}.id", pool.id, "is used twice (node pool ids include the login pool's)"
@@ -415,7 +384,7 @@ def _check_pool(where: str, pool: _NodePoolSpec, region: str, ids: set[str]) -> 
     if model is None:
         model = "RESERVATION" if pool.reservation is not None else None
         model = model or ("FLEX_START" if gpus else "ON_DEMAND")
-        object.__setattr__(pool, "provisioning_model", model)
+        pool = pool.model_copy(update={"provisioning_model": model})
     if pool.reservation is not None and model != "RESERVATION":
         raise DwsValidationError(
             f"{where}.reservation",
@@ -433,6 +402,7 @@ def _check_pool(where: str, pool: _NodePoolSpec, region: str, ids: set[str]) -> 
             pool.flex_start_max_duration.human(),
             f"only applies to FLEX_START pools, not {model}",
         )
+    return pool
 
 
 def _shown(value: Any) -> Any:
@@ -618,6 +588,12 @@ def _compute_pool(
     return body
 
 
+def _known_text(field: str, value: Any) -> str:
+    if not isinstance(value, str) or not value:
+        raise DwsValidationError(field, value, "must be a known string to build the body")
+    return value
+
+
 def build_cluster_body(
     args: SlurmClusterArgs | SlurmClusterSpec,
     *,
@@ -633,11 +609,10 @@ def build_cluster_body(
     args hold an object or an Output there. Raises :class:`DwsValidationError` for invalid args.
     """
     spec = args if isinstance(args, SlurmClusterSpec) else parse_args(SlurmClusterSpec, args)
-    project = project or spec.project
-    home = home_directory_storage or spec.home_directory_storage
-    for field, value in (("project", project), ("home_directory_storage", home)):
-        if not isinstance(value, str) or not value:
-            raise DwsValidationError(field, value, "must be a known string to build the body")
+    project = _known_text("project", project or spec.project)
+    home = _known_text(
+        "home_directory_storage", home_directory_storage or spec.home_directory_storage
+    )
     if not _FILESTORE_ID.match(home):
         raise DwsValidationError(
             "home_directory_storage", home, "is not projects/PROJECT/locations/ZONE/instances/ID"
@@ -680,36 +655,6 @@ def build_cluster_body(
 
 
 # ---------------------------------------------------------------------------- resources
-class SlurmClusterResource(pulumi.dynamic.Resource, module="dws", name="SlurmCluster"):
-    """The cluster as a dynamic resource (``pulumi-python:dynamic/dws:SlurmCluster``).
-
-    Swap point: pulumi-gcp 10.5.0 has ``gcp.vertex.AiModelDevelopmentCluster`` (Pulumi registry:
-    https://www.pulumi.com/registry/packages/gcp/api-docs/vertex/aimodeldevelopmentcluster/), but
-    the newest release installable here is 10.2.0; once 10.5.0 is, this child is replaced by that
-    resource with an alias to this one (see the README section on Slurm).
-    """
-
-    name: pulumi.Output[str]
-    state: pulumi.Output[str]
-    login_nodes: pulumi.Output[list[str]]
-    login_address: pulumi.Output[str | None]
-    partitions: pulumi.Output[list[dict[str, Any]]]
-    body: pulumi.Output[dict[str, Any]]
-    drift: pulumi.Output[list[str]]
-
-    def __init__(
-        self,
-        name: str,
-        props: dict[str, Any],
-        opts: pulumi.ResourceOptions | None = None,
-        provider: SlurmClusterProvider | None = None,
-    ) -> None:
-        outputs = dict.fromkeys(
-            ("name", "state", "login_nodes", "login_address", "partitions", "create_time", "drift")
-        )
-        super().__init__(provider or SlurmClusterProvider(), name, {**outputs, **props}, opts)
-
-
 class SlurmCluster(pulumi.ComponentResource):
     """A managed Slurm cluster with Flex-start GPU partitions; see the module docstring.
 
@@ -737,10 +682,8 @@ class SlurmCluster(pulumi.ComponentResource):
         self, name: str, args: SlurmClusterArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
         spec = parse_args(SlurmClusterSpec, args)
-        project = spec.project or pulumi.Config("gcp").get("project")
-        if not project:
-            raise DwsValidationError("project", "(missing)", "set project or gcp:project config")
         super().__init__(TYPE, name, {}, opts)
+        project = resolve_project(spec.project, self)
         self.spec = spec
         child = pulumi.ResourceOptions(parent=self)
         self.iam_members = (
@@ -859,9 +802,18 @@ def _reservation_ref(reservation: Any, project: Any) -> Any:
         return reservation
     owner = getattr(getattr(reservation, "spec", None), "project", None)
     name = reservation.reservation_name
-    if isinstance(owner, str) and owner != project:
-        return pulumi.Output.from_input(name).apply(lambda n: f"projects/{owner}/reservations/{n}")
-    return name
+    if not isinstance(owner, str):
+        return name
+
+    def named(values: list[Any]) -> str:
+        consumer, reservation_name = values
+        return (
+            reservation_name
+            if owner == consumer
+            else f"projects/{owner}/reservations/{reservation_name}"
+        )
+
+    return pulumi.Output.all(project, name).apply(named)
 
 
 def _filestore_network(project: str, network: str) -> str:

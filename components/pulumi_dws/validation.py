@@ -2,7 +2,8 @@
 
 Each check returns the (normalised) value or raises :class:`~pulumi_dws.errors.DwsValidationError`
 naming the field, the value and what is allowed. Each also takes a Pulumi ``Output``: it then
-returns an Output and runs when the value is known (see :mod:`pulumi_dws.outputs`). Zones and
+returns an Output and runs when the value is known (:func:`~pulumi_dws.outputs.output_aware`).
+The argument types of :mod:`pulumi_dws.fields` are built on them. Zones and
 regions are checked against :mod:`pulumi_dws.regions`, a table of the regions and zones that
 exist (with its source and date; a stack adds new ones with ``dws:regions``).
 """
@@ -18,7 +19,7 @@ import pulumi
 
 from . import limits, regions
 from .errors import DwsValidationError
-from .outputs import is_output, when_known
+from .outputs import is_output, output_aware, when_known
 
 __all__ = [
     "check_name",
@@ -44,10 +45,9 @@ _REGION = re.compile(r"^[a-z]+-[a-z]+[0-9]+\Z")
 _ZONE = re.compile(r"^([a-z]+-[a-z]+[0-9]+)-([a-z]|ai[0-9]+[a-z])\Z")
 
 
+@output_aware
 def check_name(field: str, value: str) -> str:
     """An RFC 1035 name: lowercase letter first, then letters, digits, hyphens; 1-63 chars."""
-    if is_output(value):
-        return when_known(value, lambda known: check_name(field, known))  # type: ignore[no-any-return]
     if not isinstance(value, str):
         raise DwsValidationError(field, value, "must be a string")
     limits.get("name.length").check(field, len(value), shown=value)
@@ -61,14 +61,13 @@ def check_name(field: str, value: str) -> str:
     return value
 
 
+@output_aware
 def check_labels(field: str, labels: Mapping[str, Any] | None) -> dict[str, Any]:
     """Google Cloud labels: keys start with a lowercase letter; lengths from the limits table.
 
     A value may be an Output (checked once known); an Output of the whole mapping gives an
     Output of the checked mapping.
     """
-    if is_output(labels):
-        return when_known(labels, lambda known: check_labels(field, known))  # type: ignore[no-any-return]
     if labels is not None and not isinstance(labels, Mapping):
         raise DwsValidationError(field, labels, "must be a mapping of label keys to values")
     labels = dict(labels or {})
@@ -106,10 +105,9 @@ def _table_hint() -> str:
     )
 
 
+@output_aware
 def check_region(field: str, value: str) -> str:
     """A Google Cloud region such as ``us-central1`` (one in :mod:`pulumi_dws.regions`)."""
-    if is_output(value):
-        return when_known(value, lambda known: check_region(field, known))  # type: ignore[no-any-return]
     if not isinstance(value, str) or not _REGION.fullmatch(value):
         hint = (
             " (that is a zone; give its region)"
@@ -126,11 +124,10 @@ def check_region(field: str, value: str) -> str:
     return value
 
 
+@output_aware
 def check_zone(field: str, value: str) -> str:
     """A Google Cloud zone such as ``us-central1-a`` (one in :mod:`pulumi_dws.regions`, or an
     AI zone such as ``us-central1-ai1a`` of a known region)."""
-    if is_output(value):
-        return when_known(value, lambda known: check_zone(field, known))  # type: ignore[no-any-return]
     shape = _ZONE.fullmatch(value) if isinstance(value, str) else None
     if shape is None:
         hint = (
@@ -158,11 +155,10 @@ def check_zone(field: str, value: str) -> str:
     )
 
 
+@output_aware
 def region_of_location(field: str, value: str) -> str:
     """The region of a location that may be a region (``us-central1``) or a zone
     (``us-central1-a``), as GKE locations are."""
-    if is_output(value):
-        return when_known(value, lambda known: region_of_location(field, known))  # type: ignore[no-any-return]
     if isinstance(value, str) and _ZONE.fullmatch(value):
         return region_of(check_zone(field, value))
     if isinstance(value, str) and _REGION.fullmatch(value):
@@ -222,10 +218,9 @@ def format_timestamp(value: dt.datetime) -> str:
     return value.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+@output_aware
 def check_choice(field: str, value: T, choices: tuple[T, ...]) -> T:
     """One of a fixed set of values (an Output: once it is known)."""
-    if is_output(value):
-        return when_known(value, lambda known: check_choice(field, known, choices))  # type: ignore[no-any-return]
     if value not in choices:
         allowed = ", ".join(map(str, choices))
         raise DwsValidationError(field, value, f"is not allowed; use one of {allowed}")

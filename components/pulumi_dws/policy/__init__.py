@@ -6,9 +6,10 @@ The same rules run three ways:
   ``pulumi_policy.PolicyPack`` with :func:`pulumi_dws.policy.pack.policies`);
 * ``dws plan`` (offline, on resources registered under ``pulumi_dws.testing.GcpMocks``) with
   :func:`evaluate` and :func:`capacity_summary`;
-* your own tests, through :mod:`pulumi_dws.policy.testing`.
+* your own tests, through :mod:`pulumi_dws.testing.policy` (and its samples,
+  :mod:`pulumi_dws.testing.samples`).
 
-Importing this package does not import pulumi-policy; only ``.pack`` and ``.testing`` do.
+Importing this package imports neither pulumi-policy (only ``.pack`` does) nor any test aid.
 """
 
 from __future__ import annotations

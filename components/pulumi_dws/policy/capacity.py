@@ -17,30 +17,34 @@ Counting rules:
 
 Instance templates are not capacity by themselves and are not counted. Values not known during
 preview make an item *unknown*: totals then count only what is known (a lower bound).
+
+Each resource type's reader (:mod:`pulumi_dws.registry`) says what items it asks for, built with
+:func:`item`, :func:`consumer_item` and :func:`run_hours`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import limits
+from .. import limits, registry
 from ..errors import DwsValidationError
 from ..validation import parse_timestamp
-from .shapes import (
-    PoolSpec,
-    body_of,
-    kind_of,
-    machine_gpus,
-    node_pools,
-    slurm_pools,
-    vm_spec,
-)
-from .values import UNKNOWN, as_int, dig, last_segment, pick, seconds_of
+from .values import UNKNOWN, dig, last_segment, seconds_of
 from .view import ResourceView
 
-__all__ = ["CapacityItem", "capacity_items", "capacity_summary", "window_seconds"]
+__all__ = [
+    "CapacityItem",
+    "capacity_items",
+    "capacity_summary",
+    "window_seconds",
+    "item",
+    "run_hours",
+    "limited_hours",
+    "consumer_item",
+    "known_or_none",
+]
 
 _HOUR = 3600.0
 
@@ -106,11 +110,14 @@ class CapacityItem:
         }
 
 
-def _known(value: Any) -> Any:
+def known_or_none(value: Any) -> Any:
+    """``value``, or None when it is not known yet."""
     return None if value is UNKNOWN else value
 
 
-def _hours(raw: Any, field_name: str, default_key: str | None, notes: list[str]) -> tuple:
+def limited_hours(
+    raw: Any, field_name: str, default_key: str | None, notes: list[str]
+) -> tuple[float | None, bool | None]:
     """``(hours, bounded)`` of a max run duration, defaulting to a limit's maximum."""
     try:
         seconds = seconds_of(raw, field_name)
@@ -148,7 +155,9 @@ def window_seconds(window: Any) -> Any:
     return None
 
 
-def _item(view: ResourceView, kind: str, part: str, **values: Any) -> CapacityItem:
+def item(view: ResourceView, kind: str, part: str, **values: Any) -> CapacityItem:
+    """An item of ``view``: ``gpus`` is ``(accelerator, GPUs per unit)``, ``machine`` the machine
+    type (any spelling); the other values are :class:`CapacityItem` fields."""
     accel, per_unit = values.pop("gpus")
     machine = last_segment(values.pop("machine"))
     return CapacityItem(
@@ -157,23 +166,25 @@ def _item(view: ResourceView, kind: str, part: str, **values: Any) -> CapacityIt
         type=view.type,
         kind=kind,
         part=part,
-        machine_type=_known(machine) if isinstance(_known(machine), str) else None,
+        machine_type=known_or_none(machine) if isinstance(known_or_none(machine), str) else None,
         accelerator=accel if isinstance(accel, str) else None,
-        gpus_per_unit=_known(per_unit),
+        gpus_per_unit=known_or_none(per_unit),
         **values,
     )
 
 
-def _run_hours(raw: Any, field_name: str, dws: Any, default_key: str, notes: list[str]) -> tuple:
+def run_hours(
+    raw: Any, field_name: str, dws: Any, default_key: str, notes: list[str]
+) -> tuple[float | None, bool | None]:
     """``(hours, bounded)`` of a max run duration. A duration that is given bounds the run
     whatever the provisioning model; without one, DWS capacity (``dws`` True) runs at most
     ``default_key``'s limit, other capacity is unbounded, and unknown ``dws`` can't tell."""
     if raw is None and dws is UNKNOWN:
         return None, None
-    return _hours(raw, field_name, default_key if dws is True else None, notes)
+    return limited_hours(raw, field_name, default_key if dws is True else None, notes)
 
 
-def _consumer_item(
+def consumer_item(
     view: ResourceView, kind: str, part: str, consumer: Any, notes: list[str], **values: Any
 ) -> CapacityItem:
     """A VM's or node pool's item. One that consumes a specific reservation is listed but
@@ -183,148 +194,7 @@ def _consumer_item(
     elif consumer is UNKNOWN:
         notes.append("may consume a specific reservation (not known yet)")
         values.update(units=None, hours=None, bounded=None)
-    return _item(view, kind, part, counted=consumer is not True, notes=tuple(notes), **values)
-
-
-def _pool_units(pool: PoolSpec, notes: list[str]) -> Any:
-    autoscaling = pool.get("autoscaling")
-    if autoscaling is UNKNOWN:
-        return UNKNOWN
-    total = as_int(dig(autoscaling, "totalMaxNodeCount"))
-    if total is not None:
-        return total
-    per_zone = as_int(dig(autoscaling, "maxNodeCount"))
-    if per_zone is None:
-        per_zone = as_int(pool.get("nodeCount"))
-    if per_zone is None:
-        per_zone = as_int(pool.get("initialNodeCount"))
-    if per_zone is UNKNOWN or per_zone is None:
-        return UNKNOWN if per_zone is UNKNOWN else 0
-    zones = pool.zones()
-    if zones is UNKNOWN:
-        return UNKNOWN
-    if zones is None:
-        notes.append("per-zone node count and no nodeLocations: counted for one zone")
-        zones = 1
-    return per_zone * zones
-
-
-def _items(view: ResourceView) -> Iterator[CapacityItem]:
-    kind = kind_of(view)
-    vm = vm_spec(view)
-    if vm is not None and kind != "template":
-        notes: list[str] = []
-        hours, bounded = _run_hours(
-            vm.max_run_duration,
-            "maxRunDuration",
-            vm.flex_start,
-            "flex_start.max_run_duration",
-            notes,
-        )
-        if vm.stopped is True:
-            notes.append(f"stopped (desiredStatus {vm.desired_status}): no GPUs, no GPU-hours")
-            yield _item(
-                view,
-                kind or "",
-                "",
-                gpus=vm.gpus(),
-                machine=vm.machine_type,
-                units=1,
-                hours=0.0,
-                bounded=True,
-                counted=False,
-                notes=tuple(notes),
-            )
-            return
-        if vm.stopped is UNKNOWN:
-            notes.append("desiredStatus not known yet: may be stopped")
-            hours, bounded = None, None
-        yield _consumer_item(
-            view,
-            kind or "",
-            "",
-            vm.reservation_consumer,
-            notes,
-            gpus=vm.gpus(),
-            machine=vm.machine_type,
-            units=1,
-            hours=hours,
-            bounded=bounded,
-        )
-    for pool in node_pools(view):
-        notes = []
-        raw = pool.get("nodeConfig", "maxRunDuration")
-        hours, bounded = _run_hours(
-            raw, "nodeConfig.maxRunDuration", pool.dws, "gke.max_run_duration", notes
-        )
-        units = _pool_units(pool, notes)
-        affinity = pool.get("nodeConfig", "reservationAffinity", "consumeReservationType")
-        yield _consumer_item(
-            view,
-            "node_pool",
-            pool.where.rstrip("."),
-            UNKNOWN if affinity is UNKNOWN else affinity == "SPECIFIC_RESERVATION",
-            notes,
-            gpus=pool.gpus(),
-            machine=pool.get("nodeConfig", "machineType"),
-            units=_known(units),
-            hours=hours,
-            bounded=bounded,
-        )
-    for spool in slurm_pools(view):
-        notes = []
-        raw = spool.get("flex_start_max_duration", "flexStartMaxDuration")
-        hours, bounded = _run_hours(
-            raw, "flex_start_max_duration", spool.flex_start, "slurm.flex_start_max_duration", notes
-        )
-        spec = spool.get("machine_spec", "machineSpec")
-        yield _consumer_item(
-            view,
-            "slurm",
-            spool.id,
-            spool.reservation_consumer,
-            notes,
-            gpus=spool.gpus(),
-            machine=pick(spec, "machine_type", "machineType"),
-            units=_known(spool.max_nodes()),
-            hours=hours,
-            bounded=bounded,
-        )
-    if kind in ("future_reservation", "reservation"):
-        yield _reservation(view, kind)
-
-
-def _reservation(view: ResourceView, kind: str) -> CapacityItem:
-    src = body_of(view) if view.type.startswith("pulumi-python:") else view.props
-    notes: list[str] = []
-    if kind == "future_reservation":
-        sku = dig(src, "specificSkuProperties")
-        units = as_int(dig(sku, "totalCount"))
-        try:
-            seconds = window_seconds(dig(src, "timeWindow"))
-        except DwsValidationError:
-            seconds = None
-            notes.append("timeWindow is not valid")
-        hours = None if seconds in (None, UNKNOWN) else seconds / _HOUR
-        bounded = None if seconds is UNKNOWN else seconds is not None
-    else:
-        sku = dig(src, "specificReservation")
-        units = as_int(dig(sku, "count"))
-        hours, bounded = None, False
-        notes.append("a standing reservation: GPU-hours unbounded")
-    props = dig(sku, "instanceProperties")
-    gpus = machine_gpus(dig(props, "machineType"), dig(props, "guestAccelerators"))
-    return _item(
-        view,
-        kind,
-        "",
-        gpus=gpus,
-        machine=dig(props, "machineType"),
-        units=_known(units),
-        hours=hours,
-        bounded=bounded,
-        notes=tuple(notes),
-    )
+    return item(view, kind, part, counted=consumer is not True, notes=tuple(notes), **values)
 
 
 def capacity_items(resources: Iterable[Any]) -> list[CapacityItem]:
@@ -333,10 +203,11 @@ def capacity_items(resources: Iterable[Any]) -> list[CapacityItem]:
     items: list[CapacityItem] = []
     for resource in resources:
         view = ResourceView.coerce(resource)
-        for item in _items(view):
-            if item.gpus_per_unit == 0 or item.units == 0:
+        reader = registry.reader_for(view)
+        for found in reader.capacity(view) if reader and reader.capacity else ():
+            if found.gpus_per_unit == 0 or found.units == 0:
                 continue
-            items.append(item)
+            items.append(found)
     return items
 
 
@@ -353,24 +224,24 @@ def capacity_summary(resources: Iterable[Any]) -> dict[str, Any]:
     hours_by_type: dict[str, float] = {}
     unbounded: list[str] = []
     unknown: list[str] = []
-    for item in items:
-        if not item.counted:
+    for one in items:
+        if not one.counted:
             continue
-        accel = item.accelerator or "unknown"
-        if item.gpus is not None:
-            by_type[accel] = by_type.get(accel, 0) + item.gpus
-        if item.gpu_hours is not None:
-            hours_by_type[accel] = hours_by_type.get(accel, 0.0) + item.gpu_hours
-        if item.bounded is False:
-            unbounded.append(item.urn or item.label())
-        if not item.known:
-            unknown.append(item.urn or item.label())
+        accel = one.accelerator or "unknown"
+        if one.gpus is not None:
+            by_type[accel] = by_type.get(accel, 0) + one.gpus
+        if one.gpu_hours is not None:
+            hours_by_type[accel] = hours_by_type.get(accel, 0.0) + one.gpu_hours
+        if one.bounded is False:
+            unbounded.append(one.urn or one.label())
+        if not one.known:
+            unknown.append(one.urn or one.label())
     return {
         "gpus": sum(by_type.values()),
         "gpus_by_type": dict(sorted(by_type.items())),
         "gpu_hours": round(sum(hours_by_type.values()), 3),
         "gpu_hours_by_type": {k: round(v, 3) for k, v in sorted(hours_by_type.items())},
-        "resources": [item.to_dict() for item in items],
+        "resources": [one.to_dict() for one in items],
         "unbounded": unbounded,
         "unknown": unknown,
     }

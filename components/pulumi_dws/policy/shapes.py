@@ -1,21 +1,23 @@
-"""Which resources the rules know, and how to read their fields in each API's spelling.
+"""The facts the rules read from resources, whatever API spelling they come in.
 
 Raw pulumi-gcp resources carry camelCase provider inputs; this library's dynamic resources
 carry the API request body under ``body`` (Compute JSON for ``FlexStartVm``, snake_case Vertex
-AI JSON for ``SlurmCluster``) beside their own inputs (``desiredStatus``, ``zone``...). Readers
-here return plain values, ``None`` when absent, or :data:`~pulumi_dws.policy.values.UNKNOWN`.
-The policy rules, the capacity summary and ``dws plan``'s key properties all read resources
-through them, so they cannot disagree about what a resource asks for.
+AI JSON for ``SlurmCluster``) beside their own inputs (``desiredStatus``, ``zone``...). Each
+resource type's reader, declared with its capacity kind (:mod:`pulumi_dws.registry`,
+:mod:`pulumi_dws.kinds`), turns a resource into the facts here (:class:`VmSpec`,
+:class:`PoolSpec`, :class:`SlurmPool`): plain values, ``None`` when absent, or
+:data:`~pulumi_dws.policy.values.UNKNOWN`. The policy rules, the capacity summary and ``dws
+plan``'s key properties all read resources through these readers, so they cannot disagree
+about what a resource asks for.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
-from .. import catalog
+from .. import catalog, registry
 from ..errors import DwsValidationError
 from .values import UNKNOWN, as_bool, as_int, dig, last_segment, pick
 from .view import ResourceView
@@ -30,6 +32,7 @@ __all__ = [
     "RESERVATION",
     "DYNAMIC_PREFIX",
     "kind_of",
+    "parts",
     "body_of",
     "any3",
     "machine_gpus",
@@ -49,29 +52,9 @@ NODE_POOL = "gcp:container/nodePool:NodePool"
 CLUSTER = "gcp:container/cluster:Cluster"
 FUTURE_RESERVATION = "gcp:compute/futureReservation:FutureReservation"
 RESERVATION = "gcp:compute/reservation:Reservation"
-DYNAMIC_PREFIX = "pulumi-python:dynamic"
+DYNAMIC_PREFIX = registry.DYNAMIC_PREFIX
 
-_IAM = re.compile(r"^gcp:[A-Za-z]+/iAM(Member|Binding|Policy):IAM(Member|Binding|Policy)\Z")
-_KUEUE_PRC = re.compile(r"^kubernetes:kueue\.x-k8s\.io/v1[a-z0-9]*:ProvisioningRequestConfig\Z")
-
-_RAW_KINDS = {
-    INSTANCE: "instance",
-    INSTANCE_TEMPLATE: "template",
-    REGION_INSTANCE_TEMPLATE: "template",
-    NODE_POOL: "node_pool",
-    CLUSTER: "cluster",
-    FUTURE_RESERVATION: "future_reservation",
-    RESERVATION: "reservation",
-}
-
-# Dynamic resources of this library, by the last segment of their type token (lowercased).
-_DYNAMIC_KINDS = {
-    "flexstartvm": "flex_vm",
-    "flexstartinstance": "flex_vm",
-    "slurmcluster": "slurm",
-    "calendarreservation": "future_reservation",
-    "futurereservation": "future_reservation",
-}
+P = TypeVar("P")
 
 
 def body_of(view: ResourceView) -> Any:
@@ -83,32 +66,26 @@ def body_of(view: ResourceView) -> Any:
 
 
 def kind_of(view: ResourceView) -> str | None:
-    """instance, template, flex_vm, node_pool, cluster, future_reservation, reservation,
-    slurm, iam, kueue_config, or None for a resource no rule reads."""
-    if view.type in _RAW_KINDS:
-        return _RAW_KINDS[view.type]
-    if _IAM.match(view.type):
-        return "iam"
-    if _KUEUE_PRC.match(view.type):
-        return "kueue_config"
-    if view.type.startswith(DYNAMIC_PREFIX):
-        short = view.type.rsplit(":", 1)[-1].lower()
-        if short in _DYNAMIC_KINDS:
-            return _DYNAMIC_KINDS[short]
-        body = body_of(view)
-        if isinstance(body, Mapping):  # a dynamic resource this table doesn't name yet
-            if "scheduling" in body and ("machineType" in body or "networkInterfaces" in body):
-                return "flex_vm"
-            if "node_pools" in body or ("nodePools" in body and "orchestrator_spec" in body):
-                return "slurm"
-            if "reservationMode" in body and "timeWindow" in body:
-                return "future_reservation"
-    return None
+    """The kind its reader gives the resource (instance, template, flex_vm, node_pool, cluster,
+    future_reservation, reservation, slurm, iam, kueue_config, ...), or None for a resource no
+    reader knows."""
+    reader = registry.reader_for(view)
+    return reader.kind if reader is not None else None
+
+
+def parts(view: ResourceView, of: type[P]) -> Iterator[P]:
+    """The facts of type ``of`` its reader finds in the resource (none for unknown types)."""
+    reader = registry.reader_for(view)
+    if reader is None or reader.parts is None:
+        return
+    for part in reader.parts(view):
+        if isinstance(part, of):
+            yield part
 
 
 def is_iam(view: ResourceView) -> bool:
     """A project/folder/organization/service-account IAM member, binding or policy."""
-    return bool(_IAM.match(view.type))
+    return kind_of(view) == "iam"
 
 
 def any3(*values: Any) -> Any:
@@ -207,45 +184,7 @@ class VmSpec:
 
 def vm_spec(view: ResourceView) -> VmSpec | None:
     """The VM fields of an instance, template or FlexStartVm; None for other kinds."""
-    kind = kind_of(view)
-    if kind not in ("instance", "template", "flex_vm"):
-        return None
-    dynamic = kind == "flex_vm"
-    src = body_of(view) if dynamic else view.props
-    if src is UNKNOWN:
-        src = {"scheduling": UNKNOWN, "machineType": UNKNOWN, "guestAccelerators": UNKNOWN}
-    scheduling = dig(src, "scheduling")
-    model = dig(scheduling, "provisioningModel")
-    if dynamic and model is None:
-        model = "FLEX_START"  # the resource exists to create Flex-start VMs
-    affinity = pick(dig(src, "reservationAffinity"), "type", "consumeReservationType")
-    consumer = any3(
-        affinity == "SPECIFIC_RESERVATION" if affinity is not UNKNOWN else UNKNOWN,
-        model == "RESERVATION_BOUND" if model is not UNKNOWN else UNKNOWN,
-    )
-    machine = dig(src, "machineType")
-    if dynamic and machine is None:
-        machine = view.props.get("machineType")  # FlexStartVm keeps the short name beside body
-    # The reservation named: pulumi-gcp's specificReservation.values, the API's values.
-    named = dig(src, "reservationAffinity", "specificReservation", "values", 0)
-    if named is None:
-        named = dig(src, "reservationAffinity", "values", 0)
-    return VmSpec(
-        prefix="body." if dynamic and "body" in view.props else "",
-        machine_type=machine,
-        provisioning_model=model,
-        max_run_duration=dig(scheduling, "maxRunDuration"),
-        queue_window=dig(src, "params", "requestValidForDuration"),
-        network_interfaces=dig(src, "networkInterfaces"),
-        accelerators=dig(src, "guestAccelerators"),
-        labels=dig(src, "labels"),
-        reservation_consumer=consumer,
-        zone=view.props.get("zone") if kind != "template" else None,
-        termination_action=dig(scheduling, "instanceTerminationAction"),
-        # The resource's own input (FlexStartVm, gcp.compute.Instance), never the API body.
-        desired_status=pick(view.props, "desiredStatus") if kind != "template" else None,
-        reservation=named if named is not None else affinity,
-    )
+    return next(parts(view, VmSpec), None)
 
 
 @dataclass(frozen=True)
@@ -288,13 +227,7 @@ class PoolSpec:
 
 def node_pools(view: ResourceView) -> Iterator[PoolSpec]:
     """The node pools a resource defines: itself (NodePool) or its inline ``nodePools``."""
-    if view.type == NODE_POOL:
-        yield PoolSpec(view, "", view.props)
-    elif view.type == CLUSTER:
-        pools = view.props.get("nodePools")
-        if isinstance(pools, list):
-            for i, pool in enumerate(pools):
-                yield PoolSpec(view, f"nodePools[{i}].", pool)
+    return parts(view, PoolSpec)
 
 
 @dataclass(frozen=True)
@@ -362,9 +295,4 @@ class SlurmPool:
 
 def slurm_pools(view: ResourceView) -> Iterator[SlurmPool]:
     """The node pools of a SlurmCluster body (nothing if unknown or absent)."""
-    body = body_of(view)
-    pools = pick(body, "node_pools", "nodePools")
-    model = pick(body, "provisioning_model", "provisioningModel")
-    if isinstance(pools, list):
-        for i, pool in enumerate(pools):
-            yield SlurmPool(view, i, pool, model)
+    return parts(view, SlurmPool)

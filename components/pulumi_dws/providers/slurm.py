@@ -40,6 +40,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+import pulumi
+import pulumi.dynamic
 from pulumi.dynamic import (
     CheckFailure,
     CheckResult,
@@ -71,7 +73,15 @@ from .slurm_diff import (
 if TYPE_CHECKING:
     from .rest import GoogleRestClient, PollPolicy
 
-__all__ = ["SlurmClusterProvider", "SlurmClusterError", "cluster_path"]
+__all__ = [
+    "SlurmClusterProvider",
+    "SlurmClusterResource",
+    "SlurmClusterError",
+    "TYPE_TOKEN",
+    "cluster_path",
+]
+
+TYPE_TOKEN = "pulumi-python:dynamic/dws:SlurmCluster"
 
 
 def _done(operation: Mapping[str, Any]) -> bool:
@@ -362,3 +372,33 @@ def _parse_id(id_: str) -> tuple[str, str, str]:
             f"{id_!r} is not projects/PROJECT/locations/REGION/{COLLECTION}/CLUSTER_ID"
         )
     return parts[1], parts[3], parts[5]
+
+
+class SlurmClusterResource(pulumi.dynamic.Resource, module="dws", name="SlurmCluster"):
+    """The cluster as a dynamic resource (``pulumi-python:dynamic/dws:SlurmCluster``).
+
+    Swap point: pulumi-gcp 10.5.0 has ``gcp.vertex.AiModelDevelopmentCluster`` (Pulumi registry:
+    https://www.pulumi.com/registry/packages/gcp/api-docs/vertex/aimodeldevelopmentcluster/), but
+    the newest release installable here is 10.2.0; once 10.5.0 is, this child is replaced by that
+    resource with an alias to this one (see the README section on Slurm).
+    """
+
+    name: pulumi.Output[str]
+    state: pulumi.Output[str]
+    login_nodes: pulumi.Output[list[str]]
+    login_address: pulumi.Output[str | None]
+    partitions: pulumi.Output[list[dict[str, Any]]]
+    body: pulumi.Output[dict[str, Any]]
+    drift: pulumi.Output[list[str]]
+
+    def __init__(
+        self,
+        name: str,
+        props: dict[str, Any],
+        opts: pulumi.ResourceOptions | None = None,
+        provider: SlurmClusterProvider | None = None,
+    ) -> None:
+        outputs = dict.fromkeys(
+            ("name", "state", "login_nodes", "login_address", "partitions", "create_time", "drift")
+        )
+        super().__init__(provider or SlurmClusterProvider(), name, {**outputs, **props}, opts)

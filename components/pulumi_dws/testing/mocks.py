@@ -15,6 +15,10 @@ It keeps state (every registration, with its parent URN and inputs), fills the c
 outputs the real providers return (ids in the provider's import format, ``selfLink``,
 auto-names, status fields), answers the invokes this library uses, and lets behaviour for
 dynamic-provider resources be plugged in with :func:`dynamic_behaviour`.
+
+How each resource type behaves (a :data:`Fill`) is declared with its capacity kind
+(:mod:`pulumi_dws.registry`); the fills themselves are the kinds' test aids
+(:mod:`pulumi_dws.testing.kinds`). ``GcpMocks(fills={type: fill})`` replaces one for a test.
 """
 
 from __future__ import annotations
@@ -38,30 +42,47 @@ from pulumi.runtime.config import set_all_config
 from pulumi.runtime.stack import run_in_stack, run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
 
+from .. import registry
 from ..errors import DwsValidationError
 from .event_loop import ensure_event_loop, settle_failed_run
 
 __all__ = [
     "GcpMocks",
     "Registered",
+    "Fill",
     "dynamic_behaviour",
+    "builtin_fill",
+    "compute_zonal",
+    "short_hash",
     "DYNAMIC_TYPE_PREFIX",
     "MOCK_PROJECT_NUMBER",
+    "COMPUTE",
+    "COMPUTE_BETA",
+    "FAKE_CA",
 ]
 
 DYNAMIC_TYPE_PREFIX = "pulumi-python:dynamic/"
 MOCK_PROJECT_NUMBER = "123456789012"
 COMPUTE = "https://www.googleapis.com/compute/v1/"
 COMPUTE_BETA = "https://www.googleapis.com/compute/beta/"
-# A made-up CA (base64 of a PEM header) so Kubernetes providers built from a cluster resolve.
-_FAKE_CA = base64.b64encode(b"-----BEGIN CERTIFICATE-----\nMOCK\n-----END CERTIFICATE-----\n")
+FAKE_CA = base64.b64encode(
+    b"-----BEGIN CERTIFICATE-----\nMOCK\n-----END CERTIFICATE-----\n"
+).decode()
+"""A made-up CA (base64 of a PEM header) so Kubernetes providers built from a cluster resolve."""
+
+Fill = Callable[["GcpMocks", str, str, dict[str, Any]], str]
+"""How a resource type behaves under the mocks: given the mocks, the type token, the logical
+name and the resource's state (a copy of its inputs; for pulumi-gcp types with ``project`` and
+an auto-name set), complete the state in place with what the provider computes and return the
+resource's id."""
 
 DynamicBehaviour = Callable[[dict[str, Any], "GcpMocks", str], tuple[str, dict[str, Any]]]
 _DYNAMIC: dict[str, DynamicBehaviour] = {}
 
 
 def dynamic_behaviour(name: str) -> Callable[[DynamicBehaviour], DynamicBehaviour]:
-    """Register how a ``pulumi-python:dynamic/dws:<name>`` resource behaves under the mocks.
+    """Register how a ``pulumi-python:dynamic/<module>:<name>`` resource of your own behaves
+    under the mocks (it replaces a built-in one of that name).
 
     The function gets the resource inputs (``__provider`` removed), the mocks and the logical
     name, and returns ``(id, outputs)`` as the provider's ``create`` would.
@@ -72,6 +93,16 @@ def dynamic_behaviour(name: str) -> Callable[[DynamicBehaviour], DynamicBehaviou
         return fn
 
     return register
+
+
+def builtin_fill(type_: str) -> Fill | None:
+    """The behaviour a resource type's capacity kind declares (None: the inputs are echoed,
+    with an id made from the name)."""
+    entry = registry.resource_type(type_, by_name=False)
+    if entry is None or entry.mock is None:
+        return None
+    fill: Fill = entry.mock.load()
+    return fill
 
 
 @dataclass
@@ -160,7 +191,8 @@ def _options(request: Any) -> dict[str, Any]:
     }
 
 
-def _short_hash(*parts: str, length: int = 7) -> str:
+def short_hash(*parts: str, length: int = 7) -> str:
+    """A short, stable hex digest of ``parts`` (auto-name suffixes, made-up ids)."""
     return hashlib.sha256("/".join(parts).encode()).hexdigest()[:length]
 
 
@@ -198,6 +230,8 @@ class GcpMocks(pulumi.runtime.Mocks):
         project: the default project when resources give none (also ``gcp:project`` config).
         region: the default region answered by ``getClientConfig``.
         project_number: the number ``getProject`` returns.
+        fills: behaviours that replace the built-in ones, by type token (see :data:`Fill`;
+            :func:`builtin_fill` gives the one it replaces).
     """
 
     def __init__(
@@ -205,10 +239,12 @@ class GcpMocks(pulumi.runtime.Mocks):
         project: str = "mock-project",
         region: str = "us-central1",
         project_number: str = MOCK_PROJECT_NUMBER,
+        fills: Mapping[str, Fill] | None = None,
     ) -> None:
         self.project = project
         self.region = region
         self.project_number = project_number
+        self.fills: dict[str, Fill] = dict(fills or {})
         # In the order the program's registrations (and invokes) reached the monitor: the
         # SDK sends them through the loop's default executor, which install() makes a single
         # thread, so that order is the same from one run to the next.
@@ -362,10 +398,15 @@ class GcpMocks(pulumi.runtime.Mocks):
         props = {k: unwrap_secrets(v) for k, v in inputs.items() if k != "__provider"}
         short = typ[len(DYNAMIC_TYPE_PREFIX) :].split(":")[-1]
         behaviour = _DYNAMIC.get(short)
-        if behaviour is None:
-            return f"{name}-{_short_hash(typ, name)}", props
-        rid, outs = behaviour(props, self, name)
-        return rid, outs
+        if behaviour is not None:
+            return behaviour(props, self, name)
+        fill = self._fill_for(typ) or self._fill_for(f"{DYNAMIC_TYPE_PREFIX}dws:{short}")
+        if fill is None:
+            return f"{name}-{short_hash(typ, name)}", props
+        return fill(self, typ, name, props), props
+
+    def _fill_for(self, typ: str) -> Fill | None:
+        return self.fills.get(typ) or builtin_fill(typ)
 
     def _fill(
         self, typ: str, name: str, inputs: dict[str, Any], given_id: str = ""
@@ -378,23 +419,20 @@ class GcpMocks(pulumi.runtime.Mocks):
             for key, collection in (("zone", "zones"), ("region", "regions")):
                 if _segment(given_id, collection):
                     state.setdefault(key, _segment(given_id, collection))
-            if "name" in _AUTONAMED.get(typ, ("name",)) and not state.get("name"):
+            entry = registry.resource_type(typ, by_name=False)
+            autonamed = entry is None or entry.autonamed
+            if autonamed and not state.get("name"):
                 last = given_id.rstrip("/").split("/")[-1] if given_id else ""
-                state["name"] = last or f"{name}-{_short_hash(typ, name)}"
-        filler = _FILLERS.get(typ)
-        if filler is not None:
-            rid = filler(self, state)
-        elif typ.startswith("kubernetes:"):
-            rid = _kubernetes(self, typ, name, state)
+                state["name"] = last or f"{name}-{short_hash(typ, name)}"
+        fill = self._fill_for(typ)
+        if fill is not None:
+            rid = fill(self, typ, name, state)
         else:
-            rid = state.get("name") or f"{name}-{_short_hash(typ, name)}"
+            rid = state.get("name") or f"{name}-{short_hash(typ, name)}"
         return given_id or rid, state
 
 
-# ---------------------------------------------------------------------- per-type outputs
-Filler = Callable[[GcpMocks, dict[str, Any]], str]
-
-
+# ---------------------------------------------------------------------- helpers for fills
 def _segment(resource_id: str, collection: str) -> str:
     """``projects/p/zones/z/...`` -> ``p`` for ``projects`` ("" when absent)."""
     parts = resource_id.split("/")
@@ -404,8 +442,11 @@ def _segment(resource_id: str, collection: str) -> str:
     return ""
 
 
-def _compute_zonal(collection: str, base: str = COMPUTE) -> Filler:
-    def fill(m: GcpMocks, s: dict[str, Any]) -> str:
+def compute_zonal(collection: str, base: str = COMPUTE) -> Fill:
+    """A zonal Compute resource: ``projects/P/zones/Z/<collection>/NAME``, ``selfLink``,
+    ``creationTimestamp``."""
+
+    def fill(m: GcpMocks, typ: str, name: str, s: dict[str, Any]) -> str:
         zone = s.get("zone", m.region + "-a")
         rid = f"projects/{s['project']}/zones/{zone}/{collection}/{s['name']}"
         s.setdefault("selfLink", base + rid)
@@ -413,138 +454,6 @@ def _compute_zonal(collection: str, base: str = COMPUTE) -> Filler:
         return rid
 
     return fill
-
-
-def _instance(m: GcpMocks, s: dict[str, Any]) -> str:
-    rid = _compute_zonal("instances")(m, s)
-    s.setdefault("instanceId", str(int(_short_hash(rid, length=12), 16)))
-    s.setdefault("currentStatus", "RUNNING")
-    s.setdefault("cpuPlatform", "Intel Sapphire Rapids")
-    for i, nic in enumerate(s.get("networkInterfaces") or []):
-        nic.setdefault("networkIp", f"10.128.0.{i + 2}")
-        nic.setdefault("name", f"nic{i}")
-    return rid
-
-
-def _future_reservation(m: GcpMocks, s: dict[str, Any]) -> str:
-    rid = _compute_zonal("futureReservations", COMPUTE_BETA)(m, s)
-    s.setdefault("selfLinkWithId", s["selfLink"] + "/" + str(int(_short_hash(rid, length=12), 16)))
-    s.setdefault(
-        "statuses",
-        [{"procurementStatus": "PENDING_APPROVAL", "autoCreatedReservations": []}],
-    )
-    return rid
-
-
-def _instance_template(m: GcpMocks, s: dict[str, Any]) -> str:
-    rid = f"projects/{s['project']}/global/instanceTemplates/{s['name']}"
-    s.setdefault("selfLink", COMPUTE + rid)
-    s.setdefault(
-        "selfLinkUnique", f"{COMPUTE}{rid}?uniqueId={int(_short_hash(rid, length=12), 16)}"
-    )
-    return rid
-
-
-def _region_instance_template(m: GcpMocks, s: dict[str, Any]) -> str:
-    region = s.get("region", m.region)
-    rid = f"projects/{s['project']}/regions/{region}/instanceTemplates/{s['name']}"
-    s.setdefault("selfLink", COMPUTE + rid)
-    return rid
-
-
-def _network(m: GcpMocks, s: dict[str, Any]) -> str:
-    rid = f"projects/{s['project']}/global/networks/{s['name']}"
-    s.setdefault("selfLink", COMPUTE + rid)
-    return rid
-
-
-def _subnetwork(m: GcpMocks, s: dict[str, Any]) -> str:
-    rid = f"projects/{s['project']}/regions/{s.get('region', m.region)}/subnetworks/{s['name']}"
-    s.setdefault("selfLink", COMPUTE + rid)
-    return rid
-
-
-def _cluster(m: GcpMocks, s: dict[str, Any]) -> str:
-    rid = f"projects/{s['project']}/locations/{s.get('location', m.region)}/clusters/{s['name']}"
-    s.setdefault("endpoint", "203.0.113.10")
-    s.setdefault("masterAuth", {"clusterCaCertificate": _FAKE_CA.decode()})
-    s.setdefault("selfLink", "https://container.googleapis.com/v1/" + rid)
-    return rid
-
-
-def _node_pool(m: GcpMocks, s: dict[str, Any]) -> str:
-    cluster = str(s.get("cluster", "cluster")).split("/")[-1]
-    location = s.get("location", m.region)
-    rid = f"projects/{s['project']}/locations/{location}/clusters/{cluster}/nodePools/{s['name']}"
-    zones = s.get("nodeLocations") or [f"{location}-a"]
-    s.setdefault("version", "1.33.5-gke.1000000")
-    s.setdefault(
-        "instanceGroupUrls",
-        [
-            f"{COMPUTE}projects/{s['project']}/zones/{z}/instanceGroupManagers/gke-{s['name']}"
-            for z in zones
-        ],
-    )
-    s.setdefault("managedInstanceGroupUrls", list(s["instanceGroupUrls"]))
-    return rid
-
-
-def _iam_member(m: GcpMocks, s: dict[str, Any]) -> str:
-    s.setdefault("etag", "BwX" + _short_hash(str(s.get("role")), str(s.get("member")), length=9))
-    return f"{s['project']}/{s.get('role')}/{s.get('member')}"
-
-
-def _filestore(m: GcpMocks, s: dict[str, Any]) -> str:
-    location = s.get("location", m.region + "-a")
-    rid = f"projects/{s['project']}/locations/{location}/instances/{s['name']}"
-    for i, net in enumerate(s.get("networks") or []):
-        net.setdefault("ipAddresses", [f"10.0.{i}.2"])
-    s.setdefault("createTime", "2026-01-01T00:00:00Z")
-    return rid
-
-
-def _service_account(m: GcpMocks, s: dict[str, Any]) -> str:
-    email = f"{s.get('accountId')}@{s['project']}.iam.gserviceaccount.com"
-    s.setdefault("email", email)
-    s.setdefault("member", f"serviceAccount:{email}")
-    s.setdefault("uniqueId", str(int(_short_hash(email, length=12), 16)))
-    rid = f"projects/{s['project']}/serviceAccounts/{email}"
-    s.setdefault("name", rid)  # the provider's ``name`` is the full resource name
-    return rid
-
-
-_FILLERS: dict[str, Filler] = {
-    "gcp:compute/instance:Instance": _instance,
-    "gcp:compute/futureReservation:FutureReservation": _future_reservation,
-    "gcp:compute/reservation:Reservation": _compute_zonal("reservations"),
-    "gcp:compute/instanceTemplate:InstanceTemplate": _instance_template,
-    "gcp:compute/regionInstanceTemplate:RegionInstanceTemplate": _region_instance_template,
-    "gcp:compute/network:Network": _network,
-    "gcp:compute/subnetwork:Subnetwork": _subnetwork,
-    "gcp:container/cluster:Cluster": _cluster,
-    "gcp:container/nodePool:NodePool": _node_pool,
-    "gcp:projects/iAMMember:IAMMember": _iam_member,
-    "gcp:filestore/instance:Instance": _filestore,
-    "gcp:serviceaccount/account:Account": _service_account,
-}
-
-# Types whose ``name`` is not auto-generated by the provider (no entry: ``name`` is).
-_AUTONAMED: dict[str, tuple[str, ...]] = {
-    "gcp:projects/iAMMember:IAMMember": (),
-    "gcp:serviceaccount/account:Account": (),
-}
-
-
-def _kubernetes(m: GcpMocks, typ: str, name: str, s: dict[str, Any]) -> str:
-    if typ.startswith("kubernetes:helm.sh/"):
-        s.setdefault("name", f"{name}-{_short_hash(typ, name)}")
-        s.setdefault("status", {"status": "deployed", "version": s.get("version")})
-        return f"{s.get('namespace', 'default')}/{s['name']}"
-    meta = s.setdefault("metadata", {})
-    meta.setdefault("name", f"{name}-{_short_hash(typ, name, length=8)}")
-    meta.setdefault("uid", _short_hash("uid", typ, name, length=32))
-    namespace = meta.get("namespace")
-    return f"{namespace}/{meta['name']}" if namespace else meta["name"]
 
 
 # ---------------------------------------------------------------------- invokes
@@ -581,7 +490,7 @@ def _get_cluster(m: GcpMocks, a: dict[str, Any]) -> dict[str, Any]:
         "location": location,
         "project": project,
         "endpoint": "203.0.113.10",
-        "masterAuths": [{"clusterCaCertificate": _FAKE_CA.decode()}],
+        "masterAuths": [{"clusterCaCertificate": FAKE_CA}],
         "nodePools": [],
     }
 
@@ -597,6 +506,3 @@ _INVOKES: dict[str, Invoke] = {
     "gcp:container/getCluster:getCluster": _get_cluster,
     "gcp:compute/getZones:getZones": _get_zones,
 }
-
-
-from . import behaviours as _behaviours  # noqa: E402,F401  (registers dynamic behaviours)

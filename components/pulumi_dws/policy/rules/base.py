@@ -6,6 +6,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from jsonschema import Draft7Validator
+
 from ...duration import Duration
 from ...errors import DwsValidationError, show
 from ..view import Context, Level, ResourceView, Violation
@@ -16,7 +18,7 @@ Scope = Literal["resource", "stack", "plan"]
 
 DURATION_PATTERN = r"^([0-9]+[wdhms])+$|^[0-9]+$"
 """JSON-schema pattern of a duration option (``3d``, ``1d12h``, ``86400``), checked by the
-Pulumi CLI against ``--policy-pack-config`` and here with :class:`~pulumi_dws.duration.Duration`."""
+Pulumi CLI against ``--policy-pack-config`` and here, with the same schema."""
 
 
 @dataclass(frozen=True)
@@ -49,38 +51,50 @@ class Option:
         return out
 
     def coerce(self, rule: str, value: Any) -> Any:
-        """Check ``value`` against the schema (numbers from protobuf come as floats)."""
+        """Check ``value`` against the option's JSON schema (as the Pulumi CLI checks a
+        ``--policy-pack-config``); integral floats, as numbers come through protobuf, are
+        whole numbers."""
         where = f"{rule}.{self.name}"
-        kind = self.schema.get("type")
         if value is None:
             return None
-        if kind == "boolean" and isinstance(value, bool):
-            return value
-        if kind in ("integer", "number") and not isinstance(value, bool):
-            if isinstance(value, float) and value.is_integer() and kind == "integer":
-                value = int(value)
-            if isinstance(value, int) or (kind == "number" and isinstance(value, float)):
-                if value < self.schema.get("minimum", value):
-                    raise DwsValidationError(where, value, f"is below {self.schema['minimum']}")
-                return value
-        if kind == "string" and isinstance(value, str):
-            if self.schema.get("pattern") == DURATION_PATTERN:
-                Duration.parse(value, where)
-            return value
-        if (
-            kind == "array"
-            and isinstance(value, (list, tuple))
-            and all(isinstance(v, str) for v in value)
-        ):
-            return list(value)
-        if kind == "object" and isinstance(value, Mapping):
-            return {
-                str(k): Option(
-                    f"{self.name}[{k}]", self.schema.get("additionalProperties", {})
-                ).coerce(rule, v)
-                for k, v in value.items()
-            }
-        raise DwsValidationError(where, show(value), f"must be of type {kind}")
+        if isinstance(value, tuple):
+            value = list(value)
+        problem = next(iter(sorted(_validator(self.schema).iter_errors(value), key=_depth)), None)
+        if problem is not None:
+            at = where + "".join(f"[{part}]" for part in problem.path)
+            if problem.validator == "minimum":
+                raise DwsValidationError(
+                    at, problem.instance, f"is below {problem.validator_value}"
+                )
+            if problem.validator == "pattern" and self.schema.get("pattern") == DURATION_PATTERN:
+                Duration.parse(problem.instance, at)  # says what a duration looks like
+                raise DwsValidationError(
+                    at, problem.instance, "must be whole units such as 3d, 1d12h or 86400"
+                )
+            kind = problem.schema.get("type", self.schema.get("type"))
+            raise DwsValidationError(at, show(problem.instance), f"must be of type {kind}")
+        return _whole(value, self.schema)
+
+
+def _validator(schema: Mapping[str, Any]) -> Draft7Validator:
+    return Draft7Validator(dict(schema))
+
+
+def _depth(error: Any) -> int:
+    return len(error.path)
+
+
+def _whole(value: Any, schema: Mapping[str, Any]) -> Any:
+    """``value`` with the integral floats an ``integer`` schema accepts as ints."""
+    kind = schema.get("type")
+    if kind == "integer" and isinstance(value, float):
+        return int(value)
+    if kind == "object" and isinstance(value, Mapping):
+        inner = schema.get("additionalProperties") or {}
+        return {str(k): _whole(v, inner) for k, v in value.items()}
+    if kind == "array":
+        return list(value)
+    return value
 
 
 Check = Callable[..., Iterable[Finding]]

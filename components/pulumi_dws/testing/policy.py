@@ -16,7 +16,7 @@ Two levels, both usable for your own policies:
 
 Example::
 
-    from pulumi_dws.policy.testing import UNKNOWN, find_policy, validate_resource
+    from pulumi_dws.testing.policy import UNKNOWN, find_policy, validate_resource
 
     found = validate_resource(
         find_policy("flex-start-max-run-duration"),
@@ -52,9 +52,9 @@ from pulumi_policy import (
 from pulumi_policy.deserialize import deserialize_properties
 from pulumi_policy.proxy import UnknownValueError, unknown_checking_proxy
 
-from .values import UNKNOWN as _UNKNOWN
-from .values import Unknown
-from .view import ResourceView
+from ..policy.values import UNKNOWN as _UNKNOWN
+from ..policy.values import Unknown
+from ..policy.view import ResourceView
 
 __all__ = [
     "UNKNOWN",
@@ -327,7 +327,7 @@ def validate_stack(
 
 def dws_policies() -> list[Policy]:
     """The policies of this library's pack (``pulumi_dws.policy.pack.policies()``)."""
-    from .pack import policies
+    from ..policy.pack import policies
 
     return policies()
 

@@ -1,4 +1,4 @@
-"""Known machine types: GPU ones with their accelerators, and the CPU series.
+"""GPU machine types with their accelerators, and the CPU series (TPUs: :mod:`.tpus`).
 
 Accelerator-optimized families (A2, A3, A4, G2) come with their GPUs attached; the table maps
 each machine type to the accelerator Compute Engine / GKE name (``nvidia-h100-80gb``), the
@@ -14,7 +14,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .errors import DwsValidationError
+from ..errors import DwsValidationError
+from .tpus import is_tpu_machine
 
 __all__ = [
     "MachineShape",
@@ -147,6 +148,10 @@ def register(machine_type: str, accelerator: str, gpus: int, vertex_name: str = 
 def machine_shape(field: str, machine_type: str) -> MachineShape:
     """The shape of a known GPU machine type, or a :class:`DwsValidationError`."""
     shape = _MACHINES.get(machine_type)
+    if shape is None and is_tpu_machine(machine_type):
+        raise DwsValidationError(
+            field, machine_type, "is a TPU machine type; this field takes a GPU machine type"
+        )
     if shape is None:
         families = sorted({m.rsplit("-", 1)[0] for m in _MACHINES})
         raise DwsValidationError(

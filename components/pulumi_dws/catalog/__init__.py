@@ -1,0 +1,124 @@
+"""One catalog of the machines DWS serves: GPU machine types, TPU machine types and slices,
+and the CPU series.
+
+* GPUs (:mod:`.gpus`): each accelerator-optimized machine type with the GPUs it comes with,
+  under their Compute/GKE and Vertex AI names (:func:`machine_shape`, :func:`accelerator`).
+* TPUs (:mod:`.tpus`): each TPU machine type with its chips per VM and topologies, and the names
+  each API gives a slice: Cloud TPU ``v6e-16``, GKE ``ct6e-standard-4t`` + ``4x4`` and its node
+  labels, the reservation ``vmFamily``, the runtime version (:func:`tpu_slice`,
+  :func:`cloud_tpu_slice`).
+* :func:`machine_accelerators` answers for any machine type: GPUs and TPU chips are counted
+  apart (``kind``), so budgets and plans never add one to the other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from .gpus import (
+    ACCELERATORS,
+    COMPACT_FLEX_START_PREFIXES,
+    CPU_SERIES,
+    Accelerator,
+    MachineShape,
+    accelerator,
+    check_attached,
+    compact_with_flex_start,
+    known,
+    machine_kind,
+    machine_shape,
+    register,
+    register_cpu,
+)
+from .tpus import (
+    TOPOLOGY_PATTERN,
+    TPU_ACCELERATOR_LABEL,
+    TPU_GENERATIONS,
+    TPU_RESOURCE,
+    TPU_TAINT,
+    TPU_TOPOLOGY_LABEL,
+    TpuGeneration,
+    TpuMachineType,
+    TpuSlice,
+    check_runtime_version,
+    cloud_tpu_slice,
+    cloud_tpu_types,
+    is_tpu_machine,
+    parse_topology,
+    register_tpu_topology,
+    topology_size,
+    tpu_generation,
+    tpu_generations,
+    tpu_machine,
+    tpu_machines,
+    tpu_slice,
+)
+
+__all__ = [
+    # GPUs and CPUs
+    "MachineShape",
+    "Accelerator",
+    "ACCELERATORS",
+    "machine_shape",
+    "accelerator",
+    "check_attached",
+    "register",
+    "known",
+    "COMPACT_FLEX_START_PREFIXES",
+    "compact_with_flex_start",
+    "CPU_SERIES",
+    "machine_kind",
+    "register_cpu",
+    # TPUs
+    "TPU_RESOURCE",
+    "TPU_ACCELERATOR_LABEL",
+    "TPU_TOPOLOGY_LABEL",
+    "TPU_TAINT",
+    "TOPOLOGY_PATTERN",
+    "TpuGeneration",
+    "TpuMachineType",
+    "TpuSlice",
+    "TPU_GENERATIONS",
+    "tpu_generations",
+    "tpu_generation",
+    "tpu_machine",
+    "tpu_machines",
+    "is_tpu_machine",
+    "parse_topology",
+    "topology_size",
+    "tpu_slice",
+    "cloud_tpu_slice",
+    "cloud_tpu_types",
+    "check_runtime_version",
+    "register_tpu_topology",
+    # both
+    "MachineAccelerators",
+    "machine_accelerators",
+]
+
+
+@dataclass(frozen=True)
+class MachineAccelerators:
+    """What one VM of a machine type carries: ``count`` GPUs or TPU chips (``kind``) of
+    ``name`` (the GPU's Compute name, ``nvidia-h100-80gb``; the TPU's GKE accelerator label,
+    ``tpu-v6e-slice``)."""
+
+    kind: Literal["gpu", "tpu"]
+    name: str
+    count: int
+
+
+def machine_accelerators(machine_type: object) -> MachineAccelerators | None:
+    """The GPUs or TPU chips one VM of ``machine_type`` carries; None for a machine type the
+    catalog does not list as a GPU or TPU type (CPU types, typos: :func:`machine_kind` tells
+    them apart)."""
+    if not isinstance(machine_type, str):
+        return None
+    if is_tpu_machine(machine_type):
+        tpu = tpu_machine("machine_type", machine_type)
+        return MachineAccelerators("tpu", tpu.generation.gke_accelerator, tpu.chips)
+    if machine_type in known():
+        shape = machine_shape("machine_type", machine_type)
+        return MachineAccelerators("gpu", shape.accelerator.compute_name, shape.gpus)
+    return None

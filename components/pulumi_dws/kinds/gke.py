@@ -1,0 +1,125 @@
+"""GKE node pools that DWS fills (``QueuedNodePool``), and the node pools and clusters users
+register with pulumi-gcp directly: a ``gcp.container.NodePool`` is read as itself, a
+``gcp.container.Cluster`` as its inline ``nodePools``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from ..gke import QueuedNodePool, QueuedNodePoolArgs, QueuedNodePoolSpec
+from ..plan.summary import duration_text, gpu_hours
+from ..policy.capacity import CapacityItem, consumer_item, known_or_none, run_hours
+from ..policy.shapes import CLUSTER, NODE_POOL, PoolSpec, node_pools
+from ..policy.values import UNKNOWN, as_int, dig
+from ..policy.view import ResourceView
+from ..registry import CapacityKind, Ref, ResourceType, register
+
+__all__ = ["KIND", "read_pools"]
+
+_AIDS = "pulumi_dws.testing.kinds.gke"
+
+
+def read_pools(view: ResourceView) -> Iterator[PoolSpec]:
+    """The node pools a resource defines: itself (NodePool) or its inline ``nodePools``."""
+    if view.type == NODE_POOL:
+        yield PoolSpec(view, "", view.props)
+    elif view.type == CLUSTER:
+        pools = view.props.get("nodePools")
+        if isinstance(pools, list):
+            for i, pool in enumerate(pools):
+                yield PoolSpec(view, f"nodePools[{i}].", pool)
+
+
+def _pool_units(pool: PoolSpec, notes: list[str]) -> Any:
+    autoscaling = pool.get("autoscaling")
+    if autoscaling is UNKNOWN:
+        return UNKNOWN
+    total = as_int(dig(autoscaling, "totalMaxNodeCount"))
+    if total is not None:
+        return total
+    per_zone = as_int(dig(autoscaling, "maxNodeCount"))
+    if per_zone is None:
+        per_zone = as_int(pool.get("nodeCount"))
+    if per_zone is None:
+        per_zone = as_int(pool.get("initialNodeCount"))
+    if per_zone is UNKNOWN or per_zone is None:
+        return UNKNOWN if per_zone is UNKNOWN else 0
+    zones = pool.zones()
+    if zones is UNKNOWN:
+        return UNKNOWN
+    if zones is None:
+        notes.append("per-zone node count and no nodeLocations: counted for one zone")
+        zones = 1
+    return per_zone * zones
+
+
+def _capacity(view: ResourceView) -> Iterator[CapacityItem]:
+    """GPUs per node x maximum nodes; DWS pools for at most their ``maxRunDuration``."""
+    for pool in node_pools(view):
+        notes: list[str] = []
+        raw = pool.get("nodeConfig", "maxRunDuration")
+        hours, bounded = run_hours(
+            raw, "nodeConfig.maxRunDuration", pool.dws, "gke.max_run_duration", notes
+        )
+        units = _pool_units(pool, notes)
+        affinity = pool.get("nodeConfig", "reservationAffinity", "consumeReservationType")
+        yield consumer_item(
+            view,
+            "node_pool",
+            pool.where.rstrip("."),
+            UNKNOWN if affinity is UNKNOWN else affinity == "SPECIFIC_RESERVATION",
+            notes,
+            gpus=pool.gpus(),
+            machine=pool.get("nodeConfig", "machineType"),
+            units=known_or_none(units),
+            hours=hours,
+            bounded=bounded,
+        )
+
+
+def _summary(view: ResourceView) -> dict[str, Any]:
+    pool = next(node_pools(view))
+    return {
+        "cluster": pool.get("cluster"),
+        "location": pool.get("location"),
+        "machine_type": pool.get("nodeConfig", "machineType"),
+        "accelerator": pool.get("nodeConfig", "guestAccelerators", 0, "type"),
+        "max_nodes": as_int(pool.get("autoscaling", "totalMaxNodeCount"))
+        or as_int(pool.get("autoscaling", "maxNodeCount")),
+        "queued_provisioning": pool.get("queuedProvisioning", "enabled"),
+        "flex_start": pool.get("nodeConfig", "flexStart"),
+        "placement": pool.get("placementPolicy", "type"),
+        "max_run_duration": duration_text(pool.get("nodeConfig", "maxRunDuration")),
+        "reservation": pool.get("nodeConfig", "reservationAffinity", "consumeReservationType"),
+        **gpu_hours(view),
+    }
+
+
+KIND = register(
+    CapacityKind(
+        name="QueuedNodePool",
+        component=QueuedNodePool,
+        args=QueuedNodePoolArgs,
+        spec=QueuedNodePoolSpec,
+        key="queued_node_pools",
+        resources=(
+            ResourceType(
+                "node_pool",
+                types=(NODE_POOL,),
+                parts=read_pools,
+                capacity=_capacity,
+                summary=_summary,
+                mock=Ref(f"{_AIDS}:node_pool"),
+            ),
+            ResourceType(
+                "cluster",
+                types=(CLUSTER,),
+                parts=read_pools,
+                capacity=_capacity,
+                mock=Ref(f"{_AIDS}:cluster"),
+            ),
+        ),
+        test_aids=_AIDS,
+    )
+)

@@ -1,0 +1,234 @@
+"""The capacity kinds of pulumi-dws and the resource types it reads: one declaration each.
+
+A *capacity kind* (Flex-start VM, queued node pool, Kueue queue, Slurm cluster, Calendar
+reservation...) declares itself once, in its own module under :mod:`pulumi_dws.kinds`, with a
+:class:`CapacityKind`: its component, args and spec, its ``dws:capacity`` key, and the
+:class:`ResourceType` of every resource it registers (raw pulumi-gcp resources a user may
+register directly included), each saying how the policy rules, the capacity summary and
+``dws plan`` read it and how it behaves under :class:`~pulumi_dws.testing.GcpMocks`.
+
+Everything that used to keep a table per kind iterates this registry: the blueprint
+(:mod:`pulumi_dws.blueprint`), ``dws plan``'s key properties, the policy's readers and capacity
+summary, and the mocks. Test aids (mocks behaviours, policy samples) are named by module path
+(:class:`Ref`) and only imported by :mod:`pulumi_dws.testing`: importing the library or its
+policy loads none.
+
+The built-in kinds are loaded (:mod:`pulumi_dws.kinds`) the first time the registry is asked.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .policy.capacity import CapacityItem
+    from .policy.view import ResourceView
+
+__all__ = [
+    "DYNAMIC_PREFIX",
+    "Ref",
+    "ResourceType",
+    "CapacityKind",
+    "BlueprintEntry",
+    "register",
+    "register_resources",
+    "kinds",
+    "kind",
+    "resource_types",
+    "resource_type",
+    "reader_for",
+    "kinds_by_key",
+]
+
+DYNAMIC_PREFIX = "pulumi-python:dynamic"
+
+
+@dataclass(frozen=True)
+class Ref:
+    """An attribute of a module, named by path (``"pulumi_dws.testing.kinds.flex_vm:SAMPLES"``)
+    and imported only when :meth:`load` is called."""
+
+    path: str
+
+    def load(self) -> Any:
+        module, _, attr = self.path.partition(":")
+        loaded: Any = importlib.import_module(module)
+        for part in attr.split(".") if attr else ():
+            loaded = getattr(loaded, part)
+        return loaded
+
+
+Parts = Callable[["ResourceView"], Iterable[Any]]
+Items = Callable[["ResourceView"], Iterable["CapacityItem"]]
+Summary = Callable[["ResourceView"], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class ResourceType:
+    """One resource type (or a family of them) and how pulumi-dws reads it.
+
+    Attributes:
+        kind: the short name rules and the capacity summary use (``instance``, ``flex_vm``,
+            ``node_pool``...).
+        types: exact type tokens.
+        pattern: a regular expression for a family of tokens (IAM grants, Kubernetes objects);
+            tried after every exact token, in registration order.
+        dynamic_names: the last part of a dynamic resource's token (any module) that reads as
+            this kind, lowercased (``flexstartvm``).
+        recognise: for a dynamic resource whose name says nothing, whether its props look like
+            this kind (e.g. an API body with ``scheduling`` and ``machineType``).
+        parts: the facts the policy rules read (:class:`~pulumi_dws.policy.shapes.VmSpec`,
+            ``PoolSpec``, ``SlurmPool``...).
+        capacity: the GPU capacity it asks for (:class:`~pulumi_dws.policy.capacity.CapacityItem`).
+        summary: the key properties ``dws plan`` shows.
+        mock: how it behaves under GcpMocks (a :data:`~pulumi_dws.testing.mocks.Fill`).
+        autonamed: whether the provider gives it a ``name`` when none is set.
+    """
+
+    kind: str
+    types: tuple[str, ...] = ()
+    pattern: str | None = None
+    dynamic_names: tuple[str, ...] = ()
+    recognise: Callable[[ResourceView], bool] | None = None
+    parts: Parts | None = None
+    capacity: Items | None = None
+    summary: Summary | None = None
+    mock: Ref | None = None
+    autonamed: bool = True
+
+    def matches(self, token: str, *, by_name: bool = True) -> bool:
+        """Whether ``token`` is one of this entry's types: exact, by pattern, or (``by_name``)
+        a dynamic resource of any module with one of its names."""
+        if token in self.types:
+            return True
+        if self.pattern is not None and re.match(self.pattern, token):
+            return True
+        if by_name and token.startswith(DYNAMIC_PREFIX):
+            return token.rsplit(":", 1)[-1].lower() in self.dynamic_names
+        return False
+
+
+@dataclass(frozen=True)
+class BlueprintEntry:
+    """One entry of ``dws:capacity``: its kind, name, args (without ``name``) and path."""
+
+    kind: CapacityKind
+    name: str
+    args: dict[str, Any]
+    where: str
+
+
+@dataclass(frozen=True)
+class CapacityKind:
+    """One kind of DWS capacity, declared once.
+
+    Attributes:
+        name: the component's class name (its type token is ``dws:index:<name>``,
+            :func:`pulumi_dws.defaults.type_token`).
+        component: the component class.
+        args: its args ``TypedDict`` (what users write).
+        spec: its validated args model (:class:`~pulumi_dws.models.DwsModel`), which is also
+            the shape of its ``dws:capacity`` entries.
+        key: its ``dws:capacity`` key (``flex_start_vms``).
+        resources: the resource types it registers and reads.
+        test_aids: the module of its test aids (``SAMPLES``, ``EXAMPLES``), for
+            :mod:`pulumi_dws.testing.samples`.
+        check_entries: a check across ``dws:capacity`` entries (a Kueue queue names a pool
+            declared beside it), run on every entry once each is valid.
+    """
+
+    name: str
+    component: Callable[..., Any]
+    args: type
+    spec: type
+    key: str
+    resources: tuple[ResourceType, ...] = ()
+    test_aids: str | None = None
+    check_entries: Callable[[Sequence[BlueprintEntry]], None] | None = None
+
+
+_kinds: dict[str, CapacityKind] = {}
+_resources: list[ResourceType] = []
+_exact: dict[str, ResourceType] = {}
+_loaded = False
+_lock = threading.RLock()
+
+
+def register(kind: CapacityKind) -> CapacityKind:
+    """Add a capacity kind (and its resource types); its ``key`` must be new."""
+    with _lock:
+        if kind.key in _kinds:
+            raise ValueError(f"capacity kind {kind.key} is declared twice")
+        _kinds[kind.key] = kind
+        register_resources(*kind.resources)
+    return kind
+
+
+def register_resources(*entries: ResourceType) -> None:
+    """Add resource types no capacity kind owns (networks, Kubernetes objects...)."""
+    with _lock:
+        for entry in entries:
+            _resources.append(entry)
+            for token in entry.types:
+                _exact.setdefault(token, entry)
+
+
+def _ensure_loaded() -> None:
+    global _loaded
+    if _loaded:
+        return
+    with _lock:
+        if not _loaded:
+            _loaded = True
+            importlib.import_module("pulumi_dws.kinds")
+
+
+def kinds() -> tuple[CapacityKind, ...]:
+    """Every capacity kind, in declaration order."""
+    _ensure_loaded()
+    return tuple(_kinds.values())
+
+
+def kind(key: str) -> CapacityKind | None:
+    """The kind declared under ``dws:capacity`` key ``key`` (None if there is none)."""
+    _ensure_loaded()
+    return _kinds.get(key)
+
+
+def resource_types() -> tuple[ResourceType, ...]:
+    """Every resource type entry, in registration order."""
+    _ensure_loaded()
+    return tuple(_resources)
+
+
+def resource_type(token: str, *, by_name: bool = True) -> ResourceType | None:
+    """The entry for a type token: an exact token, else a pattern, else (``by_name``) a
+    dynamic resource's name."""
+    _ensure_loaded()
+    found = _exact.get(token)
+    if found is not None:
+        return found
+    return next((e for e in _resources if e.matches(token, by_name=by_name)), None)
+
+
+def reader_for(view: ResourceView) -> ResourceType | None:
+    """The entry that reads ``view``: by its type token, else (a dynamic resource of a type
+    nobody declared) by what its props look like."""
+    found = resource_type(view.type)
+    if found is not None or not view.type.startswith(DYNAMIC_PREFIX):
+        return found
+    return next(
+        (entry for entry in _resources if entry.recognise is not None and entry.recognise(view)),
+        None,
+    )
+
+
+def kinds_by_key() -> Mapping[str, CapacityKind]:
+    """Every capacity kind by its ``dws:capacity`` key."""
+    _ensure_loaded()
+    return dict(_kinds)

@@ -1,0 +1,59 @@
+"""A dynamic provider lives in users' state as a pickle that names its class's module: stacks
+deployed with an earlier release must still load theirs after a provider class moves."""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+
+import dill
+import pytest
+from pulumi.dynamic.dynamic import serialize_provider
+
+from pulumi_dws import clock
+from pulumi_dws.providers.flex_vm import FlexStartVmProvider
+from pulumi_dws.providers.slurm import SlurmClusterProvider
+from pulumi_dws.providers.stable_time import StableTimeProvider
+
+# ``__provider`` values as pulumi.dynamic serialized them before the classes moved (base64 of
+# dill pickles naming e.g. pulumi_dws.relative_time._StableTimeProvider).
+STATE_BEFORE_THE_MOVE = {
+    "StableTime": (
+        "gASVNwAAAAAAAACMGHB1bHVtaV9kd3MucmVsYXRpdmVfdGltZZSME19TdGFibGVUaW1lUHJvdmlkZXKUk5QpgZQu",
+        StableTimeProvider,
+    ),
+    "SlurmCluster": (
+        "gASVXgAAAAAAAACMGnB1bHVtaV9kd3MucHJvdmlkZXJzLnNsdXJtlIwUU2x1cm1DbHVzdGVyUHJvdmlkZXKUk5Qp"
+        "gZR9lCiMCGVuZHBvaW50lE6MB3RpbWVvdXSUR0C8IAAAAAAAdWIu",
+        SlurmClusterProvider,
+    ),
+    "FlexStartVm": (
+        "gASVOwAAAAAAAACMHHB1bHVtaV9kd3MucHJvdmlkZXJzLmZsZXhfdm2UjBNGbGV4U3RhcnRWbVByb3ZpZGVylJOUKYGULg==",
+        FlexStartVmProvider,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(STATE_BEFORE_THE_MOVE))
+def test_a_provider_pickled_before_its_class_moved_still_loads(name: str) -> None:
+    text, cls = STATE_BEFORE_THE_MOVE[name]
+    provider = dill.loads(base64.b64decode(text))
+    assert isinstance(provider, cls)
+
+
+def test_the_old_stable_time_provider_still_creates_and_diffs() -> None:
+    text, _ = STATE_BEFORE_THE_MOVE["StableTime"]
+    provider = dill.loads(base64.b64decode(text))
+    with clock.frozen(dt.datetime(2030, 1, 1, 12, tzinfo=dt.timezone.utc)):
+        created = provider.create({"offset_seconds": 86400, "align_to_day": True})
+    assert created.id == "2030-01-02T00:00:00Z"
+    assert provider.diff("x", {"offset_seconds": 1}, {"offset_seconds": 2}).replaces == [
+        "offset_seconds"
+    ]
+
+
+@pytest.mark.parametrize("cls", [StableTimeProvider, SlurmClusterProvider, FlexStartVmProvider])
+def test_providers_pickle_by_reference_to_the_providers_package(cls: type) -> None:
+    pickled = base64.b64decode(serialize_provider(cls()))
+    assert b"pulumi_dws.providers." in pickled
+    assert isinstance(dill.loads(pickled), cls)
