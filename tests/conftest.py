@@ -1,6 +1,7 @@
 """Shared fixtures: the repository root, clean limits and regions tables and a fresh event loop
-for every test, and the emulator setup of the Flex-start provider tests (``emu``, ``compute``,
-``provider``; a module that needs another setup defines its own fixture of the same name)."""
+for every test; the emulator setup of the Flex-start provider tests (``emu``, ``compute``,
+``provider``; a module that needs another setup defines its own fixture of the same name); and
+the session's gcloud runs (``gcloud_runs``, started early for the tests marked ``gcloud``)."""
 
 from __future__ import annotations
 
