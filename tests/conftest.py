@@ -28,20 +28,40 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[_GCLOUD_RUNS] = GcloudRuns(workers=1)
 
 
-def pytest_collection_finish(session: pytest.Session) -> None:
-    """Start the gcloud runs the selected tests declare (``@pytest.mark.gcloud(command, ...)``)
-    in the background, in test order: gcloud loads for about a second per run, on the core
-    the tests leave free, and each test then finds its capture made."""
-    if gcloud_path() is None:
-        return  # the oracle tests skip themselves
-    commands = [
+def _declared(items: list[pytest.Item]) -> list[GcloudCommand]:
+    return [
         command
-        for item in session.items
+        for item in items
         for marker in item.iter_markers("gcloud")
         for command in marker.args
         if isinstance(command, GcloudCommand)
     ]
-    session.config.stash[_GCLOUD_RUNS].prefetch(commands)
+
+
+def _selecting(config: pytest.Config) -> bool:
+    """Whether the command line picks tests by marker or keyword (then only the selected
+    tests' runs are started, once collection is over)."""
+    return bool(config.getoption("markexpr", "") or config.getoption("keyword", ""))
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collectreport(report: pytest.CollectReport) -> None:
+    """In a plain run, start a module's gcloud runs as soon as it is collected: the
+    background worker gets going while the rest of the suite is still being imported."""
+    items = [node for node in report.result if isinstance(node, pytest.Item)]
+    if not items or gcloud_path() is None or _selecting(items[0].config):
+        return
+    items[0].config.stash[_GCLOUD_RUNS].prefetch(_declared(items))
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Start the gcloud runs the selected tests declare (``@pytest.mark.gcloud(command, ...)``)
+    in the background, in test order (those started already are not run again): gcloud loads
+    for about a second per run, on the core the tests leave free, and each test then finds
+    its capture made."""
+    if gcloud_path() is None:
+        return  # the oracle tests skip themselves
+    session.config.stash[_GCLOUD_RUNS].prefetch(_declared(session.items))
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
