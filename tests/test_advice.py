@@ -11,7 +11,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,7 @@ from pulumi_dws import cli_advise, clock, limits
 from pulumi_dws.advice import (
     AdviceError,
     CalendarQuery,
+    CapacityQuery,
     NoRecommendationError,
     calendar_mode_advice,
     calendar_query,
@@ -37,7 +38,10 @@ from pulumi_dws.advice import (
     models,
     project,
 )
+from pulumi_dws.advice.inputs import TimeLike, asks
+from pulumi_dws.duration import DurationLike
 from pulumi_dws.errors import DwsValidationError
+from pulumi_dws.models import signature_mismatches
 from pulumi_dws.providers.rest import ApiError, GoogleRestClient, RetryPolicy
 from pulumi_dws.testing.emulator import Emulator, VirtualClock
 from pulumi_dws.testing.emulator.advice import AdviceService
@@ -296,6 +300,96 @@ def test_capacity_inputs_name_the_field(changes: dict[str, Any], field: str) -> 
     with pytest.raises(DwsValidationError) as caught:
         capacity_query(**args)
     assert caught.value.field == field
+
+
+def test_capacity_inputs_are_checked_in_plain_words() -> None:
+    def refused(**changes: Any) -> str:
+        args = {"project": "p1", "region": "us-central1", "machine_type": H100, "count": 1}
+        with pytest.raises(DwsValidationError) as caught:
+            capacity_query(**{**args, **changes})
+        return str(caught.value)
+
+    assert refused(provisioning_model="CHEAP") == (
+        "provisioning_model: CHEAP is not allowed; use one of FLEX_START, RESERVATION_BOUND, "
+        "SPOT, STANDARD"
+    )
+    assert refused(count="2") == 'count: "2" must be a whole number'
+    assert (
+        refused(machine_type=5)
+        == "machine_type: 5 must be a machine type name such as a3-highgpu-8g"
+    )
+    assert refused(zones="us-central1-a") == "zones: us-central1-a must be a list of zones"
+    assert capacity_query("p1", "us-central1", H100, 2.0).count == 2  # 2.0 from YAML or JSON
+
+
+# ------------------------------------------------------------------------------ one declaration
+@pytest.mark.parametrize(
+    ("function", "model", "also"),
+    [
+        (calendar_query, CalendarQuery, ()),
+        (calendar_mode_advice, CalendarQuery, ("client", "config")),
+        (capacity_query, CapacityQuery, ()),
+        (capacity_advice, CapacityQuery, ("client", "config")),
+    ],
+)
+def test_each_function_takes_exactly_its_querys_fields(
+    function: Any, model: type[BaseModel], also: tuple[str, ...]
+) -> None:
+    assert signature_mismatches(function, model, also) == []
+
+
+def test_a_function_that_drifts_from_its_query_is_refused_when_defined() -> None:
+    def drifted(
+        project: str,
+        machine_type: str,
+        region: str,
+        count: str,
+        duration: DurationLike,
+        max_duration: DurationLike | None = None,
+        *,
+        earliest: TimeLike | None = "+1d",
+        latest: TimeLike | None = None,
+        exclude_zone: Sequence[str] = (),
+        now: dt.datetime | None = None,
+    ) -> CalendarQuery:
+        return CalendarQuery.of(locals())
+
+    assert signature_mismatches(drifted, CalendarQuery) == [
+        "exclude_zones: a field of CalendarQuery, not a parameter",
+        "exclude_zone: a parameter, not a field of CalendarQuery",
+        "positional project, machine_type, region, count, duration, max_duration; required in "
+        "CalendarQuery: project, region, machine_type, count, duration",
+        "count: takes str, CalendarQuery holds int",
+        "max_duration: optional in CalendarQuery, so keyword-only",
+        "earliest: default '+1d', None in CalendarQuery",
+    ]
+    with pytest.raises(TypeError, match="drifted must take the fields of CalendarQuery: "):
+        asks(CalendarQuery)(drifted)
+
+
+@pytest.mark.parametrize(
+    ("argv", "model"), [([*CAL, "--duration", "7d"], CalendarQuery), (list(CAP), CapacityQuery)]
+)
+def test_every_query_field_is_a_flag_of_dws_advise(argv: list[str], model: type[BaseModel]) -> None:
+    """The flags' destinations are the query's fields: the query is built from them by name,
+    and an error about a field names its flag."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="dws")
+    cli_advise.add_advise_parser(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["advise", *argv])
+    assert set(model.model_fields) - {"now"} <= set(vars(args))
+    assert set(model.model_fields) - {"now"} <= set(args.flags)
+
+
+def test_a_query_from_the_cli_equals_the_one_from_python(emu: Emulator, capsys: Any) -> None:
+    code, _, _ = cli(
+        emu, capsys, *CAL, "--count", "2", "--duration", "7d", "--exclude-zone", "us-central1-b"
+    )
+    assert code == 0
+    (_, _, _, body) = emu["advice"].calls[-1]
+    query = calendar_query("p1", "us-central1", H100, 2, "7d", exclude_zones=["us-central1-b"])
+    assert body == query.to_request().to_api()
 
 
 @settings(max_examples=60, deadline=None)

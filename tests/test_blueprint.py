@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import typing
 from typing import Any
 
+import pulumi
 import pytest
 
 from pulumi_dws import limits, registry
-from pulumi_dws.blueprint import deploy, validate_capacity
+from pulumi_dws.blueprint import capacity_model, deploy, validate_capacity
 from pulumi_dws.errors import DwsValidationError
 from pulumi_dws.testing import GcpMocks
 
@@ -128,3 +130,75 @@ def test_a_kueue_queue_must_reference_a_declared_pool(
 def test_a_queue_may_come_before_the_pool_it_names() -> None:
     capacity = {"kueue_queues": [dict(QUEUE)], "queued_node_pools": [dict(POOL)]}
     assert [e.name for e in validate_capacity(capacity)] == ["dws", "a3-queued"]
+
+
+# ---------------------------------------------------------------------------- the config model
+def test_the_config_model_is_built_from_the_registry() -> None:
+    model = capacity_model()
+    kinds = registry.kinds_by_key()
+    assert list(model.model_fields) == list(kinds)
+    for key, kind in kinds.items():
+        field = model.model_fields[key]
+        assert not field.is_required()
+        (entry,) = typing.get_args(field.annotation)
+        assert issubclass(entry, kind.spec)
+        assert set(entry.model_fields) == {*kind.spec.model_fields, "name"}
+        assert entry.model_fields["name"].is_required()
+    assert capacity_model() is model  # built once while the registry is unchanged
+
+
+@pytest.mark.parametrize(
+    ("capacity", "message"),
+    [
+        (
+            {"calendar_reservations": ["h100"]},
+            "dws:capacity.calendar_reservations[0]: h100 must be a mapping of arguments (zone, ",
+        ),
+        (
+            {"calendar_reservations": [{"name": 5, **BLOCK}]},
+            "dws:capacity.calendar_reservations[0].name: 5 must be a string",
+        ),
+        (
+            {"calendar_reservations": [{"name": "a", **BLOCK, "end_time": "2027-03-01T00:00:00Z"}]},
+            "dws:capacity.calendar_reservations[0].end_time: 2027-03-01T00:00:00Z give exactly one",
+        ),
+        (
+            {"calendar_reservations": [{"name": "a", **BLOCK, "count": 0}], "kueue_queues": 3},
+            "dws:capacity.calendar_reservations[0].count: 0 is below",
+        ),
+        (
+            {"kueue_queues": 3, "calendar_reservations": [{"name": "a", **BLOCK, "count": 0}]},
+            "dws:capacity.kueue_queues: 3 must be a list of entries",
+        ),
+        (
+            {"calendar_reservations": [{"name": "a", **BLOCK}, {**BLOCK, "cuont": 1}]},
+            "dws:capacity.calendar_reservations[1].name: (missing) every entry needs a name",
+        ),
+    ],
+)
+def test_the_first_problem_in_declaration_order_is_reported(
+    capacity: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(DwsValidationError) as err:
+        validate_capacity(capacity)
+    assert str(err.value).startswith(message), str(err.value)
+
+
+def test_an_entry_name_must_be_known_while_an_argument_may_be_an_output() -> None:
+    named = {"calendar_reservations": [{**BLOCK, "name": pulumi.Output.from_input("a")}]}
+    mocks = GcpMocks()
+    with pytest.raises(DwsValidationError) as err:
+        mocks.run(lambda: deploy(named))
+    assert str(err.value) == (
+        "dws:capacity.calendar_reservations[0].name: must be known when the program runs, "
+        "not an Output: it names the entry's component"
+    )
+    assert mocks.registered == []
+    described = {
+        "calendar_reservations": [
+            {"name": "a", **BLOCK, "description": pulumi.Output.from_input("team block")}
+        ]
+    }
+    mocks = GcpMocks()
+    assert list(mocks.run(lambda: deploy(described))) == ["calendar_reservations/a"]
+    assert mocks.one("gcp:compute/futureReservation:FutureReservation")

@@ -236,3 +236,10 @@ def test_show_never_prints_an_object_repr() -> None:
     assert show(pulumi.Output.from_input("x")) == "an Output"
     assert show("2") == '"2"' and show("2.5") == '"2.5"' and show("true") == '"true"'
     assert show("us-central1") == "us-central1" and show("") == '""'
+
+
+def test_a_nested_models_own_rule_names_the_field_under_its_path() -> None:
+    args = {**FULL["KueueQueue"][1], "retry_strategy": {"backoff_base_seconds": 5000}}
+    assert str(_error(KueueQueueSpec, args)) == (
+        "retry_strategy.backoff_base_seconds: 5000 is above backoff_max_seconds (1800)"
+    )

@@ -12,8 +12,9 @@
             start_time: +4w
             duration: 7d
 
-Every entry is validated by the same model as the component it becomes, and the whole
-config is validated before any resource is registered: one bad entry fails the run with the
+The whole config is one pydantic model built from the registry (:func:`capacity_model`):
+every entry is validated by the same model as the component it becomes, and all of it
+before any resource is registered: one bad entry fails the run with the
 entry's path (``dws:capacity.calendar_reservations[0].duration: ...``) and nothing is created.
 References between entries are checked too, by the kinds that have them (a
 ``kueue_queues[].node_pool`` must name a pool declared under ``queued_node_pools``, on the same
@@ -22,20 +23,32 @@ cluster). The kinds and their keys are those of :mod:`pulumi_dws.registry`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+import functools
+from collections.abc import Mapping, Sequence
+from types import GenericAlias
+from typing import Annotated, Any
 
 import pulumi
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    ValidationError,
+    ValidationInfo,
+    create_model,
+)
+from pydantic_core import ErrorDetails
 
 from . import limits, regions, registry
 from .errors import NO_VALUE, DwsValidationError
-from .models import parse_args, suggest
+from .fields import Known, Name
+from .models import DwsModel, first_error, suggest, tag_outputs
 from .registry import BlueprintEntry as Entry
-from .validation import check_name
 
 __all__ = [
     "Entry",
     "validate_capacity",
+    "capacity_model",
     "deploy",
     "deploy_from_config",
     "secret_inputs",
@@ -46,39 +59,95 @@ CONFIG_KEY = "dws:capacity"
 
 
 def validate_capacity(capacity: Mapping[str, Any] | None) -> list[Entry]:
-    """Validate a ``dws:capacity`` object; return its entries in declaration order."""
+    """Validate a ``dws:capacity`` object with :func:`capacity_model`, then the checks across
+    entries of each kind; return its entries in declaration order."""
     if capacity is None:
         return []
     if not isinstance(capacity, Mapping):
         raise DwsValidationError(CONFIG_KEY, capacity, "must be a mapping of kinds")
-    entries: list[Entry] = []
-    seen: set[tuple[str, str]] = set()
+    model = capacity_model()
+    data = tag_outputs(model, dict(capacity), CONFIG_KEY)
+    try:
+        model.model_validate(data)
+    except ValidationError as exc:
+        raise _first_problem(exc.errors(include_url=False), model, data) from None
     kinds = registry.kinds_by_key()
-    for key, items in capacity.items():
-        kind = kinds.get(key)
-        if kind is None:
-            close = suggest(str(key), list(kinds))
-            hint = f"did you mean {close}?" if close else f"use one of {', '.join(kinds)}"
-            raise DwsValidationError(
-                f"{CONFIG_KEY}.{key}", NO_VALUE, f"is not a capacity kind; {hint}"
-            )
-        if not isinstance(items, list):
-            raise DwsValidationError(f"{CONFIG_KEY}.{key}", items, "must be a list of entries")
-        for i, item in enumerate(items):
-            where = f"{CONFIG_KEY}.{key}[{i}]"
-            if not isinstance(item, Mapping) or "name" not in item:
-                raise DwsValidationError(f"{where}.name", "(missing)", "every entry needs a name")
-            args = dict(item)
-            name = check_name(f"{where}.name", str(args.pop("name")))
-            if (key, name) in seen:
-                raise DwsValidationError(f"{where}.name", name, f"is used twice in {key}")
-            seen.add((key, name))
-            parse_args(kind.spec, args, prefix=where)
-            entries.append(Entry(kind, name, args, where))
+    entries = [
+        Entry(kinds[key], item["name"], _without_name(item), f"{CONFIG_KEY}.{key}[{i}]")
+        for key, items in capacity.items()
+        for i, item in enumerate(items)
+    ]
     for kind in kinds.values():
         if kind.check_entries is not None:
             kind.check_entries(entries)
     return entries
+
+
+def capacity_model() -> type[BaseModel]:
+    """The model of ``dws:capacity``, built from :mod:`pulumi_dws.registry`: a list per
+    capacity kind under its key (may be left out), each entry validated by the kind's spec
+    (the model of its component's args) plus a ``name`` used once in the list."""
+    return _model_of(tuple((kind.key, kind.spec) for kind in registry.kinds()))
+
+
+@functools.lru_cache(maxsize=4)
+def _model_of(kinds: tuple[tuple[str, type[DwsModel]], ...]) -> type[BaseModel]:
+    lists: dict[str, Any] = {
+        key: (Annotated[(GenericAlias(list, _entry_model(spec)), AfterValidator(_names_once))], [])
+        for key, spec in kinds
+    }
+    config = ConfigDict(extra="forbid", frozen=True)
+    return create_model("CapacityConfig", __config__=config, **lists)
+
+
+def _entry_model(spec: type[DwsModel]) -> type[DwsModel]:
+    """``spec`` with a required ``name``: the component's (and by default its resources')."""
+    name: Any = (Annotated[Name, Known("it names the entry's component")], ...)
+    return create_model(f"{spec.__name__}Entry", __base__=spec, name=name)
+
+
+def _names_once(entries: list[Any], info: ValidationInfo) -> list[Any]:
+    """The entries of one kind, each with its own name."""
+    key = info.field_name
+    seen: set[str] = set()
+    for i, entry in enumerate(entries):
+        if entry.name in seen:
+            raise DwsValidationError(f"{key}[{i}].name", entry.name, f"is used twice in {key}")
+        seen.add(entry.name)
+    return entries
+
+
+def _without_name(item: Mapping[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in item.items() if key != "name"}
+
+
+def _first_problem(
+    errors: Sequence[ErrorDetails], model: type[BaseModel], data: Mapping[str, Any]
+) -> DwsValidationError:
+    """The problem to report: the first one in declaration order (kind, then entry), with
+    the blueprint's own words for the shape of the config; within an entry, its name first."""
+    keys = {key: i for i, key in enumerate(data)}
+
+    def place(err: ErrorDetails) -> tuple[int, int]:
+        loc = err["loc"]
+        index = loc[1] if len(loc) > 1 and isinstance(loc[1], int) else -1
+        return keys.get(str(loc[0]), len(keys)), index
+
+    first = min(errors, key=place)
+    group = [err for err in errors if place(err) == place(first)]
+    key = str(first["loc"][0])
+    where = f"{CONFIG_KEY}.{key}"
+    if len(first["loc"]) == 1 and first["type"] == "extra_forbidden":
+        close = suggest(key, list(model.model_fields))
+        hint = f"did you mean {close}?" if close else f"use one of {', '.join(model.model_fields)}"
+        return DwsValidationError(where, NO_VALUE, f"is not a capacity kind; {hint}")
+    if len(first["loc"]) == 1 and first["type"] == "list_type":
+        return DwsValidationError(where, first["input"], "must be a list of entries")
+    named = [err for err in group if err["loc"][2:3] == ("name",)]
+    if named and named[0]["type"] == "missing":
+        entry = f"{where}[{first['loc'][1]}].name"
+        return DwsValidationError(entry, "(missing)", "every entry needs a name")
+    return first_error(named or group, CONFIG_KEY, model, data)
 
 
 def deploy(

@@ -18,19 +18,19 @@ import argparse
 import json
 import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TextIO
 from urllib.parse import urlparse
 
 from .advice import (
     AdviceError,
+    CalendarQuery,
+    CapacityQuery,
     ask_calendar_mode,
     ask_capacity,
     calendar_json,
-    calendar_query,
     calendar_table,
     capacity_json,
-    capacity_query,
     capacity_table,
     emit_json,
     emit_text,
@@ -52,24 +52,6 @@ EXIT_CODES = {
     "no_recommendation": EXIT_NO_RECOMMENDATION,
 }
 
-# Library field names -> the flags a CLI user typed.
-_FLAGS = {
-    "project": "--project",
-    "region": "--region",
-    "machine_type": "--machine-type",
-    "count": "--count",
-    "duration": "--duration",
-    "max_duration": "--max-duration",
-    "earliest": "--earliest",
-    "latest": "--latest",
-    "exclude_zones": "--exclude-zone",
-    "zones": "--zone",
-    "name": "--name",
-    "pick": "--pick",
-    "provisioning_model": "--provisioning-model",
-    "target_shape": "--shape",
-    "endpoint": "--endpoint",
-}
 _CLI_RETRY = RetryPolicy(attempts=4, cap=10.0, retry_after_cap=30.0)
 
 
@@ -120,7 +102,12 @@ def add_advise_parser(subparsers: Any) -> argparse.ArgumentParser:
     cal.add_argument("--earliest", help="earliest start (default: 1 day from now)")
     cal.add_argument("--latest", help="latest start (default: the end of the look-ahead)")
     cal.add_argument(
-        "--exclude-zone", action="append", default=[], metavar="ZONE", help="never use this zone"
+        "--exclude-zone",
+        dest="exclude_zones",
+        action="append",
+        default=[],
+        metavar="ZONE",
+        help="never use this zone",
     )
     cal.add_argument(
         "--emit",
@@ -129,7 +116,7 @@ def add_advise_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     cal.add_argument("--pick", type=int, default=1, help="recommendation to emit (default 1)")
     cal.add_argument("--name", help="reservation name in the snippet (default: type + date)")
-    cal.set_defaults(func=run_calendar)
+    cal.set_defaults(func=run_calendar, flags=_flags(cal))
 
     cap = leaves.add_parser(
         "capacity",
@@ -150,20 +137,33 @@ def add_advise_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     cap.add_argument(
         "--shape",
+        dest="target_shape",
         choices=("ANY_SINGLE_ZONE", "ANY", "BALANCED"),
         default="ANY_SINGLE_ZONE",
         help="how VMs may spread over zones (default: all in one zone)",
     )
-    cap.add_argument("--zone", action="append", default=[], help="only consider this zone")
-    cap.set_defaults(func=run_capacity)
+    cap.add_argument(
+        "--zone", dest="zones", action="append", default=[], help="only consider this zone"
+    )
+    cap.set_defaults(func=run_capacity, flags=_flags(cap))
     return advise
 
 
+def _flags(parser: argparse.ArgumentParser) -> dict[str, str]:
+    """Each flag by its destination, which is the name of the query field it gives
+    (``exclude_zones`` -> ``--exclude-zone``): how an error about a field names the flag."""
+    return {
+        action.dest: action.option_strings[0]
+        for action in parser._actions
+        if action.option_strings and action.dest != "help"
+    }
+
+
 # ------------------------------------------------------------------------------ handlers
-def _flag_message(err: DwsValidationError) -> str:
+def _flag_message(err: DwsValidationError, flags: Mapping[str, str]) -> str:
     field = err.field
     root = re.split(r"[.\[]", field, maxsplit=1)[0]
-    flag = _FLAGS.get(root)
+    flag = flags.get(root)
     shown = f"{flag} ({field})" if flag and root != field else (flag or field)
     return f"{shown}: {str(err)[len(field) + 2 :]}"
 
@@ -199,7 +199,7 @@ def _guard(run: Handler, args: argparse.Namespace, out: TextIO, err: TextIO) -> 
             project = resolve_project(args.project, client.base_url)
             return int(run(args, client, project, out, err))
     except DwsValidationError as exc:
-        err.write(f"error: {_flag_message(exc)}\n")
+        err.write(f"error: {_flag_message(exc, getattr(args, 'flags', {}))}\n")
         return EXIT_INVALID
     except AdviceError as exc:
         err.write(f"error: {exc}\n")
@@ -209,17 +209,7 @@ def _guard(run: Handler, args: argparse.Namespace, out: TextIO, err: TextIO) -> 
 def _calendar(
     args: argparse.Namespace, client: GoogleRestClient, project: str, out: TextIO, err: TextIO
 ) -> int:
-    query = calendar_query(
-        project,
-        args.region,
-        args.machine_type,
-        args.count,
-        args.duration,
-        max_duration=args.max_duration,
-        earliest=args.earliest,
-        latest=args.latest,
-        exclude_zones=args.exclude_zone,
-    )
+    query = CalendarQuery.of({**vars(args), "project": project})
     if args.name is not None:
         check_name("name", args.name)
     advice = ask_calendar_mode(query, client)
@@ -250,15 +240,7 @@ def _calendar(
 def _capacity(
     args: argparse.Namespace, client: GoogleRestClient, project: str, out: TextIO, err: TextIO
 ) -> int:
-    query = capacity_query(
-        project,
-        args.region,
-        args.machine_type,
-        args.count,
-        provisioning_model=args.provisioning_model,
-        target_shape=args.shape,
-        zones=args.zone,
-    )
+    query = CapacityQuery.of({**vars(args), "project": project})
     advice = ask_capacity(query, client)
     if args.format == "json":
         _print_json(capacity_json(advice), out)

@@ -16,19 +16,30 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
+import inspect
 import types
 import typing
-from collections.abc import Awaitable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Iterator, Mapping, Sequence
 from typing import Any, ClassVar, TypeVar
 
 import pulumi
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+from pydantic_core import ErrorDetails
 
 from .errors import NO_VALUE, DwsValidationError
 from .fields import field_reasons
 from .outputs import is_output, path_of, qualify, tagged, when_known
 
-__all__ = ["DwsModel", "parse_args", "field_path", "suggest", "args_mismatches"]
+__all__ = [
+    "DwsModel",
+    "parse_args",
+    "tag_outputs",
+    "first_error",
+    "field_path",
+    "suggest",
+    "args_mismatches",
+    "signature_mismatches",
+]
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -114,7 +125,7 @@ def _run(handler: Any, value: Any, where: str) -> Any:
         original = (first.get("ctx") or {}).get("error")
         if isinstance(original, DwsValidationError) and not first.get("loc"):
             raise qualify(original, where) from None
-        raise _convert(exc, where, None, value) from None
+        raise first_error(exc.errors(include_url=False), where, None, value) from None
 
 
 def _mapping_with_outputs(handler: Any, value: Mapping[str, Any], where: str) -> Any:
@@ -258,27 +269,34 @@ def _pick(errors: list[Any]) -> Any:
     return errors[0]
 
 
-def _convert(
-    exc: ValidationError, prefix: str, model: type[BaseModel] | None, data: Any
+def first_error(
+    errors: Sequence[ErrorDetails], prefix: str, model: type[BaseModel] | None, data: Any
 ) -> DwsValidationError:
-    err = _pick(exc.errors(include_url=False))
+    """The one :class:`DwsValidationError` to report for pydantic's ``errors`` (an unknown
+    argument first), its field under ``prefix``; ``model`` is the model that was validated
+    (its fields name the path and the known arguments), ``data`` what it was given."""
+    err = _pick(list(errors))
     loc = list(err.get("loc", ()))
     original = (err.get("ctx") or {}).get("error")
     if isinstance(original, DwsValidationError) and original.field.startswith("dws:"):
         return original  # the stack's config (dws:limits, dws:regions) is at fault, not the arg
     if isinstance(original, DwsValidationError):
+        last = str(loc[-1]) if loc else ""
+        if loc and not original.field.startswith(last) and _holds_model(model, loc):
+            # A nested model's own rule (``node_pools[1]``, ``retry_strategy``): its field
+            # names one of that model's fields.
+            return original.within(_text(model, prefix, loc))
         # The check names its own field (``labels key``); put it under the model's path.
         parent = field_path(prefix, loc[:-1]) if loc else prefix
-        last = str(loc[-1]) if loc else ""
         name = original.field if not last or original.field.startswith(last) else last
         field = f"{parent}.{name}" if parent else name
         return DwsValidationError(field, original.value, original.problem)
-    path = (_path_text(model, prefix, loc) if model else field_path(prefix, loc)) or "args"
+    path = _text(model, prefix, loc) or "args"
     kind = err.get("type", "")
     if kind == "missing":
         return DwsValidationError(path, "(missing)", "is required")
     if kind == "extra_forbidden":
-        parent = _path_text(model, prefix, loc[:-1]) if model else field_path(prefix, loc[:-1])
+        parent = _text(model, prefix, loc[:-1])
         path = f"{parent}.{loc[-1]}" if parent else str(loc[-1])
         owner = _model_at(model, loc[:-1]) if model is not None else None
         known = list(owner.model_fields) if owner is not None else []
@@ -298,6 +316,15 @@ def _convert(
             path, NO_VALUE, "must be known when the program runs, not an Output"
         )
     return DwsValidationError(path, value, _expected(err, owner))
+
+
+def _text(model: type[BaseModel] | None, prefix: str, loc: Sequence[Any]) -> str:
+    return _path_text(model, prefix, loc) if model is not None else field_path(prefix, loc)
+
+
+def _holds_model(model: type[BaseModel] | None, loc: Sequence[Any]) -> bool:
+    """Whether ``loc`` is a nested model (``login``, ``node_pools[1]``), not a plain field."""
+    return model is not None and bool(loc) and _model_at(model, loc) is not None
 
 
 # ------------------------------------------------------------------------------ Outputs
@@ -347,7 +374,7 @@ def _known_at_construction(model: type[BaseModel], loc: Sequence[Any]) -> str | 
     return None
 
 
-def _with_tags(model: type[BaseModel], data: Any, prefix: str) -> Any:
+def tag_outputs(model: type[BaseModel], data: Any, prefix: str = "") -> Any:
     """A copy of ``data`` whose Outputs know their argument paths (for messages); an Output
     where the value must be known now is refused with the reason."""
     found = list(_walk(data, ()))
@@ -382,11 +409,11 @@ def parse_args(model: type[M], args: Mapping[str, Any] | None, prefix: str = "")
         raise DwsValidationError(
             prefix or "args", args, "must be a mapping of arguments, e.g. {'zone': ...}"
         )
-    data = _with_tags(model, dict(args or {}), prefix)
+    data = tag_outputs(model, dict(args or {}), prefix)
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        raise _convert(exc, prefix, model, data) from None
+        raise first_error(exc.errors(include_url=False), prefix, model, data) from None
 
 
 # ------------------------------------------------------------------------------ Args and Spec
@@ -428,6 +455,50 @@ def args_mismatches(args: type, spec: type[BaseModel], where: str = "") -> list[
                 f"{where}{name}: {' | '.join(sorted(given))} in {args.__name__}, "
                 f"{' | '.join(sorted(checked))} in {spec.__name__}"
             )
+    return problems
+
+
+def signature_mismatches(
+    func: Callable[..., Any], model: type[BaseModel], also: Collection[str] = ()
+) -> list[str]:
+    """How a function's parameters (those named in ``also`` aside) differ from a model's
+    fields, when the function is to take exactly the model's fields: a field it does not take
+    or a parameter the model lacks, required fields not taken positionally in the model's
+    order, an optional field not taken by keyword with the model's default, or a parameter
+    that takes less than its field holds (their kinds of value, as :func:`args_mismatches`
+    reads them). Empty when they agree."""
+    params = {n: p for n, p in inspect.signature(func).parameters.items() if n not in also}
+    hints = typing.get_type_hints(func, include_extras=True)
+    fields = model.model_fields
+    owner = model.__name__
+    problems = [
+        f"{name}: a field of {owner}, not a parameter" for name in fields if name not in params
+    ]
+    problems += [
+        f"{name}: a parameter, not a field of {owner}" for name in params if name not in fields
+    ]
+    required = [name for name, info in fields.items() if info.is_required()]
+    positional = [
+        name
+        for name, param in params.items()
+        if name in fields and param.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
+    ]
+    if positional != required:
+        problems.append(
+            f"positional {', '.join(positional)}; required in {owner}: {', '.join(required)}"
+        )
+    for name, info in fields.items():
+        param = params.get(name)
+        if param is None:
+            continue
+        if not info.is_required() and param.kind is not inspect.Parameter.KEYWORD_ONLY:
+            problems.append(f"{name}: optional in {owner}, so keyword-only")
+        if not info.is_required() and param.default != info.default:
+            problems.append(f"{name}: default {param.default!r}, {info.default!r} in {owner}")
+        held, taken = _kinds(_annotated(info)), _kinds(hints.get(name, Any))
+        if not ("any" in taken or held <= taken):
+            takes, holds = " | ".join(sorted(taken)), " | ".join(sorted(held))
+            problems.append(f"{name}: takes {takes}, {owner} holds {holds}")
     return problems
 
 

@@ -11,8 +11,10 @@ be obtained right now)::
     for window in advice.windows:
         print(window.zone, window.start_time, window.end_time)
 
-Both use the shared REST client (credentials, retries, endpoint override
-``DWS_COMPUTE_ENDPOINT``). The ``dws advise`` command (:mod:`pulumi_dws.cli_advise`) prints
+Each question is one pydantic model (:class:`CalendarQuery`, :class:`CapacityQuery`) whose
+fields are the functions' arguments and the ``dws advise`` flags. Both calls use the shared
+REST client (credentials, retries, endpoint override ``DWS_COMPUTE_ENDPOINT``). The
+``dws advise`` command (:mod:`pulumi_dws.cli_advise`) prints
 the same answers as a table, JSON, or a ready ``CalendarReservation`` snippet.
 """
 
@@ -28,6 +30,7 @@ from .api import (
 from .errors import AdviceError, NoRecommendationError, explain
 from .inputs import (
     SPEC_KEY,
+    AdviceQuery,
     CalendarQuery,
     CapacityQuery,
     calendar_query,
@@ -60,6 +63,7 @@ __all__ = [
     "CAPACITY_PATH",
     "SPEC_KEY",
     "AdviceError",
+    "AdviceQuery",
     "NoRecommendationError",
     "CalendarAdvice",
     "CalendarQuery",

@@ -12,13 +12,7 @@ from ..duration import DurationLike
 from ..providers.endpoints import COMPUTE
 from ..providers.rest import ApiError, CredentialsError, GoogleRestClient
 from .errors import explain, explain_credentials
-from .inputs import (
-    CalendarQuery,
-    CapacityQuery,
-    TimeLike,
-    calendar_query,
-    capacity_query,
-)
+from .inputs import CalendarQuery, CapacityQuery, TimeLike, asks
 from .models import (
     CalendarModeAdviceResponse,
     CapacityAdviceResponse,
@@ -78,6 +72,7 @@ def ask_capacity(query: CapacityQuery, client: GoogleRestClient) -> CapacityAdvi
     return CapacityAdvice(query, CapacityAdviceResponse.from_api(body))
 
 
+@asks(CalendarQuery, also=("client", "config"))
 def calendar_mode_advice(
     project: str,
     region: str,
@@ -102,26 +97,17 @@ def calendar_mode_advice(
         if not advice.empty:
             best = advice.pick()      # CalendarWindow(zone, start_time, end_time, ...)
 
-    Inputs are checked against the limits table (``calendar.duration``,
-    ``calendar.start_ahead``, ``calendar.count``) and raise ``DwsValidationError``; API
+    Inputs are those of :class:`~pulumi_dws.advice.CalendarQuery`, checked against the limits
+    table (``calendar.duration``, ``calendar.start_ahead``, ``calendar.count``); a bad one
+    raises ``DwsValidationError``. API
     failures raise :class:`~pulumi_dws.advice.AdviceError` with an explanation. An answer
     without a recommendation is not an error: check ``advice.empty``.
     """
-    query = calendar_query(
-        project,
-        region,
-        machine_type,
-        count,
-        duration,
-        max_duration=max_duration,
-        earliest=earliest,
-        latest=latest,
-        exclude_zones=exclude_zones,
-        now=now,
-    )
+    query = CalendarQuery.of(locals())
     return ask_calendar_mode(query, client or default_client(config))
 
 
+@asks(CapacityQuery, also=("client", "config"))
 def capacity_advice(
     project: str,
     region: str,
@@ -145,13 +131,5 @@ def capacity_advice(
     Several machine types are ranked in the order given. Errors as for
     :func:`calendar_mode_advice`.
     """
-    query = capacity_query(
-        project,
-        region,
-        machine_type,
-        count,
-        provisioning_model=provisioning_model,
-        target_shape=target_shape,
-        zones=zones,
-    )
+    query = CapacityQuery.of(locals())
     return ask_capacity(query, client or default_client(config))

@@ -1,22 +1,29 @@
-"""Validate what a user asks the advice methods, with the same limits table as the components.
+"""What a user asks the advice methods: one pydantic model per question, declared once.
 
-Each builder returns a frozen query that renders the API request body; every bad input raises
-:class:`~pulumi_dws.errors.DwsValidationError` naming the field (``count``, ``duration``,
-``earliest``...), the value and what is allowed.
+:class:`CalendarQuery` and :class:`CapacityQuery` hold a question's inputs, each checked
+against the same limits table as the components, and render the API request body. Their
+fields are the arguments of the functions that ask them (:func:`calendar_query`,
+:func:`~pulumi_dws.advice.calendar_mode_advice`, ...), whose signatures are checked against
+the model when they are defined (:func:`asks`), and the destinations of the ``dws advise``
+flags. Every bad input raises :class:`~pulumi_dws.errors.DwsValidationError` naming the
+field (``count``, ``duration``, ``earliest``...), the value and what is allowed.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Union, get_args
+from collections.abc import Callable, Collection, Mapping, Sequence
+from typing import Annotated, Any, TypeVar, Union
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationInfo
 
 from .. import catalog, limits
 from ..clock import now as clock_now
 from ..duration import Duration, DurationLike
 from ..errors import DwsValidationError
+from ..fields import Check, DurationWithin, Within
+from ..models import parse_args, signature_mismatches
 from ..validation import check_region, check_zone_in_region, format_timestamp, parse_timestamp
 from .models import (
     CalendarModeAdviceRequest,
@@ -40,8 +47,10 @@ from .models import (
 __all__ = [
     "TimeLike",
     "SPEC_KEY",
+    "AdviceQuery",
     "CalendarQuery",
     "CapacityQuery",
+    "asks",
     "calendar_query",
     "capacity_query",
     "check_project",
@@ -65,6 +74,9 @@ _WHEN_FORMS = (
     "is not a date (2027-03-01), an RFC 3339 timestamp (2027-03-01T00:00:00Z) "
     "or an offset from now (+2w, +36h)"
 )
+
+Q = TypeVar("Q", bound="AdviceQuery")
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 def check_project(field: str, value: str) -> str:
@@ -118,19 +130,148 @@ def _check_machine_type(field: str, value: str) -> str:
     return value
 
 
-@dataclass(frozen=True)
-class CalendarQuery:
-    """A validated ``advice.calendarMode`` question."""
+# ------------------------------------------------------------------------------ field checks
+# Checks that read a field validated before them (``info.data``) name their field themselves.
+def _now(value: Any) -> dt.datetime:
+    when = clock_now() if value is None else value
+    if not isinstance(when, dt.datetime):
+        raise DwsValidationError("now", value, "must be a datetime")
+    return when.astimezone(dt.timezone.utc).replace(microsecond=0)
 
-    project: str
-    region: str
-    machine_type: str
-    count: int
-    min_duration: Duration
-    max_duration: Duration
-    earliest: dt.datetime
-    latest: dt.datetime
-    exclude_zones: tuple[str, ...] = ()
+
+def _longest(value: Any, info: ValidationInfo) -> Any:
+    """``max_duration``: ``duration`` when not given; never shorter than it."""
+    shortest = info.data.get("duration")
+    if value is None:
+        return shortest
+    longest = limits.check_duration("max_duration", value, "calendar.duration")
+    if shortest is not None and longest < shortest:
+        raise DwsValidationError(
+            "max_duration", str(value), f"is shorter than duration {shortest.human()}"
+        )
+    return longest
+
+
+def _earliest(value: Any, info: ValidationInfo) -> Any:
+    """``earliest``: by default the look-ahead's minimum from ``now``, on the next hour."""
+    now = info.data.get("now")
+    if now is None:
+        return value
+    if value is None:
+        ahead = limits.get("calendar.start_ahead")
+        return _round_up_to_hour(now + dt.timedelta(seconds=ahead.minimum or 0))
+    start = parse_when("earliest", value, now)
+    _check_ahead("earliest", start, now, format_timestamp(start))
+    return start
+
+
+def _latest(value: Any, info: ValidationInfo) -> Any:
+    """``latest``: by default the end of the look-ahead; never before ``earliest``."""
+    now, start = info.data.get("now"), info.data.get("earliest")
+    if now is None:
+        return value
+    if value is None:
+        ahead = limits.get("calendar.start_ahead")
+        horizon = (now + dt.timedelta(seconds=ahead.maximum or 0)).replace(minute=0, second=0)
+        return horizon if start is None else max(start, horizon)
+    end = parse_when("latest", value, now)
+    _check_ahead("latest", end, now, format_timestamp(end))
+    if start is not None and end < start:
+        raise DwsValidationError(
+            "latest", format_timestamp(end), f"is before earliest {format_timestamp(start)}"
+        )
+    return end
+
+
+def _zones_in_region(value: Any, info: ValidationInfo) -> Any:
+    """Zones of the query's region, as ``<field>[i]``."""
+    field, region = info.field_name or "zones", info.data.get("region")
+    if isinstance(value, str) or not isinstance(value, Sequence):
+        raise DwsValidationError(field, value, "must be a list of zones")
+    if region is None:
+        return tuple(value)
+    return tuple(
+        check_zone_in_region(f"{field}[{i}]", zone, region) for i, zone in enumerate(value)
+    )
+
+
+def _machine_types(value: Any) -> tuple[str, ...]:
+    """One machine type, or several in order of preference (``machine_type[i]``)."""
+    shapes = (value,) if isinstance(value, str) else value
+    if not isinstance(shapes, Sequence):
+        return (_check_machine_type("machine_type", value),)
+    if not shapes:
+        raise DwsValidationError("machine_type", "(none)", "give at least one machine type")
+    return tuple(
+        _check_machine_type("machine_type" if len(shapes) == 1 else f"machine_type[{i}]", shape)
+        for i, shape in enumerate(shapes)
+    )
+
+
+def _vm_count(field: str, value: Any) -> int:
+    count = limits.as_whole_number(field, value)
+    if not 1 <= count <= INT32_MAX:
+        raise DwsValidationError(field, count, "must be at least 1 VM")
+    return count
+
+
+Now = Annotated[dt.datetime, BeforeValidator(_now)]
+"""The time relative times are read from (default: the clock's now)."""
+Zones = Annotated[tuple[str, ...], BeforeValidator(_zones_in_region)]
+"""Zones of the query's region."""
+
+
+# ------------------------------------------------------------------------------ the questions
+class AdviceQuery(BaseModel):
+    """What every advice question names: the project and the region it asks about.
+
+    Build one with :meth:`of` (or the functions that ask it): a bad input raises one
+    :class:`~pulumi_dws.errors.DwsValidationError` naming the field.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
+
+    project: Annotated[str, Check(check_project)]
+    region: Annotated[str, Check(check_region)]
+
+    @classmethod
+    def of(cls: type[Q], arguments: Mapping[str, Any]) -> Q:
+        """The question from a call's arguments (``locals()``, an argparse namespace's
+        ``vars``): its inputs by name, anything else ignored."""
+        given = {name: arguments[name] for name in cls.model_fields if name in arguments}
+        return parse_args(cls, given)
+
+
+class CalendarQuery(AdviceQuery):
+    """A validated ``advice.calendarMode`` question: ``count`` VMs of ``machine_type`` in
+    ``region`` for ``duration`` (up to ``max_duration``), starting between ``earliest`` and
+    ``latest``, not in ``exclude_zones``.
+
+    Checked against the ``calendar.*`` rows of the limits table. ``earliest``/``latest`` take
+    a date, an RFC 3339 timestamp or ``+2w`` from ``now``; by default the whole look-ahead
+    window (``calendar.start_ahead``).
+    """
+
+    # Checked in this order: a field's check may read those above it (``now`` first).
+    now: Now = Field(default=None, validate_default=True)
+    machine_type: Annotated[str, Check(_check_machine_type)]
+    count: Annotated[int, Within("calendar.count")]
+    duration: Annotated[Duration, DurationWithin("calendar.duration")]
+    max_duration: Annotated[Duration, BeforeValidator(_longest)] = Field(
+        default=None, validate_default=True
+    )
+    earliest: Annotated[dt.datetime, BeforeValidator(_earliest)] = Field(
+        default=None, validate_default=True
+    )
+    latest: Annotated[dt.datetime, BeforeValidator(_latest)] = Field(
+        default=None, validate_default=True
+    )
+    exclude_zones: Zones = ()
+
+    @property
+    def min_duration(self) -> Duration:
+        """The shortest acceptable block: ``duration``."""
+        return self.duration
 
     def to_request(self) -> CalendarModeAdviceRequest:
         """The request body, shaped like the one ``gcloud compute advice calendar-mode`` sends."""
@@ -149,7 +290,7 @@ class CalendarQuery:
                 )
             ),
             time_range_spec=FlexibleTimeRange(
-                min_duration=self.min_duration,
+                min_duration=self.duration,
                 max_duration=self.max_duration,
                 start_time_not_earlier_than=self.earliest,
                 start_time_not_later_than=self.latest,
@@ -159,8 +300,8 @@ class CalendarQuery:
 
     def describe(self) -> str:
         """``2 x a3-highgpu-8g in us-central1 for 7d, starting 2026-02-01T00:00:00Z..``."""
-        length = self.min_duration.human()
-        if self.max_duration != self.min_duration:
+        length = self.duration.human()
+        if self.max_duration != self.duration:
             length = f"{length} to {self.max_duration.human()}"
         return (
             f"{self.count} x {self.machine_type} in {self.region} for {length}, starting "
@@ -168,78 +309,27 @@ class CalendarQuery:
         )
 
 
-def calendar_query(
-    project: str,
-    region: str,
-    machine_type: str,
-    count: int,
-    duration: DurationLike,
-    *,
-    max_duration: DurationLike | None = None,
-    earliest: TimeLike | None = None,
-    latest: TimeLike | None = None,
-    exclude_zones: Sequence[str] = (),
-    now: dt.datetime | None = None,
-) -> CalendarQuery:
-    """Validate a Calendar-mode question against the ``calendar.*`` rows of the limits table.
+class CapacityQuery(AdviceQuery):
+    """A validated ``advice.capacity`` question: ``count`` VMs of ``machine_type`` (one, or
+    several in order of preference) in ``region``, by ``provisioning_model``, spread as
+    ``target_shape`` over ``zones`` (default: any zone of the region)."""
 
-    ``duration`` is the shortest acceptable block (``max_duration`` the longest; default the
-    same). ``earliest``/``latest`` bound the start: a date, an RFC 3339 timestamp or ``+2w``;
-    by default the whole look-ahead window (``calendar.start_ahead``) from ``now``.
-    """
-    now = (now or clock_now()).astimezone(dt.timezone.utc).replace(microsecond=0)
-    check_project("project", project)
-    check_region("region", region)
-    _check_machine_type("machine_type", machine_type)
-    limits.check_count("count", count, "calendar.count")
-    shortest = limits.check_duration("duration", duration, "calendar.duration")
-    longest = shortest
-    if max_duration is not None:
-        longest = limits.check_duration("max_duration", max_duration, "calendar.duration")
-        if longest < shortest:
-            raise DwsValidationError(
-                "max_duration", str(max_duration), f"is shorter than duration {shortest.human()}"
-            )
-    ahead = limits.get("calendar.start_ahead")
-    if earliest is None:
-        start = _round_up_to_hour(now + dt.timedelta(seconds=ahead.minimum or 0))
-    else:
-        start = parse_when("earliest", earliest, now)
-        _check_ahead("earliest", start, now, format_timestamp(start))
-    if latest is None:
-        horizon = now + dt.timedelta(seconds=ahead.maximum or 0)
-        end = max(start, horizon.replace(minute=0, second=0))
-    else:
-        end = parse_when("latest", latest, now)
-        _check_ahead("latest", end, now, format_timestamp(end))
-        if end < start:
-            raise DwsValidationError(
-                "latest", format_timestamp(end), f"is before earliest {format_timestamp(start)}"
-            )
-    zones = tuple(
-        check_zone_in_region(f"exclude_zones[{i}]", zone, region)
-        for i, zone in enumerate(exclude_zones)
-    )
-    return CalendarQuery(project, region, machine_type, count, shortest, longest, start, end, zones)
-
-
-@dataclass(frozen=True)
-class CapacityQuery:
-    """A validated ``advice.capacity`` question."""
-
-    project: str
-    region: str
-    machine_types: tuple[str, ...]
-    count: int
+    machine_type: Annotated[tuple[str, ...], BeforeValidator(_machine_types)]
+    count: Annotated[int, Check(_vm_count)]
     provisioning_model: ProvisioningModel = "FLEX_START"
     target_shape: TargetShape = "ANY_SINGLE_ZONE"
-    zones: tuple[str, ...] = ()
+    zones: Zones = ()
+
+    @property
+    def machine_types(self) -> tuple[str, ...]:
+        """The machine types asked for, in order of preference: ``machine_type``."""
+        return self.machine_type
 
     def to_request(self) -> CapacityAdviceRequest:
         """The request body: one instance selection per machine type, ranked in order."""
         selections = {
             f"selection-{i}": CapacityAdviceRequestInstanceSelection(machine_types=[mt], rank=i)
-            for i, mt in enumerate(self.machine_types)
+            for i, mt in enumerate(self.machine_type)
         }
         zones = [CapacityAdviceRequestZoneConfiguration(zone=f"zones/{z}") for z in self.zones]
         return CapacityAdviceRequest(
@@ -259,10 +349,53 @@ class CapacityQuery:
 
     def describe(self) -> str:
         """``2 x a3-highgpu-8g (FLEX_START) in us-central1``."""
-        shapes = " or ".join(self.machine_types)
+        shapes = " or ".join(self.machine_type)
         return f"{self.count} x {shapes} ({self.provisioning_model}) in {self.region}"
 
 
+# ------------------------------------------------------------------------------ signatures
+def asks(model: type[AdviceQuery], *, also: Collection[str] = ()) -> Callable[[F], F]:
+    """Check, when a function is defined, that it takes ``model``'s fields (and the
+    parameters named in ``also``): the required ones positionally, in the model's order,
+    the others by keyword with the model's defaults, each taking at least what the model
+    holds. The function builds its query with ``model.of(locals())``."""
+
+    def check(func: F) -> F:
+        problems = signature_mismatches(func, model, also)
+        if problems:
+            raise TypeError(
+                f"{func.__qualname__} must take the fields of {model.__name__}: "
+                + "; ".join(problems)
+            )
+        return func
+
+    return check
+
+
+@asks(CalendarQuery)
+def calendar_query(
+    project: str,
+    region: str,
+    machine_type: str,
+    count: int,
+    duration: DurationLike,
+    *,
+    max_duration: DurationLike | None = None,
+    earliest: TimeLike | None = None,
+    latest: TimeLike | None = None,
+    exclude_zones: Sequence[str] = (),
+    now: dt.datetime | None = None,
+) -> CalendarQuery:
+    """Validate a Calendar-mode question (:class:`CalendarQuery`).
+
+    ``duration`` is the shortest acceptable block (``max_duration`` the longest; default the
+    same). ``earliest``/``latest`` bound the start: a date, an RFC 3339 timestamp or ``+2w``;
+    by default the whole look-ahead window (``calendar.start_ahead``) from ``now``.
+    """
+    return CalendarQuery.of(locals())
+
+
+@asks(CapacityQuery)
 def capacity_query(
     project: str,
     region: str,
@@ -273,25 +406,6 @@ def capacity_query(
     target_shape: TargetShape = "ANY_SINGLE_ZONE",
     zones: Sequence[str] = (),
 ) -> CapacityQuery:
-    """Validate a real-time capacity question (several machine types: in order of preference)."""
-    check_project("project", project)
-    check_region("region", region)
-    shapes = (machine_type,) if isinstance(machine_type, str) else tuple(machine_type)
-    if not shapes:
-        raise DwsValidationError("machine_type", "(none)", "give at least one machine type")
-    for i, shape in enumerate(shapes):
-        _check_machine_type("machine_type" if len(shapes) == 1 else f"machine_type[{i}]", shape)
-    if isinstance(count, bool) or not isinstance(count, int):
-        raise DwsValidationError("count", count, "must be an integer")
-    if not 1 <= count <= INT32_MAX:
-        raise DwsValidationError("count", count, "must be at least 1 VM")
-    if provisioning_model not in get_args(ProvisioningModel):
-        allowed = ", ".join(get_args(ProvisioningModel))
-        raise DwsValidationError("provisioning_model", provisioning_model, f"use one of {allowed}")
-    if target_shape not in get_args(TargetShape):
-        allowed = ", ".join(get_args(TargetShape))
-        raise DwsValidationError("target_shape", target_shape, f"use one of {allowed}")
-    checked = tuple(
-        check_zone_in_region(f"zones[{i}]", zone, region) for i, zone in enumerate(zones)
-    )
-    return CapacityQuery(project, region, shapes, count, provisioning_model, target_shape, checked)
+    """Validate a real-time capacity question (:class:`CapacityQuery`; several machine types:
+    in order of preference)."""
+    return CapacityQuery.of(locals())

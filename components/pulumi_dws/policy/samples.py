@@ -1,0 +1,41 @@
+"""Moved to :mod:`pulumi_dws.testing.samples` (``variant``, ``samples()``), each sample with
+its kind's test aids (:mod:`pulumi_dws.testing.kinds`).
+
+This module re-exports them under their old names for code that imports the old path, and
+warns (:class:`DeprecationWarning`); importing :mod:`pulumi_dws.policy` does not load it.
+"""
+
+from typing import Any
+
+from .._moved import warn_moved
+from ..testing.kinds.calendar import calendar_reservation
+from ..testing.kinds.flex_vm import flex_instance, flex_template, flex_vm_body
+from ..testing.kinds.gke import private_cluster, queued_node_pool
+from ..testing.kinds.kueue import kueue_config
+from ..testing.kinds.slurm import service_agent_member
+from ..testing.kinds.slurm import slurm_cluster_sample as slurm_cluster
+from ..testing.samples import DELETE, SAMPLE_NOW, samples, variant
+
+__all__ = [
+    "SAMPLE_NOW",
+    "DELETE",
+    "variant",
+    "flex_instance",
+    "flex_template",
+    "flex_vm_body",
+    "queued_node_pool",
+    "private_cluster",
+    "slurm_cluster",
+    "calendar_reservation",
+    "service_agent_member",
+    "kueue_config",
+    "SAMPLES",  # noqa: F822 (from __getattr__)
+]
+
+warn_moved(__name__, "pulumi_dws.testing.samples")
+
+
+def __getattr__(name: str) -> Any:
+    if name == "SAMPLES":  # gathered when asked for, as pulumi_dws.testing.samples does
+        return samples()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
