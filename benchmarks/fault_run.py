@@ -40,12 +40,12 @@ def main() -> int:
     rate = float(sys.argv[2]) if len(sys.argv) > 2 else 0.25
     seed = int(sys.argv[3]) if len(sys.argv) > 3 else 1
     failed = False
-    with Emulator() as emu, FaultProxy(emu.url) as proxy:
+    with Emulator() as emu, FaultProxy(emu) as proxy:
         start = time.perf_counter()
         report = flex_vm_fault_run(emu, proxy, cycles=cycles, rate=rate, seed=seed)
         print("\n".join(report.lines()), f"\n  {time.perf_counter() - start:.1f}s wall")
         failed |= bool(report.orphans or report.duplicates)
-    with Emulator([]) as emu, FaultProxy(emu.url) as proxy:
+    with Emulator([]) as emu, FaultProxy(emu) as proxy:
         emu.add(
             AiPlatformService(emu.clock, provision_seconds=60, update_seconds=30, delete_seconds=30)
         )

@@ -55,7 +55,7 @@ TARGETS: dict[str, dict[str, tuple[str, ...]]] = {
         ),
         "schemas": (),
     },
-    # The modelDevelopmentClusters schemas are the emulator's own (aiplatform_rules); they
+    # The modelDevelopmentClusters schemas are the emulator's own (aiplatform/rules.py); they
     # reuse these two of Google's.
     "aiplatform.v1beta1": {
         "methods": (),

@@ -1,8 +1,10 @@
-"""Shared fixtures: the repository root and clean limits and regions tables for every test."""
+"""Shared fixtures: the repository root, clean limits and regions tables and a fresh event loop
+for every test; the emulator setup of the Flex-start provider tests (``emu``, ``compute``,
+``provider``; a module that needs another setup defines its own fixture of the same name); and
+the session's gcloud runs (``gcloud_runs``, started early for the tests marked ``gcloud``)."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -10,8 +12,66 @@ import pytest
 from pulumi.runtime.config import set_all_config
 
 from pulumi_dws import limits, regions
+from pulumi_dws.providers.flex_vm import FlexStartVmProvider
+from pulumi_dws.testing.clock_helpers import emulator_env, virtual_sleep
+from pulumi_dws.testing.emulator import Emulator
+from pulumi_dws.testing.emulator.compute import ComputeService
+from pulumi_dws.testing.event_loop import fresh_event_loop
+from pulumi_dws.testing.gcloud import GcloudCommand, GcloudRuns, gcloud_path
 
 REPO = Path(__file__).resolve().parent.parent
+_GCLOUD_RUNS = pytest.StashKey[GcloudRuns]()
+
+
+# ---------------------------------------------------------------------- gcloud, the oracle
+def pytest_configure(config: pytest.Config) -> None:
+    config.stash[_GCLOUD_RUNS] = GcloudRuns(workers=1)
+
+
+def _declared(items: list[pytest.Item]) -> list[GcloudCommand]:
+    return [
+        command
+        for item in items
+        for marker in item.iter_markers("gcloud")
+        for command in marker.args
+        if isinstance(command, GcloudCommand)
+    ]
+
+
+def _selecting(config: pytest.Config) -> bool:
+    """Whether the command line picks tests by marker or keyword (then only the selected
+    tests' runs are started, once collection is over)."""
+    return bool(config.getoption("markexpr", "") or config.getoption("keyword", ""))
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collectreport(report: pytest.CollectReport) -> None:
+    """In a plain run, start a module's gcloud runs as soon as it is collected: the
+    background worker gets going while the rest of the suite is still being imported."""
+    items = [node for node in report.result if isinstance(node, pytest.Item)]
+    if not items or gcloud_path() is None or _selecting(items[0].config):
+        return
+    items[0].config.stash[_GCLOUD_RUNS].prefetch(_declared(items))
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Start the gcloud runs the selected tests declare (``@pytest.mark.gcloud(command, ...)``)
+    in the background, in test order (those started already are not run again): gcloud loads
+    for about a second per run, on the core the tests leave free, and each test then finds
+    its capture made."""
+    if gcloud_path() is None:
+        return  # the oracle tests skip themselves
+    session.config.stash[_GCLOUD_RUNS].prefetch(_declared(session.items))
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    session.config.stash[_GCLOUD_RUNS].close()
+
+
+@pytest.fixture(scope="session")
+def gcloud_runs(pytestconfig: pytest.Config) -> GcloudRuns:
+    """gcloud runs shared by the session: each command runs once (see the prefetch above)."""
+    return pytestconfig.stash[_GCLOUD_RUNS]
 
 
 @pytest.fixture(autouse=True)
@@ -38,19 +98,32 @@ def repo() -> Path:
     return REPO
 
 
-@pytest.fixture(autouse=True, scope="session")
-def _no_pending_tasks_at_exit() -> Iterator[None]:
-    """A program that failed leaves Pulumi's tasks pending in its event loop; cancel those of
-    the last loop, so the interpreter does not report them destroyed at exit."""
+@pytest.fixture(autouse=True)
+def _fresh_event_loop() -> Iterator[None]:
+    """Every test starts on a new event loop (Pulumi programs under the mocks run on the
+    current one; an earlier ``asyncio.run`` leaves none) and leaves its own closed, with
+    anything a failed program left pending cancelled."""
+    fresh_event_loop()
     yield
-    try:
-        loop = asyncio.get_event_loop_policy().get_event_loop()
-    except RuntimeError:
-        return
-    if loop.is_closed() or loop.is_running():
-        return
-    pending = [task for task in asyncio.all_tasks(loop) if not task.done()]
-    for task in pending:
-        task.cancel()
-    if pending:
-        loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+    fresh_event_loop()
+
+
+@pytest.fixture
+def emu(monkeypatch: pytest.MonkeyPatch) -> Iterator[Emulator]:
+    """A running emulator; in-process providers find it through ``DWS_COMPUTE_ENDPOINT`` (and
+    no virtual-clock URL: they are given :func:`virtual_sleep` instead)."""
+    with Emulator() as emulator:
+        for key, value in emulator_env(emulator, virtual_clock=False).items():
+            monkeypatch.setenv(key, value)
+        yield emulator
+
+
+@pytest.fixture
+def compute(emu: Emulator) -> ComputeService:
+    return emu["compute"]
+
+
+@pytest.fixture
+def provider(emu: Emulator) -> FlexStartVmProvider:
+    """Sleeps advance the emulator's virtual clock: waiting 2 h takes milliseconds."""
+    return FlexStartVmProvider(sleep=virtual_sleep(emu))

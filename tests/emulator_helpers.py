@@ -1,27 +1,15 @@
-"""Setup the Flex-start provider tests share: the emulator with the provider's environment
-pointing at it, the emulated Compute service, a provider whose sleeps advance the virtual clock,
-and FlexStartVm inputs.
-
-Test modules load the fixtures with ``pytest_plugins = ["emulator_helpers"]`` (and may import
-the helpers too: the module has no asserts to rewrite, hence PYTEST_DONT_REWRITE).
-"""
+"""What the Flex-start provider tests share: the project, zone and machine type, and
+FlexStartVm inputs and bodies. (Their fixtures, ``emu``, ``compute`` and ``provider``, are in
+``conftest.py``.)"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
-
-from pulumi_dws.providers.flex_vm import FlexStartVmProvider
 from pulumi_dws.testing.clock_helpers import (
-    emulator_env,
     flex_start_body,
     flex_start_vm_props,
-    virtual_sleep,
 )
-from pulumi_dws.testing.emulator import Emulator
-from pulumi_dws.testing.emulator.compute import ComputeService
 
 PROJECT, ZONE, MACHINE = "p", "us-central1-a", "a3-highgpu-8g"
 HOUR = 3600
@@ -59,24 +47,3 @@ def props(
     )
     vm["body"] = body(name, **body_args)
     return vm
-
-
-@pytest.fixture
-def emu(monkeypatch: pytest.MonkeyPatch) -> Iterator[Emulator]:
-    """A running emulator; in-process providers find it through ``DWS_COMPUTE_ENDPOINT`` (and
-    no virtual-clock URL: they are given :func:`virtual_sleep` instead)."""
-    with Emulator() as emulator:
-        for key, value in emulator_env(emulator, virtual_clock=False).items():
-            monkeypatch.setenv(key, value)
-        yield emulator
-
-
-@pytest.fixture
-def compute(emu: Emulator) -> ComputeService:
-    return emu["compute"]
-
-
-@pytest.fixture
-def provider(emu: Emulator) -> FlexStartVmProvider:
-    """Sleeps advance the emulator's virtual clock: waiting 2 h takes milliseconds."""
-    return FlexStartVmProvider(sleep=virtual_sleep(emu))

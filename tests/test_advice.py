@@ -46,6 +46,12 @@ from pulumi_dws.providers.rest import ApiError, GoogleRestClient, RetryPolicy
 from pulumi_dws.testing.emulator import Emulator, VirtualClock
 from pulumi_dws.testing.emulator.advice import AdviceService
 from pulumi_dws.testing.emulator.capacity import CapacityModel
+from pulumi_dws.testing.gcloud import (
+    GcloudCommand,
+    GcloudRuns,
+    gcloud_path,
+    gcloud_unavailable_reason,
+)
 
 DAY = dt.timedelta(days=1)
 H100 = "a3-highgpu-8g"
@@ -816,11 +822,10 @@ def test_google_endpoint_prefers_adc_then_gcloud(monkeypatch: pytest.MonkeyPatch
     assert caught.value.kind == "no_project"
 
 
+@pytest.mark.gcloud
 def test_gcloud_project_reads_the_gcloud_config(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from pulumi_dws.testing.gcloud import gcloud_path
-
     if gcloud_path() is None:
         pytest.skip("gcloud is not installed")
     monkeypatch.setenv("CLOUDSDK_CONFIG", str(tmp_path))
@@ -854,27 +859,29 @@ def test_python_m_cli_advise_against_the_emulator(emu: Emulator) -> None:
 
 
 # ------------------------------------------------------------------------------ gcloud oracle
-def test_calendar_request_matches_what_gcloud_sends() -> None:
-    from pulumi_dws.testing.gcloud import gcloud_unavailable_reason, run_gcloud
+GCLOUD_CALENDAR = GcloudCommand.of(
+    [
+        "beta",
+        "compute",
+        "advice",
+        "calendar-mode",
+        "--region=us-central1",
+        f"--machine-type={H100}",
+        "--vm-count=2",
+        "--duration-range=min=7d,max=14d",
+        "--start-time-range=from=2026-02-01T00:00:00Z,to=2026-03-01T00:00:00Z",
+        "--location-policy=us-central1-b=deny",
+    ],
+    project="p1",
+)
 
+
+@pytest.mark.gcloud(GCLOUD_CALENDAR)
+def test_calendar_request_matches_what_gcloud_sends(gcloud_runs: GcloudRuns) -> None:
     reason = gcloud_unavailable_reason("beta")
     if reason:
         pytest.skip(reason)
-    capture = run_gcloud(
-        [
-            "beta",
-            "compute",
-            "advice",
-            "calendar-mode",
-            "--region=us-central1",
-            f"--machine-type={H100}",
-            "--vm-count=2",
-            "--duration-range=min=7d,max=14d",
-            "--start-time-range=from=2026-02-01T00:00:00Z,to=2026-03-01T00:00:00Z",
-            "--location-policy=us-central1-b=deny",
-        ],
-        project="p1",
-    )
+    capture = gcloud_runs.run(GCLOUD_CALENDAR.args, project=GCLOUD_CALENDAR.project)
     sent = [r for r in capture.requests if r.path.endswith("/advice/calendarMode")]
     assert sent, capture.describe()
     theirs = models.CalendarModeAdviceRequest.from_api(sent[0].body)

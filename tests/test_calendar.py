@@ -13,7 +13,7 @@ from pulumi_dws import CalendarReservation, limits
 from pulumi_dws.clock import frozen
 from pulumi_dws.errors import DwsValidationError
 from pulumi_dws.testing import GcpMocks
-from pulumi_dws.testing.gcloud import gcloud_unavailable_reason, run_gcloud
+from pulumi_dws.testing.gcloud import GcloudCommand, GcloudRuns, gcloud_unavailable_reason
 
 FR = "gcp:compute/futureReservation:FutureReservation"
 NOW = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
@@ -245,14 +245,10 @@ def test_consumption_settings_for_vms_and_node_pools() -> None:
 
 # ----------------------------------------------------------------------- gcloud oracle
 _SKIP = gcloud_unavailable_reason("alpha")
-
-
-@pytest.mark.skipif(_SKIP is not None, reason=_SKIP or "")
-@pytest.mark.parametrize("window", ["duration", "end_time"])
-def test_inputs_equal_what_gcloud_sends_for_the_same_request(window: str) -> None:
-    start = ts(30)
-    flags = [f"--duration={7 * 86400}"] if window == "duration" else [f"--end-time={ts(37)}"]
-    capture = run_gcloud(
+START, END = ts(30), ts(37)
+WINDOWS = {"duration": [f"--duration={7 * 86400}"], "end_time": [f"--end-time={END}"]}
+GCLOUD = {
+    window: GcloudCommand.of(
         [
             "alpha",
             "compute",
@@ -263,7 +259,7 @@ def test_inputs_equal_what_gcloud_sends_for_the_same_request(window: str) -> Non
             "--reservation-mode=CALENDAR",
             "--machine-type=a3-highgpu-8g",
             "--total-count=2",
-            f"--start-time={start}",
+            f"--start-time={START}",
             *flags,
             "--auto-delete-auto-created-reservations",
             "--require-specific-reservation",
@@ -271,12 +267,24 @@ def test_inputs_equal_what_gcloud_sends_for_the_same_request(window: str) -> Non
             "--planning-status=SUBMITTED",
         ]
     )
+    for window, flags in WINDOWS.items()
+}
+
+
+@pytest.mark.skipif(_SKIP is not None, reason=_SKIP or "")
+@pytest.mark.gcloud(*GCLOUD.values())
+@pytest.mark.parametrize("window", sorted(WINDOWS))
+def test_inputs_equal_what_gcloud_sends_for_the_same_request(
+    window: str, gcloud_runs: GcloudRuns
+) -> None:
+    start = START
+    capture = gcloud_runs.run(GCLOUD[window].args)
     assert capture.ok, capture.describe()
     sent = capture.create_request().body
     args = base(start_time=start, deployment_type="DENSE")
     if window == "end_time":
         args.pop("duration")
-        args["end_time"] = ts(37)
+        args["end_time"] = END
     mocks, _ = build(args, name="fr-1")
     ours = dict(mocks.one(FR).inputs)
     # Fields that are not part of the insert body: the zone is in the URL, and the name of the

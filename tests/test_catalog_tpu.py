@@ -3,13 +3,11 @@ gives a slice; checked against Google's published tables and against gcloud itse
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
-
 import pytest
 
 from pulumi_dws import catalog, limits
 from pulumi_dws.errors import DwsValidationError
-from pulumi_dws.testing.gcloud import gcloud_unavailable_reason, run_gcloud
+from pulumi_dws.testing.gcloud import GcloudCommand, GcloudRuns, gcloud_unavailable_reason
 
 # (machine type, topology, chips, VMs, Cloud TPU accelerator type or None), as Google's
 # system architecture pages list them (docs.cloud.google.com/tpu/docs/v6e, /v5e, /v5p).
@@ -246,48 +244,41 @@ _ORACLE = [
 ]
 
 
+_POOL = ["beta", "container", "node-pools", "create", "p", "--cluster=c", "--location=us-east5"]
+GCLOUD_POOLS = {
+    (machine, topology): GcloudCommand.of(
+        [
+            *_POOL,
+            "--node-locations=us-east5-b",
+            f"--machine-type={machine}",
+            f"--tpu-topology={topology}",
+        ]
+    )
+    for machine, topology in _ORACLE
+}
+GCLOUD_MALFORMED = GcloudCommand.of(
+    [*_POOL, "--machine-type=ct6e-standard-4t", "--tpu-topology=4x4x"]
+)
+
+
 @pytest.mark.skipif(_SKIP is not None, reason=_SKIP or "")
-def test_vms_per_slice_equal_the_node_count_gcloud_derives() -> None:
+@pytest.mark.gcloud(*GCLOUD_POOLS.values())
+def test_vms_per_slice_equal_the_node_count_gcloud_derives(gcloud_runs: GcloudRuns) -> None:
     def node_count(machine: str, topology: str) -> object:
-        capture = run_gcloud(
-            [
-                "beta",
-                "container",
-                "node-pools",
-                "create",
-                "p",
-                "--cluster=c",
-                "--location=us-east5",
-                "--node-locations=us-east5-b",
-                f"--machine-type={machine}",
-                f"--tpu-topology={topology}",
-            ]
-        )
+        capture = gcloud_runs.run(GCLOUD_POOLS[(machine, topology)].args)
         assert capture.ok, capture.describe()
         pool = capture.create_request().body["nodePool"]
         assert pool["placementPolicy"] == {"tpuTopology": topology}
         return pool["initialNodeCount"]
 
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        counts = list(pool.map(lambda mt: node_count(*mt), _ORACLE))
+    counts = [node_count(m, t) for m, t in _ORACLE]
     assert counts == [catalog.tpu_slice(m, t).vms for m, t in _ORACLE]
 
 
 @pytest.mark.skipif(_SKIP is not None, reason=_SKIP or "")
-def test_gcloud_refuses_the_malformed_topology_the_catalog_refuses() -> None:
-    capture = run_gcloud(
-        [
-            "beta",
-            "container",
-            "node-pools",
-            "create",
-            "p",
-            "--cluster=c",
-            "--location=us-east5",
-            "--machine-type=ct6e-standard-4t",
-            "--tpu-topology=4x4x",
-        ]
-    )
+@pytest.mark.gcloud(GCLOUD_MALFORMED)
+def test_gcloud_refuses_the_malformed_topology_the_catalog_refuses(gcloud_runs: GcloudRuns) -> None:
+    capture = gcloud_runs.run(GCLOUD_MALFORMED.args)
     assert not capture.ok and not capture.requests
     assert "Must provide 2-3 integers separated by 'x'" in capture.stderr
     with pytest.raises(DwsValidationError, match="2 or 3 whole numbers separated by 'x'"):

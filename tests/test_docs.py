@@ -10,23 +10,25 @@ import re
 import shlex
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
-from loops import fresh_loop
+from cli_helpers import dws as run_dws
 from packaging.requirements import Requirement
 
 import pulumi_dws
-from pulumi_dws import FlexStartInstance
+from pulumi_dws import FlexStartInstance, limits
 from pulumi_dws.blueprint import deploy, validate_capacity
 from pulumi_dws.errors import DwsValidationError
 from pulumi_dws.gke import QueuedNodePool
 from pulumi_dws.kueue import KueueQueue
+from pulumi_dws.policy import rule
 from pulumi_dws.policy.engine import check_config
+from pulumi_dws.policy.pack import policies
 from pulumi_dws.slurm import SlurmCluster
 from pulumi_dws.testing import GcpMocks
 
@@ -70,19 +72,11 @@ def block(starts: str) -> Block:
     return matching[0]
 
 
-@pytest.fixture(autouse=True)
-def _event_loop() -> Iterator[None]:
-    fresh_loop()
-    yield
-    fresh_loop()
-
-
 def dws(
     *args: str, env: dict[str, str] | None = None, cwd: Path = REPO
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*DWS, *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=300
-    )
+    """A README ``dws`` command line, in this process (see cli_helpers)."""
+    return run_dws(*args, env=env, cwd=cwd)
 
 
 def run_python(code: str, under_mocks: bool = True) -> dict[str, Any]:
@@ -380,3 +374,115 @@ print("FROM", sys.modules["pulumi_dws"].__file__)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "PACK dws-policies" in done.stdout
     assert f"FROM {tmp_path}/components/pulumi_dws/__init__.py" in done.stdout, done.stdout
+
+
+# ------------------------------------------------------------------------------ the policy pack and CI
+# What the README says of the policy pack and of CI: every rule named, the commands, and the
+# workflow that runs `dws plan` and `pulumi preview` on each stack.
+POLICIES = policies()
+
+
+def test_docs_name_every_policy_and_the_commands() -> None:
+    text = (REPO / "README.md").read_text()  # the policy section (docs/ was folded into it)
+    assert "pulumi preview --policy-pack policy/ --policy-pack-config" in text
+    assert "dws plan" in text
+    for policy in [*POLICIES, rule("calendar-delete-or-replace")]:
+        assert f"`{policy.name}`" in text, policy.name
+
+
+def test_ci_workflows_run_plan_and_preview() -> None:
+    workflows = sorted((REPO / ".github" / "workflows").glob("*.y*ml"))
+    assert workflows
+    texts = {w.name: w.read_text() for w in workflows}
+    for text in texts.values():
+        yaml.safe_load(text)
+    joined = "\n".join(texts.values())
+    assert "dws plan" in joined and "--policy-pack policy/" in joined
+    assert "pulumi/actions@" in joined
+
+
+def test_ci_workflows_check_every_stack() -> None:
+    stacks = sorted(p.parent.name for p in (REPO / "stacks").glob("*/Pulumi.yaml"))
+    assert stacks
+    workflow = yaml.safe_load((REPO / ".github" / "workflows" / "dws-policy.yml").read_text())
+    for name in ("plan", "preview"):
+        assert workflow["jobs"][name]["strategy"]["matrix"]["stack"] == stacks, name
+
+
+def test_ci_preview_installs_into_the_virtualenv_the_stacks_name() -> None:
+    workflow = yaml.safe_load((REPO / ".github" / "workflows" / "dws-policy.yml").read_text())
+    runs = "\n".join(step.get("run", "") for step in workflow["jobs"]["preview"]["steps"])
+    for project in sorted((REPO / "stacks").glob("*/Pulumi.yaml")):
+        options = yaml.safe_load(project.read_text())["runtime"]["options"]
+        venv = (project.parent / options["virtualenv"]).resolve().relative_to(REPO)
+        assert f"python -m venv {venv}\n" in runs, project
+        assert f'{venv}/bin/pip install -e ".[policy]"' in runs, project
+    # ...and the policy pack (runtime python, no virtualenv) runs the python on PATH: that one.
+    assert 'echo "$GITHUB_WORKSPACE/.venv/bin" >> "$GITHUB_PATH"' in runs
+
+
+# ------------------------------------------------------------------------------ how we know
+# The references the library cites can be checked: the README's "How we know" table covers
+# every component, and each citation names where to look (a URL, a repository file at a
+# commit, a seed), never a bare name.
+README_TEXT = README.read_text()
+SOURCES = {p: p.read_text() for p in sorted((REPO / "components").rglob("*.py"))}
+COMPONENTS = ("FlexStartInstance", "QueuedNodePool", "KueueQueue", "SlurmCluster")
+COMPONENTS += ("CalendarReservation",)
+LOCATOR = re.compile(r"https://\S+|[\w.-]+/[\w.-]+@[0-9a-f]{40}|\bseed 00\d")
+
+
+def _section(title: str) -> str:
+    start = README_TEXT.index(title)
+    end = README_TEXT.find("\n## ", start + 1)
+    return README_TEXT[start : end if end != -1 else None]
+
+
+def test_the_readme_says_how_we_know_each_component() -> None:
+    table = _section("## How we know")
+    rows = [line for line in table.splitlines() if line.startswith("| `")]
+    for component in COMPONENTS:
+        assert any(row.startswith(f"| `{component}`") for row in rows), component
+    for row in rows:
+        references = row.split(" | ")[1]
+        assert LOCATOR.search(references) or "gcloud" in references or "[^" in references, row
+    cited = set(re.findall(r"\[\^(\w+)\](?!:)", table))
+    defined = dict(re.findall(r"^\[\^(\w+)\]: (.*)$", table, re.M))
+    assert cited and cited == set(defined)
+    for note in defined.values():
+        assert re.search(r"`[\w.-]+/[\w.-]+`.* commit `[0-9a-f]{40}`", note), note
+
+
+@pytest.mark.parametrize(
+    ("needle", "locator"),
+    [
+        ("ModelDevelopmentCluster.yaml", re.compile(r"0ab2d4ad")),
+        ("10.5.0", re.compile(r"pulumi\.com/registry/packages/gcp/api-docs/vertex/")),
+    ],
+)
+def test_citations_of_the_cluster_definition_name_where_to_look(
+    needle: str, locator: re.Pattern[str]
+) -> None:
+    """magic-modules' ModelDevelopmentCluster.yaml is cited at a commit, pulumi-gcp 10.5.0 with
+    its registry page: both exist publicly, and now say where."""
+    texts = {**SOURCES, README: README_TEXT}
+    found = 0
+    for path, text in texts.items():
+        for match in re.finditer(re.escape(needle), text):
+            found += 1
+            around = text[max(0, match.start() - 400) : match.end() + 400]
+            assert locator.search(around), f"{path.name}: {needle} cited without a locator"
+    assert found
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "flex_start.max_run_duration",
+        "slurm.flex_start_max_duration",
+        "slurm.display_name_length",
+        "slurm.cluster_id_length",
+    ],
+)
+def test_the_rows_this_issue_decided_cite_checkable_sources(key: str) -> None:
+    assert LOCATOR.search(limits.get(key).source), limits.get(key).source

@@ -6,7 +6,10 @@ deployment); a second, short-lived one checks start-up defaults and clean shutdo
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -218,19 +221,51 @@ def test_serialized_provider_size() -> None:
     assert serialized_provider_size(EchoProvider(id_prefix="x" * 3000)) > small + 3000
 
 
+@contextlib.contextmanager
+def sigint(disposition: Any) -> Iterator[None]:
+    """SIGINT handled as ``disposition`` here while a host starts (the host inherits "ignored";
+    a handler becomes the default action, which Python turns into KeyboardInterrupt)."""
+    previous = signal.signal(signal.SIGINT, disposition)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def test_unconfigured_host_configures_itself_and_shuts_down_cleanly() -> None:
     h = DynamicProviderHost(EchoProvider(), project=PROJECT)
     assert h.pid is None
-    with h:
+    with sigint(signal.default_int_handler):
+        h.start()
+    try:
         assert h.returncode is None
         id_, outs = h.create(thing("fresh"), INPUTS)  # Configure({}) sent first, as the engine
         assert h.protocol is not None
         assert id_.startswith("echo-")
         assert "computeEndpoint" not in outs  # None outputs are not sent
         assert "flavor" not in outs
-    assert h.returncode is not None  # reaped: no leaked process
+    finally:
+        h.close()
+    assert h.returncode == 0  # it stopped on SIGINT, as the engine asks, and was reaped
     h.close()  # idempotent
     assert not is_secret(outs["zone"])
+
+
+def test_a_host_that_ignores_sigint_is_killed_at_once_not_after_the_grace_period() -> None:
+    """A host started from a background job inherits an ignored SIGINT: closing it must not
+    wait out the grace period for a signal it will never act on."""
+    h = DynamicProviderHost(EchoProvider(), project=PROJECT, shutdown_grace=600)
+    with sigint(signal.SIG_IGN):
+        h.start()
+    h.configure()
+    closer = threading.Thread(target=h.close, daemon=True)
+    closer.start()
+    closer.join(timeout=60)  # a liveness bound ten times below the grace period
+    try:
+        assert not closer.is_alive(), "close() is waiting for the host to act on SIGINT"
+        assert h.returncode == -signal.SIGKILL
+    finally:
+        h.kill()  # even when the test fails, no host outlives it
 
 
 @pytest.mark.skipif(not os.path.exists("/bin/false"), reason="needs /bin/false")

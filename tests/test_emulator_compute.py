@@ -14,8 +14,6 @@ from emulator_helpers import body as instance_body
 from pulumi_dws.testing.emulator import Emulator
 from pulumi_dws.testing.emulator.compute import STOCKOUT_CODE, ComputeService
 
-pytest_plugins = ["emulator_helpers"]  # fixtures: emu, compute
-
 
 class Api:
     """Thin HTTP client for the emulator's Compute paths (project ``p``, zone ``ZONE``)."""

@@ -3,10 +3,7 @@ blueprint kind, and the scheduling block against gcloud's own request."""
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import runpy
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +18,12 @@ from pulumi_dws.errors import DwsValidationError
 from pulumi_dws.flex_vm import TYPE, scheduling_block
 from pulumi_dws.testing import GcpMocks
 from pulumi_dws.testing.emulator.discovery import DiscoverySchema
+from pulumi_dws.testing.gcloud import (
+    GcloudCommand,
+    GcloudRuns,
+    field_differences,
+    gcloud_unavailable_reason,
+)
 
 REPO = Path(__file__).resolve().parent.parent
 VM = "pulumi-python:dynamic/dws:FlexStartVm"
@@ -31,17 +34,6 @@ BASE: dict[str, Any] = {
     "machine_type": "a3-highgpu-8g",
     "max_run_duration": "3d",
 }
-
-
-@pytest.fixture(autouse=True)
-def _event_loop() -> Iterator[None]:
-    """The SDK's mocks run on the current event loop; an earlier ``asyncio.run`` (the gRPC host
-    driver uses one) leaves the main thread without any."""
-    loop = asyncio.new_event_loop()
-    asyncio.set_event_loop(loop)
-    yield
-    loop.close()
-    asyncio.set_event_loop(asyncio.new_event_loop())  # leave a usable loop for later tests
 
 
 def build(args: dict[str, Any], name: str = "trainer", **run: Any) -> tuple[GcpMocks, Any]:
@@ -323,38 +315,39 @@ def test_blueprint_rejects_a_bad_entry_with_its_path() -> None:
 
 # ---------------------------------------------------------------------- gcloud oracle
 GCLOUD_CASES = [("3d", "STOP"), ("7d", "DELETE"), ("90m", "STOP")]
+GCLOUD_SCHEDULING = {
+    (run, action): GcloudCommand.of(
+        [
+            "alpha",
+            "compute",
+            "instances",
+            "create",
+            "vm-1",
+            "--zone=us-central1-a",
+            "--machine-type=a3-highgpu-8g",
+            "--provisioning-model=FLEX_START",
+            f"--max-run-duration={run}",
+            f"--instance-termination-action={action}",
+            "--no-restart-on-failure",
+            "--on-host-maintenance=TERMINATE",
+        ]
+    )
+    for run, action in GCLOUD_CASES
+}
 
 
-def test_scheduling_block_equals_what_gcloud_sends() -> None:
-    from pulumi_dws.testing.gcloud import gcloud_unavailable_reason, run_gcloud
-
+@pytest.mark.gcloud(*GCLOUD_SCHEDULING.values())
+def test_scheduling_block_equals_what_gcloud_sends(gcloud_runs: GcloudRuns) -> None:
     reason = gcloud_unavailable_reason("alpha")
     if reason:
         pytest.skip(reason)
 
     def capture(case: tuple[str, str]) -> dict[str, Any]:
-        run, action = case
-        cap = run_gcloud(
-            [
-                "alpha",
-                "compute",
-                "instances",
-                "create",
-                "vm-1",
-                "--zone=us-central1-a",
-                "--machine-type=a3-highgpu-8g",
-                "--provisioning-model=FLEX_START",
-                f"--max-run-duration={run}",
-                f"--instance-termination-action={action}",
-                "--no-restart-on-failure",
-                "--on-host-maintenance=TERMINATE",
-            ]
-        )
+        cap = gcloud_runs.run(GCLOUD_SCHEDULING[case].args)
         assert cap.ok, cap.describe()
         return cap.create_request().body
 
-    with concurrent.futures.ThreadPoolExecutor(len(GCLOUD_CASES)) as pool:
-        bodies = list(pool.map(capture, GCLOUD_CASES))
+    bodies = [capture(case) for case in GCLOUD_CASES]
     for (run, action), body in zip(GCLOUD_CASES, bodies, strict=True):
         ours = scheduling_block(Duration.parse(run), action)
         assert ours == body["scheduling"], (run, action)
@@ -387,19 +380,22 @@ _VM_FLAGS = [
 ]
 
 
-def test_insert_body_and_template_equal_what_gcloud_sends() -> None:
+GCLOUD_VM = GcloudCommand.of(["alpha", "compute", "instances", "create", "trainer", *_VM_FLAGS])
+GCLOUD_TEMPLATE = GcloudCommand.of(
+    ["alpha", "compute", "instance-templates", "create", "t-1", *_VM_FLAGS[1:]]
+)
+
+
+@pytest.mark.gcloud(GCLOUD_VM, GCLOUD_TEMPLATE)
+def test_insert_body_and_template_equal_what_gcloud_sends(gcloud_runs: GcloudRuns) -> None:
     """Field for field: gcloud's ``instances create ... --reservation-affinity=none`` body
     against the FlexStartVm body (plus what the template carries), and gcloud's
     ``instance-templates create`` with the same flags against the template's inputs."""
-    from pulumi_dws.testing.gcloud import field_differences, gcloud_unavailable_reason, run_gcloud
-
     reason = gcloud_unavailable_reason("alpha")
     if reason:
         pytest.skip(reason)
-    vm_args = ["alpha", "compute", "instances", "create", "trainer", *_VM_FLAGS]
-    template_args = ["alpha", "compute", "instance-templates", "create", "t-1", *_VM_FLAGS[1:]]
-    with concurrent.futures.ThreadPoolExecutor(2) as pool:
-        vm_cap, template_cap = pool.map(run_gcloud, [vm_args, template_args])
+    vm_cap = gcloud_runs.run(GCLOUD_VM.args)
+    template_cap = gcloud_runs.run(GCLOUD_TEMPLATE.args)
     assert vm_cap.ok, vm_cap.describe()
     assert template_cap.ok, template_cap.describe()
     sent = vm_cap.canonical(vm_cap.create_request().body)

@@ -41,7 +41,7 @@ def emu() -> Iterator[Emulator]:
 
 @pytest.fixture
 def proxy(emu: Emulator, monkeypatch: pytest.MonkeyPatch) -> Iterator[FaultProxy]:
-    with FaultProxy(emu.url) as running:
+    with FaultProxy(emu) as running:  # handed each request in-process: no second HTTP hop
         monkeypatch.setenv("DWS_COMPUTE_ENDPOINT", running.url)
         monkeypatch.setenv("DWS_VIRTUAL_CLOCK_URL", "")
         monkeypatch.setenv("DWS_HTTP_TIMEOUT", DEADLINE)

@@ -25,8 +25,6 @@ from pulumi_dws.testing.emulator import Emulator
 from pulumi_dws.testing.emulator.base import Request, Response
 from pulumi_dws.testing.emulator.compute import ComputeService
 
-pytest_plugins = ["emulator_helpers"]  # fixtures: emu, compute, provider
-
 
 def without_owner(labels: dict[str, str]) -> dict[str, str]:
     return {k: v for k, v in labels.items() if k != OWNER_LABEL}
@@ -502,5 +500,5 @@ def test_a_vm_shutting_down_reads_as_stopped(
 ) -> None:
     compute.add_capacity(ZONE, MACHINE, 1)
     created = provider.create(props())
-    compute._vms[(PROJECT, ZONE, "vm-1")].resource["status"] = status  # noqa: SLF001
+    compute.set_status(PROJECT, ZONE, "vm-1", status)
     assert provider.read(created.id, created.outs).outs["desiredStatus"] == "TERMINATED"

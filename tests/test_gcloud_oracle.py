@@ -5,8 +5,8 @@ run the real gcloud CLI (Cloud SDK, with its alpha/beta components) against the 
 server and check the request bodies it sends for the three DWS command lines; each skips with
 a reason where gcloud, or the component it needs, is missing.
 
-The gcloud runs are started together, in parallel, by a module-scoped fixture (gcloud's
-start-up dominates the runtime); each test then waits for its own result.
+The gcloud runs are declared with the ``gcloud`` marker and started in the background when the
+session starts (gcloud's start-up dominates the runtime); each test then waits for its own.
 """
 
 from __future__ import annotations
@@ -14,18 +14,17 @@ from __future__ import annotations
 import datetime as dt
 import json
 import urllib.request
-from collections.abc import Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
 
 import pytest
 
 from pulumi_dws.testing.gcloud import (
     GcloudCapture,
+    GcloudCommand,
+    GcloudRuns,
     OracleServer,
     endpoint_overrides,
     field_differences,
     gcloud_unavailable_reason,
-    run_gcloud,
 )
 
 PROJECT = "demo-project"
@@ -101,22 +100,14 @@ COMMANDS: dict[str, tuple[tuple[str, ...], list[str]]] = {
 }
 
 
-@pytest.fixture(scope="module")
-def gcloud_runs() -> Iterator[dict[str, Future[GcloudCapture]]]:
-    """Start every runnable command at once; map command name -> pending capture."""
-    with ThreadPoolExecutor(max_workers=len(COMMANDS)) as pool:
-        yield {
-            name: pool.submit(run_gcloud, args, timeout=120)
-            for name, (components, args) in COMMANDS.items()
-            if gcloud_unavailable_reason(*components) is None
-        }
+GCLOUD = {name: GcloudCommand.of(args) for name, (_, args) in COMMANDS.items()}
 
 
-def _capture(runs: dict[str, Future[GcloudCapture]], name: str) -> GcloudCapture:
+def _capture(runs: GcloudRuns, name: str) -> GcloudCapture:
     reason = gcloud_unavailable_reason(*COMMANDS[name][0])
     if reason:
         pytest.skip(reason)
-    return runs[name].result()
+    return runs.run(GCLOUD[name].args)
 
 
 def _assert_all_answered(cap: GcloudCapture) -> None:
@@ -193,7 +184,8 @@ def test_server_records_and_answers_an_insert_then_serves_the_resource() -> None
 # --------------------------------------------------------------------------------------------
 
 
-def test_future_reservation_calendar_body(gcloud_runs: dict[str, Future[GcloudCapture]]) -> None:
+@pytest.mark.gcloud(GCLOUD["future_reservation"])
+def test_future_reservation_calendar_body(gcloud_runs: GcloudRuns) -> None:
     cap = _capture(gcloud_runs, "future_reservation")
     assert cap.ok, cap.describe()
     _assert_all_answered(cap)
@@ -220,7 +212,8 @@ def test_future_reservation_calendar_body(gcloud_runs: dict[str, Future[GcloudCa
     cap.one("GET", r"/futureReservations/fr-1$")
 
 
-def test_flex_start_vm_body(gcloud_runs: dict[str, Future[GcloudCapture]]) -> None:
+@pytest.mark.gcloud(GCLOUD["flex_start_vm"])
+def test_flex_start_vm_body(gcloud_runs: GcloudRuns) -> None:
     cap = _capture(gcloud_runs, "flex_start_vm")
     assert cap.ok, cap.describe()
     _assert_all_answered(cap)
@@ -256,7 +249,8 @@ def test_flex_start_vm_body(gcloud_runs: dict[str, Future[GcloudCapture]]) -> No
     assert [str(r) for r in cap.mutations] == [str(create)]
 
 
-def test_request_valid_for_duration_flag(gcloud_runs: dict[str, Future[GcloudCapture]]) -> None:
+@pytest.mark.gcloud(GCLOUD["flex_start_vm_queued"])
+def test_request_valid_for_duration_flag(gcloud_runs: GcloudRuns) -> None:
     """gcloud 528 rejects the flag; a later gcloud that accepts it must send params."""
     cap = _capture(gcloud_runs, "flex_start_vm_queued")
     if not cap.ok:
@@ -268,8 +262,9 @@ def test_request_valid_for_duration_flag(gcloud_runs: dict[str, Future[GcloudCap
     assert body["scheduling"]["provisioningModel"] == "FLEX_START"
 
 
+@pytest.mark.gcloud(GCLOUD["queued_node_pool"])
 def test_queued_provisioning_node_pool_body(
-    gcloud_runs: dict[str, Future[GcloudCapture]],
+    gcloud_runs: GcloudRuns,
 ) -> None:
     cap = _capture(gcloud_runs, "queued_node_pool")
     assert cap.ok, cap.describe()

@@ -12,7 +12,7 @@ from pulumi_dws import limits
 from pulumi_dws.errors import DwsValidationError
 from pulumi_dws.gke import GKE_DEFAULT_SCOPES, SERVICE_ACCOUNT_SCOPES, QueuedNodePool
 from pulumi_dws.testing import GcpMocks
-from pulumi_dws.testing.gcloud import gcloud_unavailable_reason, run_gcloud
+from pulumi_dws.testing.gcloud import GcloudCommand, GcloudRuns, gcloud_unavailable_reason
 
 NP = "gcp:container/nodePool:NodePool"
 TYPE = "dws:index:QueuedNodePool"
@@ -494,13 +494,17 @@ ORACLE_CASES = {
 }
 
 _SKIP = gcloud_unavailable_reason("beta")
+GCLOUD = {
+    case: GcloudCommand.of([*_GCLOUD_BASE, *flags]) for case, (flags, _) in ORACLE_CASES.items()
+}
 
 
 @pytest.mark.skipif(_SKIP is not None, reason=_SKIP or "")
+@pytest.mark.gcloud(*(GCLOUD[case] for case in sorted(GCLOUD)))
 @pytest.mark.parametrize("case", sorted(ORACLE_CASES))
-def test_inputs_mean_what_gcloud_sends(case: str) -> None:
+def test_inputs_mean_what_gcloud_sends(case: str, gcloud_runs: GcloudRuns) -> None:
     flags, over = ORACLE_CASES[case]
-    capture = run_gcloud([*_GCLOUD_BASE, *flags])
+    capture = gcloud_runs.run(GCLOUD[case].args)
     assert capture.ok, capture.describe()
     request = capture.create_request()
     assert request.path.endswith("/locations/us-central1/clusters/ml-cluster/nodePools")

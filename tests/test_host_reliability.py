@@ -34,9 +34,9 @@ URN = urn(TYPE_TOKEN, "trainer-vm", project="flex", stack="dev")
 SLURM_URN = urn("pulumi-python:dynamic/dws:SlurmCluster", "c", project="slurm", stack="dev")
 
 
-def inputs(**changes: Any) -> dict[str, Any]:
+def inputs(name: str = "trainer", **changes: Any) -> dict[str, Any]:
     props = flex_start_vm_props(
-        "trainer",
+        name,
         project=PROJECT,
         zone=ZONE,
         machine_type=MACHINE,
@@ -51,6 +51,18 @@ def inputs(**changes: Any) -> dict[str, Any]:
 def emu() -> Iterator[Emulator]:
     with Emulator() as emulator:
         yield emulator
+
+
+@pytest.fixture(scope="module")
+def shared() -> Iterator[tuple[Emulator, DynamicProviderHost]]:
+    """One emulator and one host for the tests that each work on a VM of their own, as one
+    ``pulumi up`` manages many (starting a host is most of such a test's time)."""
+    with Emulator() as emulator, _host(emulator) as host:
+        yield emulator, host
+
+
+def vm_urn(name: str) -> str:
+    return urn(TYPE_TOKEN, f"{name}-vm", project="flex", stack="dev")
 
 
 def _host(emu: Emulator, endpoint: str | None = None, **env: str) -> DynamicProviderHost:
@@ -143,16 +155,18 @@ def test_a_host_killed_mid_create_leaves_a_cluster_the_next_up_adopts() -> None:
 
 
 # ---------------------------------------------------------------------- secrets
-def test_a_secret_startup_script_stays_secret_in_inputs_and_state(emu: Emulator) -> None:
+def test_a_secret_startup_script_stays_secret_in_inputs_and_state(
+    shared: tuple[Emulator, DynamicProviderHost],
+) -> None:
+    emu, host = shared
     emu["compute"].add_capacity(ZONE, MACHINE, 1)
-    body = inputs()["body"]
+    body = inputs("secretive")["body"]
     body["metadata"] = {"items": [{"key": "startup-script", "value": secret("echo s3cr3t")}]}
-    with _host(emu) as host:
-        checked, failures = host.check(URN, {}, inputs(body=body))
-        assert failures == []
-        id_, outs = host.create(URN, checked)
-        read_id, read_outs, read_inputs = host.read(URN, id_, outs, inputs=checked)
-        assert "s3cr3t" not in host.stderr and "s3cr3t" not in host.stdout
+    checked, failures = host.check(vm_urn("secretive"), {}, inputs("secretive", body=body))
+    assert failures == []
+    id_, outs = host.create(vm_urn("secretive"), checked)
+    read_id, read_outs, read_inputs = host.read(vm_urn("secretive"), id_, outs, inputs=checked)
+    assert "s3cr3t" not in host.stderr and "s3cr3t" not in host.stdout
     for bag in (checked, outs, read_outs, read_inputs):
         items = bag["body"]["metadata"]
         assert (
@@ -163,18 +177,20 @@ def test_a_secret_startup_script_stays_secret_in_inputs_and_state(emu: Emulator)
 
 
 # ---------------------------------------------------------------------- previews
-def test_a_preview_with_unknown_values_inside_the_body_never_fails_check(emu: Emulator) -> None:
+def test_a_preview_with_unknown_values_inside_the_body_never_fails_check(
+    shared: tuple[Emulator, DynamicProviderHost],
+) -> None:
+    _, host = shared
     body = inputs()["body"]
     body["scheduling"]["maxRunDuration"] = {"seconds": UNKNOWN}
     body["params"] = {"requestValidForDuration": {"seconds": UNKNOWN}}
     body["labels"] = {"team": UNKNOWN}
-    with _host(emu) as host:
-        _, failures = host.check(URN, {}, inputs(body=body, zone=UNKNOWN, project=UNKNOWN))
-        assert failures == []
-        _, failures = host.check(
-            SLURM_URN, {}, {**cluster_inputs(), "region": UNKNOWN}, provider=SlurmClusterProvider()
-        )
-        assert failures == []
+    _, failures = host.check(URN, {}, inputs(body=body, zone=UNKNOWN, project=UNKNOWN))
+    assert failures == []
+    _, failures = host.check(
+        SLURM_URN, {}, {**cluster_inputs(), "region": UNKNOWN}, provider=SlurmClusterProvider()
+    )
+    assert failures == []
 
 
 # ---------------------------------------------------------------------- passing statuses
@@ -188,44 +204,54 @@ def test_a_preview_with_unknown_values_inside_the_body_never_fails_check(emu: Em
     ],
 )
 def test_statuses_that_pass_on_their_own_converge_to_running(
-    emu: Emulator, status: str, then: str | None
+    shared: tuple[Emulator, DynamicProviderHost], status: str, then: str | None
 ) -> None:
+    emu, host = shared
+    name = f"passing-{status.lower().replace('_', '-')}"
     compute = emu["compute"]
     compute.add_capacity(ZONE, MACHINE, 1)
-    with _host(emu) as host:
-        id_, outs = host.create(URN, inputs())
-        compute.transition(PROJECT, ZONE, "trainer", status, then=then, after=120)
-        relabel = inputs(body={**inputs()["body"], "labels": {"team": "infra"}})
-        updated = host.update(URN, id_, outs, relabel)
+    id_, outs = host.create(vm_urn(name), inputs(name))
+    compute.transition(PROJECT, ZONE, name, status, then=then, after=120)
+    relabel = inputs(name, body={**inputs(name)["body"], "labels": {"team": "infra"}})
+    updated = host.update(vm_urn(name), id_, outs, relabel)
     assert updated["status"] == "RUNNING"
-    assert compute.instance(PROJECT, ZONE, "trainer")["status"] == "RUNNING"
+    assert compute.instance(PROJECT, ZONE, name)["status"] == "RUNNING"
 
 
-def test_a_suspended_vm_asked_to_stop_ends_terminated(emu: Emulator) -> None:
+def test_a_suspended_vm_asked_to_stop_ends_terminated(
+    shared: tuple[Emulator, DynamicProviderHost],
+) -> None:
+    emu, host = shared
     compute = emu["compute"]
     compute.add_capacity(ZONE, MACHINE, 1)
-    with _host(emu) as host:
-        id_, outs = host.create(URN, inputs())
-        compute.transition(PROJECT, ZONE, "trainer", "SUSPENDED")
-        stopped = host.update(URN, id_, outs, inputs(desiredStatus="TERMINATED"))
+    id_, outs = host.create(vm_urn("suspended"), inputs("suspended"))
+    compute.set_status(PROJECT, ZONE, "suspended", "SUSPENDED")
+    stopped = host.update(
+        vm_urn("suspended"), id_, outs, inputs("suspended", desiredStatus="TERMINATED")
+    )
     assert stopped["status"] == "TERMINATED"
 
 
-def test_a_vm_that_never_settles_fails_clearly(emu: Emulator) -> None:
+def test_a_vm_that_never_settles_fails_clearly(
+    shared: tuple[Emulator, DynamicProviderHost],
+) -> None:
+    emu, host = shared
     compute = emu["compute"]
     compute.add_capacity(ZONE, MACHINE, 1)
-    with _host(emu) as host:
-        id_, outs = host.create(URN, inputs())
-        compute.transition(PROJECT, ZONE, "trainer", "STOPPING")  # and it stays so
-        with pytest.raises(DynamicProviderError) as info:
-            host.update(URN, id_, outs, inputs(desiredStatus="TERMINATED"))
+    id_, outs = host.create(vm_urn("unsettled"), inputs("unsettled"))
+    compute.set_status(PROJECT, ZONE, "unsettled", "STOPPING")  # and it stays so
+    with pytest.raises(DynamicProviderError) as info:
+        host.update(vm_urn("unsettled"), id_, outs, inputs("unsettled", desiredStatus="TERMINATED"))
     assert "still STOPPING" in info.value.message and "Traceback" not in info.value.message
 
 
 # ---------------------------------------------------------------------- numbers
-def test_numbers_reach_google_typed_as_the_api_types_them(emu: Emulator) -> None:
+def test_numbers_reach_google_typed_as_the_api_types_them(
+    shared: tuple[Emulator, DynamicProviderHost],
+) -> None:
+    emu, host = shared
     emu["compute"].add_capacity(ZONE, MACHINE, 1)
-    body = inputs()["body"]
+    body = inputs("numbers")["body"]
     body["guestAccelerators"] = [
         {
             "acceleratorType": f"zones/{ZONE}/acceleratorTypes/nvidia-h100-80gb",
@@ -233,9 +259,12 @@ def test_numbers_reach_google_typed_as_the_api_types_them(emu: Emulator) -> None
         }
     ]
     body["scheduling"]["maxRunDuration"] = {"seconds": 86400}
-    with _host(emu) as host:
-        host.create(URN, inputs(body=body))  # numbers travel as protobuf doubles
-    [insert] = [r for r in emu.requests if r.method == "POST" and r.path.endswith("/instances")]
+    host.create(vm_urn("numbers"), inputs("numbers", body=body))  # protobuf doubles on the wire
+    [insert] = [
+        r
+        for r in emu.requests
+        if r.method == "POST" and r.path.endswith("/instances") and r.body["name"] == "numbers"
+    ]
     count = insert.body["guestAccelerators"][0]["acceleratorCount"]
     assert count == 8 and type(count) is int  # int32: a JSON integer, not 8.0
     assert insert.body["scheduling"]["maxRunDuration"]["seconds"] == "86400"  # int64: a string

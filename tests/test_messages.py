@@ -11,7 +11,6 @@ from typing import Any
 
 import pulumi
 import pytest
-from loops import fresh_loop
 from test_outputs import FULL
 
 from pulumi_dws.blueprint import validate_capacity
@@ -23,6 +22,7 @@ from pulumi_dws.kueue import KueueQueueSpec
 from pulumi_dws.models import parse_args
 from pulumi_dws.slurm import SlurmClusterSpec
 from pulumi_dws.testing import GcpMocks
+from pulumi_dws.testing.event_loop import fresh_event_loop
 
 SPECS: dict[str, Any] = {
     "FlexStartInstance": FlexStartInstanceSpec,
@@ -44,13 +44,6 @@ LEAKS = re.compile(
     r"NoneType|_LoginSpec|_NodePoolSpec|_Taint|_Retry|Spec\b|Input should|instance of|"
     r"object at 0x|Output object|pydantic|<class"
 )
-
-
-@pytest.fixture(autouse=True)
-def _event_loop() -> Iterator[None]:
-    fresh_loop()
-    yield
-    fresh_loop()
 
 
 def _error(spec: Any, args: Any) -> DwsValidationError:
@@ -199,7 +192,7 @@ def test_an_output_with_a_bad_value_fails_the_run_with_the_arguments_path() -> N
         for part in loc[:-1]:
             holder = holder[part]
         holder[loc[-1]] = pulumi.Output.from_input(bad)
-        fresh_loop()
+        fresh_event_loop()
         with pytest.raises(DwsValidationError) as info:
             GcpMocks().run(lambda c=component, a=args: c("x", a))
         assert str(info.value).startswith(expected), (kind, str(info.value))

@@ -160,6 +160,44 @@ def test_a_programs_own_error_is_not_replaced_by_a_validation_error_it_handled()
         GcpMocks().run(program)
 
 
+def test_a_failed_run_is_settled_at_once_and_nothing_reports_it_later(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A failed run leaves Outputs whose error nobody awaited; they must not report it from a
+    finalizer whenever the collector next runs (on CPython 3.11 a traceback formatted there,
+    inside a compile, fails that compile), and nothing may stay pending."""
+    import asyncio
+    import gc
+
+    from pulumi_dws.errors import DwsValidationError
+
+    def program() -> None:
+        for name in ("a", "b"):  # two resources whose inputs fail, and a failing apply
+            gcp.compute.Instance(
+                name,
+                machine_type="g2-standard-8",
+                zone=pulumi.Output.from_input("z").apply(_refuse),
+                boot_disk={"initialize_params": {"image": "debian-12"}},
+                network_interfaces=[{"network": "default"}],
+            )
+        pulumi.Output.from_input(1).apply(lambda v: v / 0)
+
+    with pytest.raises(DwsValidationError, match="^zone: z is refused"):
+        GcpMocks().run(program)
+    loop = asyncio.get_event_loop()
+    assert not [task for task in asyncio.all_tasks(loop) if not task.done()]
+    GcpMocks().run(lambda: None)  # the next run lets go of the SDK's state of the failed one
+    with caplog.at_level("DEBUG", logger="asyncio"):
+        gc.collect()
+    assert not [r.getMessage() for r in caplog.records if r.name == "asyncio"]
+
+
+def _refuse(zone: str) -> str:
+    from pulumi_dws.errors import DwsValidationError
+
+    raise DwsValidationError("zone", zone, "is refused")
+
+
 def test_get_keeps_the_requested_id_and_is_not_recorded_as_a_registration() -> None:
     mocks = GcpMocks(project="acme-ml")
 

@@ -12,7 +12,6 @@ from typing import Any
 
 import pulumi
 import pytest
-from loops import fresh_loop
 
 from pulumi_dws import CalendarReservation, FlexStartInstance
 from pulumi_dws.errors import DwsValidationError
@@ -81,13 +80,6 @@ FULL: dict[str, tuple[Callable[..., Any], dict[str, Any]]] = {
         },
     ),
 }  # fmt: skip
-
-
-@pytest.fixture(autouse=True)
-def _event_loop() -> Iterator[None]:
-    fresh_loop()
-    yield
-    fresh_loop()
 
 
 def _leaves(value: Any, loc: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:

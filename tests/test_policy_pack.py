@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import copy
 import json
 import os
@@ -110,8 +111,11 @@ def test_config_schemas_are_valid_json_schema() -> None:
 def test_policy_pack_yaml_and_main() -> None:
     project = yaml.safe_load((ROOT / "policy" / "PulumiPolicy.yaml").read_text())
     assert project["runtime"] == "python" and project["version"]
-    main = (ROOT / "policy" / "__main__.py").read_text()
-    assert "pulumi_dws.policy.pack" in main and len(main.splitlines()) < 25
+    main = ast.parse((ROOT / "policy" / "__main__.py").read_text())
+    # Thin: it imports the pack from pulumi_dws and serves it; the rules live in the library.
+    imported = {n.module for n in ast.walk(main) if isinstance(n, ast.ImportFrom)}
+    assert "pulumi_dws.policy.pack" in imported
+    assert not [n for n in ast.walk(main) if isinstance(n, (ast.FunctionDef, ast.ClassDef))]
 
 
 # ---------------------------------------------------------------- harness: every example
@@ -333,45 +337,3 @@ def test_pack_process_stack_analysis_with_config(pack_process: PackProcess) -> N
     found = pack_process.analyzer.analyze_stack(_stack())
     assert [d["policy"] for d in found] == ["gpu-budget", "gpu-budget"]
     assert all(d["level"] == "mandatory" for d in found)
-
-
-# ---------------------------------------------------------------- docs and CI examples
-
-
-def test_docs_name_every_policy_and_the_commands() -> None:
-    text = (ROOT / "README.md").read_text()  # the policy section (docs/ was folded into it)
-    assert "pulumi preview --policy-pack policy/ --policy-pack-config" in text
-    assert "dws plan" in text
-    for policy in [*POLICIES, rule("calendar-delete-or-replace")]:
-        assert f"`{policy.name}`" in text, policy.name
-
-
-def test_ci_workflows_run_plan_and_preview() -> None:
-    workflows = sorted((ROOT / ".github" / "workflows").glob("*.y*ml"))
-    assert workflows
-    texts = {w.name: w.read_text() for w in workflows}
-    for text in texts.values():
-        yaml.safe_load(text)
-    joined = "\n".join(texts.values())
-    assert "dws plan" in joined and "--policy-pack policy/" in joined
-    assert "pulumi/actions@" in joined
-
-
-def test_ci_preview_installs_into_the_virtualenv_the_stacks_name() -> None:
-    workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "dws-policy.yml").read_text())
-    runs = "\n".join(step.get("run", "") for step in workflow["jobs"]["preview"]["steps"])
-    for project in sorted((ROOT / "stacks").glob("*/Pulumi.yaml")):
-        options = yaml.safe_load(project.read_text())["runtime"]["options"]
-        venv = (project.parent / options["virtualenv"]).resolve().relative_to(ROOT)
-        assert f"python -m venv {venv}\n" in runs, project
-        assert f'{venv}/bin/pip install -e ".[policy]"' in runs, project
-    # ...and the policy pack (runtime python, no virtualenv) runs the python on PATH: that one.
-    assert 'echo "$GITHUB_WORKSPACE/.venv/bin" >> "$GITHUB_PATH"' in runs
-
-
-def test_ci_workflows_check_every_stack() -> None:
-    stacks = sorted(p.parent.name for p in (ROOT / "stacks").glob("*/Pulumi.yaml"))
-    assert stacks
-    workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "dws-policy.yml").read_text())
-    for name in ("plan", "preview"):
-        assert workflow["jobs"][name]["strategy"]["matrix"]["stack"] == stacks, name

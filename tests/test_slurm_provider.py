@@ -32,7 +32,7 @@ from pulumi_dws.providers.slurm_diff import (
 from pulumi_dws.testing.dynamic_host import serialized_provider_size
 from pulumi_dws.testing.emulator import Emulator, FaultPlan
 from pulumi_dws.testing.emulator.aiplatform import AiPlatformService, LroFailure
-from pulumi_dws.testing.emulator.aiplatform_rules import ServiceError
+from pulumi_dws.testing.emulator.aiplatform.rules import ServiceError
 
 
 @pytest.fixture(scope="module")
@@ -360,11 +360,11 @@ def test_delete_whose_answer_was_lost(emu: Emulator, svc: AiPlatformService) -> 
 class _RefusesBusyDeletes(AiPlatformService):
     """A service that won't delete a cluster while it is being provisioned or updated."""
 
-    def _delete(self, request: Any) -> Any:
-        cluster = self.clusters.get(self._key(request))
+    def delete_cluster(self, key: tuple[str, str, str]) -> dict[str, Any]:
+        cluster = self.clusters.get(key)
         if cluster is not None and cluster.resource["clusterStatus"]["state"] in BUSY:
             raise ServiceError(400, "The cluster is busy.", "FAILED_PRECONDITION")
-        return super()._delete(request)
+        return super().delete_cluster(key)
 
 
 def test_delete_refused_while_busy_waits_then_deletes(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -568,7 +568,7 @@ def test_provider_and_emulator_agree_on_what_changes_in_place() -> None:
     """Two records of Google's rules kept apart on purpose (the provider's table, the marks on
     the emulator's schema): when they disagree, one of them is wrong."""
     from pulumi_dws.providers.slurm_diff import _POOL_IMMUTABLE, UPDATE_PATHS
-    from pulumi_dws.testing.emulator.aiplatform_rules import (
+    from pulumi_dws.testing.emulator.aiplatform.rules import (
         _IMMUTABLE_POOL_FIELDS,
         UPDATABLE_PATHS,
     )

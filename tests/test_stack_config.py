@@ -4,14 +4,11 @@ pulumi-dws components, at construction (not only by the root blueprint), so a pr
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import textwrap
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from loops import fresh_loop
+from cli_helpers import dws
 
 from pulumi_dws import CalendarReservation, FlexStartInstance, regions
 from pulumi_dws.errors import DwsValidationError
@@ -26,13 +23,6 @@ LONG_BLOCK = {
     "duration": "100d",
 }
 RAISED = {"dws:limits": {"calendar.duration": {"maximum": "120d"}}}
-
-
-@pytest.fixture(autouse=True)
-def _event_loop() -> Iterator[None]:
-    fresh_loop()
-    yield
-    fresh_loop()
 
 
 def test_a_programs_own_component_honours_the_stacks_limits() -> None:
@@ -104,12 +94,11 @@ def test_dws_plan_and_its_policy_agree_with_a_programs_own_components(tmp_path: 
     (tmp_path / "Pulumi.dev.yaml").write_text(
         "config:\n  dws:limits:\n    calendar.duration: {maximum: 120d}\n"
     )
-    dws = [sys.executable, "-m", "pulumi_dws.cli"]
-    ok = subprocess.run([*dws, "plan", str(tmp_path)], capture_output=True, text=True)
+    ok = dws("plan", str(tmp_path))
     assert ok.returncode == 0, ok.stdout + ok.stderr
     assert "calendar-window" not in ok.stdout.split("Policies")[-1].split("\n")[1]
     (tmp_path / "Pulumi.dev.yaml").write_text("config: {}\n")
-    refused = subprocess.run([*dws, "plan", str(tmp_path)], capture_output=True, text=True)
+    refused = dws("plan", str(tmp_path))
     assert refused.returncode == 1
     assert "duration: 100d is above" in refused.stderr
 

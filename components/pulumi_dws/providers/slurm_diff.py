@@ -8,7 +8,7 @@ magic-modules ``mmv1/products/vertexai/ModelDevelopmentCluster.yaml``, commit 0a
 ``confidentialInstanceConfig`` and on ``slurmSpec.homeDirectoryStorage``; the orchestrator's
 ``update_mask_fields``) and the ``updateMask`` list of the training-cluster "Manage cluster" page.
 
-The emulator (:mod:`pulumi_dws.testing.emulator.aiplatform_rules`) keeps its own record of what
+The emulator (:mod:`pulumi_dws.testing.emulator.aiplatform.rules`) keeps its own record of what
 the API accepts, derived from its schema, on purpose: an emulator that read this table could not
 catch a mistake in it.
 """

@@ -5,7 +5,7 @@ request or *after* the server acted on it.
     from pulumi_dws.testing.emulator import Emulator
     from pulumi_dws.testing.fault_proxy import FaultProxy, ProxyFaultPlan
 
-    with Emulator() as emu, FaultProxy(emu.url) as proxy:
+    with Emulator() as emu, FaultProxy(emu) as proxy:           # or FaultProxy(emu.url)
         os.environ["DWS_COMPUTE_ENDPOINT"] = proxy.url          # the client talks to the proxy
         proxy.plan = ProxyFaultPlan(rate=0.2, seed=7)           # 20% of requests damaged
         proxy.plan.queue.append("lose")                         # ...and the next one for sure
@@ -60,15 +60,23 @@ import socket
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 from ..providers.endpoints import is_loopback
+from .serving import serve_in_thread, stop_server
 
-__all__ = ["AFTER_ACT", "BEFORE_ACT", "Exchange", "FaultProxy", "ProxyFaultPlan"]
+__all__ = [
+    "AFTER_ACT",
+    "BEFORE_ACT",
+    "Exchange",
+    "FaultProxy",
+    "InProcessServer",
+    "ProxyFaultPlan",
+]
 
 BEFORE_ACT = ("429", "503", "drop", "delay")
 AFTER_ACT = (
@@ -163,18 +171,51 @@ class Exchange:
         return "after" if self.fault in AFTER_ACT else "before"
 
 
+class InProcessAnswer(Protocol):
+    """An answer handed over in-process: status, reason, headers and body bytes."""
+
+    @property
+    def status(self) -> int: ...
+
+    @property
+    def reason(self) -> str: ...
+
+    @property
+    def headers(self) -> Sequence[tuple[str, str]]: ...
+
+    @property
+    def body(self) -> bytes: ...
+
+
+class InProcessServer(Protocol):
+    """A server running in this process that can answer a request without a socket (the
+    emulator: :meth:`~pulumi_dws.testing.emulator.Emulator.exchange`)."""
+
+    @property
+    def url(self) -> str: ...
+
+    def exchange(
+        self, method: str, target: str, headers: dict[str, str], raw: bytes
+    ) -> InProcessAnswer | None: ...
+
+
 class FaultProxy:
-    """The proxy (see the module docstring). ``upstream`` is the server's root URL."""
+    """The proxy (see the module docstring). ``upstream`` is the server's root URL, or a server
+    in this process (an :class:`~pulumi_dws.testing.emulator.Emulator`), which is then handed
+    each request directly: the same exchanges, without a second HTTP round trip."""
 
     def __init__(
         self,
-        upstream: str,
+        upstream: str | InProcessServer,
         plan: ProxyFaultPlan | None = None,
         *,
         port: int = 0,
         hold_limit: float = 5.0,
         tunnel_to: tuple[str, int] | None = None,
     ) -> None:
+        self._in_process: InProcessServer | None = None
+        if not isinstance(upstream, str):
+            self._in_process, upstream = upstream, upstream.url
         if not is_loopback(upstream):
             raise ValueError(f"the fault proxy only forwards to this machine, not {upstream}")
         parts = urlsplit(upstream)
@@ -192,25 +233,25 @@ class FaultProxy:
         self._upstream = threading.local()
         self._port = port
         self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
 
     # ------------------------------------------------------------------ lifecycle
     @property
     def url(self) -> str:
         assert self._server is not None, "proxy not started"
-        host, port = self._server.server_address[:2]
+        host, port = self._server.socket.getsockname()[:2]
         return f"http://{host}:{port}/"
 
     def start(self) -> FaultProxy:
         self._server = ThreadingHTTPServer(("127.0.0.1", self._port), _handler(self))
         self._server.daemon_threads = True
-        self._server.handle_error = lambda request, address: None  # type: ignore[method-assign]
-        threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True).start()
+        self._server.handle_error = lambda request, client_address: None  # type: ignore[method-assign]
+        self._thread = serve_in_thread(self._server, "fault-proxy")
         return self
 
     def stop(self) -> None:
         if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
+            stop_server(self._server, self._thread)
             self._server = None
 
     def __enter__(self) -> FaultProxy:
@@ -251,9 +292,14 @@ class FaultProxy:
     def forward(
         self, method: str, target: str, headers: dict[str, str], body: bytes
     ) -> tuple[int, str, list[tuple[str, str]], bytes]:
-        """Send the request to the server (on a kept-alive connection of this thread); its
-        answer (status, reason, headers, body)."""
+        """Send the request to the server (on a kept-alive connection of this thread, or
+        straight to an in-process server); its answer (status, reason, headers, body)."""
         sent = {k: v for k, v in headers.items() if k.lower() not in _HOP_BY_HOP}
+        if self._in_process is not None:
+            answer = self._in_process.exchange(method, target, sent, body)
+            if answer is None:
+                raise ConnectionResetError("the server dropped the connection")
+            return answer.status, answer.reason, list(answer.headers), answer.body
         for attempt in range(2):
             connection = getattr(self._upstream, "connection", None)
             if connection is None:
@@ -369,8 +415,8 @@ def _handler(proxy: FaultProxy) -> type[BaseHTTPRequestHandler]:
             body = self.rfile.read(int(length)) if length.isdigit() and int(length) else b""
             headers = {k: v for k, v in self.headers.items()}
             fault = proxy.plan.next(self.command, path)
-            status, answer_headers, answer = 0, [], b""
-            forwarded = False
+            status, answer, forwarded = 0, b"", False
+            answer_headers: list[tuple[str, str]] = []
             try:
                 with proxy._order:  # noqa: SLF001 - see FaultProxy.__init__
                     if fault == "late":

@@ -18,15 +18,12 @@ every HTTP request it makes, so a test can compare the library's request bodies 
 
 How it works:
 
-* :class:`OracleServer` is a threaded stdlib HTTP server on an ephemeral port. It records each
-  request (method, path, query, headers, raw and JSON-decoded body) and answers just plausibly
-  enough for ``gcloud`` to finish: Compute inserts, actions and deletes get a ``DONE``
-  Operation whose ``targetLink`` points at the resource, and a later GET of a created
-  resource returns what was posted (plus ``selfLink``/``id``/...); GETs of a zone, region or
-  project return a minimal one (the project with a ``defaultServiceAccount``); image-family
-  look-ups return a READY image; GKE node-pool/cluster changes get a ``DONE`` Operation, GKE
-  cluster GETs a minimal RUNNING cluster. Other GETs get a minimal resource or an empty list;
-  unknown paths a Google-style 404 error.
+* :class:`OracleServer` is the emulator (:mod:`pulumi_dws.testing.emulator`) on an ephemeral
+  port, serving only its recording service (:mod:`pulumi_dws.testing.emulator.recording`): it
+  records each request (method, path, query, headers, raw and JSON-decoded body, the status
+  answered) and answers just plausibly enough for ``gcloud`` to finish (a ``DONE`` operation
+  for every change, what was posted for a later GET, minimal zones, projects, images and GKE
+  clusters; unknown paths a Google-style 404).
 * :func:`run_gcloud` writes a private, throw-away ``CLOUDSDK_CONFIG`` directory (credentials
   disabled, prompts/usage reporting/surveys/update checks off, ``core/project`` set, the GCE
   metadata probe off) and points ``api_endpoint_overrides/<api>`` at the server.
@@ -56,7 +53,6 @@ from __future__ import annotations
 
 import configparser
 import contextlib
-import dataclasses
 import functools
 import json
 import os
@@ -65,18 +61,20 @@ import shutil
 import subprocess
 import tempfile
 import threading
-import time
-import uuid
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+
+from .emulator import Emulator
+from .emulator.recording import CapturedRequest, RecordingService, is_create_path
 
 __all__ = [
     "DEFAULT_PROJECT",
     "CapturedRequest",
     "GcloudCapture",
+    "GcloudCommand",
+    "GcloudRuns",
     "OracleServer",
     "endpoint_overrides",
     "field_differences",
@@ -91,9 +89,6 @@ DEFAULT_PROJECT = "demo-project"
 """Project written to ``core/project`` when the caller does not pass one."""
 
 _GCLOUD_ENV = "PULUMI_DWS_GCLOUD"
-_FAKE_USER = "oracle@example.invalid"
-_JSON = "application/json; charset=UTF-8"
-_GKE_VERSION = "1.32.4-gke.1000000"
 
 # Environment variables that would override the private configuration written below
 # (CLOUDSDK_PYTHON* is kept: it only chooses the interpreter gcloud runs on).
@@ -108,40 +103,6 @@ _DEFAULT_REAL_ROOT = "https://container.googleapis.com/"
 # --------------------------------------------------------------------------------------------
 # Captured data
 # --------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class CapturedRequest:
-    """One HTTP request received by the oracle server.
-
-    Attributes:
-        method: HTTP method, upper case (``"POST"``).
-        path: URL path without the query string
-            (``"/compute/alpha/projects/p/zones/z/instances"``).
-        query: Decoded query parameters, each mapped to the list of its values
-            (gcloud adds ``alt=json`` to every call).
-        headers: Request headers, names lower-cased.
-        raw_body: The request body exactly as received.
-        body: The body decoded as JSON, or ``None`` if it was empty or not JSON.
-        status: The HTTP status the oracle answered with (404 means the oracle did not
-            know the path, which usually makes gcloud fail).
-    """
-
-    method: str
-    path: str
-    query: Mapping[str, list[str]]
-    headers: Mapping[str, str]
-    raw_body: bytes
-    body: Any
-    status: int = 0
-
-    @property
-    def is_mutation(self) -> bool:
-        """True for anything other than GET/HEAD (the requests that change state)."""
-        return self.method not in ("GET", "HEAD")
-
-    def __str__(self) -> str:
-        return f"{self.method} {self.path}"
 
 
 @dataclass(frozen=True)
@@ -211,7 +172,7 @@ class GcloudCapture:
         Raises:
             AssertionError: if there is not exactly one such request.
         """
-        creates = [r for r in self.requests if r.method == "POST" and _is_create_path(r.path)]
+        creates = [r for r in self.requests if r.method == "POST" and is_create_path(r.path)]
         if len(creates) != 1:
             raise AssertionError(
                 f"expected exactly one create request, got {len(creates)}\n" + self.describe()
@@ -301,426 +262,13 @@ def field_differences(
 
 
 # --------------------------------------------------------------------------------------------
-# Fake API server
+# The recording server
 # --------------------------------------------------------------------------------------------
 
 
-def _is_create_path(path: str) -> bool:
-    parts = [p for p in path.split("/") if p]
-    if len(parts) >= 4 and parts[0] == "compute" and parts[2] == "projects":
-        rest = parts[4:]
-        if len(rest) == 2 and rest[0] == "global":
-            return True
-        return len(rest) == 3 and rest[0] in ("zones", "regions")
-    return bool(parts) and parts[-1] in ("clusters", "nodePools")
-
-
-def _now() -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%S.000-00:00", time.gmtime())
-
-
-def _numeric_id(text: str) -> str:
-    return str(uuid.uuid5(uuid.NAMESPACE_URL, text).int % 10**18)
-
-
-def _strip_host(url: str) -> str:
-    return urlsplit(url).path
-
-
-_SINGULAR = {
-    "futureReservations": "futureReservation",
-    "instances": "instance",
-    "reservations": "reservation",
-    "instanceTemplates": "instanceTemplate",
-    "disks": "disk",
-    "images": "image",
-    "networks": "network",
-    "subnetworks": "subnetwork",
-    "resourcePolicies": "resourcePolicy",
-    "instanceGroupManagers": "instanceGroupManager",
-}
-
-
-def _compute_kind(collection: str) -> str:
-    return "compute#" + _SINGULAR.get(collection, collection.removesuffix("s"))
-
-
-def _error(status: int, message: str) -> tuple[int, dict[str, Any]]:
-    reason = {404: "notFound", 400: "badRequest"}.get(status, "backendError")
-    return status, {
-        "error": {
-            "code": status,
-            "message": message,
-            "errors": [{"message": message, "domain": "global", "reason": reason}],
-        }
-    }
-
-
-class _State:
-    """Requests seen, and resources and operations "created", by one server."""
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.requests: list[CapturedRequest] = []
-        self.resources: dict[str, dict[str, Any]] = {}
-        self.operations: dict[str, dict[str, Any]] = {}
-
-
-class _Handler(BaseHTTPRequestHandler):
-    server: _OracleHTTPServer
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, format: str, *args: Any) -> None:
-        """Silence the default per-request log on stderr."""
-
-    def _read(self) -> CapturedRequest:
-        length = int(self.headers.get("Content-Length") or 0)
-        raw = self.rfile.read(length) if length else b""
-        body: Any = None
-        if raw:
-            try:
-                body = json.loads(raw)
-            except ValueError:
-                body = None
-        split = urlsplit(self.path)
-        return CapturedRequest(
-            method=self.command,
-            path=split.path,
-            query=parse_qs(split.query, keep_blank_values=True),
-            headers={k.lower(): v for k, v in self.headers.items()},
-            raw_body=raw,
-            body=body,
-        )
-
-    def _send(self, status: int, payload: Any) -> None:
-        data = json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", _JSON)
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def _handle(self) -> None:
-        req = self._read()
-        try:
-            status, payload = self.server.respond(req)
-        except Exception as exc:  # a bug here must not leave gcloud waiting
-            status, payload = _error(500, f"oracle server error: {exc!r}")
-        with self.server.state.lock:  # recorded before answering: gcloud waits for the answer
-            self.server.state.requests.append(dataclasses.replace(req, status=status))
-        self._send(status, payload)
-
-    do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _handle
-
-
-class _OracleHTTPServer(ThreadingHTTPServer):
-    daemon_threads = True
-
-    def __init__(self, project: str) -> None:
-        super().__init__(("127.0.0.1", 0), _Handler)
-        self.project = project
-        self.state = _State()
-
-    @property
-    def base_url(self) -> str:
-        host, port = self.server_address[:2]
-        return f"http://{host}:{port}/"
-
-    def respond(self, req: CapturedRequest) -> tuple[int, Any]:
-        parts = [p for p in req.path.split("/") if p]
-        if len(parts) >= 2 and parts[0] == "compute":
-            return self._compute(req, parts[1], parts[2:])
-        if parts and re.fullmatch(r"v1(alpha1|beta1)?", parts[0]):
-            return self._container(req, parts[0], parts[1:])
-        return _error(404, f"The oracle server does not know {req.method} {req.path}")
-
-    # -- Compute Engine ----------------------------------------------------------------------
-
-    def _compute(self, req: CapturedRequest, version: str, rest: list[str]) -> tuple[int, Any]:
-        base = f"{self.base_url}compute/{version}/"
-        if len(rest) < 2 or rest[0] != "projects":
-            return _error(404, f"unknown Compute path {req.path}")
-        project, rest = rest[1], rest[2:]
-        proj_url = f"{base}projects/{project}"
-        if not rest:
-            if req.method == "GET":
-                number = _numeric_id(project)[:12]
-                return 200, {
-                    "kind": "compute#project",
-                    "id": number,
-                    "name": project,
-                    "selfLink": proj_url,
-                    # A real project has one; `instances create` reads it to add the default
-                    # service account (with default scopes) to the insert body.
-                    "defaultServiceAccount": f"{number}-compute@developer.gserviceaccount.com",
-                    "commonInstanceMetadata": {"kind": "compute#metadata", "items": []},
-                    "quotas": [],
-                }
-            return self._compute_op(proj_url, None, f"{proj_url}/global", req.method.lower())
-
-        # scope: "global" | "zones/<z>" | "regions/<r>"
-        scope: tuple[str, str] | None
-        if rest[0] == "global":
-            scope, scope_url, tail = None, f"{proj_url}/global", rest[1:]
-        elif rest[0] in ("zones", "regions") and len(rest) >= 2:
-            scope = (rest[0], rest[1])
-            scope_url, tail = f"{proj_url}/{rest[0]}/{rest[1]}", rest[2:]
-        else:
-            scope, scope_url, tail = None, proj_url, rest
-
-        if scope is not None and not tail:  # the zone / region itself
-            is_zone = scope[0] == "zones"
-            region = scope[1].rsplit("-", 1)[0] if is_zone else scope[1]
-            return 200, {
-                "kind": "compute#zone" if is_zone else "compute#region",
-                "id": _numeric_id(scope[1]),
-                "name": scope[1],
-                "status": "UP",
-                "selfLink": scope_url,
-                "region": f"{proj_url}/regions/{region}",
-            }
-
-        if tail and tail[0] == "operations":
-            return self._compute_operation(req, scope_url, tail)
-
-        if req.method == "GET":
-            return self._compute_get(base, project, scope_url, tail)
-
-        if req.method == "POST" and len(tail) == 1:  # insert
-            body = req.body if isinstance(req.body, dict) else {}
-            name = str(body.get("name") or f"oracle-{uuid.uuid4().hex[:8]}")
-            target = f"{scope_url}/{tail[0]}/{name}"
-            resource = dict(body)
-            resource.update(
-                kind=_compute_kind(tail[0]),
-                id=_numeric_id(target),
-                name=name,
-                selfLink=target,
-                creationTimestamp=_now(),
-            )
-            if scope is not None:
-                resource[scope[0].removesuffix("s")] = scope_url
-            if tail[0] == "instances":  # other kinds have an object-valued status, or none
-                resource.setdefault("status", "RUNNING")
-            with self.state.lock:
-                self.state.resources[_strip_host(target)] = resource
-            return self._compute_op(target, scope, scope_url, "insert")
-
-        target = f"{scope_url}/{'/'.join(tail[:2])}"
-        if req.method == "DELETE":
-            with self.state.lock:
-                self.state.resources.pop(_strip_host(target), None)
-            return self._compute_op(target, scope, scope_url, "delete")
-        action = tail[2] if len(tail) >= 3 else req.method.lower()
-        return self._compute_op(target, scope, scope_url, action)
-
-    def _compute_get(
-        self, base: str, project: str, scope_url: str, tail: list[str]
-    ) -> tuple[int, Any]:
-        if len(tail) >= 3 and tail[0] in ("images", "imageFamilyViews") and tail[1] == "family":
-            family = tail[2]
-            name = f"{family}-v20250101"
-            image = {
-                "kind": "compute#image",
-                "id": _numeric_id(f"{project}/{name}"),
-                "name": name,
-                "family": family,
-                "selfLink": f"{base}projects/{project}/global/images/{name}",
-                "status": "READY",
-                "diskSizeGb": "10",
-                "architecture": "X86_64",
-                "creationTimestamp": _now(),
-            }
-            if tail[0] == "imageFamilyViews":
-                return 200, {"kind": "compute#imageFamilyView", "image": image}
-            return 200, image
-        if len(tail) == 1:  # a list
-            return 200, {
-                "kind": f"{_compute_kind(tail[0])}List",
-                "id": f"{scope_url}/{tail[0]}",
-                "items": [],
-                "selfLink": f"{scope_url}/{tail[0]}",
-            }
-        url = f"{scope_url}/{'/'.join(tail[:2])}"
-        with self.state.lock:
-            stored = self.state.resources.get(_strip_host(url))
-        if stored is not None:
-            return 200, stored
-        resource: dict[str, Any] = {
-            "kind": _compute_kind(tail[0]),
-            "id": _numeric_id(url),
-            "name": tail[1],
-            "selfLink": url,
-            "creationTimestamp": _now(),
-        }
-        if tail[0] == "images":
-            resource.update(status="READY", diskSizeGb="10", architecture="X86_64")
-        return 200, resource
-
-    def _compute_op(
-        self,
-        target: str,
-        scope: tuple[str, str] | None,
-        scope_url: str,
-        operation_type: str,
-    ) -> tuple[int, Any]:
-        name = f"operation-{uuid.uuid4().hex}"
-        op_url = f"{scope_url}/operations/{name}"
-        op: dict[str, Any] = {
-            "kind": "compute#operation",
-            "id": _numeric_id(op_url),
-            "name": name,
-            "operationType": operation_type,
-            "targetLink": target,
-            "targetId": _numeric_id(target),
-            "status": "DONE",
-            "progress": 100,
-            "user": _FAKE_USER,
-            "insertTime": _now(),
-            "startTime": _now(),
-            "endTime": _now(),
-            "selfLink": op_url,
-        }
-        if scope is not None:
-            op[scope[0].removesuffix("s")] = scope_url
-        with self.state.lock:
-            self.state.operations[name] = op
-        return 200, op
-
-    def _compute_operation(
-        self, req: CapturedRequest, scope_url: str, tail: list[str]
-    ) -> tuple[int, Any]:
-        """GET (poll) or POST .../wait of an operation: it is always DONE."""
-        if len(tail) == 1:
-            return 200, {"kind": "compute#operationList", "items": []}
-        with self.state.lock:
-            op = self.state.operations.get(tail[1])
-        if op is None:
-            return _error(404, f"The resource '{scope_url}/operations/{tail[1]}' was not found")
-        return 200, op
-
-    # -- GKE (container.googleapis.com) ------------------------------------------------------
-
-    def _container(self, req: CapturedRequest, version: str, rest: list[str]) -> tuple[int, Any]:
-        base = f"{self.base_url}{version}/"
-        # projects/{p}/(locations|zones)/{l}/...
-        if len(rest) < 4 or rest[0] != "projects":
-            return _error(404, f"unknown GKE path {req.path}")
-        project, loc_kind, location, tail = rest[1], rest[2], rest[3], rest[4:]
-        loc_url = f"{base}projects/{project}/{loc_kind}/{location}"
-
-        if tail and tail[0] == "operations":
-            if len(tail) == 1:
-                return 200, {"operations": []}
-            with self.state.lock:
-                op = self.state.operations.get(tail[1].split(":")[0])
-            if op is None:
-                return _error(404, f"Operation {tail[1]} not found")
-            return 200, op
-
-        if not tail or tail[0] != "clusters":
-            if req.method == "GET":
-                return 200, {"name": "/".join(rest), "selfLink": f"{base}{'/'.join(rest)}"}
-            return _error(404, f"unknown GKE path {req.path}")
-
-        if len(tail) == 1:  # .../clusters
-            if req.method == "GET":
-                return 200, {"clusters": []}
-            body = req.body if isinstance(req.body, dict) else {}
-            cluster = body.get("cluster") if isinstance(body.get("cluster"), dict) else {}
-            name = str((cluster or {}).get("name", "cluster"))
-            return 200, self._container_op(loc_url, location, "CREATE_CLUSTER", f"clusters/{name}")
-
-        cluster_name = tail[1].split(":")[0]
-        cluster_url = f"{loc_url}/clusters/{cluster_name}"
-        sub = tail[2:]
-        if not sub:
-            if req.method == "GET":
-                return 200, self._cluster(cluster_url, location, cluster_name)
-            op_type = "DELETE_CLUSTER" if req.method == "DELETE" else "UPDATE_CLUSTER"
-            return 200, self._container_op(loc_url, location, op_type, f"clusters/{cluster_name}")
-
-        if sub[0] != "nodePools":  # other cluster sub-resources and custom verbs
-            return 200, self._container_op(
-                loc_url, location, "UPDATE_CLUSTER", f"clusters/{cluster_name}"
-            )
-
-        if len(sub) == 1:  # .../nodePools
-            if req.method == "GET":
-                return 200, {"nodePools": []}
-            body = req.body if isinstance(req.body, dict) else {}
-            pool = dict(body.get("nodePool") or {})
-            pool_name = str(pool.get("name", "pool"))
-            pool_url = f"{cluster_url}/nodePools/{pool_name}"
-            pool.update(selfLink=pool_url, status="RUNNING")
-            pool.setdefault("version", _GKE_VERSION)
-            with self.state.lock:
-                self.state.resources[_strip_host(pool_url)] = pool
-            return 200, self._container_op(
-                loc_url,
-                location,
-                "CREATE_NODE_POOL",
-                f"clusters/{cluster_name}/nodePools/{pool_name}",
-            )
-
-        pool_name = sub[1].split(":")[0]
-        pool_url = f"{cluster_url}/nodePools/{pool_name}"
-        if req.method == "GET":
-            with self.state.lock:
-                stored = self.state.resources.get(_strip_host(pool_url))
-            return 200, stored or {
-                "name": pool_name,
-                "selfLink": pool_url,
-                "status": "RUNNING",
-                "version": _GKE_VERSION,
-            }
-        op_type = "DELETE_NODE_POOL" if req.method == "DELETE" else "UPDATE_NODE_POOL"
-        return 200, self._container_op(
-            loc_url, location, op_type, f"clusters/{cluster_name}/nodePools/{pool_name}"
-        )
-
-    def _cluster(self, cluster_url: str, location: str, name: str) -> dict[str, Any]:
-        zonal = location.count("-") >= 2
-        return {
-            "name": name,
-            "location": location,
-            "zone": location,
-            "locations": [location if zonal else f"{location}-a"],
-            "status": "RUNNING",
-            "selfLink": cluster_url,
-            "endpoint": "127.0.0.1",
-            "initialClusterVersion": _GKE_VERSION,
-            "currentMasterVersion": _GKE_VERSION,
-            "currentNodeVersion": _GKE_VERSION,
-            "network": "default",
-            "subnetwork": "default",
-            "nodePools": [],
-            "masterAuth": {"clusterCaCertificate": ""},
-            "ipAllocationPolicy": {"useIpAliases": True},
-        }
-
-    def _container_op(
-        self, loc_url: str, location: str, op_type: str, target: str
-    ) -> dict[str, Any]:
-        name = f"operation-{uuid.uuid4().hex[:16]}"
-        op = {
-            "name": name,
-            "zone": location,
-            "location": location,
-            "operationType": op_type,
-            "status": "DONE",
-            "selfLink": f"{loc_url}/operations/{name}",
-            "targetLink": f"{loc_url}/{target}",
-            "startTime": _now(),
-            "endTime": _now(),
-        }
-        with self.state.lock:
-            self.state.operations[name] = op
-        return op
-
-
 class OracleServer:
-    """A recording fake of the Compute Engine and GKE REST APIs on ``127.0.0.1``.
+    """A recording fake of the Compute Engine and GKE REST APIs on ``127.0.0.1``: the emulator
+    serving its recording service (:mod:`pulumi_dws.testing.emulator.recording`).
 
     Use it as a context manager (or call :meth:`start` / :meth:`stop`). Point gcloud at
     it with :func:`write_gcloud_config`; :func:`run_gcloud` does all of that for you.
@@ -730,39 +278,27 @@ class OracleServer:
     """
 
     def __init__(self, project: str = DEFAULT_PROJECT) -> None:
-        self._httpd = _OracleHTTPServer(project)
-        self._thread: threading.Thread | None = None
+        self._recording = RecordingService(project)
+        self._emulator = Emulator([self._recording])
 
     @property
     def base_url(self) -> str:
         """The server's root URL, ``http://127.0.0.1:PORT/``."""
-        return self._httpd.base_url
+        return self._emulator.url
 
     @property
     def requests(self) -> list[CapturedRequest]:
         """A snapshot of the requests received so far, in arrival order."""
-        with self._httpd.state.lock:
-            return list(self._httpd.state.requests)
+        return self._recording.recorded()
 
     def start(self) -> OracleServer:
         """Start serving in a daemon thread; returns ``self``."""
-        if self._thread is None:
-            self._thread = threading.Thread(
-                target=self._httpd.serve_forever,
-                kwargs={"poll_interval": 0.05},  # how fast stop() takes effect
-                name="gcloud-oracle",
-                daemon=True,
-            )
-            self._thread.start()
+        self._emulator.start()
         return self
 
     def stop(self) -> None:
         """Stop serving and close the listening socket."""
-        if self._thread is not None:
-            self._httpd.shutdown()
-            self._thread.join()
-            self._thread = None
-        self._httpd.server_close()
+        self._emulator.stop()
 
     def __enter__(self) -> OracleServer:
         return self.start()
@@ -959,6 +495,77 @@ def run_gcloud(
             base_url=server.base_url,
             timed_out=timed_out,
         )
+
+
+@dataclass(frozen=True)
+class GcloudCommand:
+    """One gcloud run, as :class:`GcloudRuns` keys it: the arguments (without ``gcloud``), the
+    APIs pointed at the recording server, and ``core/project``."""
+
+    args: tuple[str, ...]
+    apis: tuple[str, ...] = ("compute", "container")
+    project: str = DEFAULT_PROJECT
+
+    @classmethod
+    def of(
+        cls,
+        args: Sequence[str],
+        *,
+        apis: Sequence[str] = ("compute", "container"),
+        project: str = DEFAULT_PROJECT,
+    ) -> GcloudCommand:
+        argv = tuple(args)
+        return cls(argv[1:] if argv[:1] == ("gcloud",) else argv, tuple(apis), project)
+
+
+class GcloudRuns:
+    """gcloud runs shared by many tests: each distinct command runs once, in the background.
+
+    A gcloud start-up costs about a second of CPU (its command tree loads for every run), and
+    the same command gives the same requests: a test suite announces its commands up front
+    with :meth:`prefetch` (in the order the tests will want them) and asks for a capture with
+    :meth:`run`, which waits only if that run has not finished yet. ``workers`` runs go at
+    once (one leaves the other cores to the tests meanwhile).
+    """
+
+    def __init__(self, *, workers: int = 1, timeout: float = 120) -> None:
+        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="gcloud")
+        self._timeout = timeout
+        self._runs: dict[GcloudCommand, Future[GcloudCapture]] = {}
+        self._lock = threading.Lock()
+
+    def _submit(self, command: GcloudCommand) -> Future[GcloudCapture]:
+        with self._lock:
+            run = self._runs.get(command)
+            if run is None:
+                run = self._pool.submit(
+                    run_gcloud,
+                    command.args,
+                    apis=command.apis,
+                    project=command.project,
+                    timeout=self._timeout,
+                )
+                self._runs[command] = run
+            return run
+
+    def prefetch(self, commands: Iterable[GcloudCommand]) -> None:
+        """Start these runs (in this order) unless they were started already."""
+        for command in commands:
+            self._submit(command)
+
+    def run(
+        self,
+        args: Sequence[str],
+        *,
+        apis: Sequence[str] = ("compute", "container"),
+        project: str = DEFAULT_PROJECT,
+    ) -> GcloudCapture:
+        """The capture of ``gcloud <args>`` (see :func:`run_gcloud`), run once per command."""
+        return self._submit(GcloudCommand.of(args, apis=apis, project=project)).result()
+
+    def close(self) -> None:
+        """Drop the runs not started yet and wait for those under way."""
+        self._pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _surface_dir() -> str | None:

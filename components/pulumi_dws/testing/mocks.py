@@ -27,7 +27,6 @@ import asyncio
 import base64
 import contextlib
 import copy
-import gc
 import hashlib
 import json
 import threading
@@ -45,6 +44,7 @@ from pulumi.runtime.sync_await import _sync_await
 
 from .. import registry
 from ..errors import DwsValidationError
+from .event_loop import ensure_event_loop, settle_failed_run
 
 __all__ = [
     "GcpMocks",
@@ -137,17 +137,6 @@ class Registered:
         return self.parent.split("::")[-1] if self.parent else ""
 
 
-def _ensure_event_loop() -> None:
-    """Pulumi's runtime needs a current, open event loop in this thread; code that ran
-    ``asyncio.run`` before (a gRPC client, say) leaves none."""
-    try:
-        loop = asyncio.get_event_loop_policy().get_event_loop()
-    except RuntimeError:
-        loop = None
-    if loop is None or loop.is_closed():
-        asyncio.set_event_loop(asyncio.new_event_loop())
-
-
 @contextlib.contextmanager
 def _validation_errors_surfaced() -> Iterator[None]:
     """Re-raise a DwsValidationError that Pulumi wrapped while serializing an input (a check
@@ -155,30 +144,11 @@ def _validation_errors_surfaced() -> Iterator[None]:
     try:
         yield
     except Exception as exc:
-        # A failed run leaves tasks behind (registrations that will never complete): cancel
-        # them, so nothing reports them destroyed later, and finalize the rest now rather than
-        # whenever the collector next runs (inside CPython 3.11's AST constructor, a
-        # finalizer there fails a later compile with "recursion depth mismatch").
-        _cancel_pending_tasks()
-        gc.collect()
+        settle_failed_run(exc)  # now, not from finalizers at some later, bad time
         cause = _find_validation_error(exc)
         if cause is None or cause is exc:
             raise
         raise cause.with_traceback(None) from None
-
-
-def _cancel_pending_tasks() -> None:
-    try:
-        loop = asyncio.get_event_loop_policy().get_event_loop()
-    except RuntimeError:
-        return
-    if loop.is_closed() or loop.is_running():
-        return
-    pending = [task for task in asyncio.all_tasks(loop) if not task.done()]
-    for task in pending:
-        task.cancel()
-    if pending:
-        loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
 
 
 # How the SDK words the exceptions it wraps around one raised while serializing an input
@@ -298,7 +268,7 @@ class GcpMocks(pulumi.runtime.Mocks):
 
         ``gcp:project`` defaults to the mocks' project, as if the provider were configured.
         """
-        _ensure_event_loop()
+        ensure_event_loop()
         # One worker: the SDK's RPCs (RegisterResource, Invoke...) reach the mocks one at a
         # time, in the order the program sent them, not in the order racing threads pick them.
         asyncio.get_event_loop_policy().get_event_loop().set_default_executor(

@@ -1,6 +1,18 @@
-"""A local emulator of the Google APIs pulumi-dws's dynamic providers call."""
+"""A local emulator of the Google APIs pulumi-dws's dynamic providers call: one package per API
+(``compute``, ``advice``, ``aiplatform``, ``recording``), each with its models, responses and
+route table (``docs/emulator-services.md``), served by :class:`Emulator`."""
 
-from .base import GoogleError, Request, Response, Route, Service, VirtualClock, google_error
+from .base import (
+    GoogleError,
+    Request,
+    Response,
+    Route,
+    RouteSpec,
+    Service,
+    VirtualClock,
+    bind_routes,
+    google_error,
+)
 from .faults import FaultPlan
 from .server import Emulator
 
@@ -11,7 +23,9 @@ __all__ = [
     "Request",
     "Response",
     "Route",
+    "RouteSpec",
     "Service",
     "VirtualClock",
+    "bind_routes",
     "google_error",
 ]

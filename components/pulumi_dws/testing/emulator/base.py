@@ -14,6 +14,8 @@ __all__ = [
     "Request",
     "Response",
     "Route",
+    "RouteSpec",
+    "bind_routes",
     "Service",
     "VirtualClock",
     "GoogleError",
@@ -43,6 +45,8 @@ class Request:
     body: Any
     params: dict[str, str] = field(default_factory=dict)  # named groups of the route, decoded
     headers: dict[str, str] = field(default_factory=dict)
+    raw: bytes = b""  # the body as received
+    query_string: str = ""  # the query as received (``query`` keeps one value per name)
 
 
 @dataclass
@@ -99,6 +103,40 @@ class Route:
     @classmethod
     def of(cls, method: str, pattern: str, handler: Handler) -> Route:
         return cls(method, re.compile(r"\A" + pattern + r"\Z"), handler)
+
+
+@dataclass(frozen=True)
+class RouteSpec:
+    """One row of a service's route table (its ``urls.py``): ``handler`` names a method of the
+    service's responses object; ``method_id`` is the API method it implements (its discovery
+    id, e.g. ``compute.instances.insert``), or empty."""
+
+    method: str
+    pattern: str
+    handler: str
+    method_id: str = ""
+
+
+def bind_routes(
+    table: list[RouteSpec],
+    responses: object,
+    check: Callable[[str, Request], None] | None = None,
+) -> list[Route]:
+    """The routes of ``table``, each answered by its handler on ``responses`` (after
+    ``check(method_id, request)``, when given: path parameter checks, say)."""
+
+    def bound(spec: RouteSpec) -> Handler:
+        handler: Handler = getattr(responses, spec.handler)
+        if check is None:
+            return handler
+
+        def run(request: Request) -> Response:
+            check(spec.method_id, request)
+            return handler(request)
+
+        return run
+
+    return [Route.of(spec.method, spec.pattern, bound(spec)) for spec in table]
 
 
 class Service(Protocol):

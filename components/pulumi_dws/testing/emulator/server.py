@@ -27,14 +27,17 @@ import logging
 import math
 import socket
 import threading
+from dataclasses import dataclass
+from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
+from ..serving import serve_in_thread, stop_server
 from .base import GoogleError, Request, Response, Route, Service, VirtualClock, google_error
 from .faults import FaultPlan
 
-__all__ = ["Emulator"]
+__all__ = ["Answer", "Emulator"]
 
 log = logging.getLogger("pulumi_dws.emulator")
 MAX_BODY_BYTES = 16 * 1024 * 1024
@@ -83,7 +86,7 @@ class Emulator:
     def url(self) -> str:
         """Root URL, e.g. ``http://127.0.0.1:41234/`` (use it as an endpoint override)."""
         assert self._server is not None, "emulator not started"
-        host, port = self._server.server_address[:2]
+        host, port = self._server.socket.getsockname()[:2]
         return f"http://{host}:{port}/"
 
     @property
@@ -95,18 +98,12 @@ class Emulator:
         handler = _make_handler(self)
         self._server = ThreadingHTTPServer((self._host, self._port), handler)
         self._server.daemon_threads = True
-        self._thread = threading.Thread(
-            target=self._server.serve_forever,
-            args=(0.05,),
-            daemon=True,  # quick stop()
-        )
-        self._thread.start()
+        self._thread = serve_in_thread(self._server, "emulator")
         return self
 
     def stop(self) -> None:
         if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
+            stop_server(self._server, self._thread)
             self._server = None
 
     def __enter__(self) -> Emulator:
@@ -126,6 +123,41 @@ class Emulator:
         if found is None:
             raise TimeoutError(f"no matching request within {timeout}s")
         return found
+
+    # ------------------------------------------------------------------ dispatch
+    def exchange(
+        self, method: str, target: str, headers: dict[str, str], raw: bytes
+    ) -> Answer | None:
+        """Answer one request (``target`` is the path with its query) as the HTTP server does,
+        injected faults included; None for a dropped connection. The HTTP handler calls it, and
+        so may a proxy in this process (:class:`~pulumi_dws.testing.fault_proxy.FaultProxy`)
+        rather than go through a socket."""
+        parts = urlsplit(target)
+        fault = self.faults.next(method, parts.path)
+        if fault == "drop":
+            return None
+        if fault in ("429", "503"):
+            status = int(fault)
+            extra = {}
+            if self.faults.retry_after is not None:
+                extra["Retry-After"] = str(self.faults.retry_after)
+            message = "Quota exceeded" if status == 429 else "The service is unavailable"
+            return _encode(Response(status, google_error(status, message), extra), self.clock)
+        try:
+            body = json.loads(raw) if raw else None
+        except (ValueError, UnicodeDecodeError):
+            invalid = Response(400, google_error(400, "Invalid JSON payload received."))
+            return _encode(invalid, self.clock)
+        request = Request(
+            method,
+            parts.path,
+            dict(parse_qsl(parts.query)),
+            body,
+            headers=headers,
+            raw=raw,
+            query_string=parts.query,
+        )
+        return _encode(self.dispatch(request), self.clock)
 
     # ------------------------------------------------------------------ dispatch
     def dispatch(self, request: Request) -> Response:
@@ -204,6 +236,33 @@ def _add_advice(services: list[Service], clock: VirtualClock) -> None:
         services.append(AdviceService(CapacityModel(clock.now()), clock))
 
 
+@dataclass(frozen=True)
+class Answer:
+    """An answer on the wire: status, headers (``Date`` on the virtual clock) and body bytes."""
+
+    status: int
+    headers: list[tuple[str, str]]
+    body: bytes
+
+    @property
+    def reason(self) -> str:
+        return HTTPStatus(self.status).phrase if self.status in _KNOWN_STATUSES else ""
+
+
+_KNOWN_STATUSES = {s.value for s in HTTPStatus}
+
+
+def _encode(response: Response, clock: VirtualClock) -> Answer:
+    payload = b"" if response.body is None else json.dumps(response.body).encode()
+    headers = [
+        ("Date", email.utils.format_datetime(clock.now(), usegmt=True)),
+        ("Content-Type", "application/json; charset=UTF-8"),
+        ("Content-Length", str(len(payload))),
+        *response.headers.items(),
+    ]
+    return Answer(response.status, headers, payload)
+
+
 def _make_handler(emulator: Emulator) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -227,7 +286,6 @@ def _make_handler(emulator: Emulator) -> type[BaseHTTPRequestHandler]:
             self._send(Response(400, google_error(400, message)))
 
         def _handle(self) -> None:
-            parts = urlsplit(self.path)
             declared = (self.headers.get("Content-Length") or "0").strip()
             if not declared.isdigit():
                 self._bad_request(f"Invalid Content-Length header: {declared!r}")
@@ -240,38 +298,26 @@ def _make_handler(emulator: Emulator) -> type[BaseHTTPRequestHandler]:
             if len(raw) < length:
                 self._bad_request("The request body ended before its Content-Length")
                 return
-            fault = emulator.faults.next(self.command, parts.path)
-            if fault == "drop":
+            answer = emulator.exchange(self.command, self.path, dict(self.headers.items()), raw)
+            if answer is None:  # a dropped connection
                 self.connection.shutdown(socket.SHUT_RDWR)
                 self.close_connection = True
                 return
-            if fault in ("429", "503"):
-                status = int(fault)
-                headers = {}
-                if emulator.faults.retry_after is not None:
-                    headers["Retry-After"] = str(emulator.faults.retry_after)
-                message = "Quota exceeded" if status == 429 else "The service is unavailable"
-                self._send(Response(status, google_error(status, message), headers))
-                return
-            try:
-                body = json.loads(raw) if raw else None
-            except (ValueError, UnicodeDecodeError):
-                self._send(Response(400, google_error(400, "Invalid JSON payload received.")))
-                return
-            query = dict(parse_qsl(parts.query))
-            headers = {k: v for k, v in self.headers.items()}
-            request = Request(self.command, parts.path, query, body, headers=headers)
-            self._send(emulator.dispatch(request))
+            self.send_response(answer.status)
+            for key, value in answer.headers:
+                if key != "Date":  # send_response wrote it (date_time_string)
+                    self.send_header(key, value)
+            self.end_headers()
+            self.wfile.write(answer.body)
 
         def _send(self, response: Response) -> None:
-            payload = b"" if response.body is None else json.dumps(response.body).encode()
-            self.send_response(response.status)
-            self.send_header("Content-Type", "application/json; charset=UTF-8")
-            self.send_header("Content-Length", str(len(payload)))
-            for key, value in response.headers.items():
-                self.send_header(key, value)
+            answer = _encode(response, emulator.clock)
+            self.send_response(answer.status)
+            for key, value in answer.headers:
+                if key != "Date":
+                    self.send_header(key, value)
             self.end_headers()
-            self.wfile.write(payload)
+            self.wfile.write(answer.body)
 
         do_GET = do_POST = do_DELETE = do_PATCH = do_PUT = _handle  # noqa: N815
 

@@ -1,18 +1,5 @@
-"""The emulated Compute ``advice`` methods, answered from the shared :class:`CapacityModel`.
-
-- ``POST /compute/v1/projects/{p}/regions/{r}/advice/calendarMode``: recommends, per zone of
-  the region, the earliest window inside a Calendar-mode block (``capacity.offer_calendar``)
-  that fits the machine type, count, duration range and start range; zones that do not fit
-  are listed under ``otherLocations`` (``NO_CAPACITY``, ``NOT_SUPPORTED``, ``RECOMMENDED``).
-  Nothing fits: one recommendation with no ``location``, only ``otherLocations``, as Google
-  documents it (or ``{}`` when the region has no zones at all).
-- ``POST .../advice/capacity``: one recommendation from what is free now
-  (``capacity.free``), shaped by ``distributionPolicy.targetShape``; ``{}`` when nothing is
-  free.
-
-Scenario knobs: ``ineligible`` (projects refused with a 403 "not eligible"), and
-:meth:`AdviceService.fail_next` (queue any Google error for the next advice call).
-"""
+"""The advice methods' state (the capacity model they read, scenario knobs, the calls made) and
+their answers, computed from that state. No HTTP here: see ``responses.py``."""
 
 from __future__ import annotations
 
@@ -22,13 +9,12 @@ import threading
 import uuid
 from typing import Any
 
-from ...duration import Duration
-from .base import GoogleError, Request, Response, Route, VirtualClock
-from .capacity import CalendarBlock, CapacityModel
+from ....duration import Duration
+from ..base import GoogleError, VirtualClock
+from ..capacity import CalendarBlock, CapacityModel
 
-__all__ = ["AdviceService"]
+__all__ = ["AdviceBackend"]
 
-_PREFIX = r"/compute/v1/projects/(?P<project>[^/]+)/regions/(?P<region>[^/]+)/advice/"
 _DURATION = re.compile(r"^(\d+)(?:\.\d+)?s\Z")
 _SHAPES = ("ANY", "ANY_SINGLE_ZONE", "BALANCED", "TARGET_SHAPE_UNSPECIFIED")
 _MODELS = ("FLEX_START", "RESERVATION_BOUND", "SPOT", "STANDARD")
@@ -73,14 +59,14 @@ def _zone_of(text: str) -> str:
     return text.rstrip("/").rsplit("/", 1)[-1]
 
 
-class AdviceService:
+class AdviceBackend:
     """Answers ``advice.calendarMode`` and ``advice.capacity`` from a capacity model.
 
     Share the model with the Compute service so that VMs it places reduce what
     ``advice.capacity`` reports::
 
         compute = ComputeService(clock)
-        advice = AdviceService(compute.capacity, clock)
+        advice = AdviceService(compute.capacity, clock)  # the backend, served
     """
 
     name = "advice"
@@ -99,13 +85,7 @@ class AdviceService:
         self._failures: list[GoogleError] = []
         self._lock = threading.Lock()
 
-    # ------------------------------------------------------------------ Service protocol
-    def routes(self) -> list[Route]:
-        return [
-            Route.of("POST", _PREFIX + "calendarMode", self._calendar_mode),
-            Route.of("POST", _PREFIX + "capacity", self._capacity),
-        ]
-
+    # ------------------------------------------------------------------ the clock
     def tick(self, now: dt.datetime) -> None:
         """Apply capacity arrivals due by ``now`` (idempotent if the Compute service did)."""
         self.capacity.tick(now)
@@ -116,10 +96,9 @@ class AdviceService:
         with self._lock:
             self._failures.append(GoogleError(status, message, reason))
 
-    def _enter(self, method: str, request: Request) -> tuple[str, str, dict[str, Any]]:
-        project, region = request.params["project"], request.params["region"]
-        body = request.body if isinstance(request.body, dict) else {}
-        self.calls.append((method, project, region, request.body))
+    def _enter(self, method: str, project: str, region: str, raw_body: Any) -> dict[str, Any]:
+        body = raw_body if isinstance(raw_body, dict) else {}
+        self.calls.append((method, project, region, raw_body))
         with self._lock:
             failure = self._failures.pop(0) if self._failures else None
         if failure is not None:
@@ -134,7 +113,7 @@ class AdviceService:
         if not re.match(r"^[a-z]+-[a-z]+[0-9]+\Z", region):
             where = f"projects/{project}/regions/{region}"
             raise GoogleError(404, f"The resource '{where}' was not found")
-        return project, region, body
+        return body
 
     def _zones(self, region: str) -> list[str]:
         """Zones of ``region`` that the capacity model knows (free capacity or blocks)."""
@@ -143,8 +122,9 @@ class AdviceService:
         return sorted(z for z in zones if z.startswith(region + "-"))
 
     # ------------------------------------------------------------------ calendarMode
-    def _calendar_mode(self, request: Request) -> Response:
-        project, region, body = self._enter("calendarMode", request)
+    def calendar_mode(self, project: str, region: str, raw_body: Any) -> dict[str, Any]:
+        """``advice.calendarMode``: the answer's body."""
+        body = self._enter("calendarMode", project, region, raw_body)
         specs = body.get("futureResourcesSpecs") or {}
         if not isinstance(specs, dict) or len(specs) != 1:
             raise _bad("'futureResourcesSpecs': exactly one specification is allowed.")
@@ -202,7 +182,7 @@ class AdviceService:
         if not recs and zones:
             others = {f"zones/{z}": status[z] for z in zones if z not in recommended}
             recs.append({"recommendationsPerSpec": {key: {"otherLocations": others}}})
-        return Response(200, {"recommendations": recs} if recs else {})
+        return {"recommendations": recs} if recs else {}
 
     def _window(
         self, spec: dict[str, Any]
@@ -258,8 +238,9 @@ class AdviceService:
         return min(fits, key=lambda fit: (fit[0], fit[0] - fit[1])), {}
 
     # ------------------------------------------------------------------ capacity
-    def _capacity(self, request: Request) -> Response:
-        _, region, body = self._enter("capacity", request)
+    def capacity_advice(self, project: str, region: str, raw_body: Any) -> dict[str, Any]:
+        """``advice.capacity``: the answer's body."""
+        body = self._enter("capacity", project, region, raw_body)
         size = _int(body.get("size"), "size")
         if size < 1:
             raise _bad("'size': must be at least 1.")
@@ -286,9 +267,9 @@ class AdviceService:
             if score >= 1.0:
                 break
         if best is None:
-            return Response(200, {})
+            return {}
         rec = {"scores": {"obtainability": round(best[0], 2)}, "shards": best[1]}
-        return Response(200, {"recommendations": [rec]})
+        return {"recommendations": [rec]}
 
     @staticmethod
     def _machine_types(body: dict[str, Any]) -> list[str]:

@@ -1,43 +1,6 @@
-"""Emulated Vertex AI ``v1beta1`` ``modelDevelopmentClusters``: managed Slurm clusters.
-
-Routes (``{v}`` is ``v1beta1``, or ``v1`` for operations, as Google's docs poll them)::
-
-    POST   /{v}/projects/{p}/locations/{r}/modelDevelopmentClusters?model_development_cluster_id=ID
-    GET    /{v}/projects/{p}/locations/{r}/modelDevelopmentClusters[?pageSize=&pageToken=]
-    GET    /{v}/projects/{p}/locations/{r}/modelDevelopmentClusters/{id}
-    PATCH  /{v}/projects/{p}/locations/{r}/modelDevelopmentClusters/{id}?updateMask=a,b
-    DELETE /{v}/projects/{p}/locations/{r}/modelDevelopmentClusters/{id}
-    GET    /{v}/projects/{p}/locations/{r}/operations/{op}
-
-Behaviour, as Google documents it (seed 002, the training-cluster docs and the
-``ModelDevelopmentCluster`` resource definition of magic-modules,
-``GoogleCloudPlatform/magic-modules`` ``mmv1/products/vertexai/ModelDevelopmentCluster.yaml`` at
-commit ``0ab2d4ad24041037ac85442d680f48ba57dfdcfb``, from which terraform-provider-google-beta's
-``google_vertex_ai_model_development_cluster`` is generated):
-
-* Request bodies are validated before anything happens: the schema in :mod:`.aiplatform_rules`
-  (derived, because the ``aiplatform.v1beta1`` discovery document shipped with
-  google-api-python-client has no ``ModelDevelopmentCluster``; it reuses that document's
-  ``MachineSpec`` and ``DiskSpec``) through
-  :class:`~pulumi_dws.testing.emulator.discovery.DiscoverySchema` (unknown fields, types, enums,
-  required fields; ``snake_case`` or ``camelCase`` names), then the service's own
-  rules (pool and partition references, node counts, Flex-start limits). Booleans also accept
-  the strings ``"true"``/``"false"``, as Google's proto JSON parser does (the seed sends them).
-  Failures are ``400 INVALID_ARGUMENT`` in Google's error shape with ``BadRequest`` details.
-* Create, update and delete answer a long-running operation. On the virtual clock a cluster is
-  ``PROVISIONING`` for ``provision_seconds`` and then ``RUNNING`` (create done); ``UPDATING``
-  for ``update_seconds``; ``STOPPING`` for ``delete_seconds`` and then gone.
-* Resources come back in ``camelCase`` with server-side defaults filled in (provisioning model of
-  CPU pools, boot disks, ``effectiveFlexStartMaxDuration``, network, service account) and names
-  carrying the project *number*, as Vertex AI returns them.
-
-Test controls: :meth:`AiPlatformService.fail_next` (an operation that ends in an error),
-:meth:`lose_answers` (the request is carried out but its answer is lost: a ``503`` comes back
-instead, as when Google's front end fails after the backend committed), :meth:`mutate` (drift),
-:meth:`remove` (deleted outside Pulumi), :meth:`cluster`, and the server's
-:class:`~pulumi_dws.testing.emulator.faults.FaultPlan` for 429/503/dropped connections (those
-are injected *before* the service sees the request).
-"""
+"""The emulated Vertex AI ``modelDevelopmentClusters``' state: clusters, their long-running
+operations and what the virtual clock does to them, and the controls tests call. No HTTP here:
+``responses.py`` turns requests into calls of :class:`AiPlatformBackend`."""
 
 from __future__ import annotations
 
@@ -50,7 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .aiplatform_rules import (
+from ..base import VirtualClock
+from .rules import (
     CLUSTER_SCHEMA,
     CREATE_METHOD,
     FLEX_START_MAX,
@@ -67,13 +31,11 @@ from .aiplatform_rules import (
     snake_path,
     take_path,
 )
-from .base import Request, Response, Route, VirtualClock
 
-__all__ = ["AiPlatformService", "LroFailure", "project_number"]
+__all__ = ["COLLECTION", "AiPlatformBackend", "LroFailure", "project_number"]
 
-_V = r"/v1(?:beta1)?"
-_PARENT = r"/projects/(?P<project>[^/]+)/locations/(?P<location>[^/]+)"
-_COLLECTION = "modelDevelopmentClusters"
+COLLECTION = "modelDevelopmentClusters"
+_COLLECTION = COLLECTION
 TYPE_PREFIX = "type.googleapis.com/google.cloud.aiplatform.v1beta1."
 
 
@@ -150,8 +112,9 @@ class _Cluster:
     history: list[str] = field(default_factory=list)
 
 
-class AiPlatformService:
-    """The emulated ``modelDevelopmentClusters`` API (see the module docstring)."""
+class AiPlatformBackend:
+    """The clusters and operations of the emulated ``modelDevelopmentClusters`` API (see the
+    package doc), and the controls tests call."""
 
     name = "aiplatform"
 
@@ -178,35 +141,16 @@ class AiPlatformService:
         self._lock = threading.RLock()
         self._at = clock.now()
 
-    # ------------------------------------------------------------------ routes
-    def routes(self) -> list[Route]:
-        one = _V + _PARENT + rf"/{_COLLECTION}/(?P<cluster>[^/:]+)"
-        return [
-            Route.of("POST", _V + _PARENT + f"/{_COLLECTION}", self._guard(self._create)),
-            Route.of("GET", _V + _PARENT + f"/{_COLLECTION}", self._guard(self._list)),
-            Route.of("GET", one, self._guard(self._get)),
-            Route.of("PATCH", one, self._guard(self._patch)),
-            Route.of("DELETE", one, self._guard(self._delete)),
-            Route.of("GET", _V + _PARENT + r"/operations/(?P<op>[^/:]+)", self._guard(self._op)),
-        ]
-
-    def _guard(self, handler: Callable[[Request], Response]) -> Callable[[Request], Response]:
-        def run(request: Request) -> Response:
-            now = self.clock.now()  # before the lock: the clock calls tick() under its own lock
-            try:
-                with self._lock:
-                    self._at = max(self._at, now)
-                    response = handler(request)
-            except ServiceError as err:
-                response = err.response()
-            with self._lock:
-                if self.lost.get(request.method, 0) > 0:
-                    self.lost[request.method] -= 1
-                    lost = ServiceError(503, "The service is currently unavailable.", "UNAVAILABLE")
-                    return Response(503, lost.response().body, {"Retry-After": "1"})
-            return response
-
-        return run
+    # ------------------------------------------------------------------ requests
+    def answering(self, method: str, now: dt.datetime) -> bool:
+        """Note that a request came at ``now``; False when its answer is to be lost (see
+        :meth:`lose_answers`), which the caller learns only after carrying it out."""
+        with self._lock:
+            self._at = max(self._at, now)
+            if self.lost.get(method, 0) > 0:
+                self.lost[method] -= 1
+                return False
+            return True
 
     # ------------------------------------------------------------------ test controls
     def reset(self) -> None:
@@ -263,9 +207,9 @@ class AiPlatformService:
     def _number(self, project: str) -> str:
         return self._numbers.setdefault(project, project_number(project))
 
-    def _key(self, request: Request) -> tuple[str, str, str]:
-        p = request.params
-        return self._project(p["project"]), p["location"], p["cluster"]
+    def key(self, project: str, location: str, cluster_id: str) -> tuple[str, str, str]:
+        """The key of a cluster whose path may name its project by number."""
+        return self._project(project), location, cluster_id
 
     def _found(self, key: tuple[str, str, str]) -> _Cluster:
         found = self.clusters.get(key)
@@ -293,16 +237,20 @@ class AiPlatformService:
         return op
 
     # ------------------------------------------------------------------ handlers
-    def _create(self, request: Request) -> Response:
-        project = self._project(request.params["project"])
-        location = request.params["location"]
-        cluster_id = request.query.get("model_development_cluster_id") or request.query.get(
-            "modelDevelopmentClusterId"
-        )
+    def create_cluster(
+        self, project: str, location: str, cluster_id: str | None, body: Any
+    ) -> dict[str, Any]:
+        """``create``: the cluster, ``PROVISIONING``; its operation (rendered)."""
+        with self._lock:
+            return self._create(self._project(project), location, cluster_id, body)
+
+    def _create(
+        self, project: str, location: str, cluster_id: str | None, body: Any
+    ) -> dict[str, Any]:
         if not cluster_id:
             raise invalid("model_development_cluster_id", "is required.")
         check_cluster_id(cluster_id, location)
-        resource = self._validated(request.body, location, method=CREATE_METHOD)
+        resource = self._validated(body, location, method=CREATE_METHOD)
         key = (project, location, cluster_id)
         if key in self.clusters:
             raise ServiceError(
@@ -314,30 +262,30 @@ class AiPlatformService:
         op = self._start_op("create", key, self.provision_seconds)
         self.clusters[key] = _Cluster(key, resource, op, ["PROVISIONING"])
         self.created.append({"key": key, "at": self._at})
-        return Response(200, op.render())
+        return op.render()
 
-    def _list(self, request: Request) -> Response:
-        project = self._project(request.params["project"])
-        location = request.params["location"]
-        items = [
-            copy.deepcopy(c.resource)
-            for k, c in sorted(self.clusters.items())
-            if k[0] == project and k[1] == location
-        ]
-        size = int(request.query.get("pageSize") or 50)
-        start = int(request.query.get("pageToken") or 0)
-        body: dict[str, Any] = {}
-        if items[start : start + size]:
-            body["modelDevelopmentClusters"] = items[start : start + size]
-        if start + size < len(items):
-            body["nextPageToken"] = str(start + size)
-        return Response(200, body)
+    def list_clusters(self, project: str, location: str) -> list[dict[str, Any]]:
+        """Copies of the clusters of ``project`` in ``location``, in id order."""
+        project = self._project(project)
+        with self._lock:
+            return [
+                copy.deepcopy(c.resource)
+                for k, c in sorted(self.clusters.items())
+                if k[0] == project and k[1] == location
+            ]
 
-    def _get(self, request: Request) -> Response:
-        return Response(200, copy.deepcopy(self._found(self._key(request)).resource))
+    def get_cluster(self, key: tuple[str, str, str]) -> dict[str, Any]:
+        with self._lock:
+            return copy.deepcopy(self._found(key).resource)
 
-    def _patch(self, request: Request) -> Response:
-        key = self._key(request)
+    def patch_cluster(
+        self, key: tuple[str, str, str], patch_body: Any, mask: str
+    ) -> dict[str, Any]:
+        """``patch`` with ``updateMask`` ``mask`` (empty: the fields the patch carries)."""
+        with self._lock:
+            return self._patch(key, patch_body, mask)
+
+    def _patch(self, key: tuple[str, str, str], patch_body: Any, mask: str) -> dict[str, Any]:
         cluster = self._found(key)
         state = cluster.resource["clusterStatus"]["state"]
         if state not in ("RUNNING", "ERROR"):
@@ -345,11 +293,10 @@ class AiPlatformService:
                 400, f"The cluster is {state}; wait for it to be RUNNING.", "FAILED_PRECONDITION"
             )
         schema = cluster_schema()
-        patch = canonical(schema, {"$ref": CLUSTER_SCHEMA}, request.body or {})
+        patch = canonical(schema, {"$ref": CLUSTER_SCHEMA}, patch_body or {})
         errors = schema.validate(CLUSTER_SCHEMA, patch)
         if errors:
             raise ServiceError(400, "Invalid JSON payload received. " + " ".join(errors))
-        mask = request.query.get("updateMask") or request.query.get("update_mask") or ""
         paths = [snake_path(p) for p in mask.split(",") if p.strip()]
         if not paths:
             paths = [p for p in sorted(UPDATABLE_PATHS) if has_path(patch, p)]
@@ -369,10 +316,14 @@ class AiPlatformService:
         cluster.operation = op
         cluster.resource["clusterStatus"]["state"] = "UPDATING"
         cluster.history.append("UPDATING")
-        return Response(200, op.render())
+        return op.render()
 
-    def _delete(self, request: Request) -> Response:
-        key = self._key(request)
+    def delete_cluster(self, key: tuple[str, str, str]) -> dict[str, Any]:
+        """``delete``: the cluster is ``STOPPING``; its operation (rendered)."""
+        with self._lock:
+            return self._delete(key)
+
+    def _delete(self, key: tuple[str, str, str]) -> dict[str, Any]:
         cluster = self._found(key)
         state = cluster.resource["clusterStatus"]["state"]
         if state == "STOPPING":
@@ -391,13 +342,14 @@ class AiPlatformService:
         cluster.operation = op
         cluster.resource["clusterStatus"]["state"] = "STOPPING"
         cluster.history.append("STOPPING")
-        return Response(200, op.render())
+        return op.render()
 
-    def _op(self, request: Request) -> Response:
-        op = self.operations.get(request.params["op"])
-        if op is None:
-            raise ServiceError(404, f"Operation {request.params['op']} not found.")
-        return Response(200, op.render())
+    def get_operation(self, op_id: str) -> dict[str, Any]:
+        with self._lock:
+            op = self.operations.get(op_id)
+            if op is None:
+                raise ServiceError(404, f"Operation {op_id} not found.")
+            return op.render()
 
     # ------------------------------------------------------------------ the clock
     def tick(self, now: dt.datetime) -> None:

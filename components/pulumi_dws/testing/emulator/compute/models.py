@@ -1,42 +1,7 @@
-"""The emulated Compute Engine v1 API: the subset pulumi-dws calls, with DWS Flex-start behaviour.
-
-    with Emulator() as emu:
-        compute = emu["compute"]
-        compute.add_capacity("us-central1-a", "a3-highgpu-8g", 1, after=3600)  # arrives in 1 h
-        ...  # insert a FLEX_START VM with params.requestValidForDuration = 2 h: it is PENDING
-        emu.clock.advance(3600)                                              # now RUNNING
-
-Behaviour (all on the virtual clock):
-
-* ``instances.insert`` validates the body against the discovery schema ``Instance`` (400 on an
-  unknown field or a wrong type), merges ``sourceInstanceTemplate`` properties under the body,
-  and enforces the Flex-start rules (``maxRunDuration``, ``onHostMaintenance: TERMINATE``, no
-  automatic restart, the queue window limits). With ``params.requestValidForDuration`` the VM
-  is ``PENDING`` and its insert operation ``RUNNING`` until capacity arrives (then ``RUNNING``,
-  operation ``DONE``) or the window ends (operation ``DONE`` with a
-  ``ZONE_RESOURCE_POOL_EXHAUSTED`` error; the VM is removed, or kept ``TERMINATED`` with
-  ``keep_failed_instances``). Without it: ``RUNNING`` if capacity is free now, else Compute
-  keeps trying for ``fail_fast_seconds`` (about 90 s) and then fails the same way.
-* ``maxRunDuration`` ends a run: ``instanceTerminationAction`` ``STOP`` leaves the VM
-  ``TERMINATED`` (kept), ``DELETE`` removes it; either way its capacity is given back.
-* ``stop`` releases capacity; ``start`` places a new capacity request (queued for the VM's
-  original window, or fail-fast) and restarts the run clock once placed.
-* ``get``, ``list``, ``delete``, ``setLabels`` / ``setMetadata`` (fingerprints checked: 412 on a
-  stale one), ``setMachineType`` (stopped VMs only), zone operations ``get`` / ``wait``,
-  instance templates ``insert`` / ``get`` / ``delete`` and global operations ``get``.
-* ``suspend`` / ``resume``; :meth:`ComputeService.transition` puts a VM in a passing state
-  (``STOPPING``, ``SUSPENDING``, ``PENDING_STOP``...) that settles later on the virtual clock.
-* ``requestId`` (a UUID) makes every mutation idempotent: the same id answers the same
-  operation and does nothing twice, for ``request_id_ttl`` seconds (Compute keeps them "at
-  least 60 minutes"); afterwards the id is forgotten and a repeat is a new request. Note what
-  that means after a deliberate delete: an insert repeated with the id of the insert that made
-  the deleted VM is answered with that old, finished operation, while no VM exists.
-  :attr:`ComputeService.inserted` logs each VM really created, with its request id, and
-  :attr:`ComputeService.created` with its instance id and time, so tests can prove there were
-  no duplicate creates and count orphans from the emulator's own records.
-* Path parameters (project, zone, instance, operation) and name fields must match the
-  ``pattern`` of the discovery document, as Google checks them.
-"""
+"""The emulated Compute Engine's state and what time does to it: instances, their capacity
+requests, run ends and passing states, operations, request ids and instance templates, all on
+the virtual clock. No HTTP here: ``responses.py`` turns requests into calls of
+:class:`ComputeBackend`, and tests call its helpers directly."""
 
 from __future__ import annotations
 
@@ -51,19 +16,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ... import limits
-from .base import GoogleError, Request, Response, Route, VirtualClock
-from .capacity import CapacityModel
-from .discovery import DiscoverySchema
+from .... import limits
+from ..base import GoogleError, VirtualClock
+from ..capacity import CapacityModel
 
-__all__ = ["ComputeService", "COMPUTE_SELF_LINK_ROOT", "STOCKOUT_CODE"]
+__all__ = ["COMPUTE_SELF_LINK_ROOT", "STOCKOUT_CODE", "ComputeBackend", "not_found"]
 
 COMPUTE_SELF_LINK_ROOT = "https://www.googleapis.com/compute/v1/"
 STOCKOUT_CODE = "ZONE_RESOURCE_POOL_EXHAUSTED"
 
-_P = r"/compute/v1/projects/(?P<project>[^/]+)"
-_Z = _P + r"/zones/(?P<zone>[^/]+)"
-_I = _Z + r"/instances/(?P<name>[^/:]+)"
+Operation = dict[str, Any]
 
 
 def _ts(moment: dt.datetime) -> str:
@@ -78,6 +40,23 @@ def _fingerprint(value: Any) -> str:
 
 def _last(url: str) -> str:
     return url.rstrip("/").rsplit("/", 1)[-1]
+
+
+def not_found(resource: str) -> GoogleError:
+    """Google's 404 for a missing resource (``projects/p/zones/z/instances/x``...)."""
+    return GoogleError(404, f"The resource '{resource}' was not found", "notFound")
+
+
+def _check_fingerprint(given: str | None, current: str) -> None:
+    if given != current:
+        raise GoogleError(
+            412,
+            "Supplied fingerprint does not match current metadata fingerprint."
+            if given
+            else "Required field 'fingerprint' not specified: the request must carry the "
+            "current fingerprint.",
+            "conditionNotMet",
+        )
 
 
 @dataclass
@@ -101,15 +80,28 @@ class _Vm:
 
     @property
     def status(self) -> str:
-        return self.resource["status"]
+        return str(self.resource["status"])
+
+    @property
+    def target(self) -> str:
+        project, zone, name = self.key
+        return f"projects/{project}/zones/{zone}/instances/{name}"
 
 
 @dataclass
-class ComputeService:
-    """Compute Engine v1 subset with Dynamic Workload Scheduler behaviour (see module doc)."""
+class ComputeBackend:
+    """Compute Engine's state, with Dynamic Workload Scheduler behaviour (see the package doc).
+
+    Args:
+        clock: the virtual clock everything happens on.
+        capacity: free capacity per zone and machine type (shared with the advice methods).
+        fail_fast_seconds: how long Compute keeps trying to place a VM that is not queued.
+        keep_failed_instances: whether a VM whose request expired stays, ``TERMINATED``.
+        request_id_ttl: how long a ``requestId`` is remembered (seconds).
+    """
 
     clock: VirtualClock
-    capacity: CapacityModel | None = None
+    capacity: CapacityModel = None  # type: ignore[assignment]  # made in __post_init__
     fail_fast_seconds: int = 90
     keep_failed_instances: bool = False
     name: str = "compute"
@@ -122,11 +114,10 @@ class ComputeService:
     def __post_init__(self) -> None:
         if self.capacity is None:
             self.capacity = CapacityModel(now=self.clock.now())
-        self.schema = DiscoverySchema.load("compute", "v1")
         self._now = self.clock.now()
         self._lock = threading.RLock()
         self._vms: dict[tuple[str, str, str], _Vm] = {}
-        self._ops: dict[str, dict[str, Any]] = {}
+        self._ops: dict[str, Operation] = {}
         self._request_ids: dict[tuple[str, str], tuple[str, dt.datetime]] = {}
         self._transitions: dict[tuple[str, str, str], tuple[str, dt.datetime]] = {}
         self._templates: dict[tuple[str, str], dict[str, Any]] = {}
@@ -141,7 +132,6 @@ class ComputeService:
         self, zone: str, machine_type: str, count: int = 1, *, after: float = 0.0
     ) -> None:
         """``count`` VMs of ``machine_type`` become placeable in ``zone`` (``after`` seconds)."""
-        assert self.capacity is not None
         self.capacity.add(zone, machine_type, count, after=after)
         if after <= 0:
             with self._lock:
@@ -162,7 +152,7 @@ class ComputeService:
                 if project is None or key[0] == project
             ]
 
-    def operation(self, name: str) -> dict[str, Any]:
+    def operation(self, name: str) -> Operation:
         """A copy of an operation as ``zoneOperations.get`` returns it."""
         with self._lock:
             return copy.deepcopy(self._ops[name])
@@ -172,6 +162,13 @@ class ComputeService:
         with self._lock:
             vm = self._vms.pop((project, zone, name))
             self._release(vm)
+
+    def set_status(self, project: str, zone: str, name: str, status: str) -> None:
+        """Give a VM ``status`` now, as Compute would on its own (``STOPPING``,
+        ``PENDING_STOP``, ``DEPROVISIONING``, ``SUSPENDED``...); a VM that comes to rest
+        (``TERMINATED``, ``SUSPENDED``) gives its capacity back. It stays so until something
+        changes it (see :meth:`transition` for a status that passes on its own)."""
+        self.transition(project, zone, name, status)
 
     def transition(
         self,
@@ -187,7 +184,9 @@ class ComputeService:
         ``SUSPENDED``) as Compute would on its own; with ``then``, it becomes that status
         ``after`` virtual seconds later (its capacity is given back when it stops)."""
         with self._lock:
-            vm = self._vms[(project, zone, name)]
+            vm = self._vms.get((project, zone, name))
+            if vm is None:
+                raise not_found(f"projects/{project}/zones/{zone}/instances/{name}")
             if status in ("TERMINATED", "SUSPENDED"):
                 self._release(vm)
                 vm.resource.pop("resourceStatus", None)
@@ -202,75 +201,9 @@ class ComputeService:
         with self._lock:
             return self._store_template(project, template)
 
-    # ------------------------------------------------------------------ Service interface
-    def routes(self) -> list[Route]:
-        """The Compute v1 paths this service answers (under ``/compute/v1/``)."""
-
-        def r(method: str, pattern: str, handler: Any, method_id: str) -> Route:
-            return Route.of(method, pattern, self._checked(method_id, handler))
-
-        t = r"/global/instanceTemplates"
-        return [
-            r("POST", _Z + r"/instances", self._insert, "compute.instances.insert"),
-            r("GET", _Z + r"/instances", self._list, "compute.instances.list"),
-            r("GET", _I, self._get, "compute.instances.get"),
-            r("DELETE", _I, self._delete, "compute.instances.delete"),
-            r("POST", _I + r"/stop", self._stop, "compute.instances.stop"),
-            r("POST", _I + r"/start", self._start, "compute.instances.start"),
-            r("POST", _I + r"/suspend", self._suspend, "compute.instances.suspend"),
-            r("POST", _I + r"/resume", self._resume, "compute.instances.resume"),
-            r("POST", _I + r"/setLabels", self._set_labels, "compute.instances.setLabels"),
-            r("POST", _I + r"/setMetadata", self._set_metadata, "compute.instances.setMetadata"),
-            r(
-                "POST",
-                _I + r"/setMachineType",
-                self._set_machine_type,
-                "compute.instances.setMachineType",
-            ),
-            r("GET", _Z + r"/operations/(?P<op>[^/]+)", self._get_op, "compute.zoneOperations.get"),
-            r(
-                "POST",
-                _Z + r"/operations/(?P<op>[^/]+)/wait",
-                self._get_op,
-                "compute.zoneOperations.wait",
-            ),
-            r("POST", _P + t, self._insert_template, "compute.instanceTemplates.insert"),
-            r(
-                "GET",
-                _P + t + r"/(?P<name>[^/]+)",
-                self._get_template,
-                "compute.instanceTemplates.get",
-            ),
-            r(
-                "DELETE",
-                _P + t + r"/(?P<name>[^/]+)",
-                self._del_template,
-                "compute.instanceTemplates.delete",
-            ),
-            r(
-                "GET",
-                _P + r"/global/operations/(?P<op>[^/]+)",
-                self._get_op,
-                "compute.globalOperations.get",
-            ),
-        ]
-
-    def _checked(self, method_id: str, handler: Any) -> Any:
-        """``handler``, after the path parameters are checked against the discovery patterns."""
-        aliases = {
-            "op": "operation",
-            "name": "instanceTemplate" if "instanceTemplates" in method_id else "instance",
-        }
-
-        def run(req: Request) -> Response:
-            self.schema.check_path(method_id, req.params, aliases)
-            return handler(req)
-
-        return run
-
+    # ------------------------------------------------------------------ the clock
     def tick(self, now: dt.datetime) -> None:
         """Apply, in time order, every arrival, placement, window end and run end up to now."""
-        assert self.capacity is not None
         with self._lock:
             for _ in range(1_000_000):
                 due = self._next_event(now)
@@ -284,7 +217,6 @@ class ComputeService:
 
     def _next_event(self, now: dt.datetime) -> dt.datetime | None:
         """The earliest pending event at or before ``now``."""
-        assert self.capacity is not None
         times = [a.at for a in self.capacity.arrivals]
         times += [at for _, at in self._transitions.values()]
         for vm in self._vms.values():
@@ -292,10 +224,8 @@ class ComputeService:
         due = [t for t in times if t <= now]
         return min(due) if due else None
 
-    # ------------------------------------------------------------------ time-driven state
     def _settle(self, now: dt.datetime) -> None:
         """Run ends, then placements (oldest request first), then expired windows."""
-        assert self.capacity is not None
         self._now = max(self._now, now)
         for key, (status, at) in list(self._transitions.items()):
             vm = self._vms.get(key)
@@ -367,7 +297,6 @@ class ComputeService:
 
     def _release(self, vm: _Vm) -> None:
         """Give back capacity and cancel a pending request of ``vm``."""
-        assert self.capacity is not None
         if vm.holds_capacity:
             self.capacity.give_back(vm.zone, vm.machine_type)
             vm.holds_capacity = False
@@ -380,11 +309,11 @@ class ComputeService:
     # ------------------------------------------------------------------ operations
     def _new_op(
         self, project: str, zone: str | None, kind: str, target: str, *, done: bool = True
-    ) -> dict[str, Any]:
+    ) -> Operation:
         n = next(self._counter)
         name = f"operation-{int(self._now.timestamp() * 1000)}-{n:06d}"
         scope = f"projects/{project}/zones/{zone}" if zone else f"projects/{project}/global"
-        op: dict[str, Any] = {
+        op: Operation = {
             "kind": "compute#operation",
             "id": str(7_000_000_000 + n),
             "name": name,
@@ -426,10 +355,11 @@ class ComputeService:
                 status, "BAD REQUEST"
             )
 
-    def _idempotent(self, req: Request, action: Callable[[], dict[str, Any]]) -> Response:
-        """Answer a mutation, once per ``requestId``."""
-        request_id = req.query.get("requestId")
-        project = req.params["project"]
+    def once(
+        self, project: str, request_id: str | None, action: Callable[[], Operation]
+    ) -> Operation:
+        """Carry out a mutation once per ``requestId`` (for :attr:`request_id_ttl` seconds);
+        a repeat answers the first one's operation. Returns a copy of the operation."""
         with self._lock:
             if request_id:
                 try:
@@ -445,64 +375,57 @@ class ComputeService:
                     )
                 known = self._request_ids.get((project, request_id))
                 if known and (self._now - known[1]).total_seconds() < self.request_id_ttl:
-                    return Response(200, copy.deepcopy(self._ops[known[0]]))
+                    return copy.deepcopy(self._ops[known[0]])
             op = action()
             if request_id:
                 self._request_ids[(project, request_id)] = (op["name"], self._now)
-            return Response(200, copy.deepcopy(op))
+            return copy.deepcopy(op)
 
-    def _get_op(self, req: Request) -> Response:
+    def get_operation(self, project: str, zone: str | None, name: str) -> Operation:
+        """An operation of the zone (or, ``zone=None``, of the project's global scope)."""
         with self._lock:
-            op = self._ops.get(req.params["op"])
-            zone = req.params.get("zone")
-            scope = (
-                f"projects/{req.params['project']}/zones/{zone}/"
-                if zone
-                else f"projects/{req.params['project']}/global/"
-            )
+            op = self._ops.get(name)
+            scope = f"projects/{project}/zones/{zone}/" if zone else f"projects/{project}/global/"
             if op is None or scope not in op["selfLink"]:
-                raise _not_found(f"{scope}operations/{req.params['op']}")
-            return Response(200, copy.deepcopy(op))
+                raise not_found(f"{scope}operations/{name}")
+            return copy.deepcopy(op)
 
     # ------------------------------------------------------------------ instances
-    def _vm(self, req: Request) -> _Vm:
-        key = (req.params["project"], req.params["zone"], req.params["name"])
-        vm = self._vms.get(key)
+    def _vm(self, project: str, zone: str, name: str) -> _Vm:
+        vm = self._vms.get((project, zone, name))
         if vm is None:
-            raise _not_found(f"projects/{key[0]}/zones/{key[1]}/instances/{key[2]}")
+            raise not_found(f"projects/{project}/zones/{zone}/instances/{name}")
         return vm
 
-    def _get(self, req: Request) -> Response:
+    def get_instance(self, project: str, zone: str, name: str) -> dict[str, Any]:
         with self._lock:
-            return Response(200, copy.deepcopy(self._vm(req).resource))
+            return copy.deepcopy(self._vm(project, zone, name).resource)
 
-    def _list(self, req: Request) -> Response:
-        project, zone = req.params["project"], req.params["zone"]
+    def list_instances(self, project: str, zone: str) -> list[dict[str, Any]]:
         with self._lock:
-            items = [
+            return [
                 copy.deepcopy(vm.resource)
                 for key, vm in self._vms.items()
                 if key[0] == project and key[1] == zone
             ]
-        base = f"{COMPUTE_SELF_LINK_ROOT}projects/{project}/zones/{zone}/instances"
-        body: dict[str, Any] = {"kind": "compute#instanceList", "id": base, "selfLink": base}
-        if items:
-            body["items"] = items
-        return Response(200, body)
 
-    def _insert(self, req: Request) -> Response:
-        project, zone = req.params["project"], req.params["zone"]
-        if not isinstance(req.body, dict):
-            raise GoogleError(400, "Invalid JSON payload received: expected an Instance object.")
-        self.schema.require(
-            "Instance", req.body, root="instance", method="compute.instances.insert"
-        )
+    def insert_instance(
+        self,
+        project: str,
+        zone: str,
+        body: dict[str, Any],
+        *,
+        template_url: str | None = None,
+        request_id: str | None = None,
+    ) -> Operation:
+        """``instances.insert``: the VM is placed now, or waits for capacity (see the
+        package doc); the operation finishes when it is placed or its wait ends."""
 
-        def action() -> dict[str, Any]:
-            body = self._with_template(project, req.query.get("sourceInstanceTemplate"), req.body)
-            return self._create(project, zone, body, req.query.get("requestId"))
+        def action() -> Operation:
+            merged = self._with_template(project, template_url, body)
+            return self._create(project, zone, merged, request_id)
 
-        return self._idempotent(req, action)
+        return self.once(project, request_id, action)
 
     def _with_template(
         self, project: str, template_url: str | None, body: dict[str, Any]
@@ -516,7 +439,7 @@ class ComputeService:
         )
         template = self._templates.get((tpl_project, _last(template_url)))
         if template is None:
-            raise _not_found(
+            raise not_found(
                 f"projects/{tpl_project}/global/instanceTemplates/{_last(template_url)}"
             )
         merged = copy.deepcopy(template.get("properties") or {})
@@ -529,7 +452,7 @@ class ComputeService:
 
     def _create(
         self, project: str, zone: str, body: dict[str, Any], request_id: str | None
-    ) -> dict[str, Any]:
+    ) -> Operation:
         name = body["name"]
         machine_url = body.get("machineType")
         if not machine_url:
@@ -650,7 +573,6 @@ class ComputeService:
 
     def _request_capacity(self, vm: _Vm, op_name: str, kind: str) -> None:
         """Place ``vm`` now, or make it wait (queued or fail-fast) with ``op_name`` open."""
-        assert self.capacity is not None
         vm.waiting_op, vm.waiting_kind = op_name, kind
         if self.capacity.take(vm.zone, vm.machine_type):
             self._place(vm, self._now)
@@ -659,78 +581,93 @@ class ComputeService:
         vm.deadline = self._now + dt.timedelta(seconds=wait)
         vm.resource["status"] = "PENDING" if vm.window else "PROVISIONING"
 
-    def _delete(self, req: Request) -> Response:
-        def action() -> dict[str, Any]:
-            vm = self._vm(req)
+    def delete_instance(
+        self, project: str, zone: str, name: str, *, request_id: str | None = None
+    ) -> Operation:
+        def action() -> Operation:
+            vm = self._vm(project, zone, name)
             del self._vms[vm.key]
             self._release(vm)
-            return self._new_op(vm.key[0], vm.zone, "delete", _target(vm))
+            return self._new_op(project, zone, "delete", vm.target)
 
-        return self._idempotent(req, action)
+        return self.once(project, request_id, action)
 
-    def _stop(self, req: Request) -> Response:
-        def action() -> dict[str, Any]:
-            vm = self._vm(req)
+    def stop_instance(
+        self, project: str, zone: str, name: str, *, request_id: str | None = None
+    ) -> Operation:
+        def action() -> Operation:
+            vm = self._vm(project, zone, name)
             if vm.status != "TERMINATED":
                 self._release(vm)
                 vm.resource["status"] = "TERMINATED"
                 vm.resource["lastStopTimestamp"] = _ts(self._now)
                 vm.resource.pop("resourceStatus", None)
-            return self._new_op(vm.key[0], vm.zone, "stop", _target(vm))
+            return self._new_op(project, zone, "stop", vm.target)
 
-        return self._idempotent(req, action)
+        return self.once(project, request_id, action)
 
-    def _start(self, req: Request) -> Response:
-        def action() -> dict[str, Any]:
-            vm = self._vm(req)
+    def start_instance(
+        self, project: str, zone: str, name: str, *, request_id: str | None = None
+    ) -> Operation:
+        def action() -> Operation:
+            vm = self._vm(project, zone, name)
             if vm.status != "TERMINATED" or vm.waiting_op:
-                return self._new_op(vm.key[0], vm.zone, "start", _target(vm))
-            op = self._new_op(vm.key[0], vm.zone, "start", _target(vm), done=False)
+                return self._new_op(project, zone, "start", vm.target)
+            op = self._new_op(project, zone, "start", vm.target, done=False)
             self._request_capacity(vm, op["name"], "start")
             return op
 
-        return self._idempotent(req, action)
+        return self.once(project, request_id, action)
 
-    def _suspend(self, req: Request) -> Response:
-        def action() -> dict[str, Any]:
-            vm = self._vm(req)
+    def suspend_instance(
+        self, project: str, zone: str, name: str, *, request_id: str | None = None
+    ) -> Operation:
+        def action() -> Operation:
+            vm = self._vm(project, zone, name)
             if vm.status != "RUNNING":
                 raise GoogleError(
                     400,
-                    f"The resource '{_target(vm)}' is not ready: only a RUNNING instance can be "
+                    f"The resource '{vm.target}' is not ready: only a RUNNING instance can be "
                     f"suspended (it is {vm.status}).",
                     "resourceNotReady",
                 )
             self._release(vm)
             vm.resource["status"] = "SUSPENDED"
             vm.resource.pop("resourceStatus", None)
-            return self._new_op(vm.key[0], vm.zone, "suspend", _target(vm))
+            return self._new_op(project, zone, "suspend", vm.target)
 
-        return self._idempotent(req, action)
+        return self.once(project, request_id, action)
 
-    def _resume(self, req: Request) -> Response:
-        def action() -> dict[str, Any]:
-            vm = self._vm(req)
+    def resume_instance(
+        self, project: str, zone: str, name: str, *, request_id: str | None = None
+    ) -> Operation:
+        def action() -> Operation:
+            vm = self._vm(project, zone, name)
             if vm.status != "SUSPENDED":
                 raise GoogleError(
                     400,
-                    f"The resource '{_target(vm)}' is not ready: only a SUSPENDED instance can "
+                    f"The resource '{vm.target}' is not ready: only a SUSPENDED instance can "
                     f"be resumed (it is {vm.status}).",
                     "resourceNotReady",
                 )
             vm.resource["status"] = "TERMINATED"  # a resume asks for capacity like a start
-            op = self._new_op(vm.key[0], vm.zone, "resume", _target(vm), done=False)
+            op = self._new_op(project, zone, "resume", vm.target, done=False)
             self._request_capacity(vm, op["name"], "start")
             return op
 
-        return self._idempotent(req, action)
+        return self.once(project, request_id, action)
 
-    def _set_labels(self, req: Request) -> Response:
-        self.schema.require("InstancesSetLabelsRequest", req.body or {})
-
-        def action() -> dict[str, Any]:
-            vm = self._vm(req)
-            body = req.body or {}
+    def set_labels(
+        self,
+        project: str,
+        zone: str,
+        name: str,
+        body: dict[str, Any],
+        *,
+        request_id: str | None = None,
+    ) -> Operation:
+        def action() -> Operation:
+            vm = self._vm(project, zone, name)
             _check_fingerprint(body.get("labelFingerprint"), vm.resource["labelFingerprint"])
             labels = dict(body.get("labels") or {})
             if labels:
@@ -738,30 +675,40 @@ class ComputeService:
             else:
                 vm.resource.pop("labels", None)
             vm.resource["labelFingerprint"] = _fingerprint(labels)
-            return self._new_op(vm.key[0], vm.zone, "setLabels", _target(vm))
+            return self._new_op(project, zone, "setLabels", vm.target)
 
-        return self._idempotent(req, action)
+        return self.once(project, request_id, action)
 
-    def _set_metadata(self, req: Request) -> Response:
-        self.schema.require("Metadata", req.body or {})
-
-        def action() -> dict[str, Any]:
-            vm = self._vm(req)
-            body = req.body or {}
+    def set_metadata(
+        self,
+        project: str,
+        zone: str,
+        name: str,
+        body: dict[str, Any],
+        *,
+        request_id: str | None = None,
+    ) -> Operation:
+        def action() -> Operation:
+            vm = self._vm(project, zone, name)
             meta = vm.resource["metadata"]
             _check_fingerprint(body.get("fingerprint"), meta["fingerprint"])
             items = list(body.get("items") or [])
             meta.update(items=items, fingerprint=_fingerprint(items))
-            return self._new_op(vm.key[0], vm.zone, "setMetadata", _target(vm))
+            return self._new_op(project, zone, "setMetadata", vm.target)
 
-        return self._idempotent(req, action)
+        return self.once(project, request_id, action)
 
-    def _set_machine_type(self, req: Request) -> Response:
-        self.schema.require("InstancesSetMachineTypeRequest", req.body or {})
-
-        def action() -> dict[str, Any]:
-            vm = self._vm(req)
-            machine_url = str((req.body or {}).get("machineType") or "")
+    def set_machine_type(
+        self,
+        project: str,
+        zone: str,
+        name: str,
+        machine_url: str,
+        *,
+        request_id: str | None = None,
+    ) -> Operation:
+        def action() -> Operation:
+            vm = self._vm(project, zone, name)
             if not machine_url:
                 raise GoogleError(
                     400, "Invalid value for field 'resource.machineType': ''.", "invalid"
@@ -769,19 +716,18 @@ class ComputeService:
             if vm.status != "TERMINATED":
                 raise GoogleError(
                     400,
-                    f"The resource '{_target(vm)}' is not ready: stop the instance before "
+                    f"The resource '{vm.target}' is not ready: stop the instance before "
                     "changing its machine type.",
                     "resourceNotReady",
                 )
-            project, zone, _ = vm.key
             vm.machine_type = _last(machine_url)
             vm.resource["machineType"] = (
                 f"{COMPUTE_SELF_LINK_ROOT}projects/{project}/zones/{zone}/machineTypes/"
                 f"{vm.machine_type}"
             )
-            return self._new_op(project, zone, "setMachineType", _target(vm))
+            return self._new_op(project, zone, "setMachineType", vm.target)
 
-        return self._idempotent(req, action)
+        return self.once(project, request_id, action)
 
     # ------------------------------------------------------------------ instance templates
     def _store_template(self, project: str, body: dict[str, Any]) -> str:
@@ -805,55 +751,32 @@ class ComputeService:
         self._templates[(project, name)] = stored
         return link
 
-    def _insert_template(self, req: Request) -> Response:
-        self.schema.require("InstanceTemplate", req.body or {}, root="instance_template")
-
-        def action() -> dict[str, Any]:
-            project = req.params["project"]
-            link = self._store_template(project, req.body or {})
+    def insert_template(
+        self, project: str, body: dict[str, Any], *, request_id: str | None = None
+    ) -> Operation:
+        def action() -> Operation:
+            link = self._store_template(project, body)
             return self._new_op(project, None, "insert", link[len(COMPUTE_SELF_LINK_ROOT) :])
 
-        return self._idempotent(req, action)
+        return self.once(project, request_id, action)
 
-    def _template(self, req: Request) -> dict[str, Any]:
-        key = (req.params["project"], req.params["name"])
-        template = self._templates.get(key)
+    def _template(self, project: str, name: str) -> dict[str, Any]:
+        template = self._templates.get((project, name))
         if template is None:
-            raise _not_found(f"projects/{key[0]}/global/instanceTemplates/{key[1]}")
+            raise not_found(f"projects/{project}/global/instanceTemplates/{name}")
         return template
 
-    def _get_template(self, req: Request) -> Response:
+    def get_template(self, project: str, name: str) -> dict[str, Any]:
         with self._lock:
-            return Response(200, copy.deepcopy(self._template(req)))
+            return copy.deepcopy(self._template(project, name))
 
-    def _del_template(self, req: Request) -> Response:
-        def action() -> dict[str, Any]:
-            self._template(req)
-            project, name = req.params["project"], req.params["name"]
+    def delete_template(
+        self, project: str, name: str, *, request_id: str | None = None
+    ) -> Operation:
+        def action() -> Operation:
+            self._template(project, name)
             del self._templates[(project, name)]
             target = f"projects/{project}/global/instanceTemplates/{name}"
             return self._new_op(project, None, "delete", target)
 
-        return self._idempotent(req, action)
-
-
-def _target(vm: _Vm) -> str:
-    project, zone, name = vm.key
-    return f"projects/{project}/zones/{zone}/instances/{name}"
-
-
-def _not_found(resource: str) -> GoogleError:
-    """Google's 404 for a missing resource (``projects/p/zones/z/instances/x``...)."""
-    return GoogleError(404, f"The resource '{resource}' was not found", "notFound")
-
-
-def _check_fingerprint(given: str | None, current: str) -> None:
-    if given != current:
-        raise GoogleError(
-            412,
-            "Supplied fingerprint does not match current metadata fingerprint."
-            if given
-            else "Required field 'fingerprint' not specified: the request must carry the "
-            "current fingerprint.",
-            "conditionNotMet",
-        )
+        return self.once(project, request_id, action)

@@ -1,5 +1,5 @@
 """The rules of the emulated ``modelDevelopmentClusters`` API: its request schema (derived; see
-:mod:`.aiplatform`), field-name canonicalisation, the checks Google applies to a cluster, and
+the package doc), field-name canonicalisation, the checks Google applies to a cluster, and
 Google's error shape for them."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import copy
 import re
 from typing import Any
 
-from .base import Response
-from .discovery import DiscoverySchema
+from ..base import Response
+from ..discovery import DiscoverySchema
 
 __all__ = [
     "CLUSTER_SCHEMA",

@@ -1,0 +1,128 @@
+"""The emulated Compute API's HTTP side: each handler checks a request (path parameters and
+body against Google's discovery document), calls :class:`~.models.ComputeBackend` and answers
+what Compute answers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..base import GoogleError, Request, Response
+from ..discovery import DiscoverySchema
+from .models import COMPUTE_SELF_LINK_ROOT, ComputeBackend
+
+__all__ = ["ComputeResponses"]
+
+
+class ComputeResponses:
+    """Handlers for the routes of ``urls.py``, over one backend."""
+
+    def __init__(self, backend: ComputeBackend) -> None:
+        self.backend = backend
+        self.schema = DiscoverySchema.load("compute", "v1")
+
+    def check_path(self, method_id: str, request: Request) -> None:
+        """Path parameters must match the discovery document's patterns, as Google checks."""
+        aliases = {
+            "op": "operation",
+            "name": "instanceTemplate" if "instanceTemplates" in method_id else "instance",
+        }
+        self.schema.check_path(method_id, request.params, aliases)
+
+    # ------------------------------------------------------------------ instances
+    def insert(self, req: Request) -> Response:
+        p = req.params
+        if not isinstance(req.body, dict):
+            raise GoogleError(400, "Invalid JSON payload received: expected an Instance object.")
+        self.schema.require(
+            "Instance", req.body, root="instance", method="compute.instances.insert"
+        )
+        op = self.backend.insert_instance(
+            p["project"],
+            p["zone"],
+            req.body,
+            template_url=req.query.get("sourceInstanceTemplate"),
+            request_id=_request_id(req),
+        )
+        return Response(200, op)
+
+    def list(self, req: Request) -> Response:
+        project, zone = req.params["project"], req.params["zone"]
+        items = self.backend.list_instances(project, zone)
+        base = f"{COMPUTE_SELF_LINK_ROOT}projects/{project}/zones/{zone}/instances"
+        body: dict[str, Any] = {"kind": "compute#instanceList", "id": base, "selfLink": base}
+        if items:
+            body["items"] = items
+        return Response(200, body)
+
+    def get(self, req: Request) -> Response:
+        return Response(200, self.backend.get_instance(*_instance(req)))
+
+    def delete(self, req: Request) -> Response:
+        return Response(
+            200, self.backend.delete_instance(*_instance(req), request_id=_request_id(req))
+        )
+
+    def stop(self, req: Request) -> Response:
+        return Response(
+            200, self.backend.stop_instance(*_instance(req), request_id=_request_id(req))
+        )
+
+    def start(self, req: Request) -> Response:
+        return Response(
+            200, self.backend.start_instance(*_instance(req), request_id=_request_id(req))
+        )
+
+    def suspend(self, req: Request) -> Response:
+        op = self.backend.suspend_instance(*_instance(req), request_id=_request_id(req))
+        return Response(200, op)
+
+    def resume(self, req: Request) -> Response:
+        op = self.backend.resume_instance(*_instance(req), request_id=_request_id(req))
+        return Response(200, op)
+
+    def set_labels(self, req: Request) -> Response:
+        body = req.body or {}
+        self.schema.require("InstancesSetLabelsRequest", body)
+        op = self.backend.set_labels(*_instance(req), body, request_id=_request_id(req))
+        return Response(200, op)
+
+    def set_metadata(self, req: Request) -> Response:
+        body = req.body or {}
+        self.schema.require("Metadata", body)
+        op = self.backend.set_metadata(*_instance(req), body, request_id=_request_id(req))
+        return Response(200, op)
+
+    def set_machine_type(self, req: Request) -> Response:
+        body = req.body or {}
+        self.schema.require("InstancesSetMachineTypeRequest", body)
+        machine = str(body.get("machineType") or "")
+        op = self.backend.set_machine_type(*_instance(req), machine, request_id=_request_id(req))
+        return Response(200, op)
+
+    # ------------------------------------------------------------------ operations
+    def get_op(self, req: Request) -> Response:
+        p = req.params
+        return Response(200, self.backend.get_operation(p["project"], p.get("zone"), p["op"]))
+
+    # ------------------------------------------------------------------ instance templates
+    def insert_template(self, req: Request) -> Response:
+        body = req.body or {}
+        self.schema.require("InstanceTemplate", body, root="instance_template")
+        op = self.backend.insert_template(req.params["project"], body, request_id=_request_id(req))
+        return Response(200, op)
+
+    def get_template(self, req: Request) -> Response:
+        return Response(200, self.backend.get_template(req.params["project"], req.params["name"]))
+
+    def delete_template(self, req: Request) -> Response:
+        p = req.params
+        op = self.backend.delete_template(p["project"], p["name"], request_id=_request_id(req))
+        return Response(200, op)
+
+
+def _instance(req: Request) -> tuple[str, str, str]:
+    return req.params["project"], req.params["zone"], req.params["name"]
+
+
+def _request_id(req: Request) -> str | None:
+    return req.query.get("requestId")
