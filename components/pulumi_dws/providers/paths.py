@@ -24,6 +24,10 @@ __all__ = [
     "segment_problem",
     "instance_path",
     "zone_operation_path",
+    "location_path",
+    "group_path",
+    "resize_request_path",
+    "scoped_operation_path",
     "cluster_path",
     "cluster_parent",
     "operation_name_path",
@@ -88,6 +92,51 @@ def zone_operation_path(project: str, zone: str, operation: str) -> str:
     return (
         f"projects/{check_segment('project', project)}/zones/{check_segment('zone', zone)}"
         f"/operations/{check_segment('operation', operation, 'operation name')}"
+    )
+
+
+def location_path(project: str, zone: str | None = None, region: str | None = None) -> str:
+    """``projects/p/zones/z`` or ``projects/p/regions/r`` (exactly one of zone and region)."""
+    if (zone is None) == (region is None):
+        raise PathValueError("zone/region", "zone", (zone, region))
+    where = (
+        f"zones/{check_segment('zone', zone)}"
+        if zone is not None
+        else f"regions/{check_segment('region', region)}"
+    )
+    return f"projects/{check_segment('project', project)}/{where}"
+
+
+def group_path(
+    project: str, group: str, *, zone: str | None = None, region: str | None = None
+) -> str:
+    """``projects/p/{zones/z|regions/r}/instanceGroupManagers/group``."""
+    return (
+        f"{location_path(project, zone, region)}/instanceGroupManagers/"
+        f"{check_segment('name', group, 'group')}"
+    )
+
+
+def resize_request_path(
+    project: str,
+    group: str,
+    name: str | None = None,
+    *,
+    zone: str | None = None,
+    region: str | None = None,
+) -> str:
+    """``.../instanceGroupManagers/group/resizeRequests[/name]`` (zonal or regional)."""
+    base = f"{group_path(project, group, zone=zone, region=region)}/resizeRequests"
+    return f"{base}/{check_segment('name', name)}" if name is not None else base
+
+
+def scoped_operation_path(
+    project: str, operation: str, *, zone: str | None = None, region: str | None = None
+) -> str:
+    """The poll path of a zone or region operation (from its name, never its selfLink)."""
+    return (
+        f"{location_path(project, zone, region)}/operations/"
+        f"{check_segment('operation', operation, 'operation name')}"
     )
 
 
