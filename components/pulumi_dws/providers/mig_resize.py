@@ -279,13 +279,13 @@ def _check(news: Mapping[str, Any]) -> list[dyn.CheckFailure]:
     for key in ("project", "group", "name", "body"):
         if not news.get(key):
             failures.append(dyn.CheckFailure(key, f"{key} is required"))
+    if failures:
+        return failures
     zone, region = news.get("zone"), news.get("region")
     if bool(zone) == bool(region):
         failures.append(
             dyn.CheckFailure("zone", "exactly one of zone and region must be set (the other None)")
         )
-    if failures:
-        return failures
     if _known(news["project"]):
         problem = segment_problem("project", news["project"])
         if problem:
