@@ -19,7 +19,7 @@ from pathlib import Path
 from pulumi_dws.testing.emulator import Emulator
 from pulumi_dws.testing.emulator.aiplatform import AiPlatformService
 from pulumi_dws.testing.fault_proxy import FaultProxy
-from pulumi_dws.testing.fault_run import flex_vm_fault_run, slurm_fault_run
+from pulumi_dws.testing.fault_run import flex_vm_fault_run, mig_resize_fault_run, slurm_fault_run
 
 SEED_BODY = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "cluster_config.json"
 
@@ -43,6 +43,11 @@ def main() -> int:
     with Emulator() as emu, FaultProxy(emu) as proxy:
         start = time.perf_counter()
         report = flex_vm_fault_run(emu, proxy, cycles=cycles, rate=rate, seed=seed)
+        print("\n".join(report.lines()), f"\n  {time.perf_counter() - start:.1f}s wall")
+        failed |= bool(report.orphans or report.duplicates)
+    with Emulator() as emu, FaultProxy(emu) as proxy:
+        start = time.perf_counter()
+        report = mig_resize_fault_run(emu, proxy, cycles=cycles, rate=rate, seed=seed)
         print("\n".join(report.lines()), f"\n  {time.perf_counter() - start:.1f}s wall")
         failed |= bool(report.orphans or report.duplicates)
     with Emulator([]) as emu, FaultProxy(emu) as proxy:

@@ -219,6 +219,11 @@ class MigBackend:
         with self._lock:
             self._next_doom = (after, state, {"code": code, "message": message})
 
+    def forget_scripted_failure(self) -> None:
+        """Drop what :meth:`fail_next_resize_request` scripted, if no request took it yet."""
+        with self._lock:
+            self._next_doom = None
+
     def remove_resize_request(
         self,
         project: str,
