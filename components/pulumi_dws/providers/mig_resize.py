@@ -65,6 +65,8 @@ from typing import TYPE_CHECKING, Any
 import pulumi
 import pulumi.dynamic as dyn
 
+from .compute_provider import ComputeProvider
+
 if TYPE_CHECKING:
     from .mig_ops import Group
     from .rest import GoogleRestClient
@@ -120,30 +122,9 @@ class MigResizeError(Exception):
     asked, where, why, what to change, and whether anything was left behind."""
 
 
-class MigResizeRequestProvider(dyn.ResourceProvider):
-    """CRUD for ``MigResizeRequest`` over the Compute v1 REST API (see the module docstring).
-
-    ``sleep`` replaces ``time.sleep`` between retries and polls (tests pass one that advances
-    an emulator's virtual clock); it is never set on the provider a stack pickles.
-    """
-
-    serialize_as_secret_always = False  # it holds no secret: keep the state readable
-    config: dict[str, Any] | None = None
-    sleep: Callable[[float], None] | None = None
-    poll: Any = None  # a PollPolicy (default: PollPolicy())
-
-    def __init__(self, sleep: Callable[[float], None] | None = None, poll: Any = None) -> None:
-        super().__init__()
-        if sleep is not None:
-            self.sleep = sleep
-        if poll is not None:
-            self.poll = poll
-
-    def configure(self, req: dyn.ConfigureRequest) -> None:
-        """Keep the endpoint override from stack config (``dws:computeEndpoint``)."""
-        from .endpoints import COMPUTE
-
-        self.config = {COMPUTE.config_key: req.config.get(COMPUTE.config_key)}
+class MigResizeRequestProvider(ComputeProvider):
+    """CRUD for ``MigResizeRequest`` over the Compute v1 REST API (see the module docstring;
+    ``sleep``, ``poll`` and the endpoint: :class:`~.compute_provider.ComputeProvider`)."""
 
     def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> dyn.CheckResult:
         return dyn.CheckResult(news, _check(news))
@@ -247,16 +228,6 @@ class _Rr:
             f"gcloud beta compute instance-groups managed resize-requests {verb} {w.group} "
             f"{flag}={self.name} {where} --project {w.project}"
         )
-
-
-def _client(provider: MigResizeRequestProvider) -> GoogleRestClient:
-    from .endpoints import COMPUTE
-    from .rest import GoogleRestClient
-
-    client = GoogleRestClient(COMPUTE.base(config=provider.config), sleep=provider.sleep)
-    if provider.poll is not None:
-        client.poll = provider.poll
-    return client
 
 
 # ---------------------------------------------------------------------- check / diff
@@ -503,7 +474,7 @@ def _create(provider: MigResizeRequestProvider, props: dict[str, Any]) -> dyn.Cr
     from .paths import PathValueError
 
     rr = _Rr.of(props)
-    client = _client(provider)
+    client = provider.client()
     steps = MigCreate(client, rr)
     sleep = client.sleep
     assert sleep is not None
@@ -547,7 +518,7 @@ def _read(provider: MigResizeRequestProvider, id_: str, props: dict[str, Any]) -
     if imported:
         props = _props_of_id(id_)
     rr = _Rr.of(props)
-    client = _client(provider)
+    client = provider.client()
     try:
         view = read_view(client, rr)
     except (ApiError, PathValueError) as err:
@@ -588,7 +559,7 @@ def _delete(provider: MigResizeRequestProvider, props: dict[str, Any]) -> None:
 
     rr = _Rr.of(props)
     try:
-        tear_down(_client(provider), rr.where, rr.name)
+        tear_down(provider.client(), rr.where, rr.name)
     except (ApiError, OperationError, TimeoutError, PathValueError) as err:
         raise MigResizeError(
             f"{rr.describe()} could not be deleted: {err}. It is still in the stack: run "
