@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import uuid
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from .compute_ops import create_request_id, is_done, is_operation, operation_errors, operation_time
+from .compute_insert import AttemptIds, insert_answer
+from .compute_ops import create_request_id, is_operation
 from .create_machine import CleanUp, Found, Outcome, Phase, Sent
 from .mig_ops import get_request, tear_down
 from .rest import ApiError, OperationError
@@ -101,7 +101,15 @@ class MigCreate:
         self.started: float | None = None
         self.failure: Exception | None = None
         self.last: dict[str, Any] | None = None  # the request as last seen
-        self._ids: dict[int, str] = {}
+        where = rr.where
+        self._ids = AttemptIds(
+            create_request_id(
+                where.project,
+                where.location,
+                f"{where.group}/resizeRequests/{rr.name}",
+                f"{self.key}#0",
+            )
+        )
 
     # ------------------------------------------------------------------ find
     def find(self) -> Found[dict[str, Any]]:
@@ -133,50 +141,18 @@ class MigCreate:
     # ------------------------------------------------------------------ send
     def send(self, attempt: int) -> Sent[dict[str, Any]]:
         rr = self.rr
-        self.request_id = self._ids.get(attempt)
-        if self.request_id is None:
-            self.request_id = (
-                create_request_id(
-                    rr.where.project,
-                    rr.where.location,
-                    f"{rr.where.group}/resizeRequests/{rr.name}",
-                    f"{self.key}#0",
-                )
-                if attempt == 0
-                else str(uuid.uuid4())
-            )
-            self._ids[attempt] = self.request_id
-        try:
-            op = self.client.post(
+        self.request_id = self._ids(attempt)
+        return insert_answer(
+            lambda: self.client.post(
                 rr.where.request_path(),
                 typed_body(rr.body),
                 expect=is_operation,
                 requestId=self.request_id,
-            )
-        except ApiError as err:
-            if err.status == 409:
-                return Sent("conflict", error=err)
-            if err.ambiguous:
-                return Sent("lost", error=err, why=f"the insert was not confirmed ({err})")
-            return Sent("rejected", error=err, why=str(err))
-        if not is_done(op):
-            return Sent("accepted", op)
-        if operation_errors(op):
-            began = operation_time(op)
-            if self.started is not None and began is not None and began < self.started:
-                return Sent(
-                    "stale", why="its request id replayed a failed insert of an earlier create"
-                )
-            return Sent("accepted", op)
-        try:
-            request = get_request(self.client, rr.where, rr.name)
-        except ApiError:
-            return Sent("accepted", op)  # following it reads the request again
-        if request is None:
-            return Sent("stale", why="its request id replayed an insert whose request is gone")
-        if op.get("targetId") and str(request.get("id")) != str(op.get("targetId")):
-            return Sent("conflict", why="the request of that name is not the one this insert made")
-        return Sent("accepted", op)
+            ),
+            started=self.started,
+            current=lambda: get_request(self.client, rr.where, rr.name),
+            what="resize request",
+        )
 
     # ------------------------------------------------------------------ follow / adopt
     def follow(self, op: dict[str, Any]) -> Outcome[dict[str, Any]]:
