@@ -101,6 +101,50 @@ def _retry(action: Callable[[], Any], attempts: int = 6) -> None:
                 raise
 
 
+def _up_then_destroy(
+    report: FaultRunReport,
+    create: Callable[[], Any],
+    delete: Callable[[Any], None],
+    error: type[Exception],
+    tracked_by: Callable[[Any], set[str]],
+) -> set[str]:
+    """One cycle as a user lives it: ``create`` (``pulumi up``); when it succeeded, ``delete``
+    (``pulumi destroy``, run again on failure). Returns what the stack still tracks (by
+    ``tracked_by(result)``): nothing once the delete went through."""
+    try:
+        result = create()
+    except error as err:
+        report.failed += 1
+        report.errors[str(err).split(":")[0][:60]] += 1
+        return set()
+    report.created += 1
+    tracked = tracked_by(result)
+    try:
+        _retry(lambda: delete(result))
+    except error:
+        return tracked  # still tracked: not an orphan; the sweep removes it
+    return set()
+
+
+@contextmanager
+def _faults(
+    proxy: FaultProxy,
+    report: FaultRunReport,
+    env: dict[str, str],
+    *,
+    rate: float,
+    seed: int,
+    held_weight: float,
+) -> Iterator[None]:
+    """Faults on ``proxy`` and the providers' environment ``env`` for a run; the counts go in
+    ``report`` at the end."""
+    proxy.plan = ProxyFaultPlan(rate=rate, seed=seed, held_weight=held_weight)
+    with _environment(env):
+        yield
+    report.faults = proxy.counts()
+    report.requests = proxy.requests()
+
+
 def flex_vm_fault_run(
     emu: Emulator,
     proxy: FaultProxy,
@@ -125,8 +169,7 @@ def flex_vm_fault_run(
         "DWS_VIRTUAL_CLOCK_URL": "",
         "DWS_HTTP_TIMEOUT": str(deadline),
     }
-    proxy.plan = ProxyFaultPlan(rate=rate, seed=seed, held_weight=held_weight)
-    with _environment(env):
+    with _faults(proxy, report, env, rate=rate, seed=seed, held_weight=held_weight):
         for i in range(cycles):
             name = f"vm-{i % names}"
             slot = i % names
@@ -147,20 +190,13 @@ def flex_vm_fault_run(
                 compute.add_capacity(ZONE, MACHINE, 1, after=1800 if i % 4 == 2 else 0)
             compute.keep_failed_instances = i % 20 >= 10
             before = len(compute.created)
-            tracked: set[str] = set()
-            try:
-                result = provider.create(props)
-            except FlexStartError as err:
-                report.failed += 1
-                report.errors[str(err).split(":")[0][:60]] += 1
-            else:
-                report.created += 1
-                tracked.add(str(result.outs["observed"]["instanceId"]))
-                try:
-                    _retry(lambda r=result: provider.delete(r.id, r.outs))
-                    tracked.clear()
-                except FlexStartError:
-                    pass  # still tracked: not an orphan; removed below
+            tracked = _up_then_destroy(
+                report,
+                lambda p=props: provider.create(p),
+                lambda r: provider.delete(r.id, r.outs),
+                FlexStartError,
+                lambda r: {str(r.outs["observed"]["instanceId"])},
+            )
             made = compute.created[before:]
             report.duplicates += max(0, len(made) - 1)
             for vm in compute.instances(PROJECT):
@@ -168,8 +204,6 @@ def flex_vm_fault_run(
                     report.orphans += 1
                 compute.remove_instance(PROJECT, ZONE, vm["name"])
             report.cycles += 1
-    report.faults = proxy.counts()
-    report.requests = proxy.requests()
     return report
 
 
@@ -200,8 +234,7 @@ def slurm_fault_run(
         "DWS_VIRTUAL_CLOCK_URL": "",
         "DWS_HTTP_TIMEOUT": str(deadline),
     }
-    proxy.plan = ProxyFaultPlan(rate=rate, seed=seed, held_weight=held_weight)
-    with _environment(env):
+    with _faults(proxy, report, env, rate=rate, seed=seed, held_weight=held_weight):
         for i in range(cycles):
             cluster_id = f"c{i % names}"
             props = {
@@ -213,20 +246,13 @@ def slurm_fault_run(
             if i % 7 == 6:
                 svc.fail_next("create")
             before = len(svc.created)
-            tracked: set[str] = set()
-            try:
-                result = provider.create(props)
-            except SlurmClusterError as err:
-                report.failed += 1
-                report.errors[str(err).split(":")[0][:60]] += 1
-            else:
-                report.created += 1
-                tracked.add(cluster_id)
-                try:
-                    _retry(lambda r=result: provider.delete(r.id, r.outs or {}))
-                    tracked.clear()
-                except SlurmClusterError:
-                    pass
+            tracked = _up_then_destroy(
+                report,
+                lambda p=props: provider.create(p),
+                lambda r: provider.delete(r.id, r.outs or {}),
+                SlurmClusterError,
+                lambda _r, c=cluster_id: {c},
+            )
             svc.failures["create"].clear()
             made = svc.created[before:]
             report.duplicates += max(0, len(made) - 1)
@@ -236,8 +262,6 @@ def slurm_fault_run(
                     report.orphans += 1
                 svc.remove(*key)
             report.cycles += 1
-    report.faults = proxy.counts()
-    report.requests = proxy.requests()
     return report
 
 
@@ -274,8 +298,7 @@ def mig_resize_fault_run(
         "DWS_VIRTUAL_CLOCK_URL": "",
         "DWS_HTTP_TIMEOUT": str(deadline),
     }
-    proxy.plan = ProxyFaultPlan(rate=rate, seed=seed, held_weight=held_weight)
-    with _environment(env):
+    with _faults(proxy, report, env, rate=rate, seed=seed, held_weight=held_weight):
         for i in range(cycles):
             slot = i % groups
             region = regions[slot]
@@ -300,29 +323,19 @@ def mig_resize_fault_run(
             compute.mig_boot_seconds = 60 if i % 2 == 0 else 0
             requests_before = len(compute.resize_inserted)
             vms_before = len(compute.created)
-            tracked: set[str] = set()
-            try:
-                result = provider.create(props)
-            except MigResizeError as err:
-                report.failed += 1
-                report.errors[str(err).split(":")[0][:60]] += 1
-            else:
-                report.created += 1
-                tracked.add(str(result.outs["observed"]["selfLink"]))
-                tracked.update(result.outs["observed"]["instances"])
-                try:
-                    _retry(lambda r=result: provider.delete(r.id, r.outs))
-                    tracked.clear()
-                except MigResizeError:
-                    pass  # still tracked: not an orphan; removed below
+            tracked = _up_then_destroy(
+                report,
+                lambda p=props: provider.create(p),
+                lambda r: provider.delete(r.id, r.outs),
+                MigResizeError,
+                lambda r: {r.outs["observed"]["selfLink"], *r.outs["observed"]["instances"]},
+            )
             compute.forget_scripted_failure()
             made = len(compute.resize_inserted) - requests_before
             vms = len(compute.created) - vms_before
             report.duplicates += max(0, made - 1) + max(0, vms - count * max(made, 1))
             report.orphans += _sweep(compute, tracked)
             report.cycles += 1
-    report.faults = proxy.counts()
-    report.requests = proxy.requests()
     return report
 
 
