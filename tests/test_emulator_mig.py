@@ -348,3 +348,18 @@ def test_the_target_size_cannot_change_while_a_request_is_accepted(api: Api) -> 
     make_group(api)
     api.ok("POST", f"{ZONAL}/g/resizeRequests", request_body())
     assert "accepted resize requests" in api.error(400, "POST", f"{ZONAL}/g/resize", size=0)
+
+
+@pytest.mark.usefixtures("template")
+def test_groups_that_repair_or_spread_evenly_take_no_resize_requests(api: Api) -> None:
+    make_group(api, name="repairs", instanceLifecyclePolicy={"defaultActionOnFailure": "REPAIR"})
+    words = api.error(400, "POST", f"{ZONAL}/repairs/resizeRequests", request_body())
+    assert "turn repairs off" in words
+    even = {"name": "even", "instanceTemplate": "global/instanceTemplates/t-flex"}
+    api.ok(
+        "POST",
+        REGIONAL,
+        {**even, "instanceLifecyclePolicy": {"defaultActionOnFailure": "DO_NOTHING"}},
+    )
+    words = api.error(400, "POST", f"{REGIONAL}/even/resizeRequests", request_body())
+    assert "targetShape EVEN" in words and "ANY_SINGLE_ZONE" in words

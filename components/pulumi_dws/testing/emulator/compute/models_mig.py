@@ -23,7 +23,9 @@ Behaviour:
   ``cancel`` needs ``ACCEPTED``; ``delete`` needs ``SUCCEEDED``, ``FAILED`` or ``CANCELLED`` and
   leaves the VMs; deleting a group deletes its VMs and its requests.
 * A request name is unique within its group (409 otherwise); ``requestId`` deduplicates every
-  mutation as for instances.
+  mutation as for instances. A Flex-start group must not repair its VMs
+  (``defaultActionOnFailure: DO_NOTHING``) and a regional group must use ``ANY_SINGLE_ZONE``,
+  or its resize requests are refused (400).
 """
 
 from __future__ import annotations
@@ -647,6 +649,7 @@ class MigBackend:
             target = f"{group.path}/resizeRequests/{name}"
             if (group.key, name) in self._requests:
                 raise GoogleError(409, f"The resource '{target}' already exists", "alreadyExists")
+            self._check_takes_requests(group)
             resize_by = self._resize_by(body, scope)
             run = self._run_seconds(body, group)
             n = next(self._counter)
@@ -685,6 +688,30 @@ class MigBackend:
             return self._ops[op["name"]]
 
         return self.once(project, request_id, action)
+
+    @staticmethod
+    def _check_takes_requests(group: _Group) -> None:
+        """Google's requirements on a group that takes resize requests ("Create a MIG with GPU
+        VMs": repairs off; "Create an AI-optimized MIG": a regional group uses only the
+        ANY_SINGLE_ZONE shape)."""
+        resource = group.resource
+        flex = (group.properties.get("scheduling") or {}).get("provisioningModel") == "FLEX_START"
+        action = (resource.get("instanceLifecyclePolicy") or {}).get("defaultActionOnFailure")
+        if flex and action != "DO_NOTHING":
+            raise GoogleError(
+                400,
+                f"'{group.path}' repairs its VMs (instanceLifecyclePolicy.defaultActionOnFailure "
+                f"is {action or 'REPAIR'}): turn repairs off (DO_NOTHING) to use resize requests.",
+                "invalid",
+            )
+        shape = (resource.get("distributionPolicy") or {}).get("targetShape") or "EVEN"
+        if group.key[1].startswith("regions/") and shape != "ANY_SINGLE_ZONE":
+            raise GoogleError(
+                400,
+                f"'{group.path}' has distributionPolicy.targetShape {shape}: a regional group "
+                "takes resize requests only with ANY_SINGLE_ZONE.",
+                "invalid",
+            )
 
     @staticmethod
     def _resize_by(body: dict[str, Any], scope: str) -> int:
