@@ -90,6 +90,7 @@ def test_a_failed_request_is_one_clear_error_and_nothing_is_left(
     with pytest.raises(DynamicProviderError) as info:
         host.create(request_urn("fails"), mig_resize_props("rr-1", "fails"))
     message = info.value.message
+    assert "Resize request 'rr-1' (+4 VMs, run 3d, group fails in us-central1-a" in message
     assert "ended FAILED: ZONE_RESOURCE_POOL_EXHAUSTED: none left" in message
     assert "Nothing was left behind" in message
     assert [r for r in compute.resize_requests(PROJECT) if "/fails/" in r["selfLink"]] == []

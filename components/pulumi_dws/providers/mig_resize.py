@@ -189,6 +189,7 @@ class _Rr:
 
     @classmethod
     def of(cls, props: Mapping[str, Any]) -> _Rr:
+        from .mig_create import typed_body
         from .mig_ops import Group
 
         where = Group(
@@ -197,7 +198,7 @@ class _Rr:
             zone=str(props["zone"]) if props.get("zone") else None,
             region=str(props["region"]) if props.get("region") else None,
         )
-        body = dict(props.get("body") or {})
+        body = typed_body(props.get("body") or {})  # numbers arrive as protobuf doubles
         return cls(where, str(props["name"]), body, str(props.get("waitFor") or "running"), props)
 
     @property
