@@ -214,6 +214,22 @@ def test_lost_insert_answers_are_settled_without_a_second_request(
 
 
 @pytest.mark.usefixtures("group")
+def test_429_and_5xx_are_retried_after_retry_after_with_the_same_request_id(
+    emu: Emulator, compute: ComputeService, mig: MigResizeRequestProvider
+) -> None:
+    compute.add_capacity(ZONE, MACHINE, 4)
+    emu.faults.match = lambda method, path: path.endswith(("/resizeRequests", "/cancel", "/rr-1"))
+    emu.faults.retry_after = 30
+    emu.faults.queue.extend(["429", "503", "drop", "429"])
+    before = emu.clock.now()
+    outs = mig.create(props()).outs
+    assert outs["state"] == "SUCCEEDED"
+    assert (emu.clock.now() - before).total_seconds() >= 60  # two 30 s Retry-Afters honoured
+    sent = {r.query.get("requestId") for r in inserts(emu)}
+    assert sent == {outs["observed"]["requestId"]} and len(compute.resize_inserted) == 1
+
+
+@pytest.mark.usefixtures("group")
 def test_recreate_after_delete_is_not_fooled_by_the_replayed_request_id(
     emu: Emulator, compute: ComputeService, mig: MigResizeRequestProvider
 ) -> None:
