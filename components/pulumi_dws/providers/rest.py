@@ -465,6 +465,31 @@ class GoogleRestClient:
             operation = self.get(poll_path, expect=expect)
         return operation
 
+    def poll_resource(
+        self,
+        path: str,
+        until: Callable[[dict[str, Any] | None], bool],
+        *,
+        timeout: float,
+        expect: Callable[[dict[str, Any]], bool] | None = None,
+    ) -> dict[str, Any] | None:
+        """GET ``path`` with growing intervals (:class:`PollPolicy`) until ``until(resource or
+        None)`` (None: 404) or ``timeout`` seconds were slept; returns the last read."""
+        waited, interval = 0.0, self.poll.initial
+        while True:
+            try:
+                current: dict[str, Any] | None = self.get(path, expect=expect)
+            except ApiError as err:
+                if not err.not_found:
+                    raise
+                current = None
+            if until(current) or waited >= timeout:
+                return current
+            assert self.sleep is not None
+            self.sleep(interval)
+            waited += interval
+            interval = min(self.poll.cap, interval * self.poll.factor)
+
 
 def _transient_auth_failure(exc: BaseException) -> bool:
     """A token refresh that failed for a reason that may pass (the metadata server or the token

@@ -19,6 +19,7 @@ __all__ = [
     "Service",
     "VirtualClock",
     "GoogleError",
+    "ServiceError",
     "google_error",
 ]
 
@@ -177,3 +178,37 @@ class VirtualClock:
             for listener in self._listeners:
                 listener(now)
         return now
+
+
+class ServiceError(Exception):
+    """A Google error answer of a one-platform API (Vertex AI, Cloud TPU): the canonical status
+    name may differ from the HTTP code's (``FAILED_PRECONDITION`` is 400 there), and
+    ``violations`` become ``BadRequest`` details."""
+
+    def __init__(
+        self,
+        http: int,
+        message: str,
+        status: str | None = None,
+        violations: list[tuple[str, str]] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.http, self.message = http, message
+        self.status = status or STATUS_NAMES.get(http, "UNKNOWN")
+        self.violations = violations or []
+
+    def response(self) -> Response:
+        error: dict[str, Any] = {
+            "code": self.http,
+            "message": self.message,
+            "status": self.status,
+            "errors": [{"message": self.message, "domain": "global", "reason": self.status}],
+        }
+        if self.violations:
+            error["details"] = [
+                {
+                    "@type": "type.googleapis.com/google.rpc.BadRequest",
+                    "fieldViolations": [{"field": f, "description": d} for f, d in self.violations],
+                }
+            ]
+        return Response(self.http, {"error": error})
