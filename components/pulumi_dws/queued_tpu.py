@@ -301,9 +301,9 @@ def queued_resource_body(spec: QueuedTpuSpec, project: Any, node_name: str) -> d
         "tpu": {"nodeSpec": [node_spec]},
     }
     if spec.max_run_duration is not None:
-        body["runDuration"] = {"maxRunDuration": spec.max_run_duration.to_api()}
+        body["runDuration"] = {"maxRunDuration": spec.max_run_duration.to_proto_string()}
     if spec.request_valid_for is not None:
-        body["queueingPolicy"] = {"validUntilDuration": spec.request_valid_for.to_api()}
+        body["queueingPolicy"] = {"validUntilDuration": spec.request_valid_for.to_proto_string()}
     if spec.reservation is not None:
         body["reservationName"] = reservation_name(spec.reservation, project, spec.zone)
     return body
