@@ -100,6 +100,7 @@ class TpuBackend:
         self._order = itertools.count()
         self._fail_next: list[str] = []
         self.lost: dict[str, int] = {}
+        self._last_tick = self.clock.now()
         self.clock.subscribe(self.tick)
 
     # ------------------------------------------------------------------ test controls
@@ -268,6 +269,7 @@ class TpuBackend:
         with self._lock:
             for queued in sorted(self._queued.values(), key=lambda q: q.order):
                 self._advance(queued, now)
+            self._last_tick = max(self._last_tick, now)
 
     def _advance(self, q: _Queued, now: dt.datetime) -> None:
         if q.state == "DELETING":
@@ -295,8 +297,11 @@ class TpuBackend:
                     "validUntil time.",
                 )
             elif self.capacity.take(q.key[1], q.pool, q.chips):
+                # found at the earliest moment this tick stands for (a long advance is
+                # many short ones: provisioning then finishes within it)
+                found_at = max(q.accept_at, self._last_tick)
                 q.holds = True
-                q.provisioned_at = now + dt.timedelta(seconds=self.provision_seconds)
+                q.provisioned_at = found_at + dt.timedelta(seconds=self.provision_seconds)
                 self._set(q, "PROVISIONING")
         if q.state == "PROVISIONING" and q.provisioned_at is not None and now >= q.provisioned_at:
             self._set(q, "ACTIVE")
