@@ -13,52 +13,13 @@ import pytest
 import requests
 from pulumi.dynamic import ConfigureRequest
 from pulumi.dynamic.config import Config
+from queued_tpu_helpers import BODY, PATH, PROJECT, QR, ZONE, props
 
 from pulumi_dws.providers.queued_tpu import QueuedTpuError, QueuedTpuProvider
 from pulumi_dws.providers.queued_tpu_create import OWNER_LABEL, create_key, with_owner
 from pulumi_dws.testing.clock_helpers import virtual_sleep
 from pulumi_dws.testing.emulator import Emulator, FaultPlan
 from pulumi_dws.testing.emulator.tpu import TpuService
-
-PROJECT, ZONE, QR = "p", "us-east5-a", "qr1"
-PATH = f"projects/{PROJECT}/locations/{ZONE}/queuedResources/{QR}"
-BODY: dict[str, Any] = {
-    "provisioningModel": "FLEX_START",
-    "queueingPolicy": {"validUntilDuration": "7200s"},
-    "runDuration": {"maxRunDuration": "86400s"},
-    "tpu": {
-        "nodeSpec": [
-            {
-                "node": {
-                    "acceleratorType": "v6e-16",
-                    "autocheckpointEnabled": False,
-                    "metadata": {},
-                    "networkConfig": {"enableExternalIps": False, "network": "default"},
-                    "runtimeVersion": "v2-alpha-tpuv6e",
-                    "serviceAccount": {},
-                },
-                "nodeId": QR,
-                "parent": f"projects/{PROJECT}/locations/{ZONE}",
-            }
-        ]
-    },
-}
-
-
-def props(wait_for: str = "active", **body_changes: Any) -> dict[str, Any]:
-    body = copy.deepcopy(BODY)
-    for key, value in body_changes.items():
-        if value is None:
-            body.pop(key, None)
-        else:
-            body[key] = value
-    return {
-        "project": PROJECT,
-        "zone": ZONE,
-        "queuedResourceId": QR,
-        "body": body,
-        "waitFor": wait_for,
-    }
 
 
 @pytest.fixture
