@@ -43,8 +43,9 @@ def virtual_sleep(emulator: Emulator) -> Callable[[float], None]:
 def emulator_env(emulator: Emulator, *, virtual_clock: bool = True) -> dict[str, str]:
     """Environment variables that point the dynamic providers at ``emulator``: the Compute and
     Cloud TPU endpoints, and (``virtual_clock=True``, for a provider in another process) the
-    control URL its sleeps advance the virtual clock through. With ``virtual_clock=False`` the variable is
-    set empty, which the providers read as unset (in process, pass :func:`virtual_sleep`)."""
+    control URL its sleeps advance the virtual clock through. With ``virtual_clock=False`` the
+    variable is set empty, which the providers read as unset (in process, pass
+    :func:`virtual_sleep`)."""
     return {
         COMPUTE_ENDPOINT_ENV: emulator.url,
         TPU_ENDPOINT_ENV: emulator.url,
