@@ -31,7 +31,7 @@ from ..providers.rest import PollPolicy
 from .emulator import Emulator
 from .fault_proxy import FaultProxy, ProxyFaultPlan
 
-__all__ = ["FaultRunReport", "flex_vm_fault_run", "slurm_fault_run"]
+__all__ = ["FaultRunReport", "flex_vm_fault_run", "queued_tpu_fault_run", "slurm_fault_run"]
 
 ZONE, MACHINE, PROJECT = "us-central1-a", "a3-highgpu-8g", "p"
 _POLL = PollPolicy(initial=20.0, factor=3.0, cap=1800.0)  # fewer polls: the same paths
@@ -231,6 +231,80 @@ def slurm_fault_run(
             report.duplicates += max(0, len(made) - 1)
             emu.clock.advance(3600)  # let any delete in flight finish
             for key in list(svc.clusters):
+                if key[2] not in tracked:
+                    report.orphans += 1
+                svc.remove(*key)
+            report.cycles += 1
+    report.faults = proxy.counts()
+    report.requests = proxy.requests()
+    return report
+
+
+def queued_tpu_fault_run(
+    emu: Emulator,
+    proxy: FaultProxy,
+    *,
+    cycles: int = 200,
+    rate: float = 0.25,
+    seed: int = 1,
+    names: int = 4,
+    deadline: float = 0.1,
+    held_weight: float = 0.05,
+    body: Callable[[str, str], dict[str, Any]],
+    project: str = "p",
+    zone: str = "us-east5-a",
+) -> FaultRunReport:
+    """``cycles`` create/delete cycles of ``QueuedTpu`` (a v6e-16 slice) through ``proxy``;
+    ``body(queued_resource_id, zone)`` gives the create body (with a 2-hour queue window).
+    Every fourth create waits in the queue for its chips, every seventh request fails when
+    accepted, every tenth finds no chips (its window expires); every third returns once
+    accepted."""
+    from ..providers.queued_tpu import QueuedTpuError, QueuedTpuProvider
+    from .clock_helpers import virtual_sleep
+
+    svc = emu["tpu"]
+    report = FaultRunReport("QueuedTpu")
+    provider = QueuedTpuProvider(sleep=virtual_sleep(emu), poll=_POLL)
+    env = {
+        "DWS_TPU_ENDPOINT": proxy.url,
+        "DWS_VIRTUAL_CLOCK_URL": "",
+        "DWS_HTTP_TIMEOUT": str(deadline),
+    }
+    proxy.plan = ProxyFaultPlan(rate=rate, seed=seed, held_weight=held_weight)
+    with _environment(env):
+        for i in range(cycles):
+            resource_id = f"qr{i % names}"
+            props = {
+                "project": project,
+                "zone": zone,
+                "queuedResourceId": resource_id,
+                "body": body(resource_id, zone),
+                "waitFor": "accepted" if i % 3 == 2 else "active",
+            }
+            svc.take_all_chips(zone, "v6e")  # start each cycle with none free
+            if i % 10 != 9:
+                svc.add_chips(zone, "v6e", 16, after=1800 if i % 4 == 1 else 0)
+            if i % 7 == 6:
+                svc.fail_next()
+            before = len(svc.created)
+            tracked: set[str] = set()
+            try:
+                result = provider.create(props)
+            except QueuedTpuError as err:
+                report.failed += 1
+                report.errors[str(err).split(":")[0][:60]] += 1
+            else:
+                report.created += 1
+                tracked.add(resource_id)
+                try:
+                    _retry(lambda r=result: provider.delete(r.id, r.outs))
+                    tracked.clear()
+                except QueuedTpuError:
+                    pass  # still tracked: not an orphan; removed below
+            made = svc.created[before:]
+            report.duplicates += max(0, len(made) - 1)
+            emu.clock.advance(3600)  # let any delete in flight finish
+            for key in svc.queued_resources():
                 if key[2] not in tracked:
                     report.orphans += 1
                 svc.remove(*key)
