@@ -18,8 +18,8 @@ from pathlib import Path
 
 from pulumi_dws.testing.emulator import Emulator
 from pulumi_dws.testing.emulator.aiplatform import AiPlatformService
-from pulumi_dws.testing.fault_proxy import FaultProxy
 from pulumi_dws.testing.emulator.tpu import TpuService
+from pulumi_dws.testing.fault_proxy import FaultProxy
 from pulumi_dws.testing.fault_run import flex_vm_fault_run, queued_tpu_fault_run, slurm_fault_run
 
 SEED_BODY = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "cluster_config.json"
