@@ -43,6 +43,7 @@ import pulumi
 import pulumi.dynamic as dyn
 
 from .queued_tpu_create import ENDED, QueuedTpuCreate, state_of
+from .rest import is_lro
 
 if TYPE_CHECKING:
     from .rest import GoogleRestClient, PollPolicy
@@ -54,7 +55,6 @@ __all__ = [
     "TYPE_TOKEN",
     "REPLACE_KEYS",
     "ENDED",
-    "is_operation",
     "is_queued_resource",
     "describe_status",
     "failure_detail",
@@ -70,17 +70,6 @@ _WAIT_MARGIN = 3600.0
 
 class QueuedTpuError(Exception):
     """A queued-resource call failed; the message says what happened and what to do."""
-
-
-def is_operation(answer: Mapping[str, Any]) -> bool:
-    """A ``google.longrunning.Operation``: a ``name``; ``done`` a boolean and ``error`` an
-    object when present."""
-    error = answer.get("error")
-    return (
-        isinstance(answer.get("name"), str)
-        and isinstance(answer.get("done", False), bool)
-        and (error is None or isinstance(error, Mapping))
-    )
 
 
 def is_queued_resource(answer: Mapping[str, Any]) -> bool:
@@ -325,7 +314,7 @@ class QueuedTpuProvider(dyn.ResourceProvider):
             ) from None
         return client.wait(
             operation, poll, is_done=lambda op: bool(op.get("done")), timeout=self.timeout,
-            expect=is_operation,
+            expect=is_lro,
         )  # fmt: skip
 
     def delete_and_wait(self, client: GoogleRestClient, path: str) -> bool:
@@ -344,7 +333,7 @@ class QueuedTpuProvider(dyn.ResourceProvider):
                 if force:
                     params["force"] = "true"
                 try:
-                    op = client.delete(path, expect=is_operation, **params)
+                    op = client.delete(path, expect=is_lro, **params)
                 except ApiError as err:
                     if err.not_found:
                         return True

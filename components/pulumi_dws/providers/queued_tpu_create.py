@@ -21,8 +21,8 @@ import uuid
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from .create_machine import CleanUp, Found, Outcome, Phase, Sent
-from .rest import ApiError
+from .create_machine import CleanUp, Found, Outcome, Phase, Sent, sent_after
+from .rest import ApiError, is_lro
 
 if TYPE_CHECKING:
     from .queued_tpu import QueuedTpuProvider, _Target
@@ -117,24 +117,18 @@ class QueuedTpuCreate:
 
     # ------------------------------------------------------------------ send
     def send(self, attempt: int) -> Sent[dict[str, Any]]:
-        from .queued_tpu import is_operation
-
         request_id = self.request_ids.setdefault(attempt, str(uuid.uuid4()))
         target = self.target
         try:
             op = self.client.post(
                 target.parent,
                 with_owner(target.props["body"], self.key),
-                expect=is_operation,
+                expect=is_lro,
                 queuedResourceId=target.resource_id,
                 requestId=request_id,
             )
         except ApiError as err:
-            if err.status == 409:
-                return Sent("conflict", error=err)
-            if err.ambiguous:
-                return Sent("lost", error=err, why=f"the create got no usable answer ({err})")
-            return Sent("rejected", error=err, why=f"was refused: {err}")
+            return sent_after(err)
         return Sent("accepted", op)
 
     # ------------------------------------------------------------------ follow / adopt

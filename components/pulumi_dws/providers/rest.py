@@ -52,6 +52,7 @@ __all__ = [
     "GoogleRestClient",
     "RETRYABLE_STATUS",
     "virtual_sleep_from_env",
+    "is_lro",
 ]
 
 log = logging.getLogger("pulumi_dws.rest")
@@ -489,6 +490,17 @@ class GoogleRestClient:
             self.sleep(interval)
             waited += interval
             interval = min(self.poll.cap, interval * self.poll.factor)
+
+
+def is_lro(answer: Mapping[str, Any]) -> bool:
+    """A ``google.longrunning.Operation`` (Vertex AI, Cloud TPU): a ``name``; ``done`` a
+    boolean and ``error`` an object when present."""
+    error = answer.get("error")
+    return (
+        isinstance(answer.get("name"), str)
+        and isinstance(answer.get("done", False), bool)
+        and (error is None or isinstance(error, Mapping))
+    )
 
 
 def _transient_auth_failure(exc: BaseException) -> bool:

@@ -100,6 +100,32 @@ def _retry(action: Callable[[], Any], attempts: int = 6) -> None:
                 raise
 
 
+def _create_then_delete(
+    report: FaultRunReport,
+    provider: Any,
+    props: dict[str, Any],
+    error: type[Exception],
+    tracked_as: Callable[[Any], str],
+) -> set[str]:
+    """One cycle's ``pulumi up`` and ``pulumi destroy``: what the state still tracks after it
+    (``tracked_as(result)`` of a create whose deletes all failed; else nothing)."""
+    tracked: set[str] = set()
+    try:
+        result = provider.create(props)
+    except error as err:
+        report.failed += 1
+        report.errors[str(err).split(":")[0][:60]] += 1
+        return tracked
+    report.created += 1
+    tracked.add(tracked_as(result))
+    try:
+        _retry(lambda: provider.delete(result.id, result.outs or {}))
+        tracked.clear()
+    except error:
+        pass  # still tracked: not an orphan; the caller removes it
+    return tracked
+
+
 def flex_vm_fault_run(
     emu: Emulator,
     proxy: FaultProxy,
@@ -146,20 +172,13 @@ def flex_vm_fault_run(
                 compute.add_capacity(ZONE, MACHINE, 1, after=1800 if i % 4 == 2 else 0)
             compute.keep_failed_instances = i % 20 >= 10
             before = len(compute.created)
-            tracked: set[str] = set()
-            try:
-                result = provider.create(props)
-            except FlexStartError as err:
-                report.failed += 1
-                report.errors[str(err).split(":")[0][:60]] += 1
-            else:
-                report.created += 1
-                tracked.add(str(result.outs["observed"]["instanceId"]))
-                try:
-                    _retry(lambda r=result: provider.delete(r.id, r.outs))
-                    tracked.clear()
-                except FlexStartError:
-                    pass  # still tracked: not an orphan; removed below
+            tracked = _create_then_delete(
+                report,
+                provider,
+                props,
+                FlexStartError,
+                lambda result: str(result.outs["observed"]["instanceId"]),
+            )
             made = compute.created[before:]
             report.duplicates += max(0, len(made) - 1)
             for vm in compute.instances(PROJECT):
@@ -212,20 +231,9 @@ def slurm_fault_run(
             if i % 7 == 6:
                 svc.fail_next("create")
             before = len(svc.created)
-            tracked: set[str] = set()
-            try:
-                result = provider.create(props)
-            except SlurmClusterError as err:
-                report.failed += 1
-                report.errors[str(err).split(":")[0][:60]] += 1
-            else:
-                report.created += 1
-                tracked.add(cluster_id)
-                try:
-                    _retry(lambda r=result: provider.delete(r.id, r.outs or {}))
-                    tracked.clear()
-                except SlurmClusterError:
-                    pass
+            tracked = _create_then_delete(
+                report, provider, props, SlurmClusterError, lambda _, c=cluster_id: c
+            )
             svc.failures["create"].clear()
             made = svc.created[before:]
             report.duplicates += max(0, len(made) - 1)
@@ -287,20 +295,9 @@ def queued_tpu_fault_run(
             if i % 7 == 6:
                 svc.fail_next()
             before = len(svc.created)
-            tracked: set[str] = set()
-            try:
-                result = provider.create(props)
-            except QueuedTpuError as err:
-                report.failed += 1
-                report.errors[str(err).split(":")[0][:60]] += 1
-            else:
-                report.created += 1
-                tracked.add(resource_id)
-                try:
-                    _retry(lambda r=result: provider.delete(r.id, r.outs))
-                    tracked.clear()
-                except QueuedTpuError:
-                    pass  # still tracked: not an orphan; removed below
+            tracked = _create_then_delete(
+                report, provider, props, QueuedTpuError, lambda _, r=resource_id: r
+            )
             made = svc.created[before:]
             report.duplicates += max(0, len(made) - 1)
             emu.clock.advance(3600)  # let any delete in flight finish

@@ -21,6 +21,7 @@ __all__ = [
     "GoogleError",
     "ServiceError",
     "google_error",
+    "page",
 ]
 
 # Google's canonical status names for HTTP codes, as in its error JSON.
@@ -90,6 +91,19 @@ def google_error(status: int, message: str, reason: str = "") -> dict[str, Any]:
 
 
 Handler = Callable[[Request], Response]
+
+
+def page(items: list[Any], query: Mapping[str, str], key: str) -> dict[str, Any]:
+    """One page of a list answer, as one-platform APIs page: ``pageSize`` (default 50) items
+    from ``pageToken`` under ``key``, and ``nextPageToken`` when more follow."""
+    size = int(query.get("pageSize") or 50)
+    start = int(query.get("pageToken") or 0)
+    body: dict[str, Any] = {}
+    if items[start : start + size]:
+        body[key] = items[start : start + size]
+    if start + size < len(items):
+        body["nextPageToken"] = str(start + size)
+    return body
 
 
 @dataclass(frozen=True)

@@ -165,9 +165,9 @@ class TpuBackend:
     ) -> dict[str, Any]:
         now = self.clock.now()
         with self._lock:
-            self._forget_request_ids(now)
-            if request_id and request_id in self._request_ids:
-                return copy.deepcopy(self._ops[self._request_ids[request_id][0]])
+            repeated = self._repeated(request_id, now)
+            if repeated is not None:
+                return repeated
             if not queued_resource_id or not QUEUED_RESOURCE_ID.fullmatch(queued_resource_id):
                 raise _invalid(
                     "queued_resource_id",
@@ -227,9 +227,9 @@ class TpuBackend:
     ) -> dict[str, Any]:
         now = self.clock.now()
         with self._lock:
-            self._forget_request_ids(now)
-            if request_id and request_id in self._request_ids:
-                return copy.deepcopy(self._ops[self._request_ids[request_id][0]])
+            repeated = self._repeated(request_id, now)
+            if repeated is not None:
+                return repeated
             found = self._queued.get((project, zone, queued_resource_id))
             if found is None:
                 raise _not_found(project, zone, queued_resource_id)
@@ -358,10 +358,15 @@ class TpuBackend:
             op["metadata"]["endTime"] = _ts(now)
             op["response"] = copy.deepcopy(response)
 
-    def _forget_request_ids(self, now: dt.datetime) -> None:
+    def _repeated(self, request_id: str | None, now: dt.datetime) -> dict[str, Any] | None:
+        """The operation a request id still remembered answered (a repeat does nothing
+        twice); ids older than ``request_id_ttl`` are forgotten first."""
         horizon = now - dt.timedelta(seconds=self.request_id_ttl)
         for rid in [r for r, (_, at) in self._request_ids.items() if at < horizon]:
             del self._request_ids[rid]
+        if request_id and request_id in self._request_ids:
+            return copy.deepcopy(self._ops[self._request_ids[request_id][0]])
+        return None
 
     def _check(self, project: str, zone: str, body: Mapping[str, Any]) -> tuple[str, int]:
         """Cloud TPU's own rules for a create (beyond the schema): the TPU version and chips

@@ -6,9 +6,8 @@ one-platform shape, ``{"error": {"code", "message", "status", "details"}}``)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
-from ..base import GoogleError, Request, Response, ServiceError
+from ..base import GoogleError, Request, Response, ServiceError, page
 from ..discovery import DiscoverySchema
 from .models import TpuBackend
 
@@ -71,14 +70,7 @@ class TpuResponses:
 
     def list(self, req: Request) -> Response:
         items = self.backend.list(req.params["project"], req.params["zone"])
-        size = int(req.query.get("pageSize") or 50)
-        start = int(req.query.get("pageToken") or 0)
-        body: dict[str, Any] = {}
-        if items[start : start + size]:
-            body["queuedResources"] = items[start : start + size]
-        if start + size < len(items):
-            body["nextPageToken"] = str(start + size)
-        return Response(200, body)
+        return Response(200, page(items, req.query, "queuedResources"))
 
     def get(self, req: Request) -> Response:
         p = req.params
