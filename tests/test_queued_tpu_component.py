@@ -257,3 +257,29 @@ def test_the_body_equals_what_gcloud_sends(case: str, gcloud_runs: GcloudRuns) -
     assert sent.path == f"/v2alpha1/projects/{PROJECT}/locations/us-east5-a/queuedResources"
     assert sent.query["queuedResourceId"] == ["qr1"]
     assert body_of(args) == sent.body
+
+
+def test_a_calendar_reservation_of_tpu_chips_is_consumed_reservation_bound() -> None:
+    from pulumi_dws import CalendarReservation
+
+    mocks = GcpMocks(project=PROJECT)
+
+    def program() -> None:
+        block = CalendarReservation(
+            "v6e-week",
+            {
+                "zone": "us-east5-b",
+                "tpu_version": "v6e",
+                "chip_count": 16,
+                "workload_type": "BATCH",
+                "start_time": "+4w",
+                "duration": "7d",
+            },
+        )
+        QueuedTpu("trainer", block.queued_tpu_settings("v6e-16"))  # type: ignore[arg-type]
+
+    mocks.run(program)
+    body = mocks.one(DYNAMIC).inputs["body"]
+    assert body["provisioningModel"] == "RESERVATION_BOUND" and "runDuration" not in body
+    reservation = body["reservationName"]
+    assert reservation.startswith(f"projects/{PROJECT}/locations/us-east5-b/reservations/")
