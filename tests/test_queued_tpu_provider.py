@@ -64,6 +64,19 @@ def test_a_queued_request_becomes_active_when_chips_arrive(
     assert tpu.capacity.available(ZONE, "v6e") == 0
 
 
+def test_numbers_that_arrive_as_floats_are_sent_as_ints(
+    emu: Emulator, tpu: TpuService, provider: QueuedTpuProvider
+) -> None:
+    multi = props("accepted")
+    spec = multi["body"]["tpu"]["nodeSpec"][0]
+    del spec["nodeId"]
+    spec["multiNodeParams"] = {"nodeCount": 2.0}  # as the engine hands every number over
+    provider.create(multi)
+    sent = posts(emu)[0].body["tpu"]["nodeSpec"][0]["multiNodeParams"]["nodeCount"]
+    assert sent == 2 and type(sent) is int
+    assert tpu.queued_resource(PROJECT, ZONE, QR) is not None
+
+
 def test_wait_for_accepted_returns_while_it_waits(
     tpu: TpuService, provider: QueuedTpuProvider
 ) -> None:

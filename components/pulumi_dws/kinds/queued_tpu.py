@@ -14,7 +14,7 @@ from ..errors import DwsValidationError
 from ..plan.summary import duration_text, gpu_hours
 from ..policy.capacity import CapacityItem, consumer_item, run_hours
 from ..policy.shapes import body_of
-from ..policy.values import UNKNOWN, dig
+from ..policy.values import UNKNOWN, as_int, dig
 from ..policy.view import ResourceView
 from ..providers.queued_tpu import TYPE_TOKEN as QUEUED_TPU
 from ..queued_tpu import QueuedTpu, QueuedTpuArgs, QueuedTpuSpec
@@ -44,7 +44,7 @@ def tpu_request(view: ResourceView) -> dict[str, Any]:
             generation, chips = accelerator, None
     elif accelerator is None:
         generation = chips = None
-    slices = dig(spec, "multiNodeParams", "nodeCount")
+    slices = as_int(dig(spec, "multiNodeParams", "nodeCount"))  # a float through the engine
     return {
         "accelerator_type": accelerator,
         "generation": generation,
@@ -78,7 +78,7 @@ def _capacity(view: ResourceView) -> Iterator[CapacityItem]:
         notes,
         tpu_chips=(facts["generation"], facts["chips"]),
         machine=None,
-        units=slices if isinstance(slices, int) else None,
+        units=slices if isinstance(slices, int) else None,  # UNKNOWN or not a number
         hours=hours,
         bounded=bounded,
     )

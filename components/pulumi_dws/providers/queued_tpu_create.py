@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from .create_machine import CleanUp, Found, Outcome, Phase, Sent, sent_after
-from .rest import ApiError, is_lro
+from .rest import ApiError, is_lro, wire
 
 if TYPE_CHECKING:
     from .queued_tpu import QueuedTpuProvider, _Target
@@ -52,7 +52,7 @@ def create_key(props: Mapping[str, Any]) -> str:
         "project": props.get("project"),
         "zone": props.get("zone"),
         "id": props.get("queuedResourceId"),
-        "body": props.get("body"),
+        "body": wire(props.get("body")),
     }
     text = json.dumps(identity, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:20]
@@ -68,7 +68,7 @@ def owner_mark(resource: Mapping[str, Any]) -> str | None:
 
 def with_owner(body: Mapping[str, Any], key: str) -> dict[str, Any]:
     """``body`` with the ownership label on every node."""
-    out = json.loads(json.dumps(body))
+    out = wire(body)
     for spec in (out.get("tpu") or {}).get("nodeSpec") or []:
         node = spec.setdefault("node", {})
         node["labels"] = {**dict(node.get("labels") or {}), OWNER_LABEL: key}

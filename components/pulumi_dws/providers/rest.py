@@ -53,6 +53,7 @@ __all__ = [
     "RETRYABLE_STATUS",
     "virtual_sleep_from_env",
     "is_lro",
+    "wire",
 ]
 
 log = logging.getLogger("pulumi_dws.rest")
@@ -490,6 +491,18 @@ class GoogleRestClient:
             self.sleep(interval)
             waited += interval
             interval = min(self.poll.cap, interval * self.poll.factor)
+
+
+def wire(value: Any) -> Any:
+    """A JSON body as sent: whole floats back to ints (the engine hands every number to a
+    dynamic provider as a float), everything else as declared."""
+    if isinstance(value, Mapping):
+        return {k: wire(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [wire(v) for v in value]
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
 
 
 def is_lro(answer: Mapping[str, Any]) -> bool:
