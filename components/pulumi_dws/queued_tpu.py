@@ -207,7 +207,9 @@ class QueuedTpuSpec(DwsModel):
             )
         zone: Any = spec.zone
         if flex:
-            zone = when_known(spec.zone, lambda known: _flex_start_zone(tpu, known))
+            zone = when_known(
+                spec.zone, lambda known: _flex_start_zone(tpu, spec.accelerator_type, known)
+            )
         return spec.model_copy(update={"runtime_version": runtime, "zone": zone})
 
     # ------------------------------------------------------------------ derived values
@@ -222,7 +224,8 @@ class QueuedTpuSpec(DwsModel):
         return self.slice.chips * (self.node_count or 1)
 
 
-def _flex_start_zone(tpu: catalog.TpuSlice, zone: str) -> str:
+def _flex_start_zone(tpu: catalog.TpuSlice, accelerator_type: str, zone: str) -> str:
+    """``zone``, when Cloud TPU offers Flex-start there for the slice's version."""
     key = f"queued_tpu.flex_start_zones.{tpu.generation.name}"
     if key not in limits.DEFAULT_LIMITS:
         offered = sorted(
@@ -230,7 +233,7 @@ def _flex_start_zone(tpu: catalog.TpuSlice, zone: str) -> str:
         )
         raise DwsValidationError(
             "accelerator_type",
-            f"{tpu.generation.cloud_tpu_prefix}-{tpu.chips * tpu.generation.cores_per_chip}",
+            accelerator_type,
             f"is not offered with Flex-start through the Cloud TPU API ({tpu.generation.title}); "
             f"Flex-start serves {', '.join(offered)}: use provisioning='spot' or "
             "'reservation_bound', or a GKE pool",
