@@ -32,7 +32,13 @@ from ..providers.rest import PollPolicy
 from .emulator import Emulator
 from .fault_proxy import FaultProxy, ProxyFaultPlan
 
-__all__ = ["FaultRunReport", "flex_vm_fault_run", "mig_resize_fault_run", "slurm_fault_run"]
+__all__ = [
+    "FaultRunReport",
+    "flex_vm_fault_run",
+    "mig_resize_fault_run",
+    "queued_tpu_fault_run",
+    "slurm_fault_run",
+]
 
 ZONE, MACHINE, PROJECT = "us-central1-a", "a3-highgpu-8g", "p"
 _POLL = PollPolicy(initial=20.0, factor=3.0, cap=1800.0)  # fewer polls: the same paths
@@ -101,48 +107,32 @@ def _retry(action: Callable[[], Any], attempts: int = 6) -> None:
                 raise
 
 
-def _up_then_destroy(
+def _create_then_delete(
     report: FaultRunReport,
-    create: Callable[[], Any],
-    delete: Callable[[Any], None],
+    provider: Any,
+    props: dict[str, Any],
     error: type[Exception],
-    tracked_by: Callable[[Any], set[str]],
+    tracked_as: Callable[[Any], str | set[str]],
 ) -> set[str]:
-    """One cycle as a user lives it: ``create`` (``pulumi up``); when it succeeded, ``delete``
-    (``pulumi destroy``, run again on failure). Returns what the stack still tracks (by
-    ``tracked_by(result)``): nothing once the delete went through."""
+    """One cycle's ``pulumi up`` and ``pulumi destroy``: what the state still tracks after it
+    (``tracked_as(result)``, one key or several, of a create whose deletes all failed; else
+    nothing)."""
+    tracked: set[str] = set()
     try:
-        result = create()
+        result = provider.create(props)
     except error as err:
         report.failed += 1
         report.errors[str(err).split(":")[0][:60]] += 1
-        return set()
+        return tracked
     report.created += 1
-    tracked = tracked_by(result)
+    keys = tracked_as(result)
+    tracked.update({keys} if isinstance(keys, str) else keys)
     try:
-        _retry(lambda: delete(result))
+        _retry(lambda: provider.delete(result.id, result.outs or {}))
+        tracked.clear()
     except error:
-        return tracked  # still tracked: not an orphan; the sweep removes it
-    return set()
-
-
-@contextmanager
-def _faults(
-    proxy: FaultProxy,
-    report: FaultRunReport,
-    env: dict[str, str],
-    *,
-    rate: float,
-    seed: int,
-    held_weight: float,
-) -> Iterator[None]:
-    """Faults on ``proxy`` and the providers' environment ``env`` for a run; the counts go in
-    ``report`` at the end."""
-    proxy.plan = ProxyFaultPlan(rate=rate, seed=seed, held_weight=held_weight)
-    with _environment(env):
-        yield
-    report.faults = proxy.counts()
-    report.requests = proxy.requests()
+        pass  # still tracked: not an orphan; the caller removes it
+    return tracked
 
 
 def flex_vm_fault_run(
@@ -169,7 +159,8 @@ def flex_vm_fault_run(
         "DWS_VIRTUAL_CLOCK_URL": "",
         "DWS_HTTP_TIMEOUT": str(deadline),
     }
-    with _faults(proxy, report, env, rate=rate, seed=seed, held_weight=held_weight):
+    proxy.plan = ProxyFaultPlan(rate=rate, seed=seed, held_weight=held_weight)
+    with _environment(env):
         for i in range(cycles):
             name = f"vm-{i % names}"
             slot = i % names
@@ -190,12 +181,12 @@ def flex_vm_fault_run(
                 compute.add_capacity(ZONE, MACHINE, 1, after=1800 if i % 4 == 2 else 0)
             compute.keep_failed_instances = i % 20 >= 10
             before = len(compute.created)
-            tracked = _up_then_destroy(
+            tracked = _create_then_delete(
                 report,
-                lambda p=props: provider.create(p),
-                lambda r: provider.delete(r.id, r.outs),
+                provider,
+                props,
                 FlexStartError,
-                lambda r: {str(r.outs["observed"]["instanceId"])},
+                lambda result: str(result.outs["observed"]["instanceId"]),
             )
             made = compute.created[before:]
             report.duplicates += max(0, len(made) - 1)
@@ -204,6 +195,8 @@ def flex_vm_fault_run(
                     report.orphans += 1
                 compute.remove_instance(PROJECT, ZONE, vm["name"])
             report.cycles += 1
+    report.faults = proxy.counts()
+    report.requests = proxy.requests()
     return report
 
 
@@ -234,7 +227,8 @@ def slurm_fault_run(
         "DWS_VIRTUAL_CLOCK_URL": "",
         "DWS_HTTP_TIMEOUT": str(deadline),
     }
-    with _faults(proxy, report, env, rate=rate, seed=seed, held_weight=held_weight):
+    proxy.plan = ProxyFaultPlan(rate=rate, seed=seed, held_weight=held_weight)
+    with _environment(env):
         for i in range(cycles):
             cluster_id = f"c{i % names}"
             props = {
@@ -246,12 +240,8 @@ def slurm_fault_run(
             if i % 7 == 6:
                 svc.fail_next("create")
             before = len(svc.created)
-            tracked = _up_then_destroy(
-                report,
-                lambda p=props: provider.create(p),
-                lambda r: provider.delete(r.id, r.outs or {}),
-                SlurmClusterError,
-                lambda _r, c=cluster_id: {c},
+            tracked = _create_then_delete(
+                report, provider, props, SlurmClusterError, lambda _, c=cluster_id: c
             )
             svc.failures["create"].clear()
             made = svc.created[before:]
@@ -262,6 +252,71 @@ def slurm_fault_run(
                     report.orphans += 1
                 svc.remove(*key)
             report.cycles += 1
+    report.faults = proxy.counts()
+    report.requests = proxy.requests()
+    return report
+
+
+def queued_tpu_fault_run(
+    emu: Emulator,
+    proxy: FaultProxy,
+    *,
+    cycles: int = 200,
+    rate: float = 0.25,
+    seed: int = 1,
+    names: int = 4,
+    deadline: float = 0.1,
+    held_weight: float = 0.05,
+    body: Callable[[str, str], dict[str, Any]],
+    project: str = "p",
+    zone: str = "us-east5-a",
+) -> FaultRunReport:
+    """``cycles`` create/delete cycles of ``QueuedTpu`` (a v6e-16 slice) through ``proxy``;
+    ``body(queued_resource_id, zone)`` gives the create body (with a 2-hour queue window).
+    Every fourth create waits in the queue for its chips, every seventh request fails when
+    accepted, every tenth finds no chips (its window expires); every third returns once
+    accepted."""
+    from ..providers.queued_tpu import QueuedTpuError, QueuedTpuProvider
+    from .clock_helpers import virtual_sleep
+
+    svc = emu["tpu"]
+    report = FaultRunReport("QueuedTpu")
+    provider = QueuedTpuProvider(sleep=virtual_sleep(emu), poll=_POLL)
+    env = {
+        "DWS_TPU_ENDPOINT": proxy.url,
+        "DWS_VIRTUAL_CLOCK_URL": "",
+        "DWS_HTTP_TIMEOUT": str(deadline),
+    }
+    proxy.plan = ProxyFaultPlan(rate=rate, seed=seed, held_weight=held_weight)
+    with _environment(env):
+        for i in range(cycles):
+            resource_id = f"qr{i % names}"
+            props = {
+                "project": project,
+                "zone": zone,
+                "queuedResourceId": resource_id,
+                "body": body(resource_id, zone),
+                "waitFor": "accepted" if i % 3 == 2 else "active",
+            }
+            svc.take_all_chips(zone, "v6e")  # start each cycle with none free
+            if i % 10 != 9:
+                svc.add_chips(zone, "v6e", 16, after=1800 if i % 4 == 1 else 0)
+            if i % 7 == 6:
+                svc.fail_next()
+            before = len(svc.created)
+            tracked = _create_then_delete(
+                report, provider, props, QueuedTpuError, lambda _, r=resource_id: r
+            )
+            made = svc.created[before:]
+            report.duplicates += max(0, len(made) - 1)
+            emu.clock.advance(3600)  # let any delete in flight finish
+            for key in svc.queued_resources():
+                if key[2] not in tracked:
+                    report.orphans += 1
+                svc.remove(*key)
+            report.cycles += 1
+    report.faults = proxy.counts()
+    report.requests = proxy.requests()
     return report
 
 
@@ -298,7 +353,8 @@ def mig_resize_fault_run(
         "DWS_VIRTUAL_CLOCK_URL": "",
         "DWS_HTTP_TIMEOUT": str(deadline),
     }
-    with _faults(proxy, report, env, rate=rate, seed=seed, held_weight=held_weight):
+    proxy.plan = ProxyFaultPlan(rate=rate, seed=seed, held_weight=held_weight)
+    with _environment(env):
         for i in range(cycles):
             slot = i % groups
             region = regions[slot]
@@ -323,10 +379,10 @@ def mig_resize_fault_run(
             compute.mig_boot_seconds = 60 if i % 2 == 0 else 0
             requests_before = len(compute.resize_inserted)
             vms_before = len(compute.created)
-            tracked = _up_then_destroy(
+            tracked = _create_then_delete(
                 report,
-                lambda p=props: provider.create(p),
-                lambda r: provider.delete(r.id, r.outs),
+                provider,
+                props,
                 MigResizeError,
                 lambda r: {r.outs["observed"]["selfLink"], *r.outs["observed"]["instances"]},
             )
@@ -336,6 +392,8 @@ def mig_resize_fault_run(
             report.duplicates += max(0, made - 1) + max(0, vms - count * max(made, 1))
             report.orphans += _sweep(compute, tracked)
             report.cycles += 1
+    report.faults = proxy.counts()
+    report.requests = proxy.requests()
     return report
 
 
