@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .compute_ops import is_done, operation_errors, operation_time
-from .create_machine import Sent
+from .create_machine import Sent, sent_after
 from .rest import ApiError
 
 __all__ = ["AttemptIds", "insert_answer"]
@@ -48,11 +48,7 @@ def insert_answer(
     try:
         op = post()
     except ApiError as err:
-        if err.status == 409:
-            return Sent("conflict", error=err)
-        if err.ambiguous:
-            return Sent("lost", error=err, why=f"the insert was not confirmed ({err})")
-        return Sent("rejected", error=err, why=str(err))
+        return sent_after(err, "the insert")
     if not is_done(op):
         return Sent("accepted", op)
     if operation_errors(op):

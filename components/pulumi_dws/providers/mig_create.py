@@ -26,7 +26,7 @@ from .compute_insert import AttemptIds, insert_answer
 from .compute_ops import create_request_id, is_operation
 from .create_machine import CleanUp, Found, Outcome, Phase, Sent
 from .mig_ops import get_request, tear_down
-from .rest import ApiError, OperationError
+from .rest import ApiError, OperationError, wire
 
 if TYPE_CHECKING:
     from .mig_resize import _Rr
@@ -40,24 +40,13 @@ _SHAPE = ("resizeBy", "requestedRunDuration", "description", "instances")
 
 
 def typed_body(body: Mapping[str, Any]) -> dict[str, Any]:
-    """A resize request body typed as the API types it: ``resizeBy`` an integer, durations'
-    ``seconds`` an int64 string and ``nanos`` an integer (values reach a dynamic provider as
-    protobuf doubles: ``4.0``, ``259200.0``)."""
-    out = dict(body)
-    value = out.get("resizeBy")
-    if isinstance(value, float) and value.is_integer():
-        out["resizeBy"] = int(value)
+    """A resize request body typed as the API types it: whole numbers as integers (values reach
+    a dynamic provider as protobuf doubles: ``4.0``), a duration's ``seconds`` an int64 string
+    (``259200.0`` -> ``"259200"``)."""
+    out = wire(dict(body))
     duration = out.get("requestedRunDuration")
-    if isinstance(duration, Mapping):
-        typed = dict(duration)
-        seconds = typed.get("seconds")
-        whole = isinstance(seconds, (int, float)) and not isinstance(seconds, bool)
-        if whole and float(seconds).is_integer():
-            typed["seconds"] = str(int(seconds))
-        nanos = typed.get("nanos")
-        if isinstance(nanos, float) and nanos.is_integer():
-            typed["nanos"] = int(nanos)
-        out["requestedRunDuration"] = typed
+    if isinstance(duration, Mapping) and isinstance(duration.get("seconds"), int):
+        out["requestedRunDuration"] = {**duration, "seconds": str(duration["seconds"])}
     return out
 
 
