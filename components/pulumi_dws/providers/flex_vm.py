@@ -59,6 +59,7 @@ from typing import Any
 import pulumi
 import pulumi.dynamic as dyn
 
+from .checks import known as _known
 from .compute_provider import ComputeProvider
 
 __all__ = [
@@ -246,33 +247,15 @@ class _Vm:
 
 
 # ---------------------------------------------------------------------- check / diff
-def _known(value: Any) -> bool:
-    """True when ``value`` holds no unknown (a preview's not-yet-computed value) at any depth."""
-    from pulumi.output import Unknown
-
-    if isinstance(value, Unknown):
-        return False
-    if isinstance(value, Mapping):
-        return all(_known(v) for v in value.values())
-    if isinstance(value, (list, tuple)):
-        return all(_known(v) for v in value)
-    return True
-
-
 def _check(news: Mapping[str, Any]) -> list[dyn.CheckFailure]:
     """Check the inputs; a value not known yet (a preview) is never a failure."""
     from .. import limits
-    from ..errors import DwsValidationError
     from ..validation import check_name, check_zone
+    from .checks import CheckFailures
     from .paths import segment_problem
 
-    failures: list[dyn.CheckFailure] = []
-
-    def run(prop: str, check: Callable[[], Any]) -> None:
-        try:
-            check()
-        except (DwsValidationError, KeyError, TypeError, ValueError) as err:
-            failures.append(dyn.CheckFailure(prop, str(err)))
+    failures = CheckFailures()
+    run = failures.run
 
     def seconds(spec: Any) -> int:
         return int(float(spec["seconds"]))

@@ -235,18 +235,13 @@ class _Rr:
 def _check(news: Mapping[str, Any]) -> list[dyn.CheckFailure]:
     """Check the inputs; a value not known yet (a preview) is never a failure."""
     from .. import limits
-    from ..errors import DwsValidationError
     from ..validation import check_name, check_region, check_zone
-    from .flex_vm import _known
+    from .checks import CheckFailures
+    from .checks import known as _known
     from .paths import segment_problem
 
-    failures: list[dyn.CheckFailure] = []
-
-    def run(prop: str, check: Callable[[], Any]) -> None:
-        try:
-            check()
-        except (DwsValidationError, KeyError, TypeError, ValueError) as err:
-            failures.append(dyn.CheckFailure(prop, str(err)))
+    failures = CheckFailures()
+    run = failures.run
 
     for key in ("project", "group", "name", "body"):
         if not news.get(key):
