@@ -70,6 +70,13 @@ MDC_DEFINITION = (
     "GoogleCloudPlatform/magic-modules@0ab2d4ad24041037ac85442d680f48ba57dfdcfb "
     "mmv1/products/vertexai/ModelDevelopmentCluster.yaml"
 )
+MIG_RESIZE_DOCS = (
+    "https://docs.cloud.google.com/compute/docs/instance-groups/about-resize-requests-mig"
+)
+MIG_RESIZE_DEFINITION = (
+    "GoogleCloudPlatform/magic-modules@068cc45653d9a6962a00fd7d324d8bd542e76801 "
+    "mmv1/products/compute/ResizeRequest.yaml"
+)
 TPU_CALENDAR_DOCS = "https://docs.cloud.google.com/tpu/docs/calendar-mode-reservation"
 CALENDAR_CREATE_DOCS = (
     "https://cloud.google.com/compute/docs/instances/create-future-reservations-calendar-mode"
@@ -172,6 +179,32 @@ DEFAULT_LIMITS: dict[str, Limit] = {
             ),
             minimum=600,
             maximum=_WEEK,
+        ),
+        Limit(
+            "mig.requested_run_duration",
+            "MIG resize request run duration (requestedRunDuration)",
+            "seconds",
+            (
+                f"{MIG_RESIZE_DOCS} (requestedRunDuration: between 10 minutes and seven days); "
+                f"{MIG_RESIZE_DEFINITION} (requested_run_duration.seconds: must be from 600 to "
+                "604800 inclusive). gcloud does not check it: --requested-run-duration=8d is sent"
+            ),
+            minimum=600,
+            maximum=_WEEK,
+        ),
+        Limit(
+            "mig.resize_request_count",
+            "VMs one MIG resize request adds (resizeBy)",
+            "count",
+            (
+                "Compute API discovery (rev. 20261106) instanceGroupManagers: a zonal MIG holds "
+                "up to 1000 VMs (regional: 2000); https://cloud.google.com/kubernetes-engine/docs/"
+                "how-to/provisioningrequest (one DWS request creates at most 1,000 VMs). A "
+                "per-request maximum of its own is not documented: override the row if Google "
+                "allows more"
+            ),
+            minimum=1,
+            maximum=1000,
         ),
         Limit(
             "flex_start.request_valid_for",
