@@ -921,7 +921,7 @@ def test_cli_capacity_hint_when_only_part_of_the_set_fits(emu: Emulator, capsys:
 
 def test_capacity_hint_splits_more_vms_than_one_resize_request_adds(emu: Emulator) -> None:
     advice = capacity_advice("p1", "us-central1", H100, 2, client=client_for(emu))
-    with limits.overridden("mig.resize_request_count", maximum=1):
+    with limits.overridden("mig.resize_by", maximum=1):
         assert group_args(advice) is None
         assert "split them over several FlexStartGroups" in (group_hint(advice) or "")
 

@@ -148,7 +148,7 @@ class FlexStartGroupSpec(VmSettings):
     zone: MaybeOutput[Zone] | None = None
     region: MaybeOutput[Annotated[str, Check(_region)]] | None = None
     machine_type: Annotated[str, Known("it decides the GPUs the group asks for")]
-    count: Annotated[int, Within("mig.resize_request_count"), Known("it decides the VMs requested")]
+    count: Annotated[int, Within("mig.resize_by"), Known("it decides the VMs requested")]
     run_duration: Annotated[Duration, DurationWithin("mig.requested_run_duration")] | None = None
     provisioning: Annotated[
         Literal["flex_start", "reservation_bound"],

@@ -186,22 +186,20 @@ DEFAULT_LIMITS: dict[str, Limit] = {
             "seconds",
             (
                 f"{MIG_RESIZE_DOCS} (requestedRunDuration: between 10 minutes and seven days); "
-                f"{MIG_RESIZE_DEFINITION} (requested_run_duration.seconds: must be from 600 to "
-                "604800 inclusive). gcloud does not check it: --requested-run-duration=8d is sent"
+                f"{MIG_RESIZE_DEFINITION} (requested_run_duration.seconds: 600 to 604800 "
+                "inclusive)"
             ),
             minimum=600,
             maximum=_WEEK,
         ),
         Limit(
-            "mig.resize_request_count",
+            "mig.resize_by",
             "VMs one MIG resize request adds (resizeBy)",
             "count",
             (
-                "Compute API discovery (rev. 20261106) instanceGroupManagers: a zonal MIG holds "
-                "up to 1000 VMs (regional: 2000); https://cloud.google.com/kubernetes-engine/docs/"
-                "how-to/provisioningrequest (one DWS request creates at most 1,000 VMs). A "
-                "per-request maximum of its own is not documented: override the row if Google "
-                "allows more"
+                "Compute v1 discovery revision 20261106, InstanceGroupManager: a zonal group "
+                "holds up to 1000 VMs (a regional one 2000); GKE's DWS docs: one request "
+                "creates up to 1,000 VMs"
             ),
             minimum=1,
             maximum=1000,

@@ -100,7 +100,7 @@ _GROUP_MODELS = {"FLEX_START": "flex_start", "RESERVATION_BOUND": "reservation_b
 def group_args(advice: CapacityAdvice) -> dict[str, Any] | None:
     """``FlexStartGroup`` arguments for the first recommendation, when one group can take it:
     every VM in one zone, one machine type, Flex-start or reservation-bound, and no more VMs
-    than one resize request adds (``limits`` row ``mig.resize_request_count``)."""
+    than one resize request adds (``limits`` row ``mig.resize_by``)."""
     if advice.empty:
         return None
     shards = advice.options[0].shards
@@ -111,7 +111,7 @@ def group_args(advice: CapacityAdvice) -> dict[str, Any] | None:
         return None
     model = _GROUP_MODELS.get(next(iter(models)))
     count = sum(s.count for s in shards)
-    limit = limits.get("mig.resize_request_count").maximum or count
+    limit = limits.get("mig.resize_by").maximum or count
     if model is None or count < advice.query.count or count > limit:
         return None
     args: dict[str, Any] = {
@@ -140,7 +140,7 @@ def group_hint(advice: CapacityAdvice) -> str | None:
         )
     shards = advice.options[0].shards
     count = sum(s.count for s in shards)
-    limit = limits.get("mig.resize_request_count")
+    limit = limits.get("mig.resize_by")
     if count > (limit.maximum or count):
         return (
             f"{count} VMs are more than one resize request adds ({limit.allowed()}): split them "
