@@ -336,3 +336,36 @@ def test_blueprint_rejects_a_bad_group_with_its_path() -> None:
     with pytest.raises(DwsValidationError) as info:
         GcpMocks().run(deploy_from_config, config=config)
     assert str(info.value).startswith("dws:capacity.flex_start_groups[0].count: 0 is below")
+
+
+def test_raw_pulumi_gcp_template_group_and_resize_request_are_counted_too() -> None:
+    import pulumi_gcp as gcp
+
+    def program() -> None:
+        template = gcp.compute.InstanceTemplate(
+            "raw-template",
+            machine_type="a3-highgpu-8g",
+            disks=[{"boot": True, "source_image": "debian-cloud/debian-12"}],
+            network_interfaces=[{"network": "default"}],
+            scheduling={"provisioning_model": "FLEX_START", "max_run_duration": {"seconds": 7200}},
+            labels={"team": "ml"},
+        )
+        group = gcp.compute.InstanceGroupManager(
+            "raw-group",
+            zone="us-central1-a",
+            name="raw",
+            base_instance_name="raw",
+            versions=[{"instance_template": template.self_link}],
+        )
+        gcp.compute.ResizeRequest(
+            "raw-request",
+            zone="us-central1-a",
+            instance_group_manager=group.name,
+            resize_by=2,
+            requested_run_duration={"seconds": "3600"},
+        )
+
+    mocks = GcpMocks(project="mock-project")
+    mocks.run(program)
+    summary = capacity_summary(mocks.registered)
+    assert summary["gpus"] == 16 and summary["gpu_hours"] == 16  # the request's 1 h, not 2 h

@@ -382,7 +382,12 @@ def test_capacity_summary_counts_each_kind() -> None:
     assert summary["gpu_hours"] == 7296
     # A resize request alone: its VMs' shape is its group's template, not in these views.
     assert by_name["group-request"]["units"] == 4 and by_name["group-request"]["gpus"] is None
-    assert summary["unbounded"] == [] and summary["unknown"] == [f"{STACK}{RESIZE}::group-request"]
+    assert by_name["raw-group-request"]["units"] == 4
+    assert summary["unbounded"] == []
+    assert summary["unknown"] == [
+        f"{STACK}{RESIZE}::group-request",
+        f"{STACK}gcp:compute/resizeRequest:ResizeRequest::raw-group-request",
+    ]
 
 
 def _group_views(template: dict[str, Any] | None = None, parent: str = "") -> list[ResourceView]:
@@ -427,6 +432,25 @@ def test_a_reservation_bound_group_is_counted_on_its_reservation() -> None:
     assert request["gpus"] == 32 and request["counted"] is False and summary["gpus"] == 0
 
 
+def test_a_raw_resize_request_counts_the_one_template_beside_it() -> None:
+    request, template = _group_views()
+    raw = ResourceView(
+        "gcp:compute/resizeRequest:ResizeRequest",
+        "raw",
+        f"{STACK}gcp:compute/resizeRequest:ResizeRequest::raw",
+        SAMPLES["raw_group_request"][1](),
+        None,
+        template.parent,
+    )
+    summary = capacity_summary([raw, template])
+    assert summary["gpus"] == 32 and summary["gpu_hours"] == 32 * 72
+    # two templates beside it: which one its group uses is not in the inputs
+    other = ResourceView(
+        template.type, "other", template.urn + "2", template.props, None, template.parent
+    )
+    assert capacity_summary([raw, template, other])["unknown"] == [raw.urn]
+
+
 def test_gpu_budget_counts_a_groups_vms() -> None:
     found = evaluate(_group_views(), {"gpu-budget": {"maxGpus": 16}})
     assert [v.rule for v in found] == ["gpu-budget"]
@@ -461,7 +485,7 @@ def test_standard_gpu_vm_is_unbounded() -> None:
 
 def test_gpu_budget_caps() -> None:
     # (a resize request alone is not known: its GPUs are its group's template's)
-    views = [view(n) for n in SAMPLES if n != "group_request"]
+    views = [view(n) for n in SAMPLES if n not in ("group_request", "raw_group_request")]
     budget = rule("gpu-budget")
     assert budget(views) == []  # no caps by default
     assert budget(views, {"maxGpus": 80, "maxGpuHours": 7296}) == []

@@ -23,24 +23,37 @@ from ..providers.mig_resize import TYPE_TOKEN as RESIZE_REQUEST
 from ..registry import CapacityKind, Ref, ResourceType, register
 from .flex_vm import read_vm
 
-__all__ = ["KIND", "INSTANCE_GROUP_MANAGER", "REGION_INSTANCE_GROUP_MANAGER", "group_template"]
+__all__ = [
+    "KIND",
+    "INSTANCE_GROUP_MANAGER",
+    "REGION_INSTANCE_GROUP_MANAGER",
+    "RAW_RESIZE_REQUEST",
+    "RAW_REGION_RESIZE_REQUEST",
+    "group_template",
+]
 
 _AIDS = "pulumi_dws.testing.kinds.flex_group"
 INSTANCE_GROUP_MANAGER = "gcp:compute/instanceGroupManager:InstanceGroupManager"
 REGION_INSTANCE_GROUP_MANAGER = "gcp:compute/regionInstanceGroupManager:RegionInstanceGroupManager"
+RAW_RESIZE_REQUEST = "gcp:compute/resizeRequest:ResizeRequest"
+RAW_REGION_RESIZE_REQUEST = "gcp:compute/regionResizeRequest:RegionResizeRequest"
 _TEMPLATES = (INSTANCE_TEMPLATE, REGION_INSTANCE_TEMPLATE)
 
 
 def group_template(view: ResourceView, stack: Sequence[ResourceView]) -> ResourceView | None:
-    """The instance template registered beside a resize request (same parent component)."""
+    """The instance template registered beside a resize request (same parent: a
+    ``FlexStartGroup``, or the user's own component); None when there is none, or several
+    (which one the group uses is then not known from the inputs)."""
     if not view.parent:
         return None
-    return next((v for v in stack if v.parent == view.parent and v.type in _TEMPLATES), None)
+    found = [v for v in stack if v.parent == view.parent and v.type in _TEMPLATES]
+    return found[0] if len(found) == 1 else None
 
 
 def _request_capacity(view: ResourceView, stack: Sequence[ResourceView]) -> Iterator[CapacityItem]:
     """``resizeBy`` VMs x the template's GPUs x the run duration; reservation-bound VMs are
-    listed but counted on their reservation."""
+    listed but counted on their reservation. A ``MigResizeRequest`` carries the API body under
+    ``body``; a raw pulumi-gcp ``ResizeRequest`` the same fields as its inputs."""
     body = body_of(view)
     count = as_int(dig(body, "resizeBy"))
     units = None if count is UNKNOWN else count
@@ -48,7 +61,10 @@ def _request_capacity(view: ResourceView, stack: Sequence[ResourceView]) -> Iter
     notes: list[str] = []
     raw = dig(body, "requestedRunDuration")
     if template is None:
-        notes.append("the group's instance template is not in view: GPUs per VM not known")
+        notes.append(
+            "the group's instance template is not known (none, or several, beside the request): "
+            "GPUs per VM not known"
+        )
         hours, bounded = run_hours(raw, "requestedRunDuration", UNKNOWN, "", notes)
         yield item(
             view,
@@ -86,7 +102,7 @@ def _request_summary(view: ResourceView) -> dict[str, Any]:
     return {
         "zone": view.props.get("zone"),
         "region": view.props.get("region"),
-        "group": view.props.get("group"),
+        "group": last_segment(view.props.get("group") or view.props.get("instanceGroupManager")),
         "resize_by": dig(body, "resizeBy"),
         "run_duration": duration_text(dig(body, "requestedRunDuration")),
         "wait_for": view.props.get("waitFor"),
@@ -127,6 +143,12 @@ KIND = register(
                 stack_capacity=_request_capacity,
                 summary=_request_summary,
                 mock=Ref(f"{_AIDS}:resize_request"),
+            ),
+            ResourceType(
+                "resize_request",
+                types=(RAW_RESIZE_REQUEST, RAW_REGION_RESIZE_REQUEST),
+                stack_capacity=_request_capacity,
+                summary=_request_summary,
             ),
             ResourceType(
                 "instance_group",

@@ -55,9 +55,8 @@ def _max_run_duration(view: ResourceView, cfg: dict[str, Any], ctx: Context) -> 
         yield from _outside(view, raw, field, "slurm.flex_start_max_duration", cap)
     if kind_of(view) == "resize_request":
         raw = dig(body_of(view), "requestedRunDuration")
-        yield from _outside(
-            view, raw, "body.requestedRunDuration", "mig.requested_run_duration", cap
-        )
+        field = "body.requestedRunDuration" if "body" in view.props else "requestedRunDuration"
+        yield from _outside(view, raw, field, "mig.requested_run_duration", cap)
     if kind_of(view) == "kueue_config":
         raw = dig(view.props, "spec", "parameters", "maxRunDurationSeconds")
         field = "spec.parameters.maxRunDurationSeconds"

@@ -138,8 +138,21 @@ def group_manager() -> dict[str, Any]:
     }
 
 
+def raw_request() -> dict[str, Any]:
+    """A raw pulumi-gcp ``ResizeRequest`` (its inputs)."""
+    return {
+        "project": "my-project",
+        "zone": "us-central1-a",
+        "instanceGroupManager": "trainers",
+        "name": "trainers",
+        "resizeBy": 4,
+        "requestedRunDuration": {"seconds": "259200"},
+    }
+
+
 SAMPLES: dict[str, Sample] = {
     "group_request": (RESIZE_REQUEST, group_request),
+    "raw_group_request": ("gcp:compute/resizeRequest:ResizeRequest", raw_request),
     "group_template": ("gcp:compute/instanceTemplate:InstanceTemplate", group_template),
     "group_manager": ("gcp:compute/instanceGroupManager:InstanceGroupManager", group_manager),
 }
@@ -163,6 +176,13 @@ EXAMPLES: tuple[Example, ...] = (
         (("body.requestedRunDuration.seconds", "432000"),),
         "policy cap of 3d",
         config={"maxRunDuration": "3d"},
+    ),
+    Example(
+        "flex-start-max-run-duration",
+        "raw_group_request",
+        (("requestedRunDuration.seconds", "700000"),),
+        "requestedRunDuration: 700000s is above",
+        unknown="requestedRunDuration",
     ),
     Example(
         "flex-start-max-run-duration",
