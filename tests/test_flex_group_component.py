@@ -369,3 +369,27 @@ def test_raw_pulumi_gcp_template_group_and_resize_request_are_counted_too() -> N
     mocks.run(program)
     summary = capacity_summary(mocks.registered)
     assert summary["gpus"] == 16 and summary["gpu_hours"] == 16  # the request's 1 h, not 2 h
+
+
+@pytest.mark.parametrize(
+    ("field", "value"), [("count", 4), ("machine_type", "a3-highgpu-8g")], ids=str
+)
+def test_what_decides_the_capacity_must_be_known_while_the_program_runs(
+    field: str, value: Any
+) -> None:
+    mocks = GcpMocks()
+    with pytest.raises(DwsValidationError) as info:
+        mocks.run(
+            lambda: FlexStartGroup(
+                "trainers",
+                {**BASE, field: pulumi.Output.from_input(value)},  # type: ignore[misc]
+            )
+        )
+    assert info.value.field == field and "must be known" in str(info.value), str(info.value)
+    assert mocks.registered == []
+
+
+def test_a_zone_may_be_an_output_checked_once_known() -> None:
+    mocks, _ = build({**BASE, "zone": pulumi.Output.from_input("us-central1-b")})
+    assert mocks.one(MIG).inputs["zone"] == "us-central1-b"
+    assert mocks.one(REQUEST).inputs["zone"] == "us-central1-b"
