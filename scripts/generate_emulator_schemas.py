@@ -64,6 +64,18 @@ TARGETS: dict[str, dict[str, tuple[str, ...]]] = {
             "GoogleCloudAiplatformV1beta1DiskSpec",
         ),
     },
+    # Cloud TPU queued resources: v2alpha1 is the only version with provisioningModel,
+    # runDuration and queueingPolicy (Flex-start).
+    "tpu.v2alpha1": {
+        "methods": (
+            "tpu.projects.locations.queuedResources.create",
+            "tpu.projects.locations.queuedResources.get",
+            "tpu.projects.locations.queuedResources.list",
+            "tpu.projects.locations.queuedResources.delete",
+            "tpu.projects.locations.operations.get",
+        ),
+        "schemas": (),
+    },
 }  # fmt: skip
 # What the emulator's validator reads; descriptions and other prose are left behind.
 SCHEMA_KEYS = (
@@ -140,8 +152,11 @@ def generate(target: str, document: Mapping[str, Any], source: str) -> dict[str,
             name: {k: p[k] for k in PARAMETER_KEYS if k in p}
             for name, p in sorted(spec.get("parameters", {}).items())
         }
-        _, resource, name = method_id.split(".")  # <api>.<resource>.<method>: no nesting
-        resources.setdefault(resource, {"methods": {}})["methods"][name] = kept
+        *path, name = method_id.split(".")[1:]  # <api>.<resource>[.<resource>...].<method>
+        node = resources.setdefault(path[0], {})
+        for resource in path[1:]:
+            node = node.setdefault("resources", {}).setdefault(resource, {})
+        node.setdefault("methods", {})[name] = kept
         pending.extend(refs(kept))
     schemas = document["schemas"]
     kept_schemas: set[str] = set()

@@ -284,6 +284,7 @@ CHECKS: dict[str, Callable[[Block], None]] = {
     'FlexStartInstance("trainer"': check_python_under_mocks,
     "from pulumi_dws.gke import QueuedNodePool": check_python_under_mocks,
     "from pulumi_dws import CalendarReservation, KueueQueue": check_python_under_mocks,
+    "from pulumi_dws import QueuedTpu": check_python_under_mocks,
     'SlurmCluster("flexvm"': check_python_under_mocks,
     "import pulumi_gcp as gcp": check_python_under_mocks,
     "dws advise calendar": check_advise_with_the_emulator,
@@ -449,7 +450,7 @@ def test_ci_preview_installs_into_the_virtualenv_the_stacks_name() -> None:
 README_TEXT = README.read_text()
 SOURCES = {p: p.read_text() for p in sorted((REPO / "components").rglob("*.py"))}
 COMPONENTS = ("FlexStartInstance", "QueuedNodePool", "KueueQueue", "SlurmCluster")
-COMPONENTS += ("CalendarReservation", "FlexStartGroup")
+COMPONENTS += ("CalendarReservation", "FlexStartGroup", "QueuedTpu")
 LOCATOR = re.compile(r"https://\S+|[\w.-]+/[\w.-]+@[0-9a-f]{40}|\bseed 00\d")
 
 

@@ -52,6 +52,8 @@ EXPECTED: dict[str, dict[str, int]] = {
     },
     "stacks/tpu-dws": {
         "gcp:container/nodePool:NodePool": 1,
+        "dws:index:QueuedTpu": 1,
+        "pulumi-python:dynamic/dws:QueuedTpu": 1,
         "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue": 1,
         "kubernetes:kueue.x-k8s.io/v1beta2:LocalQueue": 1,
     },

@@ -8,6 +8,8 @@ Components (type tokens ``dws:index:<ClassName>``):
 - :class:`KueueQueue`: the Kueue objects that route labelled Jobs to such a pool.
 - :class:`FlexStartInstance`: one Flex-start GPU VM that can wait up to 2 h in the DWS queue.
 - :class:`FlexStartGroup`: N GPU VMs at once (all or nothing) through a MIG resize request.
+- :class:`QueuedTpu`: a Cloud TPU slice (or multislice) asked for as a queued resource, with
+  Flex-start, Spot or a reservation.
 
 The building blocks are public too: :mod:`pulumi_dws.limits` (the service limits table),
 :class:`Duration`, :class:`DwsValidationError`, and :mod:`pulumi_dws.testing` (mocks,
@@ -22,6 +24,7 @@ from .flex_group import FlexStartGroup, FlexStartGroupArgs
 from .flex_vm import FlexStartInstance, FlexStartInstanceArgs
 from .gke import QueuedNodePool, QueuedNodePoolArgs
 from .kueue import KueueQueue, KueueQueueArgs, kueue_job, kueue_job_fields, kueue_manifests
+from .queued_tpu import QueuedTpu, QueuedTpuArgs
 from .relative_time import RelativeTime
 from .slurm import SlurmCluster, SlurmClusterArgs
 
@@ -38,6 +41,8 @@ __all__ = [
     "KueueQueueArgs",
     "QueuedNodePool",
     "QueuedNodePoolArgs",
+    "QueuedTpu",
+    "QueuedTpuArgs",
     "RelativeTime",
     "SlurmCluster",
     "SlurmClusterArgs",

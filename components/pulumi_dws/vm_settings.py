@@ -17,9 +17,9 @@ from typing import Annotated, Any, TypedDict
 import pulumi
 from typing_extensions import NotRequired
 
-from . import catalog, limits
+from . import catalog
 from .errors import DwsValidationError
-from .fields import Check, Labels, MaybeOutput, Within
+from .fields import Check, Labels, MaybeOutput, Metadata, Within
 from .models import DwsModel
 from .validation import is_output, when_known
 
@@ -37,7 +37,6 @@ DEFAULT_IMAGE = "projects/debian-cloud/global/images/family/debian-12"
 DEFAULT_SCOPES = ("https://www.googleapis.com/auth/cloud-platform",)
 _HYPERDISK_FAMILIES = ("a4", "a4x", "a3-ultragpu")
 _ACCELERATOR = re.compile(r"^[a-z][a-z0-9-]*\Z")
-_METADATA_KEY = re.compile(r"^[a-zA-Z0-9_-]+\Z")  # length: limits "compute.metadata_key_length"
 
 
 class AcceleratorArgs(TypedDict):
@@ -82,23 +81,6 @@ def _accelerator_type(field: str, value: Any) -> str:
     return value
 
 
-def _metadata(field: str, value: Any) -> dict[str, Any]:
-    metadata = dict(value or {}) if isinstance(value, Mapping) or value is None else value
-    if not isinstance(metadata, dict):
-        raise DwsValidationError(field, value, "must be a mapping of metadata keys to values")
-    row = limits.get("compute.metadata_key_length")
-    for key in metadata:
-        if (
-            not isinstance(key, str)
-            or not _METADATA_KEY.match(key)
-            or len(key) > (row.maximum or 0)
-        ):
-            raise DwsValidationError(
-                f"{field} key", key, f"must be {row.allowed()} letters, digits, _ or -"
-            )
-    return metadata
-
-
 class _Accelerator(DwsModel):
     type: Annotated[str, Check(_accelerator_type)]
     count: Annotated[int, Within("compute.accelerator_count")]
@@ -131,7 +113,7 @@ class VmSettings(DwsModel):
     service_account: MaybeOutput[str] | None = None
     scopes: list[str] = list(DEFAULT_SCOPES)
     labels: MaybeOutput[Labels] = {}
-    metadata: MaybeOutput[Annotated[dict[str, Any], Check(_metadata)]] = {}
+    metadata: MaybeOutput[Metadata] = {}
     startup_script: MaybeOutput[str] | None = None
     accelerators: list[_Accelerator] = []
 

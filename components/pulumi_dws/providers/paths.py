@@ -27,6 +27,7 @@ __all__ = [
     "cluster_path",
     "cluster_parent",
     "operation_name_path",
+    "queued_resource_path",
 ]
 
 PATTERNS: dict[str, re.Pattern[str]] = {
@@ -110,15 +111,30 @@ def cluster_path(project: str, region: str, cluster_id: str) -> str:
 _OPERATION_NAME = re.compile(r"projects/([^/]+)/locations/([^/]+)/operations/([^/]+)")
 
 
-def operation_name_path(name: Any) -> str:
-    """The poll path of a Vertex AI long-running operation from the ``name`` the API gave it
-    (``projects/<number>/locations/<region>/operations/<id>``), each segment checked."""
+def operation_name_path(name: Any, location: str = "region") -> str:
+    """The poll path of a long-running operation from the ``name`` the API gave it
+    (``projects/<project>/locations/<location>/operations/<id>``), each segment checked;
+    ``location`` is the pattern of the location segment (Vertex AI: ``region``; Cloud TPU:
+    ``zone``)."""
     match = _OPERATION_NAME.fullmatch(name) if isinstance(name, str) else None
     if match is None:
         raise PathValueError("operation name", "operation", name)
-    project, region, op_id = match.groups()
+    project, where, op_id = match.groups()
     return (
         f"projects/{check_segment('project', project, 'operation name')}/locations/"
-        f"{check_segment('region', region, 'operation name')}/operations/"
+        f"{check_segment(location, where, 'operation name')}/operations/"
         f"{check_segment('operation', op_id, 'operation name')}"
     )
+
+
+def queued_resource_path(project: str, zone: str, queued_resource_id: str | None = None) -> str:
+    """``projects/p/locations/z/queuedResources[/id]`` (Cloud TPU; relative to its base URL).
+    Ids are RFC 1035 names here: a subset of what the API takes (``^[A-Za-z0-9_.~+%-]+$``)
+    that needs no quoting."""
+    base = (
+        f"projects/{check_segment('project', project)}/locations/"
+        f"{check_segment('zone', zone)}/queuedResources"
+    )
+    if queued_resource_id is None:
+        return base
+    return f"{base}/{check_segment('name', queued_resource_id, 'queued_resource_id')}"

@@ -25,6 +25,7 @@ from .emulator import Emulator
 __all__ = ["virtual_sleep", "emulator_env", "flex_start_body", "flex_start_vm_props"]
 
 COMPUTE_ENDPOINT_ENV = "DWS_COMPUTE_ENDPOINT"
+TPU_ENDPOINT_ENV = "DWS_TPU_ENDPOINT"
 VIRTUAL_CLOCK_ENV = "DWS_VIRTUAL_CLOCK_URL"  # as read by pulumi_dws.providers.rest
 
 
@@ -40,12 +41,14 @@ def virtual_sleep(emulator: Emulator) -> Callable[[float], None]:
 
 
 def emulator_env(emulator: Emulator, *, virtual_clock: bool = True) -> dict[str, str]:
-    """Environment variables that point the dynamic providers at ``emulator``: the Compute
-    endpoint, and (``virtual_clock=True``, for a provider in another process) the control URL
-    its sleeps advance the virtual clock through. With ``virtual_clock=False`` the variable is
-    set empty, which the providers read as unset (in process, pass :func:`virtual_sleep`)."""
+    """Environment variables that point the dynamic providers at ``emulator``: the Compute and
+    Cloud TPU endpoints, and (``virtual_clock=True``, for a provider in another process) the
+    control URL its sleeps advance the virtual clock through. With ``virtual_clock=False`` the
+    variable is set empty, which the providers read as unset (in process, pass
+    :func:`virtual_sleep`)."""
     return {
         COMPUTE_ENDPOINT_ENV: emulator.url,
+        TPU_ENDPOINT_ENV: emulator.url,
         VIRTUAL_CLOCK_ENV: emulator.clock_url if virtual_clock else "",
     }
 

@@ -31,7 +31,7 @@ from ..providers.rest import PollPolicy
 from .emulator import Emulator
 from .fault_proxy import FaultProxy, ProxyFaultPlan
 
-__all__ = ["FaultRunReport", "flex_vm_fault_run", "slurm_fault_run"]
+__all__ = ["FaultRunReport", "flex_vm_fault_run", "queued_tpu_fault_run", "slurm_fault_run"]
 
 ZONE, MACHINE, PROJECT = "us-central1-a", "a3-highgpu-8g", "p"
 _POLL = PollPolicy(initial=20.0, factor=3.0, cap=1800.0)  # fewer polls: the same paths
@@ -100,6 +100,32 @@ def _retry(action: Callable[[], Any], attempts: int = 6) -> None:
                 raise
 
 
+def _create_then_delete(
+    report: FaultRunReport,
+    provider: Any,
+    props: dict[str, Any],
+    error: type[Exception],
+    tracked_as: Callable[[Any], str],
+) -> set[str]:
+    """One cycle's ``pulumi up`` and ``pulumi destroy``: what the state still tracks after it
+    (``tracked_as(result)`` of a create whose deletes all failed; else nothing)."""
+    tracked: set[str] = set()
+    try:
+        result = provider.create(props)
+    except error as err:
+        report.failed += 1
+        report.errors[str(err).split(":")[0][:60]] += 1
+        return tracked
+    report.created += 1
+    tracked.add(tracked_as(result))
+    try:
+        _retry(lambda: provider.delete(result.id, result.outs or {}))
+        tracked.clear()
+    except error:
+        pass  # still tracked: not an orphan; the caller removes it
+    return tracked
+
+
 def flex_vm_fault_run(
     emu: Emulator,
     proxy: FaultProxy,
@@ -146,20 +172,13 @@ def flex_vm_fault_run(
                 compute.add_capacity(ZONE, MACHINE, 1, after=1800 if i % 4 == 2 else 0)
             compute.keep_failed_instances = i % 20 >= 10
             before = len(compute.created)
-            tracked: set[str] = set()
-            try:
-                result = provider.create(props)
-            except FlexStartError as err:
-                report.failed += 1
-                report.errors[str(err).split(":")[0][:60]] += 1
-            else:
-                report.created += 1
-                tracked.add(str(result.outs["observed"]["instanceId"]))
-                try:
-                    _retry(lambda r=result: provider.delete(r.id, r.outs))
-                    tracked.clear()
-                except FlexStartError:
-                    pass  # still tracked: not an orphan; removed below
+            tracked = _create_then_delete(
+                report,
+                provider,
+                props,
+                FlexStartError,
+                lambda result: str(result.outs["observed"]["instanceId"]),
+            )
             made = compute.created[before:]
             report.duplicates += max(0, len(made) - 1)
             for vm in compute.instances(PROJECT):
@@ -212,25 +231,77 @@ def slurm_fault_run(
             if i % 7 == 6:
                 svc.fail_next("create")
             before = len(svc.created)
-            tracked: set[str] = set()
-            try:
-                result = provider.create(props)
-            except SlurmClusterError as err:
-                report.failed += 1
-                report.errors[str(err).split(":")[0][:60]] += 1
-            else:
-                report.created += 1
-                tracked.add(cluster_id)
-                try:
-                    _retry(lambda r=result: provider.delete(r.id, r.outs or {}))
-                    tracked.clear()
-                except SlurmClusterError:
-                    pass
+            tracked = _create_then_delete(
+                report, provider, props, SlurmClusterError, lambda _, c=cluster_id: c
+            )
             svc.failures["create"].clear()
             made = svc.created[before:]
             report.duplicates += max(0, len(made) - 1)
             emu.clock.advance(3600)  # let any delete in flight finish
             for key in list(svc.clusters):
+                if key[2] not in tracked:
+                    report.orphans += 1
+                svc.remove(*key)
+            report.cycles += 1
+    report.faults = proxy.counts()
+    report.requests = proxy.requests()
+    return report
+
+
+def queued_tpu_fault_run(
+    emu: Emulator,
+    proxy: FaultProxy,
+    *,
+    cycles: int = 200,
+    rate: float = 0.25,
+    seed: int = 1,
+    names: int = 4,
+    deadline: float = 0.1,
+    held_weight: float = 0.05,
+    body: Callable[[str, str], dict[str, Any]],
+    project: str = "p",
+    zone: str = "us-east5-a",
+) -> FaultRunReport:
+    """``cycles`` create/delete cycles of ``QueuedTpu`` (a v6e-16 slice) through ``proxy``;
+    ``body(queued_resource_id, zone)`` gives the create body (with a 2-hour queue window).
+    Every fourth create waits in the queue for its chips, every seventh request fails when
+    accepted, every tenth finds no chips (its window expires); every third returns once
+    accepted."""
+    from ..providers.queued_tpu import QueuedTpuError, QueuedTpuProvider
+    from .clock_helpers import virtual_sleep
+
+    svc = emu["tpu"]
+    report = FaultRunReport("QueuedTpu")
+    provider = QueuedTpuProvider(sleep=virtual_sleep(emu), poll=_POLL)
+    env = {
+        "DWS_TPU_ENDPOINT": proxy.url,
+        "DWS_VIRTUAL_CLOCK_URL": "",
+        "DWS_HTTP_TIMEOUT": str(deadline),
+    }
+    proxy.plan = ProxyFaultPlan(rate=rate, seed=seed, held_weight=held_weight)
+    with _environment(env):
+        for i in range(cycles):
+            resource_id = f"qr{i % names}"
+            props = {
+                "project": project,
+                "zone": zone,
+                "queuedResourceId": resource_id,
+                "body": body(resource_id, zone),
+                "waitFor": "accepted" if i % 3 == 2 else "active",
+            }
+            svc.take_all_chips(zone, "v6e")  # start each cycle with none free
+            if i % 10 != 9:
+                svc.add_chips(zone, "v6e", 16, after=1800 if i % 4 == 1 else 0)
+            if i % 7 == 6:
+                svc.fail_next()
+            before = len(svc.created)
+            tracked = _create_then_delete(
+                report, provider, props, QueuedTpuError, lambda _, r=resource_id: r
+            )
+            made = svc.created[before:]
+            report.duplicates += max(0, len(made) - 1)
+            emu.clock.advance(3600)  # let any delete in flight finish
+            for key in svc.queued_resources():
                 if key[2] not in tracked:
                     report.orphans += 1
                 svc.remove(*key)
