@@ -5,10 +5,8 @@ the virtual clock. No HTTP here: ``responses.py`` turns requests into calls of
 
 from __future__ import annotations
 
-import base64
 import copy
 import datetime as dt
-import hashlib
 import itertools
 import threading
 import uuid
@@ -19,33 +17,13 @@ from typing import Any
 from .... import limits
 from ..base import GoogleError, VirtualClock
 from ..capacity import CapacityModel
+from .common import COMPUTE_SELF_LINK_ROOT, Operation, last, not_found, timestamp
+from .common import fingerprint as _fingerprint
 from .models_mig import MigBackend
 
 __all__ = ["COMPUTE_SELF_LINK_ROOT", "STOCKOUT_CODE", "ComputeBackend", "not_found"]
 
-COMPUTE_SELF_LINK_ROOT = "https://www.googleapis.com/compute/v1/"
 STOCKOUT_CODE = "ZONE_RESOURCE_POOL_EXHAUSTED"
-
-Operation = dict[str, Any]
-
-
-def _ts(moment: dt.datetime) -> str:
-    """Compute's RFC 3339 form, e.g. ``2026-01-05T00:00:00.000-00:00``."""
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.000-00:00")
-
-
-def _fingerprint(value: Any) -> str:
-    digest = hashlib.sha256(repr(value).encode()).digest()[:8]
-    return base64.b64encode(digest).decode()
-
-
-def _last(url: str) -> str:
-    return url.rstrip("/").rsplit("/", 1)[-1]
-
-
-def not_found(resource: str) -> GoogleError:
-    """Google's 404 for a missing resource (``projects/p/zones/z/instances/x``...)."""
-    return GoogleError(404, f"The resource '{resource}' was not found", "notFound")
 
 
 def _check_fingerprint(given: str | None, current: str) -> None:
@@ -88,6 +66,17 @@ class _Vm:
     def target(self) -> str:
         project, zone, name = self.key
         return f"projects/{project}/zones/{zone}/instances/{name}"
+
+
+def _require_status(vm: _Vm, status: str, verb: str) -> None:
+    """Compute's 400 for an action the VM's status does not allow (``verb``: "suspended")."""
+    if vm.status != status:
+        raise GoogleError(
+            400,
+            f"The resource '{vm.target}' is not ready: only a {status} instance can be {verb} "
+            f"(it is {vm.status}).",
+            "resourceNotReady",
+        )
 
 
 @dataclass
@@ -257,7 +246,7 @@ class ComputeBackend(MigBackend):
         vm.holds_capacity = True
         res = vm.resource
         res["status"] = "RUNNING"
-        res["lastStartTimestamp"] = _ts(now)
+        res["lastStartTimestamp"] = timestamp(now)
         for i, nic in enumerate(res.get("networkInterfaces") or []):
             for ac in nic.get("accessConfigs") or []:
                 ac.setdefault("natIP", f"203.0.113.{(vm.order % 250) + 1}")
@@ -266,7 +255,7 @@ class ComputeBackend(MigBackend):
         if seconds:
             vm.run_ends = now + dt.timedelta(seconds=seconds)
             res.setdefault("resourceStatus", {})["scheduling"] = {
-                "terminationTimestamp": _ts(vm.run_ends)
+                "terminationTimestamp": timestamp(vm.run_ends)
             }
         self._finish_op(vm.waiting_op, now)
         vm.waiting_op, vm.deadline = None, None
@@ -289,7 +278,7 @@ class ComputeBackend(MigBackend):
             del self._vms[vm.key]
             return
         vm.resource["status"] = "TERMINATED"
-        vm.resource["lastStopTimestamp"] = _ts(now)
+        vm.resource["lastStopTimestamp"] = timestamp(now)
 
     def _end_run(self, vm: _Vm, at: dt.datetime) -> None:
         action = (vm.resource.get("scheduling") or {}).get("instanceTerminationAction") or "STOP"
@@ -299,7 +288,7 @@ class ComputeBackend(MigBackend):
             self._left_group(vm)
             return
         vm.resource["status"] = "TERMINATED"
-        vm.resource["lastStopTimestamp"] = _ts(at)
+        vm.resource["lastStopTimestamp"] = timestamp(at)
         vm.resource.pop("resourceStatus", None)
 
     def _release(self, vm: _Vm) -> None:
@@ -342,8 +331,8 @@ class ComputeBackend(MigBackend):
             "status": "RUNNING",
             "progress": 0,
             "user": "emulator@pulumi-dws.invalid",
-            "insertTime": _ts(self._now),
-            "startTime": _ts(self._now),
+            "insertTime": timestamp(self._now),
+            "startTime": timestamp(self._now),
             "selfLink": f"{COMPUTE_SELF_LINK_ROOT}{scope}/operations/{name}",
         }
         if zone:
@@ -368,7 +357,7 @@ class ComputeBackend(MigBackend):
         op = self._ops[name]
         if op["status"] == "DONE":
             return
-        op.update(status="DONE", progress=100, endTime=_ts(now))
+        op.update(status="DONE", progress=100, endTime=timestamp(now))
         if error:
             op["error"] = {"errors": [error]}
             op["httpErrorStatusCode"] = status
@@ -465,11 +454,9 @@ class ComputeBackend(MigBackend):
             if ("projects/" in template_url)
             else project
         )
-        template = self._templates.get((tpl_project, _last(template_url)))
+        template = self._templates.get((tpl_project, last(template_url)))
         if template is None:
-            raise not_found(
-                f"projects/{tpl_project}/global/instanceTemplates/{_last(template_url)}"
-            )
+            raise not_found(f"projects/{tpl_project}/global/instanceTemplates/{last(template_url)}")
         merged = copy.deepcopy(template.get("properties") or {})
         for key, value in copy.deepcopy(body).items():
             if isinstance(value, dict) and isinstance(merged.get(key), dict):
@@ -499,7 +486,7 @@ class ComputeBackend(MigBackend):
             raise GoogleError(409, f"The resource '{target}' already exists", "alreadyExists")
         order = next(self._counter)
         resource = self._resource(project, zone, body, order)
-        vm = _Vm(key, _last(machine_url), resource, window, order)
+        vm = _Vm(key, last(machine_url), resource, window, order)
         self._vms[key] = vm
         self.inserted.append((request_id, resource["selfLink"]))
         self.created.append(
@@ -581,7 +568,7 @@ class ComputeBackend(MigBackend):
             id=str(4_000_000_000 + order),
             zone=f"{COMPUTE_SELF_LINK_ROOT}projects/{project}/zones/{zone}",
             selfLink=COMPUTE_SELF_LINK_ROOT + target,
-            creationTimestamp=_ts(self._now),
+            creationTimestamp=timestamp(self._now),
             labelFingerprint=_fingerprint(labels),
             metadata={
                 "kind": "compute#metadata",
@@ -593,7 +580,7 @@ class ComputeBackend(MigBackend):
         if not machine.startswith("http"):
             res["machineType"] = (
                 f"{COMPUTE_SELF_LINK_ROOT}projects/{project}/zones/{zone}/machineTypes/"
-                f"{_last(machine)}"
+                f"{last(machine)}"
             )
         if labels:
             res["labels"] = labels
@@ -629,7 +616,7 @@ class ComputeBackend(MigBackend):
             if vm.status != "TERMINATED":
                 self._release(vm)
                 vm.resource["status"] = "TERMINATED"
-                vm.resource["lastStopTimestamp"] = _ts(self._now)
+                vm.resource["lastStopTimestamp"] = timestamp(self._now)
                 vm.resource.pop("resourceStatus", None)
             return self._new_op(project, zone, "stop", vm.target)
 
@@ -653,13 +640,7 @@ class ComputeBackend(MigBackend):
     ) -> Operation:
         def action() -> Operation:
             vm = self._vm(project, zone, name)
-            if vm.status != "RUNNING":
-                raise GoogleError(
-                    400,
-                    f"The resource '{vm.target}' is not ready: only a RUNNING instance can be "
-                    f"suspended (it is {vm.status}).",
-                    "resourceNotReady",
-                )
+            _require_status(vm, "RUNNING", "suspended")
             self._release(vm)
             vm.resource["status"] = "SUSPENDED"
             vm.resource.pop("resourceStatus", None)
@@ -672,13 +653,7 @@ class ComputeBackend(MigBackend):
     ) -> Operation:
         def action() -> Operation:
             vm = self._vm(project, zone, name)
-            if vm.status != "SUSPENDED":
-                raise GoogleError(
-                    400,
-                    f"The resource '{vm.target}' is not ready: only a SUSPENDED instance can "
-                    f"be resumed (it is {vm.status}).",
-                    "resourceNotReady",
-                )
+            _require_status(vm, "SUSPENDED", "resumed")
             vm.resource["status"] = "TERMINATED"  # a resume asks for capacity like a start
             op = self._new_op(project, zone, "resume", vm.target, done=False)
             self._request_capacity(vm, op["name"], "start")
@@ -749,7 +724,7 @@ class ComputeBackend(MigBackend):
                     "changing its machine type.",
                     "resourceNotReady",
                 )
-            vm.machine_type = _last(machine_url)
+            vm.machine_type = last(machine_url)
             vm.resource["machineType"] = (
                 f"{COMPUTE_SELF_LINK_ROOT}projects/{project}/zones/{zone}/machineTypes/"
                 f"{vm.machine_type}"
@@ -775,7 +750,7 @@ class ComputeBackend(MigBackend):
             kind="compute#instanceTemplate",
             id=str(6_000_000_000 + next(self._counter)),
             selfLink=link,
-            creationTimestamp=_ts(self._now),
+            creationTimestamp=timestamp(self._now),
         )
         self._templates[(project, name)] = stored
         return link

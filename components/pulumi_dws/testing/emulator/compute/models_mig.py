@@ -38,6 +38,8 @@ from typing import TYPE_CHECKING, Any
 
 from .... import limits
 from ..base import GoogleError
+from .common import COMPUTE_SELF_LINK_ROOT as _ROOT
+from .common import Operation, last, not_found, timestamp
 
 if TYPE_CHECKING:
     import itertools
@@ -51,8 +53,6 @@ __all__ = ["MigBackend", "GroupKey", "scope_of"]
 
 GroupKey = tuple[str, str, str]
 """``(project, scope, group name)``; the scope is ``zones/<zone>`` or ``regions/<region>``."""
-Operation = dict[str, Any]
-_ROOT = "https://www.googleapis.com/compute/v1/"
 ACTIVE = frozenset({"CREATING", "ACCEPTED"})
 FINISHED = frozenset({"SUCCEEDED", "FAILED", "CANCELLED"})
 _MAX_GROUP_SIZE = {"zones": 1000, "regions": 2000}  # discovery: InstanceGroupManager docs
@@ -63,18 +63,6 @@ def scope_of(zone: str | None = None, region: str | None = None) -> str:
     if (zone is None) == (region is None):
         raise ValueError("give exactly one of zone and region")
     return f"zones/{zone}" if zone else f"regions/{region}"
-
-
-def _ts(moment: dt.datetime) -> str:
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.000-00:00")
-
-
-def _last(url: str) -> str:
-    return url.rstrip("/").rsplit("/", 1)[-1]
-
-
-def _not_found(resource: str) -> GoogleError:
-    return GoogleError(404, f"The resource '{resource}' was not found", "notFound")
 
 
 @dataclass
@@ -270,7 +258,7 @@ class MigBackend:
     def _provision(self, request: _Request, now: dt.datetime) -> None:
         """Create all of the request's VMs in one zone with room for them all, or none."""
         group = self._groups[request.group]
-        machine = _last(str(group.properties.get("machineType") or ""))
+        machine = last(str(group.properties.get("machineType") or ""))
         for zone in group.zones:
             if self.capacity.take(zone, machine, request.resize_by):
                 request.instances = [
@@ -308,7 +296,7 @@ class MigBackend:
         if run:
             vm.run_ends = now + dt.timedelta(seconds=boot + run)
             vm.resource["resourceStatus"] = {
-                "scheduling": {"terminationTimestamp": _ts(vm.run_ends)}
+                "scheduling": {"terminationTimestamp": timestamp(vm.run_ends)}
             }
         if boot:
             vm.resource["status"] = "STAGING"
@@ -364,7 +352,7 @@ class MigBackend:
                 id=str(6_000_000_000 + next(self._counter)),
                 selfLink=_ROOT + target,
                 region=f"{_ROOT}projects/{project}/regions/{region}",
-                creationTimestamp=_ts(self._now),
+                creationTimestamp=timestamp(self._now),
             )
             self._region_templates[(project, region, name)] = stored
             return self._new_op(project, None, "insert", target, region=region)
@@ -375,7 +363,7 @@ class MigBackend:
         with self._lock:
             found = self._region_templates.get((project, region, name))
             if found is None:
-                raise _not_found(f"projects/{project}/regions/{region}/instanceTemplates/{name}")
+                raise not_found(f"projects/{project}/regions/{region}/instanceTemplates/{name}")
             return copy.deepcopy(found)
 
     def delete_region_template(
@@ -384,7 +372,7 @@ class MigBackend:
         def action() -> Operation:
             target = f"projects/{project}/regions/{region}/instanceTemplates/{name}"
             if self._region_templates.pop((project, region, name), None) is None:
-                raise _not_found(target)
+                raise not_found(target)
             return self._new_op(project, None, "delete", target, region=region)
 
         return self.once(project, request_id, action)
@@ -402,14 +390,14 @@ class MigBackend:
             found = self._templates.get((owner, name))
             where = f"projects/{owner}/global/instanceTemplates/{name}"
         if found is None:
-            raise _not_found(where)
+            raise not_found(where)
         return copy.deepcopy(found.get("properties") or {})
 
     # ------------------------------------------------------------------ groups
     def _group(self, key: GroupKey) -> _Group:
         group = self._groups.get(key)
         if group is None:
-            raise _not_found(f"projects/{key[0]}/{key[1]}/instanceGroupManagers/{key[2]}")
+            raise not_found(f"projects/{key[0]}/{key[1]}/instanceGroupManagers/{key[2]}")
         return group
 
     def _group_vms(self, key: GroupKey) -> list[_Vm]:
@@ -467,7 +455,7 @@ class MigBackend:
             where, place = scope.split("/", 1)
             policy = body.get("distributionPolicy") or {}
             if where == "regions":
-                zones = [_last(z.get("zone", "")) for z in policy.get("zones") or []] or [
+                zones = [last(z.get("zone", "")) for z in policy.get("zones") or []] or [
                     f"{place}-{letter}" for letter in "abc"
                 ]
             else:
@@ -477,7 +465,7 @@ class MigBackend:
                 kind="compute#instanceGroupManager",
                 id=str(8_000_000_000 + next(self._counter)),
                 selfLink=_ROOT + group_path,
-                creationTimestamp=_ts(self._now),
+                creationTimestamp=timestamp(self._now),
                 baseInstanceName=body.get("baseInstanceName") or name,
                 instanceGroup=f"{_ROOT}projects/{project}/{scope}/instanceGroups/{name}",
                 fingerprint=hashlib.sha256(group_path.encode()).hexdigest()[:12],
@@ -494,7 +482,7 @@ class MigBackend:
         return self.once(project, request_id, action)
 
     def _grow(self, group: _Group, count: int) -> None:
-        machine = _last(str(group.properties.get("machineType") or ""))
+        machine = last(str(group.properties.get("machineType") or ""))
         for zone in group.zones:
             if self.capacity.take(zone, machine, count):
                 for _ in range(count):
@@ -547,7 +535,7 @@ class MigBackend:
                     "version": {"instanceTemplate": template},
                 }
                 if vm.run_ends is not None:
-                    entry["scheduling"] = {"terminationTimestamp": _ts(vm.run_ends)}
+                    entry["scheduling"] = {"terminationTimestamp": timestamp(vm.run_ends)}
                 out.append(entry)
             return out
 
@@ -601,7 +589,7 @@ class MigBackend:
         def action() -> Operation:
             group = self._group((project, scope, name))
             mine = {vm.key[2]: vm for vm in self._group_vms(group.key)}
-            listed = [_last(str(url)) for url in body.get("instances") or []]
+            listed = [last(str(url)) for url in body.get("instances") or []]
             unknown = [n for n in listed if n not in mine]
             if unknown and not body.get("skipInstancesOnValidationError"):
                 raise GoogleError(
@@ -624,7 +612,7 @@ class MigBackend:
         request = self._requests.get((group, name))
         if request is None:
             self._group(group)
-            raise _not_found(
+            raise not_found(
                 f"projects/{group[0]}/{group[1]}/instanceGroupManagers/{group[2]}"
                 f"/resizeRequests/{name}"
             )
@@ -659,7 +647,7 @@ class MigBackend:
                 "name": name,
                 "resizeBy": resize_by,
                 "state": "CREATING",
-                "creationTimestamp": _ts(self._now),
+                "creationTimestamp": timestamp(self._now),
                 "selfLink": _ROOT + target,
                 "selfLinkWithId": f"{_ROOT}{group.path}/resizeRequests/{9_000_000_000 + n}",
                 "zone"

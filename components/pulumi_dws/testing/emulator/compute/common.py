@@ -1,0 +1,36 @@
+"""What the Compute models share: resource links, timestamps, fingerprints and Google's 404."""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import hashlib
+from typing import Any
+
+from ..base import GoogleError
+
+__all__ = ["COMPUTE_SELF_LINK_ROOT", "Operation", "fingerprint", "last", "not_found", "timestamp"]
+
+COMPUTE_SELF_LINK_ROOT = "https://www.googleapis.com/compute/v1/"
+Operation = dict[str, Any]
+
+
+def timestamp(moment: dt.datetime) -> str:
+    """Compute's RFC 3339 form, e.g. ``2026-01-05T00:00:00.000-00:00``."""
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.000-00:00")
+
+
+def fingerprint(value: Any) -> str:
+    """An opaque fingerprint of ``value``, as Compute returns for labels and metadata."""
+    digest = hashlib.sha256(repr(value).encode()).digest()[:8]
+    return base64.b64encode(digest).decode()
+
+
+def last(url: str) -> str:
+    """The last segment of a resource URL or path (its name)."""
+    return url.rstrip("/").rsplit("/", 1)[-1]
+
+
+def not_found(resource: str) -> GoogleError:
+    """Google's 404 for a missing resource (``projects/p/zones/z/instances/x``...)."""
+    return GoogleError(404, f"The resource '{resource}' was not found", "notFound")
