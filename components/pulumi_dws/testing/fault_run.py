@@ -135,6 +135,44 @@ def _create_then_delete(
     return tracked
 
 
+def _run_cycles(
+    report: FaultRunReport,
+    proxy: FaultProxy,
+    plan: ProxyFaultPlan,
+    endpoint_env: str,
+    deadline: float,
+    cycles: int,
+    cycle: Callable[[int], None],
+) -> FaultRunReport:
+    """Run ``cycle(i)`` ``cycles`` times with the provider pointed at ``proxy`` (its endpoint
+    variable ``endpoint_env``) under ``plan``; then record what the proxy injected."""
+    env = {endpoint_env: proxy.url, "DWS_VIRTUAL_CLOCK_URL": "", "DWS_HTTP_TIMEOUT": str(deadline)}
+    proxy.plan = plan
+    with _environment(env):
+        for i in range(cycles):
+            cycle(i)
+            report.cycles += 1
+    report.faults = proxy.counts()
+    report.requests = proxy.requests()
+    return report
+
+
+def _count_duplicates(report: FaultRunReport, created: list[Any], before: int) -> None:
+    """One create made ``len(created) - before`` resources: all but the first are duplicates."""
+    report.duplicates += max(0, len(created) - before - 1)
+
+
+def _sweep_keys(
+    report: FaultRunReport, keys: list[Any], tracked: set[str], remove: Callable[..., None]
+) -> None:
+    """Remove every resource ``(project, location, id)`` in ``keys``; count as orphans those
+    whose id the state does not track."""
+    for key in keys:
+        if key[2] not in tracked:
+            report.orphans += 1
+        remove(*key)
+
+
 def flex_vm_fault_run(
     emu: Emulator,
     proxy: FaultProxy,
@@ -154,50 +192,40 @@ def flex_vm_fault_run(
     compute = emu["compute"]
     report = FaultRunReport("FlexStartVm")
     provider = FlexStartVmProvider(sleep=virtual_sleep(emu), poll=_POLL)
-    env = {
-        "DWS_COMPUTE_ENDPOINT": proxy.url,
-        "DWS_VIRTUAL_CLOCK_URL": "",
-        "DWS_HTTP_TIMEOUT": str(deadline),
-    }
-    proxy.plan = ProxyFaultPlan(rate=rate, seed=seed, held_weight=held_weight)
-    with _environment(env):
-        for i in range(cycles):
-            name = f"vm-{i % names}"
-            slot = i % names
-            props = flex_start_vm_props(
-                name,
-                project=PROJECT,
-                zone=ZONE,
-                machine_type=MACHINE,
-                max_run=86400,
-                termination_action="STOP",
-                labels={"slot": str(slot)},
-                request_valid_for=7200 if slot % 2 == 0 else None,
-                wait_for="accepted" if slot == 4 else "running",
-            )
-            while compute.capacity.take(ZONE, MACHINE):  # start each cycle with none free
-                pass
-            if i % 10 != 9:
-                compute.add_capacity(ZONE, MACHINE, 1, after=1800 if i % 4 == 2 else 0)
-            compute.keep_failed_instances = i % 20 >= 10
-            before = len(compute.created)
-            tracked = _create_then_delete(
-                report,
-                provider,
-                props,
-                FlexStartError,
-                lambda result: str(result.outs["observed"]["instanceId"]),
-            )
-            made = compute.created[before:]
-            report.duplicates += max(0, len(made) - 1)
-            for vm in compute.instances(PROJECT):
-                if str(vm["id"]) not in tracked:
-                    report.orphans += 1
-                compute.remove_instance(PROJECT, ZONE, vm["name"])
-            report.cycles += 1
-    report.faults = proxy.counts()
-    report.requests = proxy.requests()
-    return report
+
+    def cycle(i: int) -> None:
+        slot = i % names
+        props = flex_start_vm_props(
+            f"vm-{slot}",
+            project=PROJECT,
+            zone=ZONE,
+            machine_type=MACHINE,
+            max_run=86400,
+            termination_action="STOP",
+            labels={"slot": str(slot)},
+            request_valid_for=7200 if slot % 2 == 0 else None,
+            wait_for="accepted" if slot == 4 else "running",
+        )
+        _take_all_capacity(compute)
+        if i % 10 != 9:
+            compute.add_capacity(ZONE, MACHINE, 1, after=1800 if i % 4 == 2 else 0)
+        compute.keep_failed_instances = i % 20 >= 10
+        before = len(compute.created)
+        tracked = _create_then_delete(
+            report,
+            provider,
+            props,
+            FlexStartError,
+            lambda result: str(result.outs["observed"]["instanceId"]),
+        )
+        _count_duplicates(report, compute.created, before)
+        for vm in compute.instances(PROJECT):
+            if str(vm["id"]) not in tracked:
+                report.orphans += 1
+            compute.remove_instance(PROJECT, ZONE, vm["name"])
+
+    plan = ProxyFaultPlan(rate=rate, seed=seed, held_weight=held_weight)
+    return _run_cycles(report, proxy, plan, "DWS_COMPUTE_ENDPOINT", deadline, cycles, cycle)
 
 
 def slurm_fault_run(
@@ -222,39 +250,28 @@ def slurm_fault_run(
     svc = emu["aiplatform"]
     report = FaultRunReport("SlurmCluster")
     provider = SlurmClusterProvider(sleep=virtual_sleep(emu), poll=_POLL)
-    env = {
-        "DWS_AIPLATFORM_ENDPOINT": proxy.url,
-        "DWS_VIRTUAL_CLOCK_URL": "",
-        "DWS_HTTP_TIMEOUT": str(deadline),
-    }
-    proxy.plan = ProxyFaultPlan(rate=rate, seed=seed, held_weight=held_weight)
-    with _environment(env):
-        for i in range(cycles):
-            cluster_id = f"c{i % names}"
-            props = {
-                "project": project,
-                "region": region,
-                "cluster_id": cluster_id,
-                "body": body(cluster_id),
-            }
-            if i % 7 == 6:
-                svc.fail_next("create")
-            before = len(svc.created)
-            tracked = _create_then_delete(
-                report, provider, props, SlurmClusterError, lambda _, c=cluster_id: c
-            )
-            svc.failures["create"].clear()
-            made = svc.created[before:]
-            report.duplicates += max(0, len(made) - 1)
-            emu.clock.advance(3600)  # let any delete in flight finish
-            for key in list(svc.clusters):
-                if key[2] not in tracked:
-                    report.orphans += 1
-                svc.remove(*key)
-            report.cycles += 1
-    report.faults = proxy.counts()
-    report.requests = proxy.requests()
-    return report
+
+    def cycle(i: int) -> None:
+        cluster_id = f"c{i % names}"
+        props = {
+            "project": project,
+            "region": region,
+            "cluster_id": cluster_id,
+            "body": body(cluster_id),
+        }
+        if i % 7 == 6:
+            svc.fail_next("create")
+        before = len(svc.created)
+        tracked = _create_then_delete(
+            report, provider, props, SlurmClusterError, lambda _: cluster_id
+        )
+        svc.failures["create"].clear()
+        _count_duplicates(report, svc.created, before)
+        emu.clock.advance(3600)  # let any delete in flight finish
+        _sweep_keys(report, list(svc.clusters), tracked, svc.remove)
+
+    plan = ProxyFaultPlan(rate=rate, seed=seed, held_weight=held_weight)
+    return _run_cycles(report, proxy, plan, "DWS_AIPLATFORM_ENDPOINT", deadline, cycles, cycle)
 
 
 def queued_tpu_fault_run(
@@ -282,42 +299,31 @@ def queued_tpu_fault_run(
     svc = emu["tpu"]
     report = FaultRunReport("QueuedTpu")
     provider = QueuedTpuProvider(sleep=virtual_sleep(emu), poll=_POLL)
-    env = {
-        "DWS_TPU_ENDPOINT": proxy.url,
-        "DWS_VIRTUAL_CLOCK_URL": "",
-        "DWS_HTTP_TIMEOUT": str(deadline),
-    }
-    proxy.plan = ProxyFaultPlan(rate=rate, seed=seed, held_weight=held_weight)
-    with _environment(env):
-        for i in range(cycles):
-            resource_id = f"qr{i % names}"
-            props = {
-                "project": project,
-                "zone": zone,
-                "queuedResourceId": resource_id,
-                "body": body(resource_id, zone),
-                "waitFor": "accepted" if i % 3 == 2 else "active",
-            }
-            svc.take_all_chips(zone, "v6e")  # start each cycle with none free
-            if i % 10 != 9:
-                svc.add_chips(zone, "v6e", 16, after=1800 if i % 4 == 1 else 0)
-            if i % 7 == 6:
-                svc.fail_next()
-            before = len(svc.created)
-            tracked = _create_then_delete(
-                report, provider, props, QueuedTpuError, lambda _, r=resource_id: r
-            )
-            made = svc.created[before:]
-            report.duplicates += max(0, len(made) - 1)
-            emu.clock.advance(3600)  # let any delete in flight finish
-            for key in svc.queued_resources():
-                if key[2] not in tracked:
-                    report.orphans += 1
-                svc.remove(*key)
-            report.cycles += 1
-    report.faults = proxy.counts()
-    report.requests = proxy.requests()
-    return report
+
+    def cycle(i: int) -> None:
+        resource_id = f"qr{i % names}"
+        props = {
+            "project": project,
+            "zone": zone,
+            "queuedResourceId": resource_id,
+            "body": body(resource_id, zone),
+            "waitFor": "accepted" if i % 3 == 2 else "active",
+        }
+        svc.take_all_chips(zone, "v6e")  # start each cycle with none free
+        if i % 10 != 9:
+            svc.add_chips(zone, "v6e", 16, after=1800 if i % 4 == 1 else 0)
+        if i % 7 == 6:
+            svc.fail_next()
+        before = len(svc.created)
+        tracked = _create_then_delete(
+            report, provider, props, QueuedTpuError, lambda _: resource_id
+        )
+        _count_duplicates(report, svc.created, before)
+        emu.clock.advance(3600)  # let any delete in flight finish
+        _sweep_keys(report, svc.queued_resources(), tracked, svc.remove)
+
+    plan = ProxyFaultPlan(rate=rate, seed=seed, held_weight=held_weight)
+    return _run_cycles(report, proxy, plan, "DWS_TPU_ENDPOINT", deadline, cycles, cycle)
 
 
 def mig_resize_fault_run(
@@ -348,53 +354,51 @@ def mig_resize_fault_run(
         flex_start_group(
             emu, f"g{slot}", project=PROJECT, zone=None if region else ZONE, region=region
         )
-    env = {
-        "DWS_COMPUTE_ENDPOINT": proxy.url,
-        "DWS_VIRTUAL_CLOCK_URL": "",
-        "DWS_HTTP_TIMEOUT": str(deadline),
-    }
-    proxy.plan = ProxyFaultPlan(rate=rate, seed=seed, held_weight=held_weight)
-    with _environment(env):
-        for i in range(cycles):
-            slot = i % groups
-            region = regions[slot]
-            props = mig_resize_props(
-                f"rr-{i % 3}",
-                f"g{slot}",
-                count=count,
-                run=86400,
-                project=PROJECT,
-                zone=None if region else ZONE,
-                region=region,
-                wait_for="accepted" if i % 5 == 3 else "running",
-            )
-            while compute.capacity.take(ZONE, MACHINE):  # start each cycle with none free
-                pass
-            if i % 10 != 9:
-                queued = i % 4 == 2 or i % 7 == 6
-                compute.add_capacity(ZONE, MACHINE, count, after=1800 if queued else 0)
-            if i % 7 == 6:
-                compute.fail_next_resize_request(after=900)
-            compute.mig_accept_seconds = 30 if i % 3 == 0 else 0
-            compute.mig_boot_seconds = 60 if i % 2 == 0 else 0
-            requests_before = len(compute.resize_inserted)
-            vms_before = len(compute.created)
-            tracked = _create_then_delete(
-                report,
-                provider,
-                props,
-                MigResizeError,
-                lambda r: {r.outs["observed"]["selfLink"], *r.outs["observed"]["instances"]},
-            )
-            compute.forget_scripted_failure()
-            made = len(compute.resize_inserted) - requests_before
-            vms = len(compute.created) - vms_before
-            report.duplicates += max(0, made - 1) + max(0, vms - count * max(made, 1))
-            report.orphans += _sweep(compute, tracked)
-            report.cycles += 1
-    report.faults = proxy.counts()
-    report.requests = proxy.requests()
-    return report
+
+    def cycle(i: int) -> None:
+        slot = i % groups
+        region = regions[slot]
+        props = mig_resize_props(
+            f"rr-{i % 3}",
+            f"g{slot}",
+            count=count,
+            run=86400,
+            project=PROJECT,
+            zone=None if region else ZONE,
+            region=region,
+            wait_for="accepted" if i % 5 == 3 else "running",
+        )
+        _take_all_capacity(compute)
+        if i % 10 != 9:
+            queued = i % 4 == 2 or i % 7 == 6
+            compute.add_capacity(ZONE, MACHINE, count, after=1800 if queued else 0)
+        if i % 7 == 6:
+            compute.fail_next_resize_request(after=900)
+        compute.mig_accept_seconds = 30 if i % 3 == 0 else 0
+        compute.mig_boot_seconds = 60 if i % 2 == 0 else 0
+        requests_before = len(compute.resize_inserted)
+        vms_before = len(compute.created)
+        tracked = _create_then_delete(
+            report,
+            provider,
+            props,
+            MigResizeError,
+            lambda r: {r.outs["observed"]["selfLink"], *r.outs["observed"]["instances"]},
+        )
+        compute.forget_scripted_failure()
+        made = len(compute.resize_inserted) - requests_before
+        vms = len(compute.created) - vms_before
+        report.duplicates += max(0, made - 1) + max(0, vms - count * max(made, 1))
+        report.orphans += _sweep(compute, tracked)
+
+    plan = ProxyFaultPlan(rate=rate, seed=seed, held_weight=held_weight)
+    return _run_cycles(report, proxy, plan, "DWS_COMPUTE_ENDPOINT", deadline, cycles, cycle)
+
+
+def _take_all_capacity(compute: Any) -> None:
+    """Start a cycle with no capacity free in ``ZONE`` for ``MACHINE``."""
+    while compute.capacity.take(ZONE, MACHINE):
+        pass
 
 
 REGION = "us-central1"
