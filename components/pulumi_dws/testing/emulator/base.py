@@ -16,6 +16,7 @@ __all__ = [
     "Route",
     "RouteSpec",
     "bind_routes",
+    "bind_lossy_routes",
     "Service",
     "VirtualClock",
     "GoogleError",
@@ -152,6 +153,36 @@ def bind_routes(
         return run
 
     return [Route.of(spec.method, spec.pattern, bound(spec)) for spec in table]
+
+
+def bind_lossy_routes(
+    table: list[RouteSpec],
+    responses: object,
+    answering: Callable[[Request], bool],
+    check: Callable[[str, Request], None] | None = None,
+) -> list[Route]:
+    """:func:`bind_routes`, with the service's errors (:class:`ServiceError`,
+    :class:`GoogleError`) as answers, and each answer ``answering(request)`` says is lost
+    replaced by a ``503`` (``Retry-After: 1``) after the request was carried out. ``answering``
+    is asked before the handler runs."""
+
+    def lossy(handler: Handler) -> Handler:
+        def run(request: Request) -> Response:
+            keep = answering(request)
+            try:
+                response = handler(request)
+            except (ServiceError, GoogleError) as err:
+                response = err.response()
+            if keep:
+                return response
+            lost = ServiceError(503, "The service is currently unavailable.", "UNAVAILABLE")
+            return Response(503, lost.response().body, {"Retry-After": "1"})
+
+        return run
+
+    return [
+        Route(r.method, r.pattern, lossy(r.handler)) for r in bind_routes(table, responses, check)
+    ]
 
 
 class Service(Protocol):

@@ -46,7 +46,7 @@ are injected *before* the service sees the request).
 
 from __future__ import annotations
 
-from ..base import Route, bind_routes
+from ..base import Route, bind_lossy_routes
 from .models import AiPlatformBackend, LroFailure, project_number
 from .responses import AiPlatformResponses
 from .urls import ROUTES
@@ -60,7 +60,7 @@ class AiPlatformService(AiPlatformBackend):
 
     def routes(self) -> list[Route]:
         responses = AiPlatformResponses(self)
-        return [
-            Route(route.method, route.pattern, responses.answered(route.handler))
-            for route in bind_routes(ROUTES, responses)
-        ]
+        # The clock is read before any lock: it calls tick() under its own lock.
+        return bind_lossy_routes(
+            ROUTES, responses, lambda request: self.answering(request.method, self.clock.now())
+        )

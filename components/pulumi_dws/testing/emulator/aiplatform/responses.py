@@ -8,7 +8,6 @@ from collections.abc import Callable
 
 from ..base import Request, Response, page
 from .models import AiPlatformBackend
-from .rules import ServiceError
 
 __all__ = ["AiPlatformResponses"]
 
@@ -20,24 +19,6 @@ class AiPlatformResponses:
 
     def __init__(self, backend: AiPlatformBackend) -> None:
         self.backend = backend
-
-    def answered(self, handler: Handler) -> Handler:
-        """``handler``, with the service's errors as answers and the answers the backend was
-        told to lose replaced by a ``503`` after the request was carried out."""
-
-        def run(request: Request) -> Response:
-            # The clock is read before any lock: it calls tick() under its own lock.
-            keep = self.backend.answering(request.method, self.backend.clock.now())
-            try:
-                response = handler(request)
-            except ServiceError as err:
-                response = err.response()
-            if keep:
-                return response
-            lost = ServiceError(503, "The service is currently unavailable.", "UNAVAILABLE")
-            return Response(503, lost.response().body, {"Retry-After": "1"})
-
-        return run
 
     def create(self, req: Request) -> Response:
         cluster_id = req.query.get("model_development_cluster_id") or req.query.get(

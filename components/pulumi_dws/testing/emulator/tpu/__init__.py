@@ -46,7 +46,7 @@ out, answered ``503``), :meth:`remove` (deleted outside Pulumi), :meth:`queued_r
 
 from __future__ import annotations
 
-from ..base import Route, bind_routes
+from ..base import Route, bind_lossy_routes
 from .models import TpuBackend
 from .responses import TpuResponses
 from .urls import ROUTES
@@ -59,7 +59,9 @@ class TpuService(TpuBackend):
 
     def routes(self) -> list[Route]:
         responses = TpuResponses(self)
-        return [
-            Route(route.method, route.pattern, responses.answered(route.handler))
-            for route in bind_routes(ROUTES, responses, responses.check)
-        ]
+        return bind_lossy_routes(
+            ROUTES,
+            responses,
+            lambda request: self.answering(request.method),
+            responses.check,
+        )

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..base import GoogleError, Request, Response, ServiceError, page
+from ..base import Request, Response, ServiceError, page
 from ..discovery import DiscoverySchema
 from .models import TpuBackend
 
@@ -34,23 +34,6 @@ class TpuResponses:
         else:
             params = {"parent": parent}
         self.schema.check_path(method_id, params, {})
-
-    def answered(self, handler: Handler) -> Handler:
-        """``handler``, with the service's errors as answers, and the answers the backend was
-        told to lose replaced by a ``503`` after the request was carried out."""
-
-        def run(request: Request) -> Response:
-            keep = self.backend.answering(request.method)
-            try:
-                response = handler(request)
-            except (ServiceError, GoogleError) as err:
-                response = err.response()
-            if keep:
-                return response
-            lost = ServiceError(503, "The service is currently unavailable.", "UNAVAILABLE")
-            return Response(503, lost.response().body, {"Retry-After": "1"})
-
-        return run
 
     def create(self, req: Request) -> Response:
         if not isinstance(req.body, dict):
