@@ -13,18 +13,13 @@ dynamic resource add, per group and per VM, for groups of ``--sizes`` VMs.
 from __future__ import annotations
 
 import argparse
-import gc
 import statistics
-import time
 from collections.abc import Callable
 
 import pulumi_gcp as gcp
+from harness import IMAGE, MACHINE, ZONE, raw_flex_start_scheduling, timed
 
 from pulumi_dws.flex_group import FlexStartGroup
-from pulumi_dws.testing import GcpMocks
-
-ZONE = "us-central1-a"
-MACHINE = "a3-highgpu-8g"
 
 
 def raw_groups(groups: int, size: int) -> Callable[[], None]:
@@ -40,19 +35,13 @@ def raw_groups(groups: int, size: int) -> Callable[[], None]:
                     {
                         "boot": True,
                         "auto_delete": True,
-                        "source_image": "projects/debian-cloud/global/images/family/debian-12",
+                        "source_image": IMAGE,
                         "disk_size_gb": 100,
                     }
                 ],
                 network_interfaces=[{"network": "default"}],
                 service_account={"scopes": ["https://www.googleapis.com/auth/cloud-platform"]},
-                scheduling={
-                    "provisioning_model": "FLEX_START",
-                    "max_run_duration": {"seconds": 259200},
-                    "instance_termination_action": "DELETE",
-                    "automatic_restart": False,
-                    "on_host_maintenance": "TERMINATE",
-                },
+                scheduling=raw_flex_start_scheduling("DELETE"),
                 reservation_affinity={"type": "NO_RESERVATION"},
                 labels={"team": "ml"},
             )
@@ -95,16 +84,6 @@ def component_groups(groups: int, size: int) -> Callable[[], None]:
             )
 
     return program
-
-
-def timed(program: Callable[[], None], expected: int) -> float:
-    mocks = GcpMocks(project="bench")
-    gc.collect()
-    start = time.perf_counter()
-    mocks.run(program)
-    elapsed = time.perf_counter() - start
-    assert len(mocks.registered) == expected, (len(mocks.registered), expected)
-    return elapsed
 
 
 def main() -> None:

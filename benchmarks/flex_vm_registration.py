@@ -12,22 +12,18 @@ SDK's own registration cost.
 from __future__ import annotations
 
 import argparse
-import gc
 import statistics
 import time
 from collections.abc import Callable
 
 import pulumi_gcp as gcp
+from harness import IMAGE, MACHINE, ZONE, raw_flex_start_scheduling, timed
 from pulumi.dynamic.dynamic import serialize_provider
 from pulumi.runtime._serialization import _serialize
 
 from pulumi_dws.flex_vm import FlexStartInstance, FlexStartInstanceSpec
 from pulumi_dws.models import parse_args
 from pulumi_dws.providers.flex_vm import default_provider
-from pulumi_dws.testing import GcpMocks
-
-ZONE = "us-central1-a"
-MACHINE = "a3-highgpu-8g"
 
 
 def raw_vms(n: int) -> Callable[[], None]:
@@ -40,19 +36,13 @@ def raw_vms(n: int) -> Callable[[], None]:
                 machine_type=MACHINE,
                 boot_disk={
                     "initialize_params": {
-                        "image": "projects/debian-cloud/global/images/family/debian-12",
+                        "image": IMAGE,
                         "size": 100,
                     }
                 },
                 network_interfaces=[{"network": "default"}],
                 service_account={"scopes": ["https://www.googleapis.com/auth/cloud-platform"]},
-                scheduling={
-                    "provisioning_model": "FLEX_START",
-                    "max_run_duration": {"seconds": 259200},
-                    "instance_termination_action": "STOP",
-                    "automatic_restart": False,
-                    "on_host_maintenance": "TERMINATE",
-                },
+                scheduling=raw_flex_start_scheduling("STOP"),
                 labels={"team": "ml"},
             )
 
@@ -86,16 +76,6 @@ def own_overhead_ms(n: int) -> float:
         parse_args(FlexStartInstanceSpec, dict(ARGS))
         _serialize(True, serialize_provider, provider)
     return (time.perf_counter() - start) / n * 1000
-
-
-def timed(program: Callable[[], None], expected: int) -> float:
-    mocks = GcpMocks(project="bench")
-    gc.collect()
-    start = time.perf_counter()
-    mocks.run(program)
-    elapsed = time.perf_counter() - start
-    assert len(mocks.registered) == expected, (len(mocks.registered), expected)
-    return elapsed
 
 
 def main() -> None:
