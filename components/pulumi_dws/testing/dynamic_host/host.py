@@ -303,9 +303,7 @@ class DynamicProviderHost:
             randomSeed=random_seed or os.urandom(32),
         )
         response = self._call("Check", self._require_stub().Check, request)
-        inputs = from_struct(response.inputs)
-        if not self._accepts_secrets():
-            annotate_secrets(inputs, news)
+        inputs = self._received(response.inputs, news)
         failures = [CheckFailure(f.property, f.reason) for f in response.failures]
         return inputs, failures
 
@@ -331,9 +329,7 @@ class DynamicProviderHost:
             type=type_,
             olds=self._props(olds, provider, keep_unknowns=True),
             news=self._props(news, provider, keep_unknowns=True),
-            old_inputs=self._props(
-                olds if old_inputs is None else old_inputs, provider, keep_unknowns=True
-            ),
+            old_inputs=self._old_inputs(olds, old_inputs, provider, keep_unknowns=True),
             ignoreChanges=list(ignore_changes),
         )
         response = self._call("Diff", self._require_stub().Diff, request)
@@ -356,10 +352,8 @@ class DynamicProviderHost:
         and returns ``("", inputs)`` without calling the provider, unless ``force_rpc=True``,
         which sends ``preview=True`` on the wire (the Python host ignores the flag and creates).
         """
-        if preview and not force_rpc and not self._supports_preview():
+        if self._planned_without_rpc("Create", props, preview, force_rpc):
             return "", without_provider(props)
-        if not preview and contains_unknowns(props):
-            raise ValueError("Create outside a preview cannot carry unknown values")
         name, type_ = urn_name_and_type(urn)
         request = provider_pb2.CreateRequest(
             urn=urn,
@@ -372,10 +366,7 @@ class DynamicProviderHost:
         response = self._call("Create", self._require_stub().Create, request)
         if not response.id and not preview:
             raise DynamicHostError(f"the host returned an empty resource ID from Create of {urn}")
-        outs = from_struct(response.properties)
-        if not self._accepts_secrets():
-            annotate_secrets(outs, props)
-        return response.id, outs
+        return response.id, self._received(response.properties, props)
 
     def read(
         self,
@@ -400,12 +391,10 @@ class DynamicProviderHost:
         if inputs is not None:
             request.inputs.CopyFrom(self._props(inputs, provider, keep_unknowns=False))
         response = self._call("Read", self._require_stub().Read, request)
-        outs = from_struct(response.properties)
-        new_inputs = from_struct(response.inputs) if response.HasField("inputs") else None
-        if not self._accepts_secrets():
-            annotate_secrets(outs, props)
-            if new_inputs is not None and inputs is not None:
-                annotate_secrets(new_inputs, inputs)
+        outs = self._received(response.properties, props)
+        new_inputs = None
+        if response.HasField("inputs"):
+            new_inputs = self._received(response.inputs, inputs)
         return response.id, outs, new_inputs
 
     def update(
@@ -424,10 +413,8 @@ class DynamicProviderHost:
     ) -> dict[str, Any]:
         """``Update``: ``olds`` are the current outputs, ``news`` the new inputs; returns the new
         outputs. ``preview`` behaves as in :meth:`create` (the planned state is ``news``)."""
-        if preview and not force_rpc and not self._supports_preview():
+        if self._planned_without_rpc("Update", news, preview, force_rpc):
             return without_provider(news)
-        if not preview and contains_unknowns(news):
-            raise ValueError("Update outside a preview cannot carry unknown values")
         name, type_ = urn_name_and_type(urn)
         request = provider_pb2.UpdateRequest(
             id=id,
@@ -436,18 +423,13 @@ class DynamicProviderHost:
             type=type_,
             olds=self._props(olds, provider, keep_unknowns=False),
             news=self._props(news, provider, keep_unknowns=preview),
-            old_inputs=self._props(
-                olds if old_inputs is None else old_inputs, provider, keep_unknowns=False
-            ),
+            old_inputs=self._old_inputs(olds, old_inputs, provider, keep_unknowns=False),
             ignoreChanges=list(ignore_changes),
             preview=preview,
             timeout=timeout,
         )
         response = self._call("Update", self._require_stub().Update, request)
-        outs = from_struct(response.properties)
-        if not self._accepts_secrets():
-            annotate_secrets(outs, news)
-        return outs
+        return self._received(response.properties, news)
 
     def delete(
         self,
@@ -468,9 +450,7 @@ class DynamicProviderHost:
             name=name,
             type=type_,
             properties=self._props(props, provider, keep_unknowns=False),
-            old_inputs=self._props(
-                props if old_inputs is None else old_inputs, provider, keep_unknowns=False
-            ),
+            old_inputs=self._old_inputs(props, old_inputs, provider, keep_unknowns=False),
             timeout=timeout,
         )
         self._call("Delete", self._require_stub().Delete, request)
@@ -493,6 +473,40 @@ class DynamicProviderHost:
 
     def _supports_preview(self) -> bool:
         return self._ensure_configured().supports_preview
+
+    def _planned_without_rpc(
+        self, method: str, props: Mapping[str, Any], preview: bool, force_rpc: bool
+    ) -> bool:
+        """Whether a ``Create``/``Update`` (``method``) is planned by the engine itself, as for a
+        preview against a host that lacks ``supportsPreview``; unknowns are refused outside a
+        preview."""
+        if preview and not force_rpc and not self._supports_preview():
+            return True
+        if not preview and contains_unknowns(props):
+            raise ValueError(f"{method} outside a preview cannot carry unknown values")
+        return False
+
+    def _received(
+        self, struct: struct_pb2.Struct, sent: Mapping[str, Any] | None
+    ) -> dict[str, Any]:
+        """A property bag the host answered with; when the host does not accept secrets, the
+        values that were secret in ``sent`` are marked secret again, as the engine does."""
+        props = from_struct(struct)
+        if sent is not None and not self._accepts_secrets():
+            annotate_secrets(props, sent)
+        return props
+
+    def _old_inputs(
+        self,
+        olds: Mapping[str, Any],
+        old_inputs: Mapping[str, Any] | None,
+        provider: ResourceProvider | None,
+        *,
+        keep_unknowns: bool,
+    ) -> struct_pb2.Struct:
+        """The ``old_inputs`` field: ``old_inputs``, or ``olds`` when not given."""
+        chosen = olds if old_inputs is None else old_inputs
+        return self._props(chosen, provider, keep_unknowns=keep_unknowns)
 
     def _props(
         self,
