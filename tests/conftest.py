@@ -1,7 +1,7 @@
 """Shared fixtures: the repository root, clean limits and regions tables and a fresh event loop
 for every test; the emulator setup of the Flex-start provider tests (``emu``, ``compute``,
-``provider``; a module that needs another setup defines its own fixture of the same name); and
-the session's gcloud runs (``gcloud_runs``, started early for the tests marked ``gcloud``)."""
+``provider``; a module that needs another setup defines its own fixture of the same name); one
+advice-only emulator per module (``advice_emulator``); and the session's gcloud runs (``gcloud_runs``, started early for the tests marked ``gcloud``)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,9 @@ from pulumi.runtime.config import set_all_config
 from pulumi_dws import limits, regions
 from pulumi_dws.providers.flex_vm import FlexStartVmProvider
 from pulumi_dws.testing.clock_helpers import emulator_env, virtual_sleep
-from pulumi_dws.testing.emulator import Emulator
+from pulumi_dws.testing.emulator import Emulator, VirtualClock
+from pulumi_dws.testing.emulator.advice import AdviceService
+from pulumi_dws.testing.emulator.capacity import CapacityModel
 from pulumi_dws.testing.emulator.compute import ComputeService
 from pulumi_dws.testing.event_loop import fresh_event_loop
 from pulumi_dws.testing.gcloud import GcloudCommand, GcloudRuns, gcloud_path
@@ -106,6 +108,15 @@ def _fresh_event_loop() -> Iterator[None]:
     fresh_event_loop()
     yield
     fresh_event_loop()
+
+
+@pytest.fixture(scope="module")
+def advice_emulator() -> Iterator[Emulator]:
+    """One emulator serving only Compute's advice methods, for a module's tests (stopping one
+    takes half a second); a test resets it with ``AdviceService.reset``."""
+    clock_ = VirtualClock()
+    with Emulator([AdviceService(CapacityModel(clock_.now()), clock_)], clock=clock_) as emulator:
+        yield emulator
 
 
 @pytest.fixture

@@ -63,28 +63,18 @@ DISCOVERY = Path(googleapiclient.__file__).parent / "discovery_cache/documents/c
 
 
 # ------------------------------------------------------------------------------ fixtures
-@pytest.fixture(scope="module")
-def shared() -> Iterator[Emulator]:
-    clock_ = VirtualClock()
-    with Emulator([AdviceService(CapacityModel(clock_.now()), clock_)], clock=clock_) as emu:
-        yield emu
-
-
 @pytest.fixture
-def emu(shared: Emulator) -> Iterator[Emulator]:
+def emu(advice_emulator: Emulator) -> Iterator[Emulator]:
     """The shared emulator with fresh capacity (Calendar blocks in us-central1), our clock
     pinned to the emulator's, and nothing scripted."""
-    service: AdviceService = shared["advice"]
-    service.capacity = cap = CapacityModel(shared.clock.now())
-    service.ineligible.clear()
-    service.calls.clear()
-    service._failures.clear()
+    service: AdviceService = advice_emulator["advice"]
+    cap = service.reset()
     cap.offer_calendar("us-central1-a", H100, 4, T0 + 20 * DAY, T0 + 40 * DAY)
     cap.offer_calendar("us-central1-b", H100, 1, T0 + 10 * DAY, T0 + 40 * DAY)
     cap.add("us-central1-c", H100, 3)
     cap.add("us-central1-b", MEGA, 1)
-    with clock.frozen(shared.clock.now()):
-        yield shared
+    with clock.frozen(advice_emulator.clock.now()):
+        yield advice_emulator
 
 
 def client_for(emu: Emulator, attempts: int = 3) -> GoogleRestClient:

@@ -17,7 +17,6 @@ from pulumi_dws.errors import DwsValidationError
 from pulumi_dws.providers.rest import GoogleRestClient, RetryPolicy
 from pulumi_dws.testing.emulator import Emulator, VirtualClock
 from pulumi_dws.testing.emulator.advice import AdviceService
-from pulumi_dws.testing.emulator.capacity import CapacityModel
 
 DAY = dt.timedelta(days=1)
 T0 = VirtualClock().now()
@@ -25,23 +24,15 @@ CT6E = "VM_FAMILY_CLOUD_TPU_LITE_POD_SLICE_CT6E"
 TPU = ("calendar", "--project", "p1", "--region", "us-east5", "--tpu-version", "v6e")
 
 
-@pytest.fixture(scope="module")
-def shared() -> Iterator[Emulator]:
-    clock_ = VirtualClock()
-    with Emulator([AdviceService(CapacityModel(clock_.now()), clock_)], clock=clock_) as emu:
-        yield emu
-
-
 @pytest.fixture
-def emu(shared: Emulator) -> Iterator[Emulator]:
+def emu(advice_emulator: Emulator) -> Iterator[Emulator]:
     """32 v6e chips offered in us-east5-b from day 20 to day 40; none in us-east5-a."""
-    service: AdviceService = shared["advice"]
-    service.capacity = cap = CapacityModel(shared.clock.now())
-    service.calls.clear()
+    service: AdviceService = advice_emulator["advice"]
+    cap = service.reset()
     cap.offer_calendar("us-east5-b", CT6E, 32, T0 + 20 * DAY, T0 + 40 * DAY)
     cap.offer_calendar("us-east5-a", "a3-highgpu-8g", 2, T0 + 20 * DAY, T0 + 40 * DAY)
-    with clock.frozen(shared.clock.now()):
-        yield shared
+    with clock.frozen(advice_emulator.clock.now()):
+        yield advice_emulator
 
 
 def cli(emu: Emulator, capsys: Any, *argv: str) -> tuple[int, str, str]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -24,22 +23,12 @@ def fresh_emulator() -> Emulator:
     return Emulator([AdviceService(CapacityModel(clock.now()), clock)], clock=clock)
 
 
-@pytest.fixture(scope="module")
-def shared() -> Iterator[Emulator]:
-    """One server for the module (stopping one takes half a second); never advanced."""
-    with fresh_emulator() as emulator:
-        yield emulator
-
-
 @pytest.fixture
-def emu(shared: Emulator) -> Emulator:
-    """The shared server with a fresh capacity model and no scripted failures."""
-    service: AdviceService = shared["advice"]
-    service.capacity = CapacityModel(shared.clock.now())
-    service.ineligible.clear()
-    service.calls.clear()
-    service._failures.clear()
-    return shared
+def emu(advice_emulator: Emulator) -> Emulator:
+    """The module's server (never advanced) with a fresh capacity model and no scripted
+    failures."""
+    advice_emulator["advice"].reset()
+    return advice_emulator
 
 
 def advice(emu: Emulator) -> AdviceService:
@@ -335,3 +324,18 @@ def test_ineligible_projects_and_scripted_failures(emu: Emulator) -> None:
     assert post(emu, "capacity", capacity_body()).status_code == 200  # one-shot
     assert post(emu, "capacity", capacity_body(), region="us_central1").status_code == 404
     assert [c[0] for c in service.calls][:2] == ["calendarMode", "capacity"]
+
+
+def test_reset_forgets_capacity_ineligible_projects_calls_and_scripted_failures(
+    emu: Emulator,
+) -> None:
+    service = advice(emu)
+    service.capacity.add("us-central1-a", H100, 2)
+    service.ineligible.add("no-dws")
+    service.fail_next(503, "down", "backendError")
+    post(emu, "capacity", capacity_body())
+    fresh = service.reset()
+    assert fresh is service.capacity and service.calls == [] and not service.ineligible
+    assert post(emu, "calendarMode", calendar_body(), project="no-dws").status_code == 200
+    assert post(emu, "capacity", capacity_body()).status_code == 200  # no failure left
+    assert fresh.available("us-central1-a", H100) == 0

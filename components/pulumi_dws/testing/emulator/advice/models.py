@@ -91,6 +91,16 @@ class AdviceBackend:
         self.capacity.tick(now)
 
     # ------------------------------------------------------------------ scenario knobs
+    def reset(self) -> CapacityModel:
+        """Start afresh: a new, empty capacity model (returned, to offer capacity on), no
+        ineligible zones, no recorded calls, no scripted failures."""
+        with self._lock:
+            self.capacity = CapacityModel(self.clock.now())
+            self.ineligible.clear()
+            self.calls.clear()
+            self._failures.clear()
+            return self.capacity
+
     def fail_next(self, status: int, message: str, reason: str = "") -> None:
         """Answer the next advice call with this Google error (queued, one per call)."""
         with self._lock:
