@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from fault_helpers import assert_clean_run
 from slurm_helpers import ID, PROJECT, REGION, cluster_inputs, seed_body
 
 from pulumi_dws.providers.slurm import SlurmClusterError, SlurmClusterProvider
@@ -47,12 +48,8 @@ def test_two_hundred_cycles_under_faults_leave_no_orphan_and_no_duplicate(
         return seed_body()
 
     report = slurm_fault_run(emu, proxy, cycles=200, rate=0.25, seed=7, body=body)
-    assert report.cycles == 200
-    assert report.orphans == 0, report.lines()
-    assert report.duplicates == 0, report.lines()
+    assert_clean_run(report, 200)
     assert report.created >= 150, report.lines()
-    assert report.injected >= 0.2 * report.requests, report.lines()
-    assert 0.4 <= report.after_act / report.injected <= 0.6, report.lines()
 
 
 @pytest.mark.parametrize("kind", AFTER_ACT)
