@@ -152,9 +152,7 @@ class ComputeBackend(MigBackend):
     def remove_instance(self, project: str, zone: str, name: str) -> None:
         """Delete a VM behind the API's back (as a user in the console would)."""
         with self._lock:
-            vm = self._vms.pop((project, zone, name))
-            self._release(vm)
-            self._left_group(vm)
+            self._drop(self._vms[(project, zone, name)])
 
     def set_status(self, project: str, zone: str, name: str, status: str) -> None:
         """Give a VM ``status`` now, as Compute would on its own (``STOPPING``,
@@ -282,14 +280,19 @@ class ComputeBackend(MigBackend):
 
     def _end_run(self, vm: _Vm, at: dt.datetime) -> None:
         action = (vm.resource.get("scheduling") or {}).get("instanceTerminationAction") or "STOP"
-        self._release(vm)
         if action == "DELETE" or vm.group is not None:  # a group's VMs are deleted at the end
-            del self._vms[vm.key]
-            self._left_group(vm)
+            self._drop(vm)
             return
+        self._release(vm)
         vm.resource["status"] = "TERMINATED"
         vm.resource["lastStopTimestamp"] = timestamp(at)
         vm.resource.pop("resourceStatus", None)
+
+    def _drop(self, vm: _Vm) -> None:
+        """``vm`` is gone: forget it, give back what it held, take it out of its group."""
+        del self._vms[vm.key]
+        self._release(vm)
+        self._left_group(vm)
 
     def _release(self, vm: _Vm) -> None:
         """Give back capacity and cancel a pending request of ``vm``."""
@@ -601,9 +604,7 @@ class ComputeBackend(MigBackend):
     ) -> Operation:
         def action() -> Operation:
             vm = self._vm(project, zone, name)
-            del self._vms[vm.key]
-            self._release(vm)
-            self._left_group(vm)
+            self._drop(vm)
             return self._new_op(project, zone, "delete", vm.target)
 
         return self.once(project, request_id, action)

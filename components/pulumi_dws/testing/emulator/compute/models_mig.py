@@ -147,6 +147,8 @@ class MigBackend:
 
         def _release(self, vm: _Vm) -> None: ...
 
+        def _drop(self, vm: _Vm) -> None: ...
+
     def _init_migs(self) -> None:
         self._groups: dict[GroupKey, _Group] = {}
         self._requests: dict[tuple[GroupKey, str], _Request] = {}
@@ -507,8 +509,7 @@ class MigBackend:
         def action() -> Operation:
             group = self._group((project, scope, name))
             for vm in self._group_vms(group.key):
-                del self._vms[vm.key]
-                self._release(vm)
+                self._drop(vm)
             for key in [k for k in self._requests if k[0] == group.key]:
                 del self._requests[key]
             del self._groups[group.key]
@@ -566,9 +567,7 @@ class MigBackend:
                     "invalid",
                 )
             for vm in vms[size:][::-1]:
-                del self._vms[vm.key]
-                self._release(vm)
-                self._left_group(vm)
+                self._drop(vm)
             if size > len(vms):
                 self._grow(group, size - len(vms))
             return self._op(project, scope, "resize", group.path)
@@ -600,9 +599,7 @@ class MigBackend:
             for vm_name in listed:
                 vm = mine.get(vm_name)
                 if vm is not None and vm.key in self._vms:
-                    del self._vms[vm.key]
-                    self._release(vm)
-                    self._left_group(vm)
+                    self._drop(vm)
             return self._op(project, scope, "deleteInstances", group.path)
 
         return self.once(project, request_id, action)
