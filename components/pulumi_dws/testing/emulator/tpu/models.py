@@ -10,7 +10,7 @@ import itertools
 import re
 import threading
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -163,11 +163,7 @@ class TpuBackend:
         body: Mapping[str, Any],
         request_id: str | None,
     ) -> dict[str, Any]:
-        now = self.clock.now()
-        with self._lock:
-            repeated = self._repeated(request_id, now)
-            if repeated is not None:
-                return repeated
+        def action(now: dt.datetime) -> str:
             if not queued_resource_id or not QUEUED_RESOURCE_ID.fullmatch(queued_resource_id):
                 raise _invalid(
                     "queued_resource_id",
@@ -196,11 +192,10 @@ class TpuBackend:
             if window is not None:
                 queued.valid_until = now + dt.timedelta(seconds=window)
             self._queued[key] = queued
-            if request_id:
-                self._request_ids[request_id] = (op["name"], now)
             self.created.append({"name": name, "requestId": request_id, "at": now})
-        self.tick(now)
-        return self.get_operation(op["name"])
+            return str(op["name"])
+
+        return self._once(request_id, action)
 
     def get(self, project: str, zone: str, queued_resource_id: str) -> dict[str, Any]:
         found = self.queued_resource(project, zone, queued_resource_id)
@@ -225,11 +220,7 @@ class TpuBackend:
         force: bool,
         request_id: str | None,
     ) -> dict[str, Any]:
-        now = self.clock.now()
-        with self._lock:
-            repeated = self._repeated(request_id, now)
-            if repeated is not None:
-                return repeated
+        def action(now: dt.datetime) -> str:
             found = self._queued.get((project, zone, queued_resource_id))
             if found is None:
                 raise _not_found(project, zone, queued_resource_id)
@@ -249,10 +240,9 @@ class TpuBackend:
             found.resource["state"] = {"state": "DELETING", "stateInitiator": "USER"}
             found.delete_at = now + dt.timedelta(seconds=self.delete_seconds)
             found.delete_op = op["name"]
-            if request_id:
-                self._request_ids[request_id] = (op["name"], now)
-        self.tick(now)
-        return self.get_operation(op["name"])
+            return str(op["name"])
+
+        return self._once(request_id, action)
 
     def get_operation(self, name: str) -> dict[str, Any]:
         with self._lock:
@@ -357,6 +347,20 @@ class TpuBackend:
             op["done"] = True
             op["metadata"]["endTime"] = _ts(now)
             op["response"] = copy.deepcopy(response)
+
+    def _once(self, request_id: str | None, action: Callable[[dt.datetime], str]) -> dict[str, Any]:
+        """Carry out ``action(now)`` (it returns its operation's name) once per ``requestId``
+        (for :attr:`request_id_ttl` seconds); a repeat answers the first one's operation."""
+        now = self.clock.now()
+        with self._lock:
+            repeated = self._repeated(request_id, now)
+            if repeated is not None:
+                return repeated
+            name = action(now)
+            if request_id:
+                self._request_ids[request_id] = (name, now)
+        self.tick(now)
+        return self.get_operation(name)
 
     def _repeated(self, request_id: str | None, now: dt.datetime) -> dict[str, Any] | None:
         """The operation a request id still remembered answered (a repeat does nothing
