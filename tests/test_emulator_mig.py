@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 import requests
 
+from pulumi_dws.testing.clock_helpers import flex_start_group_body
 from pulumi_dws.testing.emulator import Emulator
 from pulumi_dws.testing.emulator.compute import ComputeService
 
@@ -69,16 +70,8 @@ REGIONAL = f"regions/{REGION}/instanceGroupManagers"
 
 
 def make_group(api: Api, *, regional: bool = False, name: str = "g", **extra: Any) -> None:
-    body: dict[str, Any] = {
-        "name": name,
-        "instanceTemplate": f"projects/{PROJECT}/global/instanceTemplates/t-flex",
-        "targetSize": 0,
-        "instanceLifecyclePolicy": {"defaultActionOnFailure": "DO_NOTHING"},
-        **extra,
-    }
-    if regional:
-        body["distributionPolicy"] = {"targetShape": "ANY_SINGLE_ZONE"}
-        body["updatePolicy"] = {"instanceRedistributionType": "NONE"}
+    template = f"projects/{PROJECT}/global/instanceTemplates/t-flex"
+    body = flex_start_group_body(name, template, regional=regional, **extra)
     op = api.ok("POST", REGIONAL if regional else ZONAL, body)
     assert op["status"] == "DONE" and op["targetLink"].endswith(f"/instanceGroupManagers/{name}")
     assert ("region" if regional else "zone") in op

@@ -28,6 +28,7 @@ __all__ = [
     "flex_start_body",
     "flex_start_vm_props",
     "flex_start_group",
+    "flex_start_group_body",
     "mig_resize_props",
 ]
 
@@ -119,6 +120,25 @@ def flex_start_vm_props(
     }
 
 
+def flex_start_group_body(
+    name: str, template: str, *, regional: bool = False, **extra: Any
+) -> dict[str, Any]:
+    """The ``InstanceGroupManager`` body of a Flex-start group that takes resize requests: size
+    0, ``template`` (its URL), no repair; regional groups keep their VMs in one zone
+    (``ANY_SINGLE_ZONE``, no redistribution). ``extra`` fields are added as given."""
+    body: dict[str, Any] = {
+        "name": name,
+        "instanceTemplate": template,
+        "targetSize": 0,
+        "instanceLifecyclePolicy": {"defaultActionOnFailure": "DO_NOTHING"},
+        **extra,
+    }
+    if regional:
+        body["distributionPolicy"] = {"targetShape": "ANY_SINGLE_ZONE"}
+        body["updatePolicy"] = {"instanceRedistributionType": "NONE"}
+    return body
+
+
 def flex_start_group(
     emulator: Emulator,
     group: str,
@@ -150,15 +170,9 @@ def flex_start_group(
             },
         },
     )
-    body: dict[str, Any] = {
-        "name": group,
-        "instanceTemplate": f"projects/{project}/global/instanceTemplates/{template}",
-        "targetSize": 0,
-        "instanceLifecyclePolicy": {"defaultActionOnFailure": "DO_NOTHING"},
-    }
-    if region:
-        body["distributionPolicy"] = {"targetShape": "ANY_SINGLE_ZONE"}
-        body["updatePolicy"] = {"instanceRedistributionType": "NONE"}
+    body = flex_start_group_body(
+        group, f"projects/{project}/global/instanceTemplates/{template}", regional=bool(region)
+    )
     scope = f"regions/{region}" if region else f"zones/{zone}"
     op = compute.insert_group(project, scope, body)
     return str(op["targetLink"])
