@@ -8,6 +8,7 @@ from typing import Any
 import pulumi
 import pulumi_gcp as gcp
 import pytest
+from component_helpers import args_with
 
 from pulumi_dws import CalendarReservation, limits
 from pulumi_dws.clock import frozen
@@ -31,8 +32,7 @@ def base(**over: Any) -> dict[str, Any]:
         "start_time": ts(30),
         "duration": "7d",
     }
-    args.update(over)
-    return {k: v for k, v in args.items() if v is not None}
+    return args_with(args, over)
 
 
 def build(

@@ -11,6 +11,7 @@ from typing import Any
 import pulumi
 import pulumi_gcp as gcp
 import pytest
+from component_helpers import args_with, build_component
 
 from pulumi_dws import CalendarReservation, QueuedNodePool, limits
 from pulumi_dws.errors import DwsValidationError
@@ -34,20 +35,14 @@ def tpu(**over: Any) -> dict[str, Any]:
         "start_time": ts(30),
         "duration": "7d",
     }
-    args.update(over)
-    return {k: v for k, v in args.items() if v is not None}
+    return args_with(args, over)
 
 
 def build(args: dict[str, Any], name: str = "v6e-block") -> tuple[GcpMocks, Any]:
-    mocks = GcpMocks()
-    holder: dict[str, Any] = {}
-
-    def program() -> Any:
-        holder["block"] = CalendarReservation(name, args)  # type: ignore[arg-type]
-        return holder["block"].reservation_name
-
-    mocks.run(program)
-    return mocks, holder["block"]
+    return build_component(
+        lambda: CalendarReservation(name, args),  # type: ignore[arg-type]
+        lambda block: block.reservation_name,
+    )
 
 
 def refused(args: dict[str, Any]) -> DwsValidationError:

@@ -6,6 +6,7 @@ from typing import Any
 
 import pulumi
 import pytest
+from component_helpers import args_with, build_component
 from gke_helpers import api_body, proto3
 
 from pulumi_dws import limits
@@ -26,19 +27,11 @@ def base(**over: Any) -> dict[str, Any]:
         "machine_type": "a3-highgpu-8g",
         "max_nodes": 4,
     }
-    args.update(over)
-    return {k: v for k, v in args.items() if v is not None}
+    return args_with(args, over)
 
 
 def build(args: dict[str, Any], name: str = "dws-pool") -> tuple[GcpMocks, QueuedNodePool]:
-    mocks = GcpMocks()
-    holder: dict[str, QueuedNodePool] = {}
-
-    def program() -> None:
-        holder["pool"] = QueuedNodePool(name, args)
-
-    mocks.run(program)
-    return mocks, holder["pool"]
+    return build_component(lambda: QueuedNodePool(name, args))
 
 
 def pool_inputs(mocks: GcpMocks) -> dict[str, Any]:

@@ -7,6 +7,7 @@ from typing import Any
 
 import pulumi
 import pytest
+from component_helpers import args_with, build_component
 from gke_helpers import api_body, proto3
 
 from pulumi_dws.errors import DwsValidationError
@@ -30,19 +31,11 @@ def tpu(**over: Any) -> dict[str, Any]:
         "machine_type": "ct6e-standard-4t",
         "tpu_topology": "4x4",
     }
-    args.update(over)
-    return {k: v for k, v in args.items() if v is not None}
+    return args_with(args, over)
 
 
 def build(args: dict[str, Any]) -> tuple[GcpMocks, QueuedNodePool]:
-    mocks = GcpMocks()
-    holder: dict[str, QueuedNodePool] = {}
-
-    def program() -> None:
-        holder["pool"] = QueuedNodePool("tpu-pool", args)
-
-    mocks.run(program)
-    return mocks, holder["pool"]
+    return build_component(lambda: QueuedNodePool("tpu-pool", args))
 
 
 def refused(args: dict[str, Any]) -> DwsValidationError:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from component_helpers import args_with, build_component
 
 from pulumi_dws import DwsValidationError, limits
 from pulumi_dws.queued_tpu import QueuedTpu
@@ -31,20 +32,14 @@ def flex(**over: Any) -> dict[str, Any]:
         "max_run_duration": "1d",
         "request_valid_for": "2h",
     }
-    args.update(over)
-    return {k: v for k, v in args.items() if v is not None}
+    return args_with(args, over)
 
 
 def build(args: dict[str, Any], name: str = "qr1") -> tuple[GcpMocks, Any]:
-    mocks = GcpMocks()
-    holder: dict[str, Any] = {}
-
-    def program() -> Any:
-        holder["tpu"] = QueuedTpu(name, args)  # type: ignore[arg-type]
-        return holder["tpu"].state
-
-    mocks.run(program)
-    return mocks, holder["tpu"]
+    return build_component(
+        lambda: QueuedTpu(name, args),  # type: ignore[arg-type]
+        lambda tpu: tpu.state,
+    )
 
 
 def body_of(args: dict[str, Any], name: str = "qr1") -> dict[str, Any]:
