@@ -9,21 +9,12 @@ from typing import Any
 import pytest
 import requests
 
-from pulumi_dws.testing.clock_helpers import flex_start_group_body
+from pulumi_dws.testing.clock_helpers import flex_start_group_body, flex_start_group_template
 from pulumi_dws.testing.emulator import Emulator
 from pulumi_dws.testing.emulator.compute import ComputeService
 
 PROJECT, ZONE, REGION, MACHINE = "p", "us-central1-a", "us-central1", "a3-highgpu-8g"
-FLEX_PROPERTIES = {
-    "machineType": MACHINE,
-    "scheduling": {
-        "automaticRestart": False,
-        "instanceTerminationAction": "DELETE",
-        "onHostMaintenance": "TERMINATE",
-        "provisioningModel": "FLEX_START",
-    },
-    "reservationAffinity": {"consumeReservationType": "NO_RESERVATION"},
-}
+FLEX_PROPERTIES = flex_start_group_template(MACHINE)
 RID = "0b4c1b7e-2a53-4f61-9c1a-8f0e1d2c3b4a"
 
 

@@ -29,6 +29,7 @@ __all__ = [
     "flex_start_vm_props",
     "flex_start_group",
     "flex_start_group_body",
+    "flex_start_group_template",
     "mig_resize_props",
 ]
 
@@ -120,6 +121,21 @@ def flex_start_vm_props(
     }
 
 
+def flex_start_group_template(machine_type: str = "a3-highgpu-8g") -> dict[str, Any]:
+    """The instance template ``properties`` of a Flex-start group's VMs (deleted when their run
+    ends, no reservation), as in the bodies gcloud sends for them."""
+    return {
+        "machineType": machine_type,
+        "scheduling": {
+            "automaticRestart": False,
+            "instanceTerminationAction": "DELETE",
+            "onHostMaintenance": "TERMINATE",
+            "provisioningModel": "FLEX_START",
+        },
+        "reservationAffinity": {"consumeReservationType": "NO_RESERVATION"},
+    }
+
+
 def flex_start_group_body(
     name: str, template: str, *, regional: bool = False, **extra: Any
 ) -> dict[str, Any]:
@@ -156,19 +172,7 @@ def flex_start_group(
     template = f"{group}-template"
     compute.put_template(
         project,
-        {
-            "name": template,
-            "properties": {
-                "machineType": machine_type,
-                "scheduling": {
-                    "automaticRestart": False,
-                    "instanceTerminationAction": "DELETE",
-                    "onHostMaintenance": "TERMINATE",
-                    "provisioningModel": "FLEX_START",
-                },
-                "reservationAffinity": {"consumeReservationType": "NO_RESERVATION"},
-            },
-        },
+        {"name": template, "properties": flex_start_group_template(machine_type)},
     )
     body = flex_start_group_body(
         group, f"projects/{project}/global/instanceTemplates/{template}", regional=bool(region)
