@@ -47,3 +47,18 @@ def props(
     )
     vm["body"] = body(name, **body_args)
     return vm
+
+
+def host_inputs(name: str = "trainer", **changes: Any) -> dict[str, Any]:
+    """FlexStartVm inputs as the engine sends them to the dynamic-provider host: a 2-hour queue
+    window, labelled ``team: ml``; ``changes`` replace top-level inputs."""
+    inputs = flex_start_vm_props(
+        name,
+        project=PROJECT,
+        zone=ZONE,
+        machine_type=MACHINE,
+        request_valid_for=7200,
+        labels={"team": "ml"},
+    )
+    inputs.update(changes)
+    return inputs

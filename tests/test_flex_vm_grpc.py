@@ -7,12 +7,13 @@ Compute emulator. The host finds the emulator through stack config (``Configure`
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
+from emulator_helpers import MACHINE, PROJECT, ZONE
+from emulator_helpers import host_inputs as inputs
 
 from pulumi_dws.providers.flex_vm import TYPE_TOKEN, FlexStartVmProvider
-from pulumi_dws.testing.clock_helpers import emulator_env, flex_start_vm_props
+from pulumi_dws.testing.clock_helpers import emulator_env
 from pulumi_dws.testing.dynamic_host import (
     DynamicProviderError,
     DynamicProviderHost,
@@ -21,7 +22,6 @@ from pulumi_dws.testing.dynamic_host import (
 )
 from pulumi_dws.testing.emulator import Emulator
 
-PROJECT, ZONE, MACHINE = "p", "us-central1-a", "a3-highgpu-8g"
 URN = urn(
     TYPE_TOKEN,
     "trainer-vm",
@@ -29,19 +29,6 @@ URN = urn(
     stack="dev",
     parent_type="dws:index:FlexStartInstance",
 )
-
-
-def inputs(name: str = "trainer", **changes: Any) -> dict[str, Any]:
-    props = flex_start_vm_props(
-        name,
-        project=PROJECT,
-        zone=ZONE,
-        machine_type=MACHINE,
-        request_valid_for=7200,
-        labels={"team": "ml"},
-    )
-    props.update(changes)
-    return props
 
 
 @pytest.fixture

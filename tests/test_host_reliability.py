@@ -10,6 +10,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from emulator_helpers import MACHINE, PROJECT, ZONE
+from emulator_helpers import host_inputs as inputs
 from queued_tpu_helpers import PROJECT as TPU_PROJECT
 from queued_tpu_helpers import QR
 from queued_tpu_helpers import ZONE as TPU_ZONE
@@ -20,7 +22,7 @@ from slurm_helpers import REGION, cluster_inputs
 from pulumi_dws.providers.flex_vm import TYPE_TOKEN, FlexStartVmProvider
 from pulumi_dws.providers.queued_tpu import QueuedTpuProvider
 from pulumi_dws.providers.slurm import SlurmClusterProvider
-from pulumi_dws.testing.clock_helpers import emulator_env, flex_start_vm_props
+from pulumi_dws.testing.clock_helpers import emulator_env
 from pulumi_dws.testing.dynamic_host import (
     UNKNOWN,
     DynamicProviderError,
@@ -35,23 +37,9 @@ from pulumi_dws.testing.emulator.aiplatform import AiPlatformService
 from pulumi_dws.testing.emulator.tpu import TpuService
 from pulumi_dws.testing.fault_proxy import FaultProxy, ProxyFaultPlan
 
-PROJECT, ZONE, MACHINE = "p", "us-central1-a", "a3-highgpu-8g"
 URN = urn(TYPE_TOKEN, "trainer-vm", project="flex", stack="dev")
 SLURM_URN = urn("pulumi-python:dynamic/dws:SlurmCluster", "c", project="slurm", stack="dev")
 TPU_URN = urn("pulumi-python:dynamic/dws:QueuedTpu", "q", project="tpu", stack="dev")
-
-
-def inputs(name: str = "trainer", **changes: Any) -> dict[str, Any]:
-    props = flex_start_vm_props(
-        name,
-        project=PROJECT,
-        zone=ZONE,
-        machine_type=MACHINE,
-        request_valid_for=7200,
-        labels={"team": "ml"},
-    )
-    props.update(changes)
-    return props
 
 
 @pytest.fixture
@@ -137,25 +125,36 @@ def test_a_same_name_vm_that_is_not_ours_is_refused_through_the_host(emu: Emulat
     assert len(emu["compute"].instances()) == 1
 
 
+def _create_killed_while_polling(
+    emu: Emulator, proxy: FaultProxy, first: DynamicProviderHost, urn_: str, props: dict
+) -> None:
+    """Create through ``first``, a host killed while it polls the create's operation (which
+    ``proxy`` holds): the create fails, after the API accepted it."""
+    proxy.plan = ProxyFaultPlan(
+        match=lambda m, p: m == "GET" and "/operations/" in p, queue=["slow"]
+    )
+    with first:
+        thread, errors = _in_thread(lambda: first.create(urn_, props))
+        emu.wait_for_request(_is_poll)
+        first.kill()
+        thread.join(timeout=30)
+    assert errors
+
+
 def test_a_host_killed_mid_create_leaves_a_cluster_the_next_up_adopts() -> None:
     with Emulator([]) as emu, FaultProxy(emu.url, hold_limit=30) as proxy:
         svc = emu.add(AiPlatformService(emu.clock))
-        env = {"DWS_VIRTUAL_CLOCK_URL": emu.clock_url}
-        config = {"dws:aiplatformEndpoint": proxy.url}
-        proxy.plan = ProxyFaultPlan(
-            match=lambda m, p: m == "GET" and "/operations/" in p, queue=["slow"]
-        )
-        first = DynamicProviderHost(SlurmClusterProvider(), config=config, env=env)
-        with first:
-            thread, errors = _in_thread(lambda: first.create(SLURM_URN, cluster_inputs()))
-            emu.wait_for_request(_is_poll)
-            first.kill()
-            thread.join(timeout=30)
-        assert errors
+
+        def host() -> DynamicProviderHost:
+            config = {"dws:aiplatformEndpoint": proxy.url}
+            env = {"DWS_VIRTUAL_CLOCK_URL": emu.clock_url}
+            return DynamicProviderHost(SlurmClusterProvider(), config=config, env=env)
+
+        _create_killed_while_polling(emu, proxy, host(), SLURM_URN, cluster_inputs())
         assert [c.resource["clusterStatus"]["state"] for c in svc.clusters.values()] == [
             "PROVISIONING"
         ]
-        with DynamicProviderHost(SlurmClusterProvider(), config=config, env=env) as second:
+        with host() as second:
             _, outs = second.create(SLURM_URN, cluster_inputs())
         assert outs["state"] == "RUNNING"
         assert len(svc.created) == 1 and list(svc.clusters) == [(SLURM_PROJECT, REGION, "flexvm")]
@@ -166,21 +165,16 @@ def test_a_host_killed_mid_create_leaves_a_queued_tpu_the_next_up_adopts() -> No
     the operation. The next `pulumi up` adopts the request: one request, ACTIVE."""
     with Emulator([]) as emu, FaultProxy(emu.url, hold_limit=30) as proxy:
         tpu = emu.add(TpuService(emu.clock))
-        env = {"DWS_VIRTUAL_CLOCK_URL": emu.clock_url}
-        config = {"dws:tpuEndpoint": proxy.url}
-        proxy.plan = ProxyFaultPlan(
-            match=lambda m, p: m == "GET" and "/operations/" in p, queue=["slow"]
-        )
-        first = DynamicProviderHost(QueuedTpuProvider(), config=config, env=env)
-        with first:
-            thread, errors = _in_thread(lambda: first.create(TPU_URN, queued_tpu_inputs()))
-            emu.wait_for_request(_is_poll)
-            first.kill()
-            thread.join(timeout=30)
-        assert errors
+
+        def host() -> DynamicProviderHost:
+            config = {"dws:tpuEndpoint": proxy.url}
+            env = {"DWS_VIRTUAL_CLOCK_URL": emu.clock_url}
+            return DynamicProviderHost(QueuedTpuProvider(), config=config, env=env)
+
+        _create_killed_while_polling(emu, proxy, host(), TPU_URN, queued_tpu_inputs())
         assert tpu.queued_resources() == [(TPU_PROJECT, TPU_ZONE, QR)]  # queued, untracked
         tpu.add_chips(TPU_ZONE, "v6e", 16, after=600)
-        with DynamicProviderHost(QueuedTpuProvider(), config=config, env=env) as second:
+        with host() as second:
             _, outs = second.create(TPU_URN, queued_tpu_inputs())
         assert outs["state"] == "ACTIVE"
         assert len(tpu.created) == 1 and tpu.queued_resources() == [(TPU_PROJECT, TPU_ZONE, QR)]
