@@ -71,6 +71,7 @@ class Deployment:
     host: DynamicProviderHost
     created: list[str] = field(default_factory=list)  # REST collections posted to
     request: tuple[str, dict[str, Any], dict[str, Any]] | None = None  # (id, inputs, outs)
+    registered: GcpMocks = field(init=False)  # the mocks of the last run
 
     def post(self, path: str, body: dict[str, Any]) -> None:
         answer = requests.post(
@@ -97,9 +98,10 @@ class Deployment:
 
     def resize_request(self, mocks: GcpMocks, typ: str, name: str, s: dict[str, Any]) -> str:
         inputs = {k: v for k, v in s.items() if k != "__provider"}
-        checked, failures = self.host.check(request_urn(name[: -len("-request")]), {}, inputs)
+        component = name.removesuffix("-request")
+        checked, failures = self.host.check(request_urn(component), {}, inputs)
         assert failures == []
-        id_, outs = self.host.create(request_urn(name[: -len("-request")]), checked)
+        id_, outs = self.host.create(request_urn(component), checked)
         self.request = (id_, checked, outs)
         s.clear()
         s.update(outs)
