@@ -29,6 +29,7 @@ def queued_tpu(mocks: GcpMocks, typ: str, name: str, s: dict[str, Any]) -> str:
     s["name"] = rid
     s["state"] = "WAITING_FOR_RESOURCES" if s.get("waitFor") == "accepted" else "ACTIVE"
     s["observed"] = {"createTime": format_timestamp(now()), "stateInitiator": None}
+    s["drift"] = []
     return rid
 
 
