@@ -269,14 +269,7 @@ class QueuedTpuProvider(RestProvider):
 
     def read_live(self, client: GoogleRestClient, path: str) -> dict[str, Any] | None:
         """The queued resource, or None when there is none."""
-        from .rest import ApiError
-
-        try:
-            return client.get(path, expect=is_queued_resource)
-        except ApiError as err:
-            if err.not_found:
-                return None
-            raise
+        return client.find(path, expect=is_queued_resource)
 
     def poll(
         self,

@@ -166,14 +166,14 @@ class SlurmClusterProvider(RestProvider):
         project, region, cluster_id = _parse_id(id_)
         client = self.client(region)
         try:
-            live = client.get(cluster_path(project, region, cluster_id), expect=_is_cluster)
+            live = client.find(cluster_path(project, region, cluster_id), expect=_is_cluster)
         except ApiError as err:
-            if err.not_found:
-                return ReadResult(None, {})
             raise SlurmClusterError(
                 f"cluster {id_} could not be read: {err}. Nothing was changed; run `pulumi "
                 "refresh` again once the API answers."
             ) from None
+        if live is None:
+            return ReadResult(None, {})
         base = {"project": project, "region": region, "cluster_id": cluster_id, **props}
         declared = base.get("body")
         if declared is None:  # import: adopt what is there
