@@ -61,6 +61,7 @@ import pulumi.dynamic as dyn
 
 from .checks import known as _known
 from .compute_provider import ComputeProvider
+from .create_machine import OWNER_LABEL
 
 __all__ = [
     "FlexStartVm",
@@ -125,7 +126,6 @@ STOPPED = frozenset(
 FAIL_FAST_TRY_SECONDS = 90  # dws-facts §1: without a queue Compute tries for about 90 s
 WAIT_MARGIN_SECONDS = 600.0  # beyond the queue window (or the fail-fast try) before giving up
 STOCKOUT_CODES = ("ZONE_RESOURCE_POOL_EXHAUSTED", "RESOURCE_POOL_EXHAUSTED", "STOCKOUT")
-OWNER_LABEL = "dws-create"  # see pulumi_dws.providers.flex_create
 
 
 class FlexStartError(Exception):
