@@ -20,6 +20,7 @@ import inspect
 import types
 import typing
 from collections.abc import Awaitable, Callable, Collection, Iterator, Mapping, Sequence
+from functools import partial
 from typing import Any, ClassVar, TypeVar
 
 import pulumi
@@ -133,11 +134,13 @@ def _mapping_with_outputs(handler: Any, value: Mapping[str, Any], where: str) ->
     plain = {k: v for k, v in value.items() if not is_output(v)}
     checked = dict(_run(handler, plain, where))
     result: dict[str, Any] = {}
+
+    def entry(key: str, known: Any) -> Any:
+        return _run(handler, {**plain, key: known}, where)[key]
+
     for key, item in value.items():
         if is_output(item):
-            result[key] = when_known(
-                item, lambda known, k=key: _run(handler, {**plain, k: known}, where)[k]
-            )
+            result[key] = when_known(item, partial(entry, key))
         else:
             result[key] = checked.get(key, item)
     return result
@@ -512,7 +515,10 @@ def _required(hint: Any, total: bool) -> bool:
 
 
 def _annotated(info: Any) -> Any:
-    return typing.Annotated[(info.annotation, *info.metadata)] if info.metadata else info.annotation
+    if not info.metadata:
+        return info.annotation
+    args = (info.annotation, *info.metadata)
+    return typing.Annotated[args]
 
 
 def _typed_dict_in(annotation: Any) -> type | None:

@@ -25,6 +25,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from ..providers.rest import PollPolicy
@@ -154,9 +155,10 @@ def flex_vm_fault_run(
                 report.errors[str(err).split(":")[0][:60]] += 1
             else:
                 report.created += 1
-                tracked.add(str(result.outs["observed"]["instanceId"]))
+                outs = result.outs or {}
+                tracked.add(str(outs["observed"]["instanceId"]))
                 try:
-                    _retry(lambda r=result: provider.delete(r.id, r.outs))
+                    _retry(partial(provider.delete, result.id, outs))
                     tracked.clear()
                 except FlexStartError:
                     pass  # still tracked: not an orphan; removed below
@@ -222,7 +224,7 @@ def slurm_fault_run(
                 report.created += 1
                 tracked.add(cluster_id)
                 try:
-                    _retry(lambda r=result: provider.delete(r.id, r.outs or {}))
+                    _retry(partial(provider.delete, result.id, result.outs or {}))
                     tracked.clear()
                 except SlurmClusterError:
                     pass
