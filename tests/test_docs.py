@@ -29,6 +29,7 @@ from pulumi_dws.kueue import KueueQueue
 from pulumi_dws.policy import rule
 from pulumi_dws.policy.engine import check_config
 from pulumi_dws.policy.pack import policies
+from pulumi_dws.providers.flex_vm import FlexStartVmProvider
 from pulumi_dws.slurm import SlurmCluster
 from pulumi_dws.testing import GcpMocks
 
@@ -256,6 +257,24 @@ def check_vcs_requirement(b: Block) -> None:
     assert requirement.name == "pulumi-dws" and requirement.url.startswith("git+https://")
 
 
+def check_upgrade_from_0_1(b: Block) -> None:
+    """The 0.1 VM (no reservation affinity) is replaced without the block, kept with it: the
+    block's ignored paths are the ones that changed, on the two children it names."""
+    mocks = GcpMocks(project="my-project")
+    namespace = {"__name__": "readme", "FlexStartInstance": FlexStartInstance}
+    mocks.run(lambda: exec(b.code, namespace))
+    template = mocks.one("gcp:compute/instanceTemplate:InstanceTemplate", name="trainer-template")
+    vm = mocks.one("pulumi-python:dynamic/dws:FlexStartVm", name="trainer-vm")
+    assert template.ignore_changes == ["reservationAffinity"]
+    assert template.inputs["reservationAffinity"] == {"type": "NO_RESERVATION"}
+    assert vm.ignore_changes == ["body.reservationAffinity"]
+    assert vm.inputs["body"]["reservationAffinity"] == {"consumeReservationType": "NO_RESERVATION"}
+    as_in_0_1 = {**vm.inputs, "body": {k: v for k, v in vm.inputs["body"].items()
+                                       if k != "reservationAffinity"}}  # fmt: skip
+    assert "body" in FlexStartVmProvider().diff("vm", as_in_0_1, vm.inputs).replaces
+    assert not FlexStartVmProvider().diff("vm", as_in_0_1, as_in_0_1).changes
+
+
 CHECKS: dict[str, Callable[[Block], None]] = {
     "python3 -m venv .venv && .venv/bin/pip install -q -e . && .venv/bin/dws plan": check_quickstart,
     "from pulumi_dws import FlexStartInstance": check_python_under_mocks,
@@ -280,6 +299,7 @@ CHECKS: dict[str, Callable[[Block], None]] = {
     "python3 -m venv .venv && .venv/bin/pip install -e .": check_deploying_for_real,
     "pulumi-dws @ git+https://": check_vcs_requirement,
     "import pulumi\n": check_python_alone,
+    "# Upgrading from 0.1": check_upgrade_from_0_1,
 }  # fmt: skip
 
 
