@@ -261,7 +261,7 @@ class FlexStartInstanceSpec(DwsModel):
         return [{"key": k, "value": items[k]} for k in sorted(items)]
 
 
-def template_inputs(spec: FlexStartInstanceSpec, project: Any) -> dict[str, Any]:
+def _template_inputs(spec: FlexStartInstanceSpec, project: Any) -> dict[str, Any]:
     """The ``gcp.compute.InstanceTemplate`` arguments that hold a VM's shape: everything
     pulumi-gcp can express of a Flex-start VM (labels and metadata go on the VM itself)."""
     inputs: dict[str, Any] = {
@@ -337,7 +337,7 @@ class FlexStartInstance(pulumi.ComponentResource):
 
         # One template per distinct shape in the program (see pulumi_dws.flex_shapes); a shape
         # not known yet (an Output in it) gets a template of its own, as a child.
-        shape_inputs = template_inputs(spec, project)
+        shape_inputs = _template_inputs(spec, project)
         gcp_provider = self.get_provider(TEMPLATE_TYPE)
         shape = fingerprint(shape_inputs, gcp_provider) if shareable(self, opts) else None
         if shape is not None:
