@@ -18,10 +18,19 @@ from pathlib import Path
 
 from pulumi_dws.testing.emulator import Emulator
 from pulumi_dws.testing.emulator.aiplatform import AiPlatformService
+from pulumi_dws.testing.emulator.tpu import TpuService
 from pulumi_dws.testing.fault_proxy import FaultProxy
-from pulumi_dws.testing.fault_run import flex_vm_fault_run, slurm_fault_run
+from pulumi_dws.testing.fault_run import (
+    flex_vm_fault_run,
+    mig_resize_fault_run,
+    queued_tpu_fault_run,
+    slurm_fault_run,
+)
 
 SEED_BODY = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "cluster_config.json"
+TPU_BODIES = (
+    Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "gcloud_queued_tpu_bodies.json"
+)
 
 
 def slurm_body(cluster_id: str) -> dict:
@@ -35,6 +44,13 @@ def slurm_body(cluster_id: str) -> dict:
     return json.loads(text)
 
 
+def tpu_body(resource_id: str, zone: str) -> dict:
+    """gcloud's Flex-start v6e-16 body (1 day, 2-hour window) for ``resource_id`` in ``zone``."""
+    body = json.loads(TPU_BODIES.read_text())["captures"]["qr-flexstart"]["body"]
+    text = json.dumps(body).replace('"nodeId": "n1"', f'"nodeId": "{resource_id}"')
+    return json.loads(text.replace("demo-project", "p").replace("us-east5-b", zone))
+
+
 def main() -> int:
     cycles = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
     rate = float(sys.argv[2]) if len(sys.argv) > 2 else 0.25
@@ -45,12 +61,25 @@ def main() -> int:
         report = flex_vm_fault_run(emu, proxy, cycles=cycles, rate=rate, seed=seed)
         print("\n".join(report.lines()), f"\n  {time.perf_counter() - start:.1f}s wall")
         failed |= bool(report.orphans or report.duplicates)
+    with Emulator() as emu, FaultProxy(emu) as proxy:
+        start = time.perf_counter()
+        report = mig_resize_fault_run(emu, proxy, cycles=cycles, rate=rate, seed=seed)
+        print("\n".join(report.lines()), f"\n  {time.perf_counter() - start:.1f}s wall")
+        failed |= bool(report.orphans or report.duplicates)
     with Emulator([]) as emu, FaultProxy(emu) as proxy:
         emu.add(
             AiPlatformService(emu.clock, provision_seconds=60, update_seconds=30, delete_seconds=30)
         )
         start = time.perf_counter()
         report = slurm_fault_run(emu, proxy, cycles=cycles, rate=rate, seed=seed, body=slurm_body)
+        print("\n".join(report.lines()), f"\n  {time.perf_counter() - start:.1f}s wall")
+        failed |= bool(report.orphans or report.duplicates)
+    with Emulator([]) as emu, FaultProxy(emu) as proxy:
+        emu.add(TpuService(emu.clock))
+        start = time.perf_counter()
+        report = queued_tpu_fault_run(
+            emu, proxy, cycles=cycles, rate=rate, seed=seed, body=tpu_body
+        )
         print("\n".join(report.lines()), f"\n  {time.perf_counter() - start:.1f}s wall")
         failed |= bool(report.orphans or report.duplicates)
     return 1 if failed else 0

@@ -50,6 +50,32 @@ TARGETS: dict[str, dict[str, tuple[str, ...]]] = {
             "compute.instanceTemplates.get",
             "compute.instanceTemplates.delete",
             "compute.globalOperations.get",
+            "compute.regionOperations.get",
+            "compute.regionInstanceTemplates.insert",
+            "compute.regionInstanceTemplates.get",
+            "compute.regionInstanceTemplates.delete",
+            "compute.instanceGroupManagers.insert",
+            "compute.instanceGroupManagers.get",
+            "compute.instanceGroupManagers.delete",
+            "compute.instanceGroupManagers.listManagedInstances",
+            "compute.instanceGroupManagers.resize",
+            "compute.instanceGroupManagers.deleteInstances",
+            "compute.regionInstanceGroupManagers.insert",
+            "compute.regionInstanceGroupManagers.get",
+            "compute.regionInstanceGroupManagers.delete",
+            "compute.regionInstanceGroupManagers.listManagedInstances",
+            "compute.regionInstanceGroupManagers.resize",
+            "compute.regionInstanceGroupManagers.deleteInstances",
+            "compute.instanceGroupManagerResizeRequests.insert",
+            "compute.instanceGroupManagerResizeRequests.get",
+            "compute.instanceGroupManagerResizeRequests.list",
+            "compute.instanceGroupManagerResizeRequests.cancel",
+            "compute.instanceGroupManagerResizeRequests.delete",
+            "compute.regionInstanceGroupManagerResizeRequests.insert",
+            "compute.regionInstanceGroupManagerResizeRequests.get",
+            "compute.regionInstanceGroupManagerResizeRequests.list",
+            "compute.regionInstanceGroupManagerResizeRequests.cancel",
+            "compute.regionInstanceGroupManagerResizeRequests.delete",
             "compute.advice.calendarMode",
             "compute.advice.capacity",
         ),
@@ -63,6 +89,18 @@ TARGETS: dict[str, dict[str, tuple[str, ...]]] = {
             "GoogleCloudAiplatformV1beta1MachineSpec",
             "GoogleCloudAiplatformV1beta1DiskSpec",
         ),
+    },
+    # Cloud TPU queued resources: v2alpha1 is the only version with provisioningModel,
+    # runDuration and queueingPolicy (Flex-start).
+    "tpu.v2alpha1": {
+        "methods": (
+            "tpu.projects.locations.queuedResources.create",
+            "tpu.projects.locations.queuedResources.get",
+            "tpu.projects.locations.queuedResources.list",
+            "tpu.projects.locations.queuedResources.delete",
+            "tpu.projects.locations.operations.get",
+        ),
+        "schemas": (),
     },
 }  # fmt: skip
 # What the emulator's validator reads; descriptions and other prose are left behind.
@@ -140,8 +178,11 @@ def generate(target: str, document: Mapping[str, Any], source: str) -> dict[str,
             name: {k: p[k] for k in PARAMETER_KEYS if k in p}
             for name, p in sorted(spec.get("parameters", {}).items())
         }
-        _, resource, name = method_id.split(".")  # <api>.<resource>.<method>: no nesting
-        resources.setdefault(resource, {"methods": {}})["methods"][name] = kept
+        *path, name = method_id.split(".")[1:]  # <api>.<resource>[.<resource>...].<method>
+        node = resources.setdefault(path[0], {})
+        for resource in path[1:]:
+            node = node.setdefault("resources", {}).setdefault(resource, {})
+        node.setdefault("methods", {})[name] = kept
         pending.extend(refs(kept))
     schemas = document["schemas"]
     kept_schemas: set[str] = set()

@@ -39,9 +39,11 @@ from pulumi_dws.advice import (
     project,
 )
 from pulumi_dws.advice.inputs import TimeLike, asks
+from pulumi_dws.advice.render import group_args, group_hint
 from pulumi_dws.duration import DurationLike
 from pulumi_dws.errors import DwsValidationError
-from pulumi_dws.models import signature_mismatches
+from pulumi_dws.flex_group import FlexStartGroupSpec
+from pulumi_dws.models import parse_args, signature_mismatches
 from pulumi_dws.providers.rest import ApiError, GoogleRestClient, RetryPolicy
 from pulumi_dws.testing.emulator import Emulator, VirtualClock
 from pulumi_dws.testing.emulator.advice import AdviceService
@@ -888,3 +890,47 @@ def test_calendar_request_matches_what_gcloud_sends(gcloud_runs: GcloudRuns) -> 
     ours = february_query("2026-03-01").to_request()
     assert ours.to_api() == theirs.to_api()
     assert sent[0].path == "/compute/beta/projects/p1/regions/us-central1/advice/calendarMode"
+
+
+def test_cli_capacity_hints_one_flex_start_group_for_the_whole_set(
+    emu: Emulator, capsys: Any
+) -> None:
+    code, out, _ = cli(emu, capsys, *CAP, "--count", "2")
+    assert code == 0
+    hint = out.strip().splitlines()[-1]
+    assert "one FlexStartGroup (dws:capacity key flex_start_groups)" in hint
+    snippet = hint[hint.index("{") : hint.rindex("}") + 1]
+    args = json.loads(snippet)
+    assert args == {"zone": "us-central1-c", "machine_type": H100, "count": 2, "run_duration": "3d"}
+    spec = parse_args(FlexStartGroupSpec, args)  # what it prints is a valid group
+    assert spec.count == 2
+    code, out, _ = cli(emu, capsys, *CAP, "--count", "2", "--format", "json")
+    assert json.loads(out)["flex_start_group"] == args
+
+
+def test_cli_capacity_hint_when_only_part_of_the_set_fits(emu: Emulator, capsys: Any) -> None:
+    code, out, _ = cli(emu, capsys, *CAP, "--count", "4", "--shape", "ANY")
+    assert code == 0
+    assert out.strip().splitlines()[-1] == (
+        "Recommendation #1 places 3 of the 4 VMs; a FlexStartGroup of 4 waits until all of "
+        "them can be placed at once (all or nothing)."
+    )
+    code, out, _ = cli(emu, capsys, *CAP, "--count", "4", "--shape", "ANY", "--format", "json")
+    assert json.loads(out)["flex_start_group"] is None
+
+
+def test_capacity_hint_splits_more_vms_than_one_resize_request_adds(emu: Emulator) -> None:
+    advice = capacity_advice("p1", "us-central1", H100, 2, client=client_for(emu))
+    with limits.overridden("mig.resize_by", maximum=1):
+        assert group_args(advice) is None
+        assert "split them over several FlexStartGroups" in (group_hint(advice) or "")
+
+
+def test_capacity_hint_when_the_vms_spread_over_zones(emu: Emulator) -> None:
+    emu["advice"].capacity.add("us-central1-f", H100, 2)
+    advice = capacity_advice(
+        "p1", "us-central1", H100, 5, client=client_for(emu), target_shape="ANY"
+    )
+    assert len({s.zone for s in advice.options[0].shards}) > 1
+    assert group_args(advice) is None
+    assert (group_hint(advice) or "").endswith("ask with --shape ANY_SINGLE_ZONE.")

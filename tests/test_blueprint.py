@@ -202,3 +202,16 @@ def test_an_entry_name_must_be_known_while_an_argument_may_be_an_output() -> Non
     mocks = GcpMocks()
     assert list(mocks.run(lambda: deploy(described))) == ["calendar_reservations/a"]
     assert mocks.one("gcp:compute/futureReservation:FutureReservation")
+
+
+def test_queued_tpus_are_declared_under_their_key() -> None:
+    mocks = GcpMocks(project="my-project")
+    flex = {"zone": "us-east5-a", "accelerator_type": "v6e-16", "max_run_duration": "1d"}
+    built = mocks.run(lambda: deploy({"queued_tpus": [{"name": "trainer", **flex}]}))
+    assert sorted(built) == ["queued_tpus/trainer"]
+    [resource] = mocks.resources("pulumi-python:dynamic/dws:QueuedTpu")
+    assert resource.inputs["queuedResourceId"] == "trainer"
+    with pytest.raises(DwsValidationError, match=r"queued_tpus\[0\].max_run_duration"):
+        GcpMocks().run(
+            lambda: deploy({"queued_tpus": [{"name": "t", **flex, "max_run_duration": "8d"}]})
+        )

@@ -163,6 +163,15 @@ def test_the_emulator_serves_compute_without_extras(served: Any) -> None:
     assert exports["GOOGLE_CLOUD_PROJECT"] == "dws-emulator"
 
 
+def test_the_emulator_serves_cloud_tpu_queued_resources(served: Any) -> None:
+    exports, _ = served
+    root = exports["DWS_TPU_ENDPOINT"]
+    queued = root + "v2alpha1/projects/p/locations/us-east5-a/queuedResources?queuedResourceId=q"
+    status, answer = _http("POST", queued, {"provisioningModel": "FLEX_STARTING"})
+    assert status == 400 and answer["error"]["status"] == "INVALID_ARGUMENT"
+    assert "provisioningModel" in answer["error"]["message"]
+
+
 def test_dws_advise_finds_the_block_given_on_the_command_line(served: Any) -> None:
     exports, _ = served
     env = {**os.environ, **exports}

@@ -212,7 +212,7 @@ def check_blueprint_config(b: Block) -> None:
     capacity = yaml.safe_load(b.code)["config"]["dws:capacity"]
     assert [e.kind.key for e in validate_capacity(capacity)] == list(capacity)
     built = GcpMocks(project="my-project").run(lambda: deploy(capacity))
-    assert len(built) == 5
+    assert len(built) == sum(len(entries) for entries in capacity.values()) == 6
 
 
 def check_policy_commands(b: Block) -> None:
@@ -278,11 +278,13 @@ def check_upgrade_from_0_1(b: Block) -> None:
 CHECKS: dict[str, Callable[[Block], None]] = {
     "python3 -m venv .venv && .venv/bin/pip install -q -e . && .venv/bin/dws plan": check_quickstart,
     "from pulumi_dws import FlexStartInstance": check_python_under_mocks,
+    "from pulumi_dws import FlexStartGroup": check_python_under_mocks,
     "max_run_duration: 8d is above": check_error_sample,
     "max_run_duraton: unknown argument": check_typo_sample,
     'FlexStartInstance("trainer"': check_python_under_mocks,
     "from pulumi_dws.gke import QueuedNodePool": check_python_under_mocks,
     "from pulumi_dws import CalendarReservation, KueueQueue": check_python_under_mocks,
+    "from pulumi_dws import QueuedTpu": check_python_under_mocks,
     'SlurmCluster("flexvm"': check_python_under_mocks,
     "import pulumi_gcp as gcp": check_python_under_mocks,
     "dws advise calendar": check_advise_with_the_emulator,
@@ -448,7 +450,7 @@ def test_ci_preview_installs_into_the_virtualenv_the_stacks_name() -> None:
 README_TEXT = README.read_text()
 SOURCES = {p: p.read_text() for p in sorted((REPO / "components").rglob("*.py"))}
 COMPONENTS = ("FlexStartInstance", "QueuedNodePool", "KueueQueue", "SlurmCluster")
-COMPONENTS += ("CalendarReservation",)
+COMPONENTS += ("CalendarReservation", "FlexStartGroup", "QueuedTpu")
 LOCATOR = re.compile(r"https://\S+|[\w.-]+/[\w.-]+@[0-9a-f]{40}|\bseed 00\d")
 
 

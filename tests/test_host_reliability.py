@@ -10,10 +10,15 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from queued_tpu_helpers import PROJECT as TPU_PROJECT
+from queued_tpu_helpers import QR
+from queued_tpu_helpers import ZONE as TPU_ZONE
+from queued_tpu_helpers import props as queued_tpu_inputs
 from slurm_helpers import PROJECT as SLURM_PROJECT
 from slurm_helpers import REGION, cluster_inputs
 
 from pulumi_dws.providers.flex_vm import TYPE_TOKEN, FlexStartVmProvider
+from pulumi_dws.providers.queued_tpu import QueuedTpuProvider
 from pulumi_dws.providers.slurm import SlurmClusterProvider
 from pulumi_dws.testing.clock_helpers import emulator_env, flex_start_vm_props
 from pulumi_dws.testing.dynamic_host import (
@@ -27,11 +32,13 @@ from pulumi_dws.testing.dynamic_host import (
 )
 from pulumi_dws.testing.emulator import Emulator, Request
 from pulumi_dws.testing.emulator.aiplatform import AiPlatformService
+from pulumi_dws.testing.emulator.tpu import TpuService
 from pulumi_dws.testing.fault_proxy import FaultProxy, ProxyFaultPlan
 
 PROJECT, ZONE, MACHINE = "p", "us-central1-a", "a3-highgpu-8g"
 URN = urn(TYPE_TOKEN, "trainer-vm", project="flex", stack="dev")
 SLURM_URN = urn("pulumi-python:dynamic/dws:SlurmCluster", "c", project="slurm", stack="dev")
+TPU_URN = urn("pulumi-python:dynamic/dws:QueuedTpu", "q", project="tpu", stack="dev")
 
 
 def inputs(name: str = "trainer", **changes: Any) -> dict[str, Any]:
@@ -152,6 +159,31 @@ def test_a_host_killed_mid_create_leaves_a_cluster_the_next_up_adopts() -> None:
             _, outs = second.create(SLURM_URN, cluster_inputs())
         assert outs["state"] == "RUNNING"
         assert len(svc.created) == 1 and list(svc.clusters) == [(SLURM_PROJECT, REGION, "flexvm")]
+
+
+def test_a_host_killed_mid_create_leaves_a_queued_tpu_the_next_up_adopts() -> None:
+    """The create reached Cloud TPU (its node labelled as ours); the host died while polling
+    the operation. The next `pulumi up` adopts the request: one request, ACTIVE."""
+    with Emulator([]) as emu, FaultProxy(emu.url, hold_limit=30) as proxy:
+        tpu = emu.add(TpuService(emu.clock))
+        env = {"DWS_VIRTUAL_CLOCK_URL": emu.clock_url}
+        config = {"dws:tpuEndpoint": proxy.url}
+        proxy.plan = ProxyFaultPlan(
+            match=lambda m, p: m == "GET" and "/operations/" in p, queue=["slow"]
+        )
+        first = DynamicProviderHost(QueuedTpuProvider(), config=config, env=env)
+        with first:
+            thread, errors = _in_thread(lambda: first.create(TPU_URN, queued_tpu_inputs()))
+            emu.wait_for_request(_is_poll)
+            first.kill()
+            thread.join(timeout=30)
+        assert errors
+        assert tpu.queued_resources() == [(TPU_PROJECT, TPU_ZONE, QR)]  # queued, untracked
+        tpu.add_chips(TPU_ZONE, "v6e", 16, after=600)
+        with DynamicProviderHost(QueuedTpuProvider(), config=config, env=env) as second:
+            _, outs = second.create(TPU_URN, queued_tpu_inputs())
+        assert outs["state"] == "ACTIVE"
+        assert len(tpu.created) == 1 and tpu.queued_resources() == [(TPU_PROJECT, TPU_ZONE, QR)]
 
 
 # ---------------------------------------------------------------------- secrets

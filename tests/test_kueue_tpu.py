@@ -218,4 +218,10 @@ def test_the_tpu_stack_plans_offline() -> None:
     assert [(v.rule, v.level) for v in report.violations] == [
         ("gke-tpu-queued-flex-start", "advisory")
     ]
-    assert report.summary["tpu_chips_by_type"] == {"v6e": 16} and report.summary["gpus"] == 0
+    # The pool's slice (its nodes' 7-day limit) and the Flex-start queued v6e-16 for a day.
+    assert report.summary["tpu_chips_by_type"] == {"v6e": 32} and report.summary["gpus"] == 0
+    assert report.summary["tpu_chip_hours"] == 16 * 168 + 16 * 24
+    queued = next(r for r in plan.resources if r.type == "pulumi-python:dynamic/dws:QueuedTpu")
+    assert queued.inputs["body"]["provisioningModel"] == "FLEX_START"
+    assert queued.inputs["body"]["runDuration"] == {"maxRunDuration": "86400s"}
+    assert queued.inputs["zone"] == "us-east5-a"

@@ -25,11 +25,13 @@ EXPECTED: dict[str, dict[str, int]] = {
     ".": {
         "dws:index:CalendarReservation": 1,
         "dws:index:FlexStartInstance": 1,
+        "dws:index:FlexStartGroup": 1,
         "dws:index:QueuedNodePool": 1,
         "dws:index:KueueQueue": 1,
         "dws:index:SlurmCluster": 1,
         "gcp:compute/futureReservation:FutureReservation": 1,
         "pulumi-python:dynamic/dws:FlexStartVm": 1,
+        "pulumi-python:dynamic/dws:MigResizeRequest": 1,
         "gcp:container/nodePool:NodePool": 1,
         "pulumi-python:dynamic/dws:SlurmCluster": 1,
     },
@@ -38,6 +40,11 @@ EXPECTED: dict[str, dict[str, int]] = {
         "gcp:compute/instance:Instance": 1,
     },
     "stacks/flex-start-vm": {"pulumi-python:dynamic/dws:FlexStartVm": 1},
+    "stacks/flex-start-group": {
+        "gcp:compute/instanceTemplate:InstanceTemplate": 1,
+        "gcp:compute/instanceGroupManager:InstanceGroupManager": 1,
+        "pulumi-python:dynamic/dws:MigResizeRequest": 1,
+    },
     "stacks/gke-dws": {
         "gcp:container/nodePool:NodePool": 1,
         "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue": 1,
@@ -45,6 +52,8 @@ EXPECTED: dict[str, dict[str, int]] = {
     },
     "stacks/tpu-dws": {
         "gcp:container/nodePool:NodePool": 1,
+        "dws:index:QueuedTpu": 1,
+        "pulumi-python:dynamic/dws:QueuedTpu": 1,
         "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue": 1,
         "kubernetes:kueue.x-k8s.io/v1beta2:LocalQueue": 1,
     },
@@ -446,3 +455,15 @@ def test_a_stack_policy_that_is_not_an_object_is_named(
     assert capsys.readouterr().err == (
         "error: policy configuration: dws:policy: strict must be an object (a mapping in the stack file)\n"
     )
+
+
+def test_plan_of_a_flex_start_group_counts_its_vms_on_the_request(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["plan", str(REPO / "stacks/flex-start-group")]) == 0
+    out = capsys.readouterr().out
+    assert "+ pulumi-python:dynamic/dws:MigResizeRequest trainers-request" in out
+    assert "resize_by=4  run_duration=3d  wait_for=running  gpus=32  gpu_hours=2304" in out
+    assert "on_failure=DO_NOTHING" in out and "termination_action=DELETE" in out
+    assert 'gpus_by_type: {"nvidia-h100-80gb": 32}' in out
+    assert "Policies: no violations" in out

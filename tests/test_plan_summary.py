@@ -131,3 +131,26 @@ def test_a_reservation_slurm_pool_is_counted_on_its_reservation() -> None:
     props = key_properties(view.type, {"body": body})
     assert props["gpus"] == 24 and "gpu_hours" not in props
     assert "res: a3-ultragpu-8g x2 RESERVATION" in props["node_pools"]
+
+
+def test_a_queued_tpu_is_shown_in_chips_not_gpus(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "Pulumi.yaml").write_text("name: tpus\nruntime: python\n")
+    (tmp_path / "__main__.py").write_text(
+        "from pulumi_dws import QueuedTpu\n"
+        'QueuedTpu("trainer", {"project": "p", "zone": "us-east5-a", '
+        '"accelerator_type": "v6e-16", "node_count": 2, "max_run_duration": "1d"})\n'
+    )
+    doc = plan_json(tmp_path, capsys)
+    [queued] = [r for r in doc["resources"] if r["type"] == "pulumi-python:dynamic/dws:QueuedTpu"]
+    shown = queued["properties"]
+    assert (shown["accelerator_type"], shown["slices"], shown["provisioning_model"]) == (
+        "v6e-16",
+        2,
+        "FLEX_START",
+    )
+    assert (shown["tpu_chips"], shown["tpu_chip_hours"]) == (32, 32 * 24)
+    assert "gpus" not in shown
+    capacity = doc["capacity"]
+    assert capacity["tpu_chips_by_type"] == {"v6e": 32} and capacity["gpus"] == 0

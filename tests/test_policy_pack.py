@@ -26,9 +26,10 @@ from pulumi_policy import (
 )
 from pulumi_policy.proxy import UnknownValueError
 
-from pulumi_dws import clock
+from pulumi_dws import FlexStartGroup, clock
 from pulumi_dws.policy import RULES, ResourceView, rule
 from pulumi_dws.policy.pack import PACK_NAME, policies
+from pulumi_dws.testing import GcpMocks
 from pulumi_dws.testing.policy import (
     UNKNOWN,
     UNKNOWN_ARRAY,
@@ -225,6 +226,24 @@ def test_gpu_budget_stack_policy() -> None:
     assert [r.urn for r in unbounded] == [
         make_urn("gcp:compute/instance:Instance", "flex_instance")
     ]
+
+
+def test_gpu_budget_stack_policy_counts_a_flex_start_group_through_the_runtime() -> None:
+    """A resize request's GPUs are its group's template's: the pack's stack resources carry
+    their parent, so the request finds its sibling template as dws plan does."""
+    mocks = GcpMocks(project="p")
+    mocks.run(
+        lambda: FlexStartGroup(
+            "trainers",
+            {"zone": "us-central1-a", "machine_type": "a3-highgpu-8g", "count": 4}
+            | {"run_duration": "3d", "labels": {"team": "ml"}},
+        )
+    )
+    views = [ResourceView.from_registered(r) for r in mocks.registered if r.custom]
+    budget = find_policy("gpu-budget", POLICIES)
+    over = validate_stack(budget, views, config={"maxGpus": 16})
+    assert len(over) == 1 and "asks for 32 GPUs" in over[0].detail
+    assert validate_stack(budget, views, config={"maxGpus": 32, "maxGpuHours": 2304}) == []
 
 
 def test_gpu_budget_stack_policy_with_unknowns() -> None:

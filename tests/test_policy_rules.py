@@ -34,6 +34,9 @@ from pulumi_dws.testing.samples import DELETE, EXAMPLES, SAMPLE_NOW, SAMPLES, Ex
 STACK = "urn:pulumi:dev::project::"
 
 
+RESIZE = "pulumi-python:dynamic/dws:MigResizeRequest"
+
+
 def view(sample: str, props: dict[str, Any] | None = None, name: str | None = None):
     rtype, factory = SAMPLES[sample]
     name = name or sample.replace("_", "-")
@@ -377,7 +380,81 @@ def test_capacity_summary_counts_each_kind() -> None:
     assert "flex-template" not in by_name  # templates are not capacity by themselves
     assert summary["gpus_by_type"] == {"nvidia-h100-80gb": 80}
     assert summary["gpu_hours"] == 7296
-    assert summary["unbounded"] == [] and summary["unknown"] == []
+    # A resize request alone: its VMs' shape is its group's template, not in these views.
+    assert by_name["group-request"]["units"] == 4 and by_name["group-request"]["gpus"] is None
+    assert by_name["raw-group-request"]["units"] == 4
+    assert summary["unbounded"] == []
+    assert summary["unknown"] == [
+        f"{STACK}{RESIZE}::group-request",
+        f"{STACK}gcp:compute/resizeRequest:ResizeRequest::raw-group-request",
+    ]
+
+
+def _group_views(template: dict[str, Any] | None = None, parent: str = "") -> list[ResourceView]:
+    """A FlexStartGroup's request and template, siblings under one component (``parent``)."""
+    parent = parent or f"{STACK}dws:index:FlexStartGroup::trainers"
+    out = []
+    for sample, props in (("group_request", None), ("group_template", template)):
+        rtype, factory = SAMPLES[sample]
+        name = f"trainers-{sample.split('_')[1]}"
+        urn = f"{STACK}dws:index:FlexStartGroup${rtype}::{name}"
+        out.append(
+            ResourceView(rtype, name, urn, props or factory(), "dws:index:FlexStartGroup", parent)
+        )
+    return out
+
+
+def test_a_resize_request_counts_its_vms_with_its_group_templates_gpus() -> None:
+    summary = capacity_summary(_group_views())
+    (request,) = summary["resources"]
+    assert request["kind"] == "resize_request"
+    assert (request["units"], request["gpus_per_unit"], request["gpus"]) == (4, 8, 32)
+    assert request["gpu_hours"] == 32 * 72 and summary["gpu_hours"] == 32 * 72
+    assert summary["gpus_by_type"] == {"nvidia-h100-80gb": 32}
+
+
+def test_a_resize_request_of_another_component_does_not_borrow_a_template() -> None:
+    request, _ = _group_views()
+    _, other = _group_views(parent=f"{STACK}dws:index:FlexStartGroup::other")
+    summary = capacity_summary([request, other])
+    assert summary["gpus"] == 0 and summary["unknown"] == [request.urn]
+
+
+def test_a_reservation_bound_group_is_counted_on_its_reservation() -> None:
+    template = SAMPLES["group_template"][1]()
+    template["scheduling"] = {"provisioningModel": "RESERVATION_BOUND"}
+    template["reservationAffinity"] = {
+        "type": "SPECIFIC_RESERVATION",
+        "specificReservation": {"key": "compute.googleapis.com/reservation-name", "values": ["r"]},
+    }
+    summary = capacity_summary(_group_views(template))
+    (request,) = summary["resources"]
+    assert request["gpus"] == 32 and request["counted"] is False and summary["gpus"] == 0
+
+
+def test_a_raw_resize_request_counts_the_one_template_beside_it() -> None:
+    request, template = _group_views()
+    raw = ResourceView(
+        "gcp:compute/resizeRequest:ResizeRequest",
+        "raw",
+        f"{STACK}gcp:compute/resizeRequest:ResizeRequest::raw",
+        SAMPLES["raw_group_request"][1](),
+        None,
+        template.parent,
+    )
+    summary = capacity_summary([raw, template])
+    assert summary["gpus"] == 32 and summary["gpu_hours"] == 32 * 72
+    # two templates beside it: which one its group uses is not in the inputs
+    other = ResourceView(
+        template.type, "other", template.urn + "2", template.props, None, template.parent
+    )
+    assert capacity_summary([raw, template, other])["unknown"] == [raw.urn]
+
+
+def test_gpu_budget_counts_a_groups_vms() -> None:
+    found = evaluate(_group_views(), {"gpu-budget": {"maxGpus": 16}})
+    assert [v.rule for v in found] == ["gpu-budget"]
+    assert "asks for 32 GPUs" in found[0].message
 
 
 def test_capacity_defaults_and_per_zone_counts() -> None:
@@ -407,7 +484,8 @@ def test_standard_gpu_vm_is_unbounded() -> None:
 
 
 def test_gpu_budget_caps() -> None:
-    views = [view(n) for n in SAMPLES]
+    # (a resize request alone is not known: its GPUs are its group's template's)
+    views = [view(n) for n in SAMPLES if n not in ("group_request", "raw_group_request")]
     budget = rule("gpu-budget")
     assert budget(views) == []  # no caps by default
     assert budget(views, {"maxGpus": 80, "maxGpuHours": 7296}) == []

@@ -12,6 +12,8 @@ from pulumi.dynamic.dynamic import serialize_provider
 
 from pulumi_dws import clock
 from pulumi_dws.providers.flex_vm import FlexStartVmProvider
+from pulumi_dws.providers.mig_resize import MigResizeRequestProvider
+from pulumi_dws.providers.queued_tpu import QueuedTpuProvider
 from pulumi_dws.providers.slurm import SlurmClusterProvider
 from pulumi_dws.providers.stable_time import StableTimeProvider
 
@@ -30,6 +32,18 @@ STATE_BEFORE_THE_MOVE = {
     "FlexStartVm": (
         "gASVOwAAAAAAAACMHHB1bHVtaV9kd3MucHJvdmlkZXJzLmZsZXhfdm2UjBNGbGV4U3RhcnRWbVByb3ZpZGVylJOUKYGULg==",
         FlexStartVmProvider,
+    ),
+    # As its first release writes it: the pickle a later move must keep loading.
+    "MigResizeRequest": (
+        "gASVQwAAAAAAAACMH3B1bHVtaV9kd3MucHJvdmlkZXJzLm1pZ19yZXNpemWUjBhNaWdSZXNpemVSZXF1ZXN0UHJv"
+        "dmlkZXKUk5QpgZQu",
+        MigResizeRequestProvider,
+    ),
+    # As its first release writes it: the pickle a later move must keep loading.
+    "QueuedTpu": (
+        "gASVYAAAAAAAAACMH3B1bHVtaV9kd3MucHJvdmlkZXJzLnF1ZXVlZF90cHWUjBFRdWV1ZWRUcHVQcm92aWRlcpST"
+        "lCmBlH2UKIwIZW5kcG9pbnSUTowHdGltZW91dJRHQLwgAAAAAAB1Yi4=",
+        QueuedTpuProvider,
     ),
 }
 
@@ -52,7 +66,16 @@ def test_the_old_stable_time_provider_still_creates_and_diffs() -> None:
     ]
 
 
-@pytest.mark.parametrize("cls", [StableTimeProvider, SlurmClusterProvider, FlexStartVmProvider])
+@pytest.mark.parametrize(
+    "cls",
+    [
+        StableTimeProvider,
+        SlurmClusterProvider,
+        FlexStartVmProvider,
+        MigResizeRequestProvider,
+        QueuedTpuProvider,
+    ],
+)
 def test_providers_pickle_by_reference_to_the_providers_package(cls: type) -> None:
     pickled = base64.b64decode(serialize_provider(cls()))
     assert b"pulumi_dws.providers." in pickled

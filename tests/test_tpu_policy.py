@@ -40,8 +40,11 @@ def test_tpu_chips_are_counted_apart_from_gpus() -> None:
     assert (pool["gpus"], pool["gpu_hours"], pool["tpu_chip_hours"]) == (0, 0.0, 16 * 24)
     reservation = by_name["tpu-calendar-reservation"]
     assert (reservation["tpu_chips"], reservation["tpu_chip_hours"]) == (16, 16 * 168)
-    assert summary["tpu_chips_by_type"] == {"v6e": 32}
-    assert summary["tpu_chip_hours"] == 16 * 24 + 16 * 168
+    queued = by_name["queued-tpu-body"]  # a Flex-start v6e-16 queued resource for a day
+    assert (queued["accelerator_kind"], queued["accelerator"]) == ("tpu", "v6e")
+    assert (queued["tpu_chips"], queued["tpu_chip_hours"], queued["gpus"]) == (16, 16 * 24, 0)
+    assert summary["tpu_chips_by_type"] == {"v6e": 48}
+    assert summary["tpu_chip_hours"] == 16 * 24 + 16 * 168 + 16 * 24
     assert summary["gpus_by_type"] == {"nvidia-h100-80gb": 80}  # no chip among the GPUs
 
 
@@ -56,12 +59,12 @@ def test_the_tpu_budget_caps_chips_and_leaves_gpus_alone() -> None:
     views = [view(n) for n in SAMPLES]
     budget = rule("tpu-budget")
     assert budget(views) == []  # no caps by default
-    assert budget(views, {"maxTpuChips": 32, "maxTpuChipHours": 3072}) == []
-    over = budget(views, {"maxTpuChips": 31, "maxTpuChipHours": 3000})
-    assert over[0].message.startswith("the stack asks for 32 TPU chips, over maxTpuChips 31")
-    assert over[1].message.startswith("the stack asks for 3,072 TPU chip-hours")
+    assert budget(views, {"maxTpuChips": 48, "maxTpuChipHours": 3456}) == []
+    over = budget(views, {"maxTpuChips": 47, "maxTpuChipHours": 3400})
+    assert over[0].message.startswith("the stack asks for 48 TPU chips, over maxTpuChips 47")
+    assert over[1].message.startswith("the stack asks for 3,456 TPU chip-hours")
     typed = budget(views, {"maxTpuChipsByType": {"v6e": 16}})
-    assert "32 v6e TPU chips" in typed[0].message
+    assert "48 v6e TPU chips" in typed[0].message
     # The GPU budget never sees a chip: 80 GPUs whatever the TPUs.
     assert rule("gpu-budget")(views, {"maxGpus": 80}) == []
     tpus_only = [view("tpu_node_pool"), view("tpu_calendar_reservation")]

@@ -7,6 +7,9 @@ Components (type tokens ``dws:index:<ClassName>``):
 - :class:`QueuedNodePool`: a GKE GPU node pool DWS fills on demand (queued, Flex-start, reserved).
 - :class:`KueueQueue`: the Kueue objects that route labelled Jobs to such a pool.
 - :class:`FlexStartInstance`: one Flex-start GPU VM that can wait up to 2 h in the DWS queue.
+- :class:`FlexStartGroup`: N GPU VMs at once (all or nothing) through a MIG resize request.
+- :class:`QueuedTpu`: a Cloud TPU slice (or multislice) asked for as a queued resource, with
+  Flex-start, Spot or a reservation.
 
 The building blocks are public too: :mod:`pulumi_dws.limits` (the service limits table),
 :class:`Duration`, :class:`DwsValidationError`, and :mod:`pulumi_dws.testing` (mocks,
@@ -17,9 +20,11 @@ from . import catalog, limits, regions
 from .calendar import CalendarReservation, CalendarReservationArgs
 from .duration import Duration
 from .errors import DwsValidationError
+from .flex_group import FlexStartGroup, FlexStartGroupArgs
 from .flex_vm import FlexStartInstance, FlexStartInstanceArgs
 from .gke import QueuedNodePool, QueuedNodePoolArgs
 from .kueue import KueueQueue, KueueQueueArgs, kueue_job, kueue_job_fields, kueue_manifests
+from .queued_tpu import QueuedTpu, QueuedTpuArgs
 from .relative_time import RelativeTime
 from .slurm import SlurmCluster, SlurmClusterArgs
 
@@ -28,12 +33,16 @@ __all__ = [
     "CalendarReservationArgs",
     "Duration",
     "DwsValidationError",
+    "FlexStartGroup",
+    "FlexStartGroupArgs",
     "FlexStartInstance",
     "FlexStartInstanceArgs",
     "KueueQueue",
     "KueueQueueArgs",
     "QueuedNodePool",
     "QueuedNodePoolArgs",
+    "QueuedTpu",
+    "QueuedTpuArgs",
     "RelativeTime",
     "SlurmCluster",
     "SlurmClusterArgs",

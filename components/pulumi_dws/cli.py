@@ -136,6 +136,7 @@ def _emulator(args: argparse.Namespace) -> int:
     print(f"DWS emulator on {emulator.url} (virtual clock: {emulator.clock_url})")
     print(f"  export DWS_COMPUTE_ENDPOINT={emulator.url}")
     print(f"  export DWS_AIPLATFORM_ENDPOINT={emulator.url}")
+    print(f"  export DWS_TPU_ENDPOINT={emulator.url}")
     print(f"  export DWS_VIRTUAL_CLOCK_URL={emulator.clock_url}")
     print(f"  export GOOGLE_CLOUD_PROJECT={args.project}")
     print("Ctrl-C stops it.", flush=True)

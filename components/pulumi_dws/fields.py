@@ -32,6 +32,7 @@ from .errors import DwsValidationError
 from .validation import (
     check_choice,
     check_labels,
+    check_metadata,
     check_name,
     check_zone,
     region_of_location,
@@ -50,6 +51,7 @@ __all__ = [
     "Zones",
     "Location",
     "Labels",
+    "Metadata",
     "GpuMachineType",
     "AcceleratorMachineType",
     "AcceleratorName",
@@ -178,6 +180,8 @@ Location = Annotated[str, Check(_location, before=False)]
 """A region or a zone, as GKE locations are."""
 Labels = Annotated[dict[str, Any], Check(_labels)]
 """Google Cloud labels (keys and values of lowercase letters, digits, ``_`` and ``-``)."""
+Metadata = Annotated[dict[str, Any], Check(check_metadata)]
+"""VM metadata (keys of letters, digits, ``_`` and ``-``)."""
 GpuMachineType = Annotated[str, Check(_gpu_machine)]
 """A GPU machine type of the catalog (``a3-highgpu-8g``)."""
 AcceleratorMachineType = Annotated[str, Check(_accelerator_machine)]

@@ -29,24 +29,28 @@ once known.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping
-from typing import Annotated, Any, Literal, TypedDict
+from typing import Annotated, Any, Literal
 
 import pulumi
 import pulumi_gcp as gcp
 from pydantic import model_validator
 from typing_extensions import NotRequired, Required
 
-from . import catalog, limits
 from .defaults import default_name, resolve_project, type_token
 from .duration import Duration, DurationLike
-from .errors import DwsValidationError
-from .fields import Check, DurationWithin, Labels, MaybeOutput, Name, Within, Zone
+from .fields import DurationWithin, MaybeOutput, Name, Zone
 from .flex_shapes import TEMPLATE_TYPE, fingerprint, shareable, shared_template
-from .models import DwsModel, parse_args
+from .models import parse_args
 from .providers.flex_vm import FlexStartVm
 from .validation import check_name, is_output, when_known
+from .vm_settings import (
+    DEFAULT_IMAGE,
+    DEFAULT_SCOPES,
+    AcceleratorArgs,
+    VmSettings,
+    VmSettingsArgs,
+    template_args,
+)
 
 __all__ = [
     "FlexStartInstance",
@@ -61,22 +65,11 @@ __all__ = [
 ]
 
 TYPE = type_token("FlexStartInstance")
-DEFAULT_IMAGE = "projects/debian-cloud/global/images/family/debian-12"
-DEFAULT_SCOPES = ("https://www.googleapis.com/auth/cloud-platform",)
-_HYPERDISK_FAMILIES = ("a4", "a4x", "a3-ultragpu")
-_ACCELERATOR = re.compile(r"^[a-z][a-z0-9-]*\Z")
-_METADATA_KEY = re.compile(r"^[a-zA-Z0-9_-]+\Z")  # length: limits "compute.metadata_key_length"
 
 
-class AcceleratorArgs(TypedDict):
-    """A GPU attached to a machine type that has none built in (e.g. N1 + ``nvidia-tesla-t4``)."""
-
-    type: str
-    count: int
-
-
-class FlexStartInstanceArgs(TypedDict, total=False):
-    """Arguments of :class:`FlexStartInstance`."""
+class FlexStartInstanceArgs(VmSettingsArgs, total=False):
+    """Arguments of :class:`FlexStartInstance` (the VM settings of
+    :class:`~pulumi_dws.vm_settings.VmSettingsArgs` included)."""
 
     zone: Required[str | pulumi.Output[str]]
     """Zone of the VM, e.g. ``us-central1-a``."""
@@ -100,29 +93,6 @@ class FlexStartInstanceArgs(TypedDict, total=False):
     """Project (default: the ``gcp:project`` stack config)."""
     instance_name: NotRequired[str]
     """Name of the VM (default: the component's name)."""
-    image: NotRequired[str | pulumi.Output[str]]
-    """Boot image (default: Debian 12, as gcloud)."""
-    boot_disk_size_gb: NotRequired[int]
-    """Boot disk size in GB (default 100)."""
-    boot_disk_type: NotRequired[str]
-    """Boot disk type (default ``pd-balanced``; ``hyperdisk-balanced`` for A4 and A3 Ultra)."""
-    network: NotRequired[str | pulumi.Output[str]]
-    """VPC network (default: the subnetwork's network when ``subnetwork`` is given, else
-    ``default``)."""
-    subnetwork: NotRequired[str | pulumi.Output[str]]
-    """Subnetwork; alone, it also picks the network (as ``gcloud --subnet`` does)."""
-    public_ip: NotRequired[bool]
-    """Give the VM an external IP (default False: use Cloud NAT / IAP)."""
-    service_account: NotRequired[str | pulumi.Output[str]]
-    """Service account email (default: the Compute default service account)."""
-    scopes: NotRequired[list[str]]
-    """OAuth scopes (default: ``cloud-platform``)."""
-    labels: NotRequired[Mapping[str, str | pulumi.Output[str]]]
-    metadata: NotRequired[Mapping[str, str | pulumi.Output[str]]]
-    startup_script: NotRequired[str | pulumi.Output[str]]
-    """Shortcut for ``metadata["startup-script"]``."""
-    accelerators: NotRequired[list[AcceleratorArgs]]
-    """GPUs to attach, for machine types without built-in GPUs (N1, G4, ...)."""
 
 
 NO_RESERVATION: dict[str, str] = {"consumeReservationType": "NO_RESERVATION"}
@@ -144,35 +114,7 @@ def scheduling_block(max_run: Duration, termination_action: Any) -> dict[str, An
     }
 
 
-def _accelerator_type(field: str, value: Any) -> str:
-    if not isinstance(value, str) or not _ACCELERATOR.match(value):
-        raise DwsValidationError(field, value, "is not an accelerator type like nvidia-tesla-t4")
-    return value
-
-
-def _metadata(field: str, value: Any) -> dict[str, Any]:
-    metadata = dict(value or {}) if isinstance(value, Mapping) or value is None else value
-    if not isinstance(metadata, dict):
-        raise DwsValidationError(field, value, "must be a mapping of metadata keys to values")
-    row = limits.get("compute.metadata_key_length")
-    for key in metadata:
-        if (
-            not isinstance(key, str)
-            or not _METADATA_KEY.match(key)
-            or len(key) > (row.maximum or 0)
-        ):
-            raise DwsValidationError(
-                f"{field} key", key, f"must be {row.allowed()} letters, digits, _ or -"
-            )
-    return metadata
-
-
-class _Accelerator(DwsModel):
-    type: Annotated[str, Check(_accelerator_type)]
-    count: Annotated[int, Within("compute.accelerator_count")]
-
-
-class FlexStartInstanceSpec(DwsModel):
+class FlexStartInstanceSpec(VmSettings):
     """Validated :class:`FlexStartInstanceArgs` (also the ``dws:capacity`` config shape)."""
 
     zone: MaybeOutput[Zone]
@@ -186,124 +128,16 @@ class FlexStartInstanceSpec(DwsModel):
     wait_for: Literal["accepted", "running"] = "running"
     project: MaybeOutput[str] | None = None
     instance_name: Name | None = None
-    image: MaybeOutput[str] = DEFAULT_IMAGE
-    boot_disk_size_gb: Annotated[int, Within("compute.boot_disk_gb")] = 100
-    boot_disk_type: str | None = None
-    network: MaybeOutput[str] | None = None
-    subnetwork: MaybeOutput[str] | None = None
-    public_ip: bool = False
-    service_account: MaybeOutput[str] | None = None
-    scopes: list[str] = list(DEFAULT_SCOPES)
-    labels: MaybeOutput[Labels] = {}
-    metadata: MaybeOutput[Annotated[dict[str, Any], Check(_metadata)]] = {}
-    startup_script: MaybeOutput[str] | None = None
-    accelerators: list[_Accelerator] = []
 
     @model_validator(mode="wrap")
     @classmethod
     def _shape(cls, data: Any, handler: Any) -> FlexStartInstanceSpec:
         spec: FlexStartInstanceSpec = handler(data)
-        accelerators = [a.model_dump() for a in spec.accelerators]
-
-        def check_machine(machine: Any) -> Any:
-            if not isinstance(machine, str) or not machine:
-                raise DwsValidationError("machine_type", machine, "must be a machine type name")
-            if not accelerators:
-                catalog.machine_shape("machine_type", machine)
-            elif machine in catalog.known():
-                raise DwsValidationError(
-                    "accelerators",
-                    accelerators,
-                    f"must not be given: {machine} comes with its GPUs attached",
-                )
-            return machine
-
-        metadata = {} if is_output(spec.metadata) else spec.metadata
-        if spec.startup_script is not None and "startup-script" in metadata:
-            raise DwsValidationError(
-                "startup_script",
-                "(set)",
-                "give startup_script or metadata['startup-script'], not both",
-            )
+        spec.check_startup_script()
+        checked = spec.checked_machine(spec.machine_type)
         if is_output(spec.machine_type):
-            checked = when_known(spec.machine_type, check_machine)
             return spec.model_copy(update={"machine_type": checked})
-        check_machine(spec.machine_type)
         return spec
-
-    # ------------------------------------------------------------------ derived values
-    def disk_type(self) -> str:
-        if self.boot_disk_type:
-            return self.boot_disk_type
-        machine = self.machine_type if isinstance(self.machine_type, str) else ""
-        family = machine.rsplit("-", 1)[0]
-        hyper = family.split("-")[0] in _HYPERDISK_FAMILIES or family in _HYPERDISK_FAMILIES
-        return "hyperdisk-balanced" if hyper else "pd-balanced"
-
-    def network_or_default(self) -> Any:
-        """The network to name: the one given; none when only a subnetwork is given (Compute
-        takes the subnetwork's own, where ``default`` would be rejected as a mismatch);
-        else ``default``."""
-        if self.network is not None or self.subnetwork is not None:
-            return self.network
-        return "default"
-
-    def metadata_items(self) -> Any:
-        """The ``metadata.items`` list (an Output of it while ``metadata`` is one)."""
-        if is_output(self.metadata):
-            return when_known(
-                self.metadata,
-                lambda known: self.model_copy(update={"metadata": known}).metadata_items(),
-            )
-        items = dict(self.metadata)
-        if self.startup_script is not None:
-            items["startup-script"] = self.startup_script
-        return [{"key": k, "value": items[k]} for k in sorted(items)]
-
-
-def _template_inputs(spec: FlexStartInstanceSpec, project: Any) -> dict[str, Any]:
-    """The ``gcp.compute.InstanceTemplate`` arguments that hold a VM's shape: everything
-    pulumi-gcp can express of a Flex-start VM (labels and metadata go on the VM itself)."""
-    inputs: dict[str, Any] = {
-        "project": project,
-        "machine_type": spec.machine_type,
-        "disks": [
-            {
-                "boot": True,
-                "auto_delete": True,
-                "source_image": spec.image,
-                "disk_size_gb": spec.boot_disk_size_gb,
-                "disk_type": spec.disk_type(),
-            }
-        ],
-        "network_interfaces": [
-            {
-                key: value
-                for key, value in (
-                    ("network", spec.network_or_default()),
-                    ("subnetwork", spec.subnetwork),
-                    ("access_configs", [{}] if spec.public_ip else None),
-                )
-                if value is not None
-            }
-        ],
-        "service_account": {
-            key: value
-            for key, value in (("email", spec.service_account), ("scopes", list(spec.scopes)))
-            if value is not None
-        },
-        "scheduling": {
-            "provisioning_model": "FLEX_START",
-            "max_run_duration": {"seconds": spec.max_run_duration.seconds},
-            "instance_termination_action": spec.termination_action,
-            "automatic_restart": False,
-            "on_host_maintenance": "TERMINATE",
-        },
-        "reservation_affinity": {"type": "NO_RESERVATION"},
-    }
-    if spec.accelerators:
-        inputs["guest_accelerators"] = [a.model_dump() for a in spec.accelerators]
-    return inputs
 
 
 class FlexStartInstance(pulumi.ComponentResource):
@@ -335,9 +169,21 @@ class FlexStartInstance(pulumi.ComponentResource):
         self.spec = spec
         child = pulumi.ResourceOptions(parent=self)
 
+        shape_inputs = template_args(
+            spec,
+            project=project,
+            machine_type=spec.machine_type,
+            scheduling={
+                "provisioning_model": "FLEX_START",
+                "max_run_duration": {"seconds": spec.max_run_duration.seconds},
+                "instance_termination_action": spec.termination_action,
+                "automatic_restart": False,
+                "on_host_maintenance": "TERMINATE",
+            },
+            reservation_affinity={"type": "NO_RESERVATION"},
+        )
         # One template per distinct shape in the program (see pulumi_dws.flex_shapes); a shape
         # not known yet (an Output in it) gets a template of its own, as a child.
-        shape_inputs = _template_inputs(spec, project)
         gcp_provider = self.get_provider(TEMPLATE_TYPE)
         shape = fingerprint(shape_inputs, gcp_provider) if shareable(self, opts) else None
         if shape is not None:

@@ -70,7 +70,15 @@ MDC_DEFINITION = (
     "GoogleCloudPlatform/magic-modules@0ab2d4ad24041037ac85442d680f48ba57dfdcfb "
     "mmv1/products/vertexai/ModelDevelopmentCluster.yaml"
 )
+MIG_RESIZE_DOCS = (
+    "https://docs.cloud.google.com/compute/docs/instance-groups/about-resize-requests-mig"
+)
+MIG_RESIZE_DEFINITION = (
+    "GoogleCloudPlatform/magic-modules@068cc45653d9a6962a00fd7d324d8bd542e76801 "
+    "mmv1/products/compute/ResizeRequest.yaml"
+)
 TPU_CALENDAR_DOCS = "https://docs.cloud.google.com/tpu/docs/calendar-mode-reservation"
+TPU_FLEX_DOCS = "https://docs.cloud.google.com/tpu/docs/request-using-flex-start"
 CALENDAR_CREATE_DOCS = (
     "https://cloud.google.com/compute/docs/instances/create-future-reservations-calendar-mode"
 )
@@ -172,6 +180,30 @@ DEFAULT_LIMITS: dict[str, Limit] = {
             ),
             minimum=600,
             maximum=_WEEK,
+        ),
+        Limit(
+            "mig.requested_run_duration",
+            "MIG resize request run duration (requestedRunDuration)",
+            "seconds",
+            (
+                f"{MIG_RESIZE_DOCS} (requestedRunDuration: between 10 minutes and seven days); "
+                f"{MIG_RESIZE_DEFINITION} (requested_run_duration.seconds: 600 to 604800 "
+                "inclusive)"
+            ),
+            minimum=600,
+            maximum=_WEEK,
+        ),
+        Limit(
+            "mig.resize_by",
+            "VMs one MIG resize request adds (resizeBy)",
+            "count",
+            (
+                "Compute v1 discovery revision 20261106, InstanceGroupManager: a zonal group "
+                "holds up to 1000 VMs (a regional one 2000); GKE's DWS docs: one request "
+                "creates up to 1,000 VMs"
+            ),
+            minimum=1,
+            maximum=1000,
         ),
         Limit(
             "flex_start.request_valid_for",
@@ -445,6 +477,63 @@ DEFAULT_LIMITS: dict[str, Limit] = {
             ),
             minimum=1,
             maximum=96,
+        ),
+        Limit(
+            "queued_tpu.max_run_duration",
+            "Cloud TPU Flex-start max run duration",
+            "seconds",
+            (
+                f'{TPU_FLEX_DOCS} ("You can request Flex-start resources for a duration of up '
+                "to 7 days\"); no documented lower bound for TPUs: Compute Engine Flex-start's "
+                "10 minutes applied (gcloud 528 checks neither)"
+            ),
+            minimum=600,
+            maximum=_WEEK,
+        ),
+        Limit(
+            "queued_tpu.request_valid_for",
+            "Cloud TPU queued resource queue window (validUntilDuration)",
+            "seconds",
+            (
+                "Cloud TPU v2alpha1 QueueingPolicy.validUntilDuration: no documented bound "
+                "(gcloud 528 sends any duration); pulumi-dws bounds it to 90 s (Compute "
+                "Engine's smallest queue window) to 7 days: override the row if Google "
+                "serves longer"
+            ),
+            minimum=90,
+            maximum=_WEEK,
+        ),
+        Limit(
+            "queued_tpu.node_count",
+            "Cloud TPU multislice node count",
+            "count",
+            (
+                'Cloud TPU v2alpha1 MultiNodeParams.nodeCount ("must be greater than 1"; '
+                "gcloud 528 queued_resources/util.py VerifyNodeCount); the 256 cap is a "
+                "pulumi-dws sanity bound, not a documented Google limit (override it)"
+            ),
+            minimum=2,
+            maximum=256,
+        ),
+        Limit(
+            "queued_tpu.flex_start_zones.v6e",
+            "Cloud TPU Flex-start for TPU v6e",
+            "zones",
+            (
+                f'{TPU_FLEX_DOCS} ("TPU v6e for training and serving: asia-northeast1-b, '
+                'us-east5-a")'
+            ),
+            zones=("asia-northeast1-b", "us-east5-a"),
+        ),
+        Limit(
+            "queued_tpu.flex_start_zones.v5e",
+            "Cloud TPU Flex-start for TPU v5e",
+            "zones",
+            (
+                f'{TPU_FLEX_DOCS} ("TPU v5e for training: us-west4-a; TPU v5e for serving: '
+                'us-central1-a")'
+            ),
+            zones=("us-west4-a", "us-central1-a"),
         ),
         Limit(
             "compute.accelerator_count",

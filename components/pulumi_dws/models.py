@@ -39,6 +39,7 @@ __all__ = [
     "field_path",
     "suggest",
     "args_mismatches",
+    "declared_fields",
     "signature_mismatches",
 ]
 
@@ -53,6 +54,10 @@ class DwsModel(BaseModel):
     known_at_construction: ClassVar[Mapping[str, str]] = {}
     """Field -> why its value must be known while the program runs (an Output is refused):
     the fields declared with :class:`~pulumi_dws.fields.Known`."""
+
+    shared_fields: ClassVar[frozenset[str]] = frozenset()
+    """Fields shared with other components' args (declared in a base spec): messages list them
+    after the component's own."""
 
     def model_dump(self, **kwargs: Any) -> dict[str, Any]:
         """As pydantic's, without warnings for fields that hold an Output (checked later)."""
@@ -248,13 +253,22 @@ _PLAIN_WORDS = {
 }
 
 
+def declared_fields(model: type[BaseModel]) -> list[str]:
+    """A model's fields as users read them: settings it shares with other components
+    (:attr:`DwsModel.shared_fields`, e.g. the VM settings) after its own."""
+    shared = getattr(model, "shared_fields", frozenset())
+    return [n for n in model.model_fields if n not in shared] + [
+        n for n in model.model_fields if n in shared
+    ]
+
+
 def _expected(err: Mapping[str, Any], owner: type[BaseModel] | None) -> str:
     """What pydantic expected, in words a user of the component understands."""
     kind = err.get("type", "")
     if kind in _PLAIN_WORDS:
         return _PLAIN_WORDS[kind]
     if kind in ("model_type", "model_attributes_type", "dataclass_type"):
-        fields = list(owner.model_fields) if owner is not None else []
+        fields = declared_fields(owner) if owner is not None else []
         some = ", ".join(fields[:4]) + (", ..." if len(fields) > 4 else "")
         return f"must be a mapping of arguments ({some})" if fields else "must be a mapping"
     if kind in ("literal_error", "enum"):
@@ -302,7 +316,7 @@ def first_error(
         parent = _text(model, prefix, loc[:-1])
         path = f"{parent}.{loc[-1]}" if parent else str(loc[-1])
         owner = _model_at(model, loc[:-1]) if model is not None else None
-        known = list(owner.model_fields) if owner is not None else []
+        known = declared_fields(owner) if owner is not None else []
         given = _value_at(data, loc[:-1])
         taken = [k for k in given if k != loc[-1]] if isinstance(given, Mapping) else []
         close = suggest(str(loc[-1]), known, taken)

@@ -66,6 +66,7 @@ class Ref:
 Parts = Callable[["ResourceView"], Iterable[Any]]
 Items = Callable[["ResourceView"], Iterable["CapacityItem"]]
 Summary = Callable[["ResourceView"], dict[str, Any]]
+StackItems = Callable[["ResourceView", Sequence["ResourceView"]], Iterable["CapacityItem"]]
 
 
 @dataclass(frozen=True)
@@ -85,6 +86,9 @@ class ResourceType:
         parts: the facts the policy rules read (:class:`~pulumi_dws.policy.shapes.VmSpec`,
             ``PoolSpec``, ``SlurmPool``...).
         capacity: the GPU capacity it asks for (:class:`~pulumi_dws.policy.capacity.CapacityItem`).
+        stack_capacity: instead of ``capacity``, for a resource whose capacity another resource
+            of the stack completes (a MIG resize request: its VMs' shape is its group's
+            template): called with the resource and every resource of the stack.
         summary: the key properties ``dws plan`` shows.
         mock: how it behaves under GcpMocks (a :data:`~pulumi_dws.testing.mocks.Fill`).
         autonamed: whether the provider gives it a ``name`` when none is set.
@@ -97,6 +101,7 @@ class ResourceType:
     recognise: Callable[[ResourceView], bool] | None = None
     parts: Parts | None = None
     capacity: Items | None = None
+    stack_capacity: StackItems | None = None
     summary: Summary | None = None
     mock: Ref | None = None
     autonamed: bool = True

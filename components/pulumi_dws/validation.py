@@ -33,6 +33,7 @@ __all__ = [
     "parse_timestamp",
     "format_timestamp",
     "check_choice",
+    "check_metadata",
     "when_known",
     "is_output",
 ]
@@ -42,6 +43,7 @@ T = TypeVar("T")
 _NAME = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?\Z")
 _LABEL_KEY = re.compile(r"^[a-z][a-z0-9_-]*\Z")
 _LABEL_VALUE = re.compile(r"^[a-z0-9_-]*\Z")
+_METADATA_KEY = re.compile(r"^[a-zA-Z0-9_-]+\Z")  # length: limits "compute.metadata_key_length"
 _REGION = re.compile(r"^[a-z]+-[a-z]+[0-9]+\Z")
 _ZONE = re.compile(r"^([a-z]+-[a-z]+[0-9]+)-([a-z]|ai[0-9]+[a-z])\Z")
 
@@ -226,3 +228,22 @@ def check_choice(field: str, value: T, choices: tuple[T, ...]) -> T:
         allowed = ", ".join(map(str, choices))
         raise DwsValidationError(field, value, f"is not allowed; use one of {allowed}")
     return value
+
+
+def check_metadata(field: str, value: Any) -> dict[str, Any]:
+    """Instance metadata: a mapping whose keys are letters, digits, ``_`` or ``-`` (length
+    from the limits table)."""
+    metadata = dict(value or {}) if isinstance(value, Mapping) or value is None else value
+    if not isinstance(metadata, dict):
+        raise DwsValidationError(field, value, "must be a mapping of metadata keys to values")
+    row = limits.get("compute.metadata_key_length")
+    for key in metadata:
+        if (
+            not isinstance(key, str)
+            or not _METADATA_KEY.match(key)
+            or len(key) > (row.maximum or 0)
+        ):
+            raise DwsValidationError(
+                f"{field} key", key, f"must be {row.allowed()} letters, digits, _ or -"
+            )
+    return metadata

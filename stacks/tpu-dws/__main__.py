@@ -1,11 +1,15 @@
 """A queued TPU v6e pool on an existing GKE cluster (one 4x4 slice: 16 chips on 4 VMs), wired
-to Kueue so that TPU Jobs wait in the DWS queue until the whole slice is provisioned.
+to Kueue so that TPU Jobs wait in the DWS queue until the whole slice is provisioned; and a
+Flex-start Cloud TPU queued resource (``QueuedTpu``: a v6e-16 slice of TPU VMs for a day, queued
+for up to 2 hours) for work that runs on TPU VMs directly.
 
 Config (``Pulumi.<stack>.yaml``, namespace ``tpu-dws``): ``cluster`` (required), ``location``
 (the cluster's region or zone), ``zone`` (the slice's zone), ``machineType``, ``tpuTopology``,
 ``maxRunDuration``, ``flexStart`` (false: queued provisioning without Flex-start, for clusters
 that refuse both on TPUs), ``namespaces`` (where LocalQueues go), ``installKueue``,
-``kueueVersion``, ``team`` (the cost label on the nodes).
+``kueueVersion``, ``team`` (the cost label on the nodes); ``queuedTpuZone`` and
+``queuedTpuType`` (the queued resource's zone, where Cloud TPU offers Flex-start, and its
+accelerator type).
 Jobs opt in with the label ``kueue.x-k8s.io/queue-name`` and request ``google.com/tpu``: the
 ``exampleJob`` output is one, a Pod per VM with all its chips.
 """
@@ -14,6 +18,7 @@ import pulumi
 
 from pulumi_dws.gke import QueuedNodePool
 from pulumi_dws.kueue import KUEUE_VERSION, KueueQueue, kueue_job, kueue_job_fields
+from pulumi_dws.queued_tpu import QueuedTpu
 
 config = pulumi.Config()
 max_run_duration = config.get("maxRunDuration") or "1d"
@@ -44,6 +49,18 @@ queue = KueueQueue(
     },
 )
 
+tpu_vms = QueuedTpu(
+    "v6e-flex",
+    {
+        "zone": config.get("queuedTpuZone") or "us-east5-a",
+        "accelerator_type": config.get("queuedTpuType") or "v6e-16",
+        "provisioning": "flex_start",
+        "max_run_duration": max_run_duration,
+        "request_valid_for": "2h",
+        "labels": {"team": config.get("team") or "research"},
+    },
+)
+
 pulumi.export("nodePool", pool.name)
 pulumi.export("tpuTopology", pool.tpu_topology)
 pulumi.export("tpuChipsTotal", pool.tpu_chips_total)
@@ -62,3 +79,5 @@ pulumi.export(
         max_run_duration=max_run_duration,
     ),
 )
+pulumi.export("queuedResource", tpu_vms.queued_resource_name)
+pulumi.export("queuedResourceState", tpu_vms.state)

@@ -18,6 +18,8 @@ __all__ = [
     "capacity_table",
     "calendar_json",
     "capacity_json",
+    "group_args",
+    "group_hint",
     "default_name",
     "reservation_args",
     "emit_python",
@@ -86,7 +88,80 @@ def capacity_table(advice: CapacityAdvice) -> str:
             )
     headers = ("#", "ZONE", "MACHINE TYPE", "COUNT", "MODEL", "OBTAINABILITY", "EST. UPTIME")
     lines.append(table(headers, rows))
+    hint = group_hint(advice)
+    if hint:
+        lines += ["", hint]
     return "\n".join(lines)
+
+
+_GROUP_MODELS = {"FLEX_START": "flex_start", "RESERVATION_BOUND": "reservation_bound"}
+
+
+def group_args(advice: CapacityAdvice) -> dict[str, Any] | None:
+    """``FlexStartGroup`` arguments for the first recommendation, when one group can take it:
+    every VM in one zone, one machine type, Flex-start or reservation-bound, and no more VMs
+    than one resize request adds (``limits`` row ``mig.resize_by``)."""
+    if advice.empty:
+        return None
+    shards = advice.options[0].shards
+    zones = {s.zone for s in shards}
+    machines = {s.machine_type for s in shards}
+    models = {s.provisioning_model for s in shards}
+    if len(zones) != 1 or len(machines) != 1 or len(models) != 1:
+        return None
+    model = _GROUP_MODELS.get(next(iter(models)))
+    count = sum(s.count for s in shards)
+    limit = limits.get("mig.resize_by").maximum or count
+    if model is None or count < advice.query.count or count > limit:
+        return None
+    args: dict[str, Any] = {
+        "zone": next(iter(zones)),
+        "machine_type": next(iter(machines)),
+        "count": count,
+    }
+    if model == "flex_start":
+        args["run_duration"] = "3d"
+    else:
+        args.update(provisioning=model, reservation="RESERVATION")
+    return args
+
+
+def group_hint(advice: CapacityAdvice) -> str | None:
+    """What to write to get recommendation #1 as one group of VMs, all at once; or why one
+    group cannot take it. None when there is no recommendation."""
+    if advice.empty:
+        return None
+    args = group_args(advice)
+    if args is not None:
+        return (
+            f"To get all {args['count']} at once (all or nothing), one FlexStartGroup "
+            f'(dws:capacity key flex_start_groups): FlexStartGroup("NAME", {_python(args)})'
+            + ("; set run_duration to your run (10m to 7d)." if "run_duration" in args else ".")
+        )
+    shards = advice.options[0].shards
+    count = sum(s.count for s in shards)
+    limit = limits.get("mig.resize_by")
+    if count > (limit.maximum or count):
+        return (
+            f"{count} VMs are more than one resize request adds ({limit.allowed()}): split them "
+            "over several FlexStartGroups."
+        )
+    if count < advice.query.count:
+        return (
+            f"Recommendation #1 places {count} of the {advice.query.count} VMs; a "
+            f"FlexStartGroup of {advice.query.count} waits until all of them can be placed at "
+            "once (all or nothing)."
+        )
+    if len({s.zone for s in shards}) > 1:
+        return (
+            "Recommendation #1 spreads the VMs over zones; a FlexStartGroup puts them all in one "
+            "zone: ask with --shape ANY_SINGLE_ZONE."
+        )
+    return None
+
+
+def _python(value: dict[str, Any]) -> str:
+    return "{" + ", ".join(f"{json.dumps(k)}: {json.dumps(v)}" for k, v in value.items()) + "}"
 
 
 def _answer_json(
@@ -138,7 +213,13 @@ def capacity_json(advice: CapacityAdvice) -> dict[str, Any]:
         "provisioning_model": q.provisioning_model,
         "target_shape": q.target_shape,
     }
-    return _answer_json("capacity", advice, asked, [o.to_dict() for o in advice.options])
+    return _answer_json(
+        "capacity",
+        advice,
+        asked,
+        [o.to_dict() for o in advice.options],
+        flex_start_group=group_args(advice),
+    )
 
 
 # --------------------------------------------------------------------------- --emit

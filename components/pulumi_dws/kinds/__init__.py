@@ -11,7 +11,7 @@ from ..registry import register_resources
 
 __all__ = ["BUILTIN"]
 
-BUILTIN = ("calendar", "slurm", "gke", "kueue", "flex_vm")
+BUILTIN = ("calendar", "slurm", "gke", "kueue", "flex_vm", "flex_group", "queued_tpu")
 """The kinds' modules, in the order ``dws:capacity`` lists them."""
 
 for _name in BUILTIN:

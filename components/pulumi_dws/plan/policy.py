@@ -140,6 +140,7 @@ def apply_policies(
             urn=r.urn,
             props=r.raw_inputs or r.inputs,
             parent_type=r.parent.split("::")[2].split("$")[-1] if r.parent else None,
+            parent=r.parent or "",
         )
         for r in plan.resources
         if r.custom

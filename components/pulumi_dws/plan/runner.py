@@ -7,7 +7,7 @@ import os
 import runpy
 import sys
 import traceback
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,6 +16,7 @@ from pulumi.runtime import config, rpc
 
 from .. import limits, regions
 from ..errors import DwsValidationError
+from ..policy.view import ResourceView
 from ..testing.mocks import GcpMocks, Registered
 from .project import (
     SECRET_PLACEHOLDER,
@@ -57,7 +58,9 @@ class PlannedResource:
     ``pulumi preview --policy-pack`` hands rules the plain values too."""
 
     @classmethod
-    def of(cls, reg: Registered) -> PlannedResource:
+    def of(cls, reg: Registered, stack: Sequence[Registered] = ()) -> PlannedResource:
+        """``reg`` as planned; ``stack``: every registration (a resize request's GPUs are its
+        group's template's)."""
         raw = {k: v for k, v in reg.inputs.items() if k != "__provider"}
         shown = _mask_secrets(raw)
         return cls(
@@ -66,7 +69,9 @@ class PlannedResource:
             name=reg.name,
             parent=reg.parent,
             custom=reg.custom,
-            properties=key_properties(reg.type, shown),
+            properties=key_properties(
+                reg.type, shown, ResourceView.from_registered(reg), [r for r in stack if r.custom]
+            ),
             inputs=shown,
             protect=reg.protect,
             raw_inputs=raw,
@@ -187,7 +192,7 @@ def run_plan(
             where = _where(exc, project.program.parent)
             raise PlanError(f"the program failed{where}: {_one_line(exc)}") from None
     registered = _tree_order(mocks.registered)
-    resources = [PlannedResource.of(r) for r in registered]
+    resources = [PlannedResource.of(r, registered) for r in registered]
     return Plan(project, config, resources, _mask_secrets(outputs), registered)
 
 

@@ -11,6 +11,7 @@ summary and the policy rules cannot disagree. The helpers here render those prop
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from .. import registry
@@ -56,10 +57,17 @@ def _total(values: list[Any], digits: int | None = None) -> Any:
     return round(total, digits) if digits is not None else total
 
 
-def gpu_hours(view: ResourceView) -> Props:
+def gpu_hours(view: ResourceView, stack: Sequence[ResourceView] | None = None) -> Props:
     """``gpus`` and ``gpu_hours`` of a resource, as the capacity summary counts them; for
-    TPUs ``tpu_chips`` and ``tpu_chip_hours`` instead (a chip is never counted as a GPU)."""
-    items: list[CapacityItem] = capacity_items([view])
+    TPUs ``tpu_chips`` and ``tpu_chip_hours`` instead (a chip is never counted as a GPU).
+    ``stack``: every resource, for one whose capacity another completes (a resize request's
+    VMs are its group's template's shape)."""
+    if stack is not None:
+        items: list[CapacityItem] = [
+            one for one in capacity_items(stack) if one.urn == view.urn and view.urn
+        ]
+    else:
+        items = capacity_items([view])
     if not items:
         return {}
     tpus = [one for one in items if one.accelerator_kind == "tpu"]
@@ -74,10 +82,17 @@ def gpu_hours(view: ResourceView) -> Props:
     return props
 
 
-def key_properties(type_: str, inputs: Props) -> Props:
-    """The few properties worth showing for a resource of ``type_`` with these inputs."""
-    view = ResourceView(type_, "", "", inputs)
-    reader = registry.reader_for(view)
+def key_properties(
+    type_: str, inputs: Props, view: ResourceView | None = None, stack: Sequence[Any] = ()
+) -> Props:
+    """The few properties worth showing for a resource of ``type_`` with these inputs;
+    ``view`` and ``stack`` (every resource of the program) for a resource whose GPUs another
+    resource completes (a resize request counts its group's template's)."""
+    own = ResourceView(type_, "", "", inputs)
+    reader = registry.reader_for(own)
     if reader is None or reader.summary is None:
-        return _clean({k: view.props.get(k) for k in ("zone", "location", "region", "machineType")})
-    return _clean(reader.summary(view))
+        return _clean({k: own.props.get(k) for k in ("zone", "location", "region", "machineType")})
+    props = reader.summary(own)
+    if reader.stack_capacity is not None and view is not None and stack:
+        props.update(gpu_hours(view, [ResourceView.coerce(r) for r in stack]))
+    return _clean(props)

@@ -243,10 +243,16 @@ def capacity_items(resources: Iterable[Any]) -> list[CapacityItem]:
     """Every GPU- or TPU-bearing item of ``resources`` (views, or ``Registered`` from the mocks);
     items whose GPU count is 0 are left out, items not known yet are kept."""
     items: list[CapacityItem] = []
-    for resource in resources:
-        view = ResourceView.coerce(resource)
+    views = [ResourceView.coerce(resource) for resource in resources]
+    for view in views:
         reader = registry.reader_for(view)
-        for found in reader.capacity(view) if reader and reader.capacity else ():
+        if reader is None:
+            continue
+        if reader.stack_capacity is not None:
+            found_items: Iterable[CapacityItem] = reader.stack_capacity(view, views)
+        else:
+            found_items = reader.capacity(view) if reader.capacity else ()
+        for found in found_items:
             if found.per_unit == 0 or found.units == 0:
                 continue
             items.append(found)

@@ -79,6 +79,8 @@ class ResourceView:
             dynamic resource's own keys). Normalized on construction: plain dicts and lists,
             every unknown value as :data:`~pulumi_dws.policy.values.UNKNOWN`.
         parent_type: the parent's type token (``dws:index:QueuedNodePool``), if known.
+        parent: the parent's URN, if known: resources of one component share it (a resize
+            request finds its group's template so).
     """
 
     type: str
@@ -86,6 +88,7 @@ class ResourceView:
     urn: str = ""
     props: Mapping[str, Any] = field(default_factory=dict)
     parent_type: str | None = None
+    parent: str = ""
 
     def __post_init__(self) -> None:
         props = normalize(self.props)
@@ -102,7 +105,8 @@ class ResourceView:
         ``urn``, ``inputs`` and ``parent_type``), e.g. every registration under ``GcpMocks``."""
         inputs = {k: v for k, v in dict(reg.inputs or {}).items() if k != "__provider"}
         parent = getattr(reg, "parent_type", None) or None
-        return cls(reg.type, reg.name, getattr(reg, "urn", "") or "", inputs, parent)
+        urn = getattr(reg, "urn", "") or ""
+        return cls(reg.type, reg.name, urn, inputs, parent, getattr(reg, "parent", "") or "")
 
     @classmethod
     def from_policy_args(cls, args: Any) -> ResourceView:
@@ -115,6 +119,7 @@ class ResourceView:
             args.urn,
             args.props,
             type_of_urn(parent) if parent else None,
+            parent or "",
         )
 
     @classmethod
@@ -122,10 +127,19 @@ class ResourceView:
         """From a ``pulumi_policy.PolicyResource`` of ``StackValidationArgs.resources``."""
         parent = getattr(resource, "parent", None)
         parent_type = getattr(parent, "resource_type", None)
+        urn = getattr(getattr(resource, "opts", None), "parent", None) or getattr(
+            parent, "urn", None
+        )
         if parent_type is None:
-            urn = getattr(getattr(resource, "opts", None), "parent", None)
             parent_type = type_of_urn(urn) if urn else None
-        return cls(resource.resource_type, resource.name, resource.urn, resource.props, parent_type)
+        return cls(
+            resource.resource_type,
+            resource.name,
+            resource.urn,
+            resource.props,
+            parent_type,
+            urn or "",
+        )
 
     @classmethod
     def coerce(cls, value: Any) -> ResourceView:

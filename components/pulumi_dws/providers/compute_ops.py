@@ -18,7 +18,7 @@ import uuid
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .paths import instance_path, zone_operation_path
+from .paths import instance_path, scoped_operation_path, zone_operation_path
 from .rest import ApiError, GoogleRestClient, OperationError
 
 __all__ = [
@@ -35,6 +35,7 @@ __all__ = [
     "is_operation",
     "typed_instance",
     "wait_zone_operation",
+    "wait_operation",
     "get_instance",
     "instance_action",
     "delete_instance",
@@ -172,13 +173,28 @@ def wait_zone_operation(
     wait costs about a dozen calls. Raises :class:`OperationError` if the operation finished
     with errors, ``TimeoutError`` after ``timeout`` seconds.
     """
+    return wait_operation(client, project, operation, zone=zone, timeout=timeout, until=until)
+
+
+def wait_operation(
+    client: GoogleRestClient,
+    project: str,
+    operation: dict[str, Any],
+    *,
+    zone: str | None = None,
+    region: str | None = None,
+    timeout: float = DEFAULT_OPERATION_TIMEOUT,
+    until: Callable[[dict[str, Any]], bool] | None = None,
+) -> dict[str, Any]:
+    """Poll a zone operation (``zone=``) or a region operation (``region=``) as
+    :func:`wait_zone_operation` does."""
 
     def finished(op: dict[str, Any]) -> bool:
         return is_done(op) or (until is not None and until(op))
 
     done = client.wait(
         operation,
-        operation_path(project, zone, operation),
+        scoped_operation_path(project, operation.get("name"), zone=zone, region=region),  # type: ignore[arg-type]
         is_done=finished,
         timeout=timeout,
         expect=is_operation,

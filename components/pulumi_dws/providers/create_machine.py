@@ -33,13 +33,14 @@ import enum
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 __all__ = [
     "Phase",
     "Transition",
     "Found",
     "Sent",
+    "sent_after",
     "Outcome",
     "CleanUp",
     "CreateSteps",
@@ -116,6 +117,17 @@ class Sent(Generic[H]):
     handle: H | None = None
     error: Exception | None = None
     why: str = ""
+
+
+def sent_after(error: Any, what: str = "the create") -> Sent[Any]:
+    """How a create request that raised ``error`` (an API error with ``status`` and
+    ``ambiguous``) ended: ``conflict`` on 409, ``lost`` when the API may have acted, else
+    ``rejected``."""
+    if getattr(error, "status", None) == 409:
+        return Sent("conflict", error=error)
+    if getattr(error, "ambiguous", False):
+        return Sent("lost", error=error, why=f"{what} got no usable answer ({error})")
+    return Sent("rejected", error=error, why=f"was refused: {error}")
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,10 @@
 """Where each Google API lives, and how a user points it at a local server.
 
-Precedence: the environment variable (``DWS_COMPUTE_ENDPOINT``, ``DWS_AIPLATFORM_ENDPOINT``),
-then stack config (``dws:computeEndpoint``, ``dws:aiplatformEndpoint``), then Google's
-endpoint. Overrides are root URLs such as ``http://127.0.0.1:8765/``; the API path
-(``compute/v1/``, ``v1beta1/``) is appended as it is to Google's root.
+Precedence: the environment variable (``DWS_COMPUTE_ENDPOINT``, ``DWS_AIPLATFORM_ENDPOINT``,
+``DWS_TPU_ENDPOINT``), then stack config (``dws:computeEndpoint``, ``dws:aiplatformEndpoint``,
+``dws:tpuEndpoint``), then Google's endpoint. Overrides are root URLs such as
+``http://127.0.0.1:8765/``; the API path (``compute/v1/``, ``v1beta1/``, ``v2alpha1/``) is
+appended as it is to Google's root.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ __all__ = [
     "Api",
     "COMPUTE",
     "AIPLATFORM",
+    "TPU",
     "InsecureEndpointError",
     "check_endpoint",
     "resolve_root",
@@ -67,6 +69,13 @@ AIPLATFORM = Api(
     "v1beta1/",
     "DWS_AIPLATFORM_ENDPOINT",
     "dws:aiplatformEndpoint",
+)
+TPU = Api(
+    "tpu",
+    "https://tpu.googleapis.com/",
+    "v2alpha1/",  # the only version with provisioningModel, runDuration and queueingPolicy
+    "DWS_TPU_ENDPOINT",
+    "dws:tpuEndpoint",
 )
 
 

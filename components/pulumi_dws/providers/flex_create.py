@@ -25,20 +25,17 @@ from __future__ import annotations
 
 import hashlib
 import json
-import uuid
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from .compute_insert import AttemptIds, insert_answer
 from .compute_ops import (
     create_request_id,
     delete_instance,
     get_instance,
     instance_action,
     instance_path,
-    is_done,
     is_operation,
-    operation_errors,
-    operation_time,
     typed_instance,
 )
 from .create_machine import CleanUp, Found, Outcome, Phase, Sent
@@ -85,7 +82,10 @@ class FlexCreate:
         self.request_id: str | None = None
         self.started: float | None = None  # the server's time when this create began
         self.failure: Exception | None = None  # why the create failed, once it did
-        self._ids: dict[int, str] = {}
+        # The first id is derived from the inputs: an insert sent again after a crash is
+        # deduplicated. Once it proved stale, a random one: never stale, and a second VM can't
+        # happen anyway (the name is taken; the label says whose it is).
+        self._ids = AttemptIds(create_request_id(vm.project, vm.zone, vm.name, f"{self.key}#0"))
 
     # ------------------------------------------------------------------ find
     def find(self) -> Found[dict[str, Any]]:
@@ -123,48 +123,18 @@ class FlexCreate:
 
     def send(self, attempt: int) -> Sent[dict[str, Any]]:
         vm = self.vm
-        self.request_id = self._ids.get(attempt)
-        if self.request_id is None:
-            # The first id is derived from the inputs: an insert sent again after a crash is
-            # deduplicated. Once it proved stale, a random one: never stale, and a second VM
-            # can't happen anyway (the name is taken; the label says whose it is).
-            self.request_id = (
-                create_request_id(vm.project, vm.zone, vm.name, f"{self.key}#0")
-                if attempt == 0
-                else str(uuid.uuid4())
-            )
-            self._ids[attempt] = self.request_id
+        self.request_id = self._ids(attempt)
         params = {"requestId": self.request_id}
         if vm.template:
             params["sourceInstanceTemplate"] = vm.template
-        try:
-            op = self.client.post(
+        return insert_answer(
+            lambda: self.client.post(
                 instance_path(vm.project, vm.zone), self.body(), expect=is_operation, **params
-            )
-        except ApiError as err:
-            if err.status == 409:
-                return Sent("conflict", error=err)
-            if err.ambiguous:
-                return Sent("lost", error=err, why=f"the insert was not confirmed ({err})")
-            return Sent("rejected", error=err, why=str(err))
-        if not is_done(op):
-            return Sent("accepted", op)
-        if operation_errors(op):
-            began = operation_time(op)
-            if self.started is not None and began is not None and began < self.started:
-                return Sent(
-                    "stale", why="its request id replayed a failed insert of an earlier create"
-                )
-            return Sent("accepted", op)
-        try:
-            instance = get_instance(self.client, vm.project, vm.zone, vm.name)
-        except ApiError:
-            return Sent("accepted", op)  # following it reads the VM again
-        if instance is None:
-            return Sent("stale", why="its request id replayed an insert whose VM is gone")
-        if str(instance.get("id")) != str(op.get("targetId")):
-            return Sent("conflict", why="the VM of that name is not the one this insert made")
-        return Sent("accepted", op)
+            ),
+            started=self.started,
+            current=lambda: get_instance(self.client, vm.project, vm.zone, vm.name),
+            what="VM",
+        )
 
     # ------------------------------------------------------------------ follow / adopt
     def follow(self, op: dict[str, Any]) -> Outcome[dict[str, Any]]:

@@ -64,6 +64,9 @@ from typing import TYPE_CHECKING, Any
 import pulumi
 import pulumi.dynamic as dyn
 
+from .checks import known as _known
+from .compute_provider import ComputeProvider
+
 __all__ = [
     "FlexStartVm",
     "FlexStartVmProvider",
@@ -143,30 +146,9 @@ def vm_id(project: str, zone: str, name: str) -> str:
     return instance_path(project, zone, name)
 
 
-class FlexStartVmProvider(dyn.ResourceProvider):
-    """CRUD for ``FlexStartVm`` over the Compute v1 REST API (see the module docstring).
-
-    ``sleep`` replaces ``time.sleep`` between retries and polls (tests pass one that advances
-    an emulator's virtual clock); it is never set on the provider a stack pickles.
-    """
-
-    serialize_as_secret_always = False  # it holds no secret: keep the state readable
-    config: dict[str, Any] | None = None
-    sleep: Callable[[float], None] | None = None
-    poll: Any = None  # a PollPolicy: how operations are polled (default: PollPolicy())
-
-    def __init__(self, sleep: Callable[[float], None] | None = None, poll: Any = None) -> None:
-        super().__init__()
-        if sleep is not None:
-            self.sleep = sleep
-        if poll is not None:
-            self.poll = poll
-
-    def configure(self, req: dyn.ConfigureRequest) -> None:
-        """Keep the endpoint override from stack config (``dws:computeEndpoint``)."""
-        from .endpoints import COMPUTE
-
-        self.config = {COMPUTE.config_key: req.config.get(COMPUTE.config_key)}
+class FlexStartVmProvider(ComputeProvider):
+    """CRUD for ``FlexStartVm`` over the Compute v1 REST API (see the module docstring;
+    ``sleep``, ``poll`` and the endpoint: :class:`~.compute_provider.ComputeProvider`)."""
 
     def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> dyn.CheckResult:
         return dyn.CheckResult(news, _check(news))
@@ -275,44 +257,16 @@ class _Vm:
         return f"Flex-start VM '{self.name}' ({', '.join(parts)})"
 
 
-def _client(provider: FlexStartVmProvider) -> Any:
-    from .endpoints import COMPUTE
-    from .rest import GoogleRestClient
-
-    client = GoogleRestClient(COMPUTE.base(config=provider.config), sleep=provider.sleep)
-    if provider.poll is not None:
-        client.poll = provider.poll
-    return client
-
-
 # ---------------------------------------------------------------------- check / diff
-def _known(value: Any) -> bool:
-    """True when ``value`` holds no unknown (a preview's not-yet-computed value) at any depth."""
-    from pulumi.output import Unknown
-
-    if isinstance(value, Unknown):
-        return False
-    if isinstance(value, Mapping):
-        return all(_known(v) for v in value.values())
-    if isinstance(value, (list, tuple)):
-        return all(_known(v) for v in value)
-    return True
-
-
 def _check(news: Mapping[str, Any]) -> list[dyn.CheckFailure]:
     """Check the inputs; a value not known yet (a preview) is never a failure."""
     from .. import limits
-    from ..errors import DwsValidationError
     from ..validation import check_name, check_zone
+    from .checks import CheckFailures
     from .paths import segment_problem
 
-    failures: list[dyn.CheckFailure] = []
-
-    def run(prop: str, check: Callable[[], Any]) -> None:
-        try:
-            check()
-        except (DwsValidationError, KeyError, TypeError, ValueError) as err:
-            failures.append(dyn.CheckFailure(prop, str(err)))
+    failures = CheckFailures()
+    run = failures.run
 
     def seconds(spec: Any) -> int:
         return int(float(spec["seconds"]))
@@ -442,7 +396,7 @@ def _create(provider: FlexStartVmProvider, props: dict[str, Any]) -> dyn.CreateR
     from .paths import PathValueError
 
     vm = _Vm.of(props)
-    client = _client(provider)
+    client = provider.client()
     steps = FlexCreate(client, vm)
     assert client.sleep is not None
     sleep = client.sleep
@@ -580,7 +534,7 @@ def _read(provider: FlexStartVmProvider, id_: str, props: dict[str, Any]) -> dyn
         props = {"project": project, "zone": zone, "name": name, "body": {"name": name}}
     vm = _Vm.of(props)
     try:
-        instance = get_instance(_client(provider), vm.project, vm.zone, vm.name)
+        instance = get_instance(provider.client(), vm.project, vm.zone, vm.name)
     except (ApiError, PathValueError) as err:
         raise FlexStartError(
             f"{vm.describe()} could not be read: {err}. Nothing was changed; run `pulumi "
@@ -660,7 +614,7 @@ def _update(
     from .rest import ApiError, OperationError
 
     vm = _Vm.of(news)
-    client = _client(provider)
+    client = provider.client()
     step = _Step()
     try:
         instance = get_instance(client, vm.project, vm.zone, vm.name)
@@ -844,7 +798,7 @@ def _delete(provider: FlexStartVmProvider, props: dict[str, Any]) -> None:
 
     vm = _Vm.of(props)
     try:
-        delete_instance(_client(provider), vm.project, vm.zone, vm.name)
+        delete_instance(provider.client(), vm.project, vm.zone, vm.name)
     except (ApiError, OperationError, TimeoutError, PathValueError) as err:
         raise FlexStartError(
             f"{vm.describe()} could not be deleted: {err}. It is still in the stack: run "

@@ -24,9 +24,14 @@ __all__ = [
     "segment_problem",
     "instance_path",
     "zone_operation_path",
+    "location_path",
+    "group_path",
+    "resize_request_path",
+    "scoped_operation_path",
     "cluster_path",
     "cluster_parent",
     "operation_name_path",
+    "queued_resource_path",
 ]
 
 PATTERNS: dict[str, re.Pattern[str]] = {
@@ -91,6 +96,51 @@ def zone_operation_path(project: str, zone: str, operation: str) -> str:
     )
 
 
+def location_path(project: str, zone: str | None = None, region: str | None = None) -> str:
+    """``projects/p/zones/z`` or ``projects/p/regions/r`` (exactly one of zone and region)."""
+    if (zone is None) == (region is None):
+        raise PathValueError("zone/region", "zone", (zone, region))
+    where = (
+        f"zones/{check_segment('zone', zone)}"
+        if zone is not None
+        else f"regions/{check_segment('region', region)}"
+    )
+    return f"projects/{check_segment('project', project)}/{where}"
+
+
+def group_path(
+    project: str, group: str, *, zone: str | None = None, region: str | None = None
+) -> str:
+    """``projects/p/{zones/z|regions/r}/instanceGroupManagers/group``."""
+    return (
+        f"{location_path(project, zone, region)}/instanceGroupManagers/"
+        f"{check_segment('name', group, 'group')}"
+    )
+
+
+def resize_request_path(
+    project: str,
+    group: str,
+    name: str | None = None,
+    *,
+    zone: str | None = None,
+    region: str | None = None,
+) -> str:
+    """``.../instanceGroupManagers/group/resizeRequests[/name]`` (zonal or regional)."""
+    base = f"{group_path(project, group, zone=zone, region=region)}/resizeRequests"
+    return f"{base}/{check_segment('name', name)}" if name is not None else base
+
+
+def scoped_operation_path(
+    project: str, operation: str, *, zone: str | None = None, region: str | None = None
+) -> str:
+    """The poll path of a zone or region operation (from its name, never its selfLink)."""
+    return (
+        f"{location_path(project, zone, region)}/operations/"
+        f"{check_segment('operation', operation, 'operation name')}"
+    )
+
+
 COLLECTION = "modelDevelopmentClusters"
 
 
@@ -110,15 +160,30 @@ def cluster_path(project: str, region: str, cluster_id: str) -> str:
 _OPERATION_NAME = re.compile(r"projects/([^/]+)/locations/([^/]+)/operations/([^/]+)")
 
 
-def operation_name_path(name: Any) -> str:
-    """The poll path of a Vertex AI long-running operation from the ``name`` the API gave it
-    (``projects/<number>/locations/<region>/operations/<id>``), each segment checked."""
+def operation_name_path(name: Any, location: str = "region") -> str:
+    """The poll path of a long-running operation from the ``name`` the API gave it
+    (``projects/<project>/locations/<location>/operations/<id>``), each segment checked;
+    ``location`` is the pattern of the location segment (Vertex AI: ``region``; Cloud TPU:
+    ``zone``)."""
     match = _OPERATION_NAME.fullmatch(name) if isinstance(name, str) else None
     if match is None:
         raise PathValueError("operation name", "operation", name)
-    project, region, op_id = match.groups()
+    project, where, op_id = match.groups()
     return (
         f"projects/{check_segment('project', project, 'operation name')}/locations/"
-        f"{check_segment('region', region, 'operation name')}/operations/"
+        f"{check_segment(location, where, 'operation name')}/operations/"
         f"{check_segment('operation', op_id, 'operation name')}"
     )
+
+
+def queued_resource_path(project: str, zone: str, queued_resource_id: str | None = None) -> str:
+    """``projects/p/locations/z/queuedResources[/id]`` (Cloud TPU; relative to its base URL).
+    Ids are RFC 1035 names here: a subset of what the API takes (``^[A-Za-z0-9_.~+%-]+$``)
+    that needs no quoting."""
+    base = (
+        f"projects/{check_segment('project', project)}/locations/"
+        f"{check_segment('zone', zone)}/queuedResources"
+    )
+    if queued_resource_id is None:
+        return base
+    return f"{base}/{check_segment('name', queued_resource_id, 'queued_resource_id')}"

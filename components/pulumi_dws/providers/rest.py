@@ -52,6 +52,8 @@ __all__ = [
     "GoogleRestClient",
     "RETRYABLE_STATUS",
     "virtual_sleep_from_env",
+    "is_lro",
+    "wire",
 ]
 
 log = logging.getLogger("pulumi_dws.rest")
@@ -464,6 +466,54 @@ class GoogleRestClient:
             interval = min(self.poll.cap, interval * self.poll.factor)
             operation = self.get(poll_path, expect=expect)
         return operation
+
+    def poll_resource(
+        self,
+        path: str,
+        until: Callable[[dict[str, Any] | None], bool],
+        *,
+        timeout: float,
+        expect: Callable[[dict[str, Any]], bool] | None = None,
+    ) -> dict[str, Any] | None:
+        """GET ``path`` with growing intervals (:class:`PollPolicy`) until ``until(resource or
+        None)`` (None: 404) or ``timeout`` seconds were slept; returns the last read."""
+        waited, interval = 0.0, self.poll.initial
+        while True:
+            try:
+                current: dict[str, Any] | None = self.get(path, expect=expect)
+            except ApiError as err:
+                if not err.not_found:
+                    raise
+                current = None
+            if until(current) or waited >= timeout:
+                return current
+            assert self.sleep is not None
+            self.sleep(interval)
+            waited += interval
+            interval = min(self.poll.cap, interval * self.poll.factor)
+
+
+def wire(value: Any) -> Any:
+    """A JSON body as sent: whole floats back to ints (the engine hands every number to a
+    dynamic provider as a float), everything else as declared."""
+    if isinstance(value, Mapping):
+        return {k: wire(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [wire(v) for v in value]
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def is_lro(answer: Mapping[str, Any]) -> bool:
+    """A ``google.longrunning.Operation`` (Vertex AI, Cloud TPU): a ``name``; ``done`` a
+    boolean and ``error`` an object when present."""
+    error = answer.get("error")
+    return (
+        isinstance(answer.get("name"), str)
+        and isinstance(answer.get("done", False), bool)
+        and (error is None or isinstance(error, Mapping))
+    )
 
 
 def _transient_auth_failure(exc: BaseException) -> bool:

@@ -312,22 +312,7 @@ class SlurmClusterProvider(ResourceProvider):
         until: Callable[[dict[str, Any] | None], bool],
     ) -> dict[str, Any] | None:
         """GET ``path`` with growing intervals until ``until(cluster or None)``."""
-        from .rest import ApiError
-
-        waited, interval = 0.0, client.poll.initial
-        while True:
-            try:
-                current: dict[str, Any] | None = client.get(path, expect=_is_cluster)
-            except ApiError as err:
-                if not err.not_found:
-                    raise
-                current = None
-            if until(current) or waited >= self.timeout:
-                return current
-            assert client.sleep is not None
-            client.sleep(interval)
-            waited += interval
-            interval = min(client.poll.cap, interval * client.poll.factor)
+        return client.poll_resource(path, until, timeout=self.timeout, expect=_is_cluster)
 
 
 _MOVING = BUSY | {"STOPPING"}

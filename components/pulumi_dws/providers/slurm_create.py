@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from .create_machine import CleanUp, Found, Outcome, Phase, Sent
-from .rest import ApiError
+from .create_machine import CleanUp, Found, Outcome, Phase, Sent, sent_after
+from .rest import ApiError, is_lro
 from .slurm_diff import (
     BUSY,
     SlurmClusterError,
@@ -24,17 +24,6 @@ if TYPE_CHECKING:
     from .slurm import SlurmClusterProvider
 
 __all__ = ["SlurmCreate", "is_lro"]
-
-
-def is_lro(answer: Mapping[str, Any]) -> bool:
-    """A ``google.longrunning.Operation``: a ``name``; ``done`` a boolean and ``error`` an
-    object when present."""
-    error = answer.get("error")
-    return (
-        isinstance(answer.get("name"), str)
-        and isinstance(answer.get("done", False), bool)
-        and (error is None or isinstance(error, Mapping))
-    )
 
 
 class _Failed(Exception):
@@ -107,11 +96,7 @@ class SlurmCreate:
                 model_development_cluster_id=self.props["cluster_id"],
             )
         except ApiError as err:
-            if err.status == 409:
-                return Sent("conflict", error=err)
-            if err.ambiguous:
-                return Sent("lost", error=err, why=f"the create got no usable answer ({err})")
-            return Sent("rejected", error=err, why=f"was refused: {err}")
+            return sent_after(err)
         return Sent("accepted", op)
 
     # ------------------------------------------------------------------ follow / adopt

@@ -19,6 +19,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from .rest import wire
+
 __all__ = [
     "BUSY",
     "COLLECTION",
@@ -143,17 +145,6 @@ def canonical(value: Any, *, _in_map: bool = False) -> Any:
         return [canonical(v) for v in value]
     if value in ("true", "false") and isinstance(value, str):
         return value == "true"
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return value
-
-
-def wire(value: Any) -> Any:
-    """The body as sent: whole floats back to ints, everything else as declared."""
-    if isinstance(value, Mapping):
-        return {k: wire(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [wire(v) for v in value]
     if isinstance(value, float) and value.is_integer():
         return int(value)
     return value

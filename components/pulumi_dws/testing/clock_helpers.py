@@ -22,9 +22,17 @@ from typing import Any
 
 from .emulator import Emulator
 
-__all__ = ["virtual_sleep", "emulator_env", "flex_start_body", "flex_start_vm_props"]
+__all__ = [
+    "virtual_sleep",
+    "emulator_env",
+    "flex_start_body",
+    "flex_start_vm_props",
+    "flex_start_group",
+    "mig_resize_props",
+]
 
 COMPUTE_ENDPOINT_ENV = "DWS_COMPUTE_ENDPOINT"
+TPU_ENDPOINT_ENV = "DWS_TPU_ENDPOINT"
 VIRTUAL_CLOCK_ENV = "DWS_VIRTUAL_CLOCK_URL"  # as read by pulumi_dws.providers.rest
 
 
@@ -40,12 +48,14 @@ def virtual_sleep(emulator: Emulator) -> Callable[[float], None]:
 
 
 def emulator_env(emulator: Emulator, *, virtual_clock: bool = True) -> dict[str, str]:
-    """Environment variables that point the dynamic providers at ``emulator``: the Compute
-    endpoint, and (``virtual_clock=True``, for a provider in another process) the control URL
-    its sleeps advance the virtual clock through. With ``virtual_clock=False`` the variable is
-    set empty, which the providers read as unset (in process, pass :func:`virtual_sleep`)."""
+    """Environment variables that point the dynamic providers at ``emulator``: the Compute and
+    Cloud TPU endpoints, and (``virtual_clock=True``, for a provider in another process) the
+    control URL its sleeps advance the virtual clock through. With ``virtual_clock=False`` the
+    variable is set empty, which the providers read as unset (in process, pass
+    :func:`virtual_sleep`)."""
     return {
         COMPUTE_ENDPOINT_ENV: emulator.url,
+        TPU_ENDPOINT_ENV: emulator.url,
         VIRTUAL_CLOCK_ENV: emulator.clock_url if virtual_clock else "",
     }
 
@@ -105,5 +115,76 @@ def flex_start_vm_props(
         "sourceInstanceTemplate": "",
         "body": flex_start_body(name, zone=zone, **body),
         "desiredStatus": desired_status,
+        "waitFor": wait_for,
+    }
+
+
+def flex_start_group(
+    emulator: Emulator,
+    group: str,
+    *,
+    project: str = "p",
+    zone: str | None = "us-central1-a",
+    region: str | None = None,
+    machine_type: str = "a3-highgpu-8g",
+) -> str:
+    """Make, in ``emulator``'s Compute, a Flex-start instance template and a managed instance
+    group at size 0 that takes resize requests (the bodies gcloud sends for them: see
+    ``FlexStartGroup``); ``region`` instead of ``zone`` makes a regional group with
+    ``ANY_SINGLE_ZONE``. Returns the group's selfLink."""
+    compute = emulator["compute"]
+    template = f"{group}-template"
+    compute.put_template(
+        project,
+        {
+            "name": template,
+            "properties": {
+                "machineType": machine_type,
+                "scheduling": {
+                    "automaticRestart": False,
+                    "instanceTerminationAction": "DELETE",
+                    "onHostMaintenance": "TERMINATE",
+                    "provisioningModel": "FLEX_START",
+                },
+                "reservationAffinity": {"consumeReservationType": "NO_RESERVATION"},
+            },
+        },
+    )
+    body: dict[str, Any] = {
+        "name": group,
+        "instanceTemplate": f"projects/{project}/global/instanceTemplates/{template}",
+        "targetSize": 0,
+        "instanceLifecyclePolicy": {"defaultActionOnFailure": "DO_NOTHING"},
+    }
+    if region:
+        body["distributionPolicy"] = {"targetShape": "ANY_SINGLE_ZONE"}
+        body["updatePolicy"] = {"instanceRedistributionType": "NONE"}
+    scope = f"regions/{region}" if region else f"zones/{zone}"
+    op = compute.insert_group(project, scope, body)
+    return str(op["targetLink"])
+
+
+def mig_resize_props(
+    name: str,
+    group: str,
+    *,
+    count: int = 4,
+    run: int | None = 3 * 86400,
+    project: str = "p",
+    zone: str | None = "us-central1-a",
+    region: str | None = None,
+    wait_for: str = "running",
+) -> dict[str, Any]:
+    """The inputs of a ``MigResizeRequest`` (``pulumi_dws.providers.mig_resize``): ``count``
+    VMs for ``run`` seconds on ``group``, zonal (``zone``) or regional (``region``)."""
+    from ..providers.mig_resize import resize_request_body
+
+    return {
+        "project": project,
+        "zone": None if region else zone,
+        "region": region,
+        "group": group,
+        "name": name,
+        "body": resize_request_body(name, count, run),
         "waitFor": wait_for,
     }

@@ -10,7 +10,8 @@ A cycle creates a resource (as ``pulumi up`` would), deletes it when the create 
 emulator with what the "state" holds. An **orphan** is a resource that exists at the end of a
 cycle although no successful create returned it (it is then removed, so each counts once); a
 **duplicate** is a resource created more than once by one create (more than one VM or cluster
-made during one create call). Names and inputs
+made during one create call; for resize requests, a second request, or more VMs than asked).
+Names and inputs
 repeat every few cycles, so a create often follows the delete of an identical resource within
 Compute's request-id memory: the stale-answer trap is part of every run.
 
@@ -25,14 +26,19 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from functools import partial
 from typing import Any
 
 from ..providers.rest import PollPolicy
 from .emulator import Emulator
 from .fault_proxy import FaultProxy, ProxyFaultPlan
 
-__all__ = ["FaultRunReport", "flex_vm_fault_run", "slurm_fault_run"]
+__all__ = [
+    "FaultRunReport",
+    "flex_vm_fault_run",
+    "mig_resize_fault_run",
+    "queued_tpu_fault_run",
+    "slurm_fault_run",
+]
 
 ZONE, MACHINE, PROJECT = "us-central1-a", "a3-highgpu-8g", "p"
 _POLL = PollPolicy(initial=20.0, factor=3.0, cap=1800.0)  # fewer polls: the same paths
@@ -101,6 +107,34 @@ def _retry(action: Callable[[], Any], attempts: int = 6) -> None:
                 raise
 
 
+def _create_then_delete(
+    report: FaultRunReport,
+    provider: Any,
+    props: dict[str, Any],
+    error: type[Exception],
+    tracked_as: Callable[[Any], str | set[str]],
+) -> set[str]:
+    """One cycle's ``pulumi up`` and ``pulumi destroy``: what the state still tracks after it
+    (``tracked_as(result)``, one key or several, of a create whose deletes all failed; else
+    nothing)."""
+    tracked: set[str] = set()
+    try:
+        result = provider.create(props)
+    except error as err:
+        report.failed += 1
+        report.errors[str(err).split(":")[0][:60]] += 1
+        return tracked
+    report.created += 1
+    keys = tracked_as(result)
+    tracked.update({keys} if isinstance(keys, str) else keys)
+    try:
+        _retry(lambda: provider.delete(result.id, result.outs or {}))
+        tracked.clear()
+    except error:
+        pass  # still tracked: not an orphan; the caller removes it
+    return tracked
+
+
 def flex_vm_fault_run(
     emu: Emulator,
     proxy: FaultProxy,
@@ -147,21 +181,13 @@ def flex_vm_fault_run(
                 compute.add_capacity(ZONE, MACHINE, 1, after=1800 if i % 4 == 2 else 0)
             compute.keep_failed_instances = i % 20 >= 10
             before = len(compute.created)
-            tracked: set[str] = set()
-            try:
-                result = provider.create(props)
-            except FlexStartError as err:
-                report.failed += 1
-                report.errors[str(err).split(":")[0][:60]] += 1
-            else:
-                report.created += 1
-                outs = result.outs or {}
-                tracked.add(str(outs["observed"]["instanceId"]))
-                try:
-                    _retry(partial(provider.delete, result.id, outs))
-                    tracked.clear()
-                except FlexStartError:
-                    pass  # still tracked: not an orphan; removed below
+            tracked = _create_then_delete(
+                report,
+                provider,
+                props,
+                FlexStartError,
+                lambda result: str(result.outs["observed"]["instanceId"]),
+            )
             made = compute.created[before:]
             report.duplicates += max(0, len(made) - 1)
             for vm in compute.instances(PROJECT):
@@ -214,20 +240,9 @@ def slurm_fault_run(
             if i % 7 == 6:
                 svc.fail_next("create")
             before = len(svc.created)
-            tracked: set[str] = set()
-            try:
-                result = provider.create(props)
-            except SlurmClusterError as err:
-                report.failed += 1
-                report.errors[str(err).split(":")[0][:60]] += 1
-            else:
-                report.created += 1
-                tracked.add(cluster_id)
-                try:
-                    _retry(partial(provider.delete, result.id, result.outs or {}))
-                    tracked.clear()
-                except SlurmClusterError:
-                    pass
+            tracked = _create_then_delete(
+                report, provider, props, SlurmClusterError, lambda _, c=cluster_id: c
+            )
             svc.failures["create"].clear()
             made = svc.created[before:]
             report.duplicates += max(0, len(made) - 1)
@@ -240,3 +255,166 @@ def slurm_fault_run(
     report.faults = proxy.counts()
     report.requests = proxy.requests()
     return report
+
+
+def queued_tpu_fault_run(
+    emu: Emulator,
+    proxy: FaultProxy,
+    *,
+    cycles: int = 200,
+    rate: float = 0.25,
+    seed: int = 1,
+    names: int = 4,
+    deadline: float = 0.1,
+    held_weight: float = 0.05,
+    body: Callable[[str, str], dict[str, Any]],
+    project: str = "p",
+    zone: str = "us-east5-a",
+) -> FaultRunReport:
+    """``cycles`` create/delete cycles of ``QueuedTpu`` (a v6e-16 slice) through ``proxy``;
+    ``body(queued_resource_id, zone)`` gives the create body (with a 2-hour queue window).
+    Every fourth create waits in the queue for its chips, every seventh request fails when
+    accepted, every tenth finds no chips (its window expires); every third returns once
+    accepted."""
+    from ..providers.queued_tpu import QueuedTpuError, QueuedTpuProvider
+    from .clock_helpers import virtual_sleep
+
+    svc = emu["tpu"]
+    report = FaultRunReport("QueuedTpu")
+    provider = QueuedTpuProvider(sleep=virtual_sleep(emu), poll=_POLL)
+    env = {
+        "DWS_TPU_ENDPOINT": proxy.url,
+        "DWS_VIRTUAL_CLOCK_URL": "",
+        "DWS_HTTP_TIMEOUT": str(deadline),
+    }
+    proxy.plan = ProxyFaultPlan(rate=rate, seed=seed, held_weight=held_weight)
+    with _environment(env):
+        for i in range(cycles):
+            resource_id = f"qr{i % names}"
+            props = {
+                "project": project,
+                "zone": zone,
+                "queuedResourceId": resource_id,
+                "body": body(resource_id, zone),
+                "waitFor": "accepted" if i % 3 == 2 else "active",
+            }
+            svc.take_all_chips(zone, "v6e")  # start each cycle with none free
+            if i % 10 != 9:
+                svc.add_chips(zone, "v6e", 16, after=1800 if i % 4 == 1 else 0)
+            if i % 7 == 6:
+                svc.fail_next()
+            before = len(svc.created)
+            tracked = _create_then_delete(
+                report, provider, props, QueuedTpuError, lambda _, r=resource_id: r
+            )
+            made = svc.created[before:]
+            report.duplicates += max(0, len(made) - 1)
+            emu.clock.advance(3600)  # let any delete in flight finish
+            for key in svc.queued_resources():
+                if key[2] not in tracked:
+                    report.orphans += 1
+                svc.remove(*key)
+            report.cycles += 1
+    report.faults = proxy.counts()
+    report.requests = proxy.requests()
+    return report
+
+
+def mig_resize_fault_run(
+    emu: Emulator,
+    proxy: FaultProxy,
+    *,
+    cycles: int = 200,
+    rate: float = 0.25,
+    seed: int = 1,
+    groups: int = 4,
+    count: int = 2,
+    deadline: float = 0.1,
+    held_weight: float = 0.05,
+) -> FaultRunReport:
+    """``cycles`` create/delete cycles of ``MigResizeRequest`` through ``proxy`` on ``groups``
+    Flex-start groups (odd ones regional), ``count`` VMs each. Every fourth cycle's set queues
+    for capacity, every seventh request fails while it queues, every tenth finds no capacity (the
+    wait runs out: cancelled); some requests stay ``CREATING`` a while, some VMs boot slowly.
+    An orphan is a resize request or a VM no successful create returned."""
+    from ..providers.mig_resize import MigResizeError, MigResizeRequestProvider
+    from .clock_helpers import flex_start_group, mig_resize_props, virtual_sleep
+
+    compute = emu["compute"]
+    report = FaultRunReport("MigResizeRequest")
+    provider = MigResizeRequestProvider(sleep=virtual_sleep(emu), poll=_POLL)
+    regions = {slot: REGION if slot % 2 else None for slot in range(groups)}
+    for slot, region in regions.items():
+        flex_start_group(
+            emu, f"g{slot}", project=PROJECT, zone=None if region else ZONE, region=region
+        )
+    env = {
+        "DWS_COMPUTE_ENDPOINT": proxy.url,
+        "DWS_VIRTUAL_CLOCK_URL": "",
+        "DWS_HTTP_TIMEOUT": str(deadline),
+    }
+    proxy.plan = ProxyFaultPlan(rate=rate, seed=seed, held_weight=held_weight)
+    with _environment(env):
+        for i in range(cycles):
+            slot = i % groups
+            region = regions[slot]
+            props = mig_resize_props(
+                f"rr-{i % 3}",
+                f"g{slot}",
+                count=count,
+                run=86400,
+                project=PROJECT,
+                zone=None if region else ZONE,
+                region=region,
+                wait_for="accepted" if i % 5 == 3 else "running",
+            )
+            while compute.capacity.take(ZONE, MACHINE):  # start each cycle with none free
+                pass
+            if i % 10 != 9:
+                queued = i % 4 == 2 or i % 7 == 6
+                compute.add_capacity(ZONE, MACHINE, count, after=1800 if queued else 0)
+            if i % 7 == 6:
+                compute.fail_next_resize_request(after=900)
+            compute.mig_accept_seconds = 30 if i % 3 == 0 else 0
+            compute.mig_boot_seconds = 60 if i % 2 == 0 else 0
+            requests_before = len(compute.resize_inserted)
+            vms_before = len(compute.created)
+            tracked = _create_then_delete(
+                report,
+                provider,
+                props,
+                MigResizeError,
+                lambda r: {r.outs["observed"]["selfLink"], *r.outs["observed"]["instances"]},
+            )
+            compute.forget_scripted_failure()
+            made = len(compute.resize_inserted) - requests_before
+            vms = len(compute.created) - vms_before
+            report.duplicates += max(0, made - 1) + max(0, vms - count * max(made, 1))
+            report.orphans += _sweep(compute, tracked)
+            report.cycles += 1
+    report.faults = proxy.counts()
+    report.requests = proxy.requests()
+    return report
+
+
+REGION = "us-central1"
+
+
+def _sweep(compute: Any, tracked: set[str]) -> int:
+    """Remove every resize request and VM left in ``compute``; the number not in
+    ``tracked`` (their selfLinks, VM names)."""
+    orphans = 0
+    for request in compute.resize_requests(PROJECT):
+        link = str(request["selfLink"])
+        if link not in tracked:
+            orphans += 1
+        parts = link.split("/")
+        where = parts[parts.index("projects") + 2 : parts.index("projects") + 4]
+        group = parts[parts.index("instanceGroupManagers") + 1]
+        scope = {"zone": where[1]} if where[0] == "zones" else {"region": where[1]}
+        compute.remove_resize_request(PROJECT, group, request["name"], **scope)
+    for vm in compute.instances(PROJECT):
+        if vm["name"] not in tracked:
+            orphans += 1
+        compute.remove_instance(PROJECT, str(vm["zone"]).rsplit("/", 1)[-1], vm["name"])
+    return orphans

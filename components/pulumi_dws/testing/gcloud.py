@@ -96,7 +96,11 @@ _SCRUBBED_ENV_PREFIXES = ("CLOUDSDK_", "GOOGLE_APPLICATION_CREDENTIALS", "GCE_ME
 _KEPT_ENV_PREFIXES = ("CLOUDSDK_PYTHON",)
 
 # Where each API really lives, for GcloudCapture.canonical().
-_REAL_ROOTS = {"compute": "https://compute.googleapis.com/"}
+_REAL_ROOTS = {
+    "compute": "https://compute.googleapis.com/",
+    "v2alpha1": "https://tpu.googleapis.com/",
+    "v2": "https://tpu.googleapis.com/",
+}
 _DEFAULT_REAL_ROOT = "https://container.googleapis.com/"
 
 
@@ -185,7 +189,8 @@ class GcloudCapture:
         Every string that starts with :attr:`base_url` is rewritten to the host the request
         would really go to: ``http://127.0.0.1:PORT/compute/alpha/projects/p/...`` becomes
         ``https://compute.googleapis.com/compute/alpha/projects/p/...``; GKE paths
-        (``v1/...``, ``v1beta1/...``) get ``https://container.googleapis.com/``. Dicts and
+        (``v1/...``, ``v1beta1/...``) get ``https://container.googleapis.com/``, Cloud TPU
+        paths (``v2alpha1/...``, ``v2/...``) ``https://tpu.googleapis.com/``. Dicts and
         lists are copied recursively; other values are returned unchanged.
         """
         if isinstance(value, str):

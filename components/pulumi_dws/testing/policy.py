@@ -190,7 +190,7 @@ def resource_args(
 
 def _as_triple(resource: Any) -> tuple[str, str, Mapping[str, Any], str, str | None]:
     if isinstance(resource, ResourceView):
-        return resource.type, resource.name, resource.props, resource.urn, None
+        return resource.type, resource.name, resource.props, resource.urn, resource.parent or None
     if isinstance(resource, Mapping):
         rtype, name = resource["type"], resource.get("name", "test")
         return (

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ... import limits
-from ..shapes import kind_of, node_pools, slurm_pools, vm_spec
+from ..shapes import body_of, kind_of, node_pools, slurm_pools, vm_spec
 from ..values import dig
 from ..view import Context, ResourceView
 from .base import DURATION_PATTERN, Finding, Option, Rule
@@ -53,6 +53,10 @@ def _max_run_duration(view: ResourceView, cfg: dict[str, Any], ctx: Context) -> 
         raw = spool.get("flex_start_max_duration", "flexStartMaxDuration")
         field = f"{spool.where}flex_start_max_duration"
         yield from _outside(view, raw, field, "slurm.flex_start_max_duration", cap)
+    if kind_of(view) == "resize_request":
+        raw = dig(body_of(view), "requestedRunDuration")
+        field = "body.requestedRunDuration" if "body" in view.props else "requestedRunDuration"
+        yield from _outside(view, raw, field, "mig.requested_run_duration", cap)
     if kind_of(view) == "kueue_config":
         raw = dig(view.props, "spec", "parameters", "maxRunDurationSeconds")
         field = "spec.parameters.maxRunDurationSeconds"
@@ -79,8 +83,9 @@ def _queue_window(view: ResourceView, cfg: dict[str, Any], ctx: Context) -> Iter
 MAX_RUN_DURATION = Rule(
     name="flex-start-max-run-duration",
     description=(
-        "Flex-start capacity (VMs, templates, queued/Flex-start GKE pools, Slurm pools, Kueue "
-        "ProvisioningRequestConfig) must have a max run duration inside the service limit."
+        "Flex-start capacity (VMs, templates, MIG resize requests, queued/Flex-start GKE pools, "
+        "Slurm pools, Kueue ProvisioningRequestConfig) must have a max run duration inside the "
+        "service limit."
     ),
     level="mandatory",
     scope="resource",

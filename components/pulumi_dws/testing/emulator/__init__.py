@@ -1,6 +1,6 @@
 """A local emulator of the Google APIs pulumi-dws's dynamic providers call: one package per API
-(``compute``, ``advice``, ``aiplatform``, ``recording``), each with its models, responses and
-route table (``docs/emulator-services.md``), served by :class:`Emulator`."""
+(``compute``, ``advice``, ``aiplatform``, ``tpu``, ``recording``), each with its models,
+responses and route table (``docs/emulator-services.md``), served by :class:`Emulator`."""
 
 from .base import (
     GoogleError,

@@ -19,7 +19,9 @@ __all__ = [
     "Service",
     "VirtualClock",
     "GoogleError",
+    "ServiceError",
     "google_error",
+    "page",
 ]
 
 # Google's canonical status names for HTTP codes, as in its error JSON.
@@ -89,6 +91,19 @@ def google_error(status: int, message: str, reason: str = "") -> dict[str, Any]:
 
 
 Handler = Callable[[Request], Response]
+
+
+def page(items: list[Any], query: Mapping[str, str], key: str) -> dict[str, Any]:
+    """One page of a list answer, as one-platform APIs page: ``pageSize`` (default 50) items
+    from ``pageToken`` under ``key``, and ``nextPageToken`` when more follow."""
+    size = int(query.get("pageSize") or 50)
+    start = int(query.get("pageToken") or 0)
+    body: dict[str, Any] = {}
+    if items[start : start + size]:
+        body[key] = items[start : start + size]
+    if start + size < len(items):
+        body["nextPageToken"] = str(start + size)
+    return body
 
 
 @dataclass(frozen=True)
@@ -177,3 +192,37 @@ class VirtualClock:
             for listener in self._listeners:
                 listener(now)
         return now
+
+
+class ServiceError(Exception):
+    """A Google error answer of a one-platform API (Vertex AI, Cloud TPU): the canonical status
+    name may differ from the HTTP code's (``FAILED_PRECONDITION`` is 400 there), and
+    ``violations`` become ``BadRequest`` details."""
+
+    def __init__(
+        self,
+        http: int,
+        message: str,
+        status: str | None = None,
+        violations: list[tuple[str, str]] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.http, self.message = http, message
+        self.status = status or STATUS_NAMES.get(http, "UNKNOWN")
+        self.violations = violations or []
+
+    def response(self) -> Response:
+        error: dict[str, Any] = {
+            "code": self.http,
+            "message": self.message,
+            "status": self.status,
+            "errors": [{"message": self.message, "domain": "global", "reason": self.status}],
+        }
+        if self.violations:
+            error["details"] = [
+                {
+                    "@type": "type.googleapis.com/google.rpc.BadRequest",
+                    "fieldViolations": [{"field": f, "description": d} for f, d in self.violations],
+                }
+            ]
+        return Response(self.http, {"error": error})

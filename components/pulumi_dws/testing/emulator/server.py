@@ -219,6 +219,9 @@ def default_services(clock: VirtualClock) -> list[Service]:
         services.append(AiPlatformService(clock))
     except ImportError:
         pass
+    from .tpu import TpuService
+
+    services.append(TpuService(clock))
     return services
 
 

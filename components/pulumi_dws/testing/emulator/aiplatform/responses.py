@@ -5,9 +5,8 @@ answers (errors in Google's shape, with ``BadRequest`` details)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
-from ..base import Request, Response
+from ..base import Request, Response, page
 from .models import AiPlatformBackend
 from .rules import ServiceError
 
@@ -51,14 +50,7 @@ class AiPlatformResponses:
 
     def list(self, req: Request) -> Response:
         items = self.backend.list_clusters(req.params["project"], req.params["location"])
-        size = int(req.query.get("pageSize") or 50)
-        start = int(req.query.get("pageToken") or 0)
-        body: dict[str, Any] = {}
-        if items[start : start + size]:
-            body["modelDevelopmentClusters"] = items[start : start + size]
-        if start + size < len(items):
-            body["nextPageToken"] = str(start + size)
-        return Response(200, body)
+        return Response(200, page(items, req.query, "modelDevelopmentClusters"))
 
     def get(self, req: Request) -> Response:
         return Response(200, self.backend.get_cluster(_key(self.backend, req)))

@@ -8,7 +8,7 @@ import copy
 import re
 from typing import Any
 
-from ..base import Response
+from ..base import ServiceError
 from ..discovery import DiscoverySchema
 
 __all__ = [
@@ -53,12 +53,6 @@ _IMMUTABLE = {"immutable": True}
 What the emulator accepts in an ``updateMask`` is derived from these marks (see
 :data:`UPDATABLE_PATHS`), independently of the provider's own table, so that each can catch a
 mistake in the other."""
-
-_STATUS_NAMES = {
-    400: "INVALID_ARGUMENT",
-    404: "NOT_FOUND",
-    409: "ALREADY_EXISTS",
-}
 
 
 # ---------------------------------------------------------------------------- the schema
@@ -288,38 +282,6 @@ _IMMUTABLE_POOL_FIELDS = _immutable_pool_fields()
 
 
 # ---------------------------------------------------------------------------- errors
-class ServiceError(Exception):
-    """A Google error answer with the canonical status name (``FAILED_PRECONDITION`` is 400)."""
-
-    def __init__(
-        self,
-        http: int,
-        message: str,
-        status: str | None = None,
-        violations: list[tuple[str, str]] | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.http, self.message = http, message
-        self.status = status or _STATUS_NAMES.get(http, "UNKNOWN")
-        self.violations = violations or []
-
-    def response(self) -> Response:
-        error: dict[str, Any] = {
-            "code": self.http,
-            "message": self.message,
-            "status": self.status,
-            "errors": [{"message": self.message, "domain": "global", "reason": self.status}],
-        }
-        if self.violations:
-            error["details"] = [
-                {
-                    "@type": "type.googleapis.com/google.rpc.BadRequest",
-                    "fieldViolations": [{"field": f, "description": d} for f, d in self.violations],
-                }
-            ]
-        return Response(self.http, {"error": error})
-
-
 def invalid(field_path: str, description: str) -> ServiceError:
     return ServiceError(400, f"{field_path}: {description}", violations=[(field_path, description)])
 

@@ -41,6 +41,13 @@ Behaviour (all on the virtual clock):
   no duplicate creates and count orphans from the emulator's own records.
 * Path parameters (project, zone, instance, operation) and name fields must match the
   ``pattern`` of the discovery document, as Google checks them.
+* Managed instance groups (zonal and regional), regional instance templates and resize
+  requests (``CREATING`` -> ``ACCEPTED`` -> ``SUCCEEDED`` when capacity for the whole set
+  arrives, all or nothing; ``FAILED``/``CANCELLED`` roll the VMs back; the VMs are deleted at the
+  run's end), with region operations: see :mod:`.models_mig` and its test hooks
+  (``fail_resize_request``, ``fail_next_resize_request``, ``remove_resize_request``,
+  ``mig_accept_seconds``, ``mig_boot_seconds``); :attr:`~ComputeBackend.resize_inserted` logs
+  each request really created.
 """
 
 from __future__ import annotations

@@ -19,6 +19,7 @@ from typing import Any
 from .... import limits
 from ..base import GoogleError, VirtualClock
 from ..capacity import CapacityModel
+from .models_mig import MigBackend
 
 __all__ = ["COMPUTE_SELF_LINK_ROOT", "STOCKOUT_CODE", "ComputeBackend", "not_found"]
 
@@ -73,6 +74,7 @@ class _Vm:
     waiting_kind: str = "insert"
     holds_capacity: bool = False
     run_ends: dt.datetime | None = None
+    group: tuple[str, str, str] | None = None  # (project, scope, name) of its managed group
 
     @property
     def zone(self) -> str:
@@ -89,7 +91,7 @@ class _Vm:
 
 
 @dataclass
-class ComputeBackend:
+class ComputeBackend(MigBackend):
     """Compute Engine's state, with Dynamic Workload Scheduler behaviour (see the package doc).
 
     Args:
@@ -122,6 +124,7 @@ class ComputeBackend:
         self._transitions: dict[tuple[str, str, str], tuple[str, dt.datetime]] = {}
         self._templates: dict[tuple[str, str], dict[str, Any]] = {}
         self._counter = itertools.count(1)
+        self._init_migs()
         # Listen to the clock from construction on, so capacity arrivals are applied here, in
         # time order with window ends and run ends, before any other service's tick applies
         # them all at once (the server subscribes tick() again later; a second call is a no-op).
@@ -162,6 +165,7 @@ class ComputeBackend:
         with self._lock:
             vm = self._vms.pop((project, zone, name))
             self._release(vm)
+            self._left_group(vm)
 
     def set_status(self, project: str, zone: str, name: str, status: str) -> None:
         """Give a VM ``status`` now, as Compute would on its own (``STOPPING``,
@@ -221,6 +225,7 @@ class ComputeBackend:
         times += [at for _, at in self._transitions.values()]
         for vm in self._vms.values():
             times += [t for t in (vm.deadline, vm.run_ends) if t is not None]
+        times += self._mig_events()
         due = [t for t in times if t <= now]
         return min(due) if due else None
 
@@ -246,6 +251,7 @@ class ComputeBackend:
         for vm in list(self._vms.values()):
             if vm.waiting_op and vm.deadline is not None and vm.deadline <= now:
                 self._expire(vm, now)
+        self._settle_migs(now)
 
     def _place(self, vm: _Vm, now: dt.datetime) -> None:
         vm.holds_capacity = True
@@ -288,8 +294,9 @@ class ComputeBackend:
     def _end_run(self, vm: _Vm, at: dt.datetime) -> None:
         action = (vm.resource.get("scheduling") or {}).get("instanceTerminationAction") or "STOP"
         self._release(vm)
-        if action == "DELETE":
+        if action == "DELETE" or vm.group is not None:  # a group's VMs are deleted at the end
             del self._vms[vm.key]
+            self._left_group(vm)
             return
         vm.resource["status"] = "TERMINATED"
         vm.resource["lastStopTimestamp"] = _ts(at)
@@ -308,11 +315,23 @@ class ComputeBackend:
 
     # ------------------------------------------------------------------ operations
     def _new_op(
-        self, project: str, zone: str | None, kind: str, target: str, *, done: bool = True
+        self,
+        project: str,
+        zone: str | None,
+        kind: str,
+        target: str,
+        *,
+        done: bool = True,
+        region: str | None = None,
     ) -> Operation:
+        """A new operation in ``zone``, ``region`` or (neither) the project's global scope."""
         n = next(self._counter)
         name = f"operation-{int(self._now.timestamp() * 1000)}-{n:06d}"
-        scope = f"projects/{project}/zones/{zone}" if zone else f"projects/{project}/global"
+        scope = f"projects/{project}/global"
+        if zone:
+            scope = f"projects/{project}/zones/{zone}"
+        elif region:
+            scope = f"projects/{project}/regions/{region}"
         op: Operation = {
             "kind": "compute#operation",
             "id": str(7_000_000_000 + n),
@@ -329,6 +348,8 @@ class ComputeBackend:
         }
         if zone:
             op["zone"] = f"{COMPUTE_SELF_LINK_ROOT}projects/{project}/zones/{zone}"
+        elif region:
+            op["region"] = f"{COMPUTE_SELF_LINK_ROOT}projects/{project}/regions/{region}"
         self._ops[name] = op
         if done:
             self._finish_op(name, self._now)
@@ -381,11 +402,18 @@ class ComputeBackend:
                 self._request_ids[(project, request_id)] = (op["name"], self._now)
             return copy.deepcopy(op)
 
-    def get_operation(self, project: str, zone: str | None, name: str) -> Operation:
-        """An operation of the zone (or, ``zone=None``, of the project's global scope)."""
+    def get_operation(
+        self, project: str, zone: str | None, name: str, *, region: str | None = None
+    ) -> Operation:
+        """An operation of the zone, of the region, or (neither) of the project's global
+        scope."""
         with self._lock:
             op = self._ops.get(name)
-            scope = f"projects/{project}/zones/{zone}/" if zone else f"projects/{project}/global/"
+            scope = f"projects/{project}/global/"
+            if zone:
+                scope = f"projects/{project}/zones/{zone}/"
+            elif region:
+                scope = f"projects/{project}/regions/{region}/"
             if op is None or scope not in op["selfLink"]:
                 raise not_found(f"{scope}operations/{name}")
             return copy.deepcopy(op)
@@ -588,6 +616,7 @@ class ComputeBackend:
             vm = self._vm(project, zone, name)
             del self._vms[vm.key]
             self._release(vm)
+            self._left_group(vm)
             return self._new_op(project, zone, "delete", vm.target)
 
         return self.once(project, request_id, action)

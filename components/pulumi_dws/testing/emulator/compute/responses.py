@@ -24,7 +24,9 @@ class ComputeResponses:
         """Path parameters must match the discovery document's patterns, as Google checks."""
         aliases = {
             "op": "operation",
-            "name": "instanceTemplate" if "instanceTemplates" in method_id else "instance",
+            "name": "instanceTemplate" if "nstanceTemplates" in method_id else "instance",
+            "group": "instanceGroupManager",
+            "request": "resizeRequest",
         }
         self.schema.check_path(method_id, request.params, aliases)
 
@@ -102,7 +104,10 @@ class ComputeResponses:
     # ------------------------------------------------------------------ operations
     def get_op(self, req: Request) -> Response:
         p = req.params
-        return Response(200, self.backend.get_operation(p["project"], p.get("zone"), p["op"]))
+        op = self.backend.get_operation(
+            p["project"], p.get("zone"), p["op"], region=p.get("region")
+        )
+        return Response(200, op)
 
     # ------------------------------------------------------------------ instance templates
     def insert_template(self, req: Request) -> Response:
@@ -118,6 +123,112 @@ class ComputeResponses:
         p = req.params
         op = self.backend.delete_template(p["project"], p["name"], request_id=_request_id(req))
         return Response(200, op)
+
+    # ------------------------------------------------------------------ regional templates
+    def insert_region_template(self, req: Request) -> Response:
+        body = req.body or {}
+        self.schema.require("InstanceTemplate", body, root="instance_template")
+        p = req.params
+        op = self.backend.insert_region_template(
+            p["project"], p["region"], body, request_id=_request_id(req)
+        )
+        return Response(200, op)
+
+    def get_region_template(self, req: Request) -> Response:
+        p = req.params
+        return Response(200, self.backend.get_region_template(p["project"], p["region"], p["name"]))
+
+    def delete_region_template(self, req: Request) -> Response:
+        p = req.params
+        op = self.backend.delete_region_template(
+            p["project"], p["region"], p["name"], request_id=_request_id(req)
+        )
+        return Response(200, op)
+
+    # ------------------------------------------------------------------ managed instance groups
+    def insert_group(self, req: Request) -> Response:
+        body = _object(req, "an InstanceGroupManager")
+        self.schema.require("InstanceGroupManager", body, root="instance_group_manager")
+        op = self.backend.insert_group(
+            req.params["project"], _scope(req), body, request_id=_request_id(req)
+        )
+        return Response(200, op)
+
+    def get_group(self, req: Request) -> Response:
+        return Response(200, self.backend.get_group(*_group(req)))
+
+    def delete_group(self, req: Request) -> Response:
+        return Response(200, self.backend.delete_group(*_group(req), request_id=_request_id(req)))
+
+    def list_managed_instances(self, req: Request) -> Response:
+        return Response(
+            200, {"managedInstances": self.backend.list_managed_instances(*_group(req))}
+        )
+
+    def resize_group(self, req: Request) -> Response:
+        try:
+            size = int(req.query.get("size", ""))
+        except ValueError:
+            raise GoogleError(
+                400, "Required parameter 'size' is missing or not an integer.", "required"
+            ) from None
+        op = self.backend.resize_group(*_group(req), size, request_id=_request_id(req))
+        return Response(200, op)
+
+    def delete_group_instances(self, req: Request) -> Response:
+        body = _object(req, "a DeleteInstancesRequest")
+        schema = (
+            "RegionInstanceGroupManagersDeleteInstancesRequest"
+            if "region" in req.params
+            else "InstanceGroupManagersDeleteInstancesRequest"
+        )
+        self.schema.require(schema, body)
+        op = self.backend.delete_group_instances(*_group(req), body, request_id=_request_id(req))
+        return Response(200, op)
+
+    # ------------------------------------------------------------------ resize requests
+    def insert_resize_request(self, req: Request) -> Response:
+        body = _object(req, "an InstanceGroupManagerResizeRequest")
+        self.schema.require("InstanceGroupManagerResizeRequest", body, root="resize_request")
+        op = self.backend.insert_resize_request(*_group(req), body, request_id=_request_id(req))
+        return Response(200, op)
+
+    def list_resize_requests(self, req: Request) -> Response:
+        items = self.backend.list_resize_requests(*_group(req))
+        body: dict[str, Any] = {"kind": "compute#instanceGroupManagerResizeRequestsListResponse"}
+        if items:
+            body["items"] = items
+        return Response(200, body)
+
+    def get_resize_request(self, req: Request) -> Response:
+        return Response(200, self.backend.get_resize_request(*_group(req), req.params["request"]))
+
+    def cancel_resize_request(self, req: Request) -> Response:
+        op = self.backend.cancel_resize_request(
+            *_group(req), req.params["request"], request_id=_request_id(req)
+        )
+        return Response(200, op)
+
+    def delete_resize_request(self, req: Request) -> Response:
+        op = self.backend.delete_resize_request(
+            *_group(req), req.params["request"], request_id=_request_id(req)
+        )
+        return Response(200, op)
+
+
+def _scope(req: Request) -> str:
+    p = req.params
+    return f"zones/{p['zone']}" if "zone" in p else f"regions/{p['region']}"
+
+
+def _group(req: Request) -> tuple[str, str, str]:
+    return req.params["project"], _scope(req), req.params["group"]
+
+
+def _object(req: Request, what: str) -> dict[str, Any]:
+    if not isinstance(req.body, dict):
+        raise GoogleError(400, f"Invalid JSON payload received: expected {what} object.")
+    return req.body
 
 
 def _instance(req: Request) -> tuple[str, str, str]:

@@ -15,6 +15,43 @@ PROJECT = r"/compute/v1/projects/(?P<project>[^/]+)"
 ZONE = PROJECT + r"/zones/(?P<zone>[^/]+)"
 INSTANCE = ZONE + r"/instances/(?P<name>[^/:]+)"
 TEMPLATES = PROJECT + r"/global/instanceTemplates"
+REGION = PROJECT + r"/regions/(?P<region>[^/]+)"
+REGION_TEMPLATES = REGION + r"/instanceTemplates"
+
+
+def _group_routes(scope: str, prefix: str) -> list[RouteSpec]:
+    """The managed-instance-group and resize-request rows of one scope (zonal ``ZONE`` with
+    ``instanceGroupManagers``, regional ``REGION`` with ``regionInstanceGroupManagers``)."""
+    groups = scope + r"/instanceGroupManagers"
+    group = groups + r"/(?P<group>[^/]+)"
+    requests = group + r"/resizeRequests"
+    request = requests + r"/(?P<request>[^/]+)"
+    managers = f"compute.{prefix}nstanceGroupManagers"
+    resize = f"compute.{prefix}nstanceGroupManagerResizeRequests"
+    return [
+        RouteSpec("POST", groups, "insert_group", f"{managers}.insert"),
+        RouteSpec("GET", group, "get_group", f"{managers}.get"),
+        RouteSpec("DELETE", group, "delete_group", f"{managers}.delete"),
+        RouteSpec(
+            "POST",
+            group + r"/listManagedInstances",
+            "list_managed_instances",
+            f"{managers}.listManagedInstances",
+        ),
+        RouteSpec("POST", group + r"/resize", "resize_group", f"{managers}.resize"),
+        RouteSpec(
+            "POST",
+            group + r"/deleteInstances",
+            "delete_group_instances",
+            f"{managers}.deleteInstances",
+        ),
+        RouteSpec("POST", requests, "insert_resize_request", f"{resize}.insert"),
+        RouteSpec("GET", requests, "list_resize_requests", f"{resize}.list"),
+        RouteSpec("GET", request, "get_resize_request", f"{resize}.get"),
+        RouteSpec("POST", request + r"/cancel", "cancel_resize_request", f"{resize}.cancel"),
+        RouteSpec("DELETE", request, "delete_resize_request", f"{resize}.delete"),
+    ]
+
 
 ROUTES: list[RouteSpec] = [
     RouteSpec("POST", ZONE + r"/instances", "insert", "compute.instances.insert"),
@@ -53,4 +90,24 @@ ROUTES: list[RouteSpec] = [
         "get_op",
         "compute.globalOperations.get",
     ),
+    RouteSpec(
+        "GET", REGION + r"/operations/(?P<op>[^/]+)", "get_op", "compute.regionOperations.get"
+    ),
+    RouteSpec(
+        "POST", REGION_TEMPLATES, "insert_region_template", "compute.regionInstanceTemplates.insert"
+    ),
+    RouteSpec(
+        "GET",
+        REGION_TEMPLATES + r"/(?P<name>[^/]+)",
+        "get_region_template",
+        "compute.regionInstanceTemplates.get",
+    ),
+    RouteSpec(
+        "DELETE",
+        REGION_TEMPLATES + r"/(?P<name>[^/]+)",
+        "delete_region_template",
+        "compute.regionInstanceTemplates.delete",
+    ),
+    *_group_routes(ZONE, "i"),
+    *_group_routes(REGION, "regionI"),
 ]

@@ -1,5 +1,8 @@
 """The recording service's answers: just plausible enough for a client (gcloud) to finish.
 
+Cloud TPU queued resources (``/v2alpha1/...``, ``/v2/...``) get done operations and their
+stored resources back.
+
 Compute inserts, actions and deletes get a ``DONE`` Operation whose ``targetLink`` points at the
 resource, and a later GET of a created resource returns what was posted (plus ``selfLink``,
 ``id``...); GETs of a zone, region or project return a minimal one (the project with a
@@ -32,7 +35,7 @@ def is_create_path(path: str) -> bool:
         if len(rest) == 2 and rest[0] == "global":
             return True
         return len(rest) == 3 and rest[0] in ("zones", "regions")
-    return bool(parts) and parts[-1] in ("clusters", "nodePools")
+    return bool(parts) and parts[-1] in ("clusters", "nodePools", "queuedResources")
 
 
 def _now() -> str:
@@ -90,6 +93,8 @@ class Answers:
             return self._compute(req, parts[1], parts[2:])
         if parts and re.fullmatch(r"v1(alpha1|beta1)?", parts[0]):
             return self._container(req, parts[0], parts[1:])
+        if parts and parts[0] in ("v2alpha1", "v2"):
+            return self._tpu(req, parts[0], parts[1:])
         return _error(404, f"The oracle server does not know {req.method} {req.path}")
 
     # -- Compute Engine ----------------------------------------------------------------------
@@ -371,6 +376,65 @@ class Answers:
             "targetLink": f"{loc_url}/{target}",
             "startTime": _now(),
             "endTime": _now(),
+        }
+        with self.backend.lock:
+            self.backend.operations[name] = op
+        return op
+
+    # -- Cloud TPU ---------------------------------------------------------------------------
+
+    def _tpu(self, req: CapturedRequest, version: str, rest: list[str]) -> tuple[int, Any]:
+        """Queued resources (``v2alpha1``/``v2``): a create or delete answers a done
+        operation (the created resource as its ``response``), GETs the stored resource or
+        operation; gcloud's look-ups of accelerator types and runtimes get empty lists."""
+        if len(rest) < 4 or rest[0] != "projects" or rest[2] != "locations":
+            return _error(404, f"unknown Cloud TPU path {req.path}")
+        parent, tail = "/".join(rest[:4]), rest[4:]
+        if len(tail) == 1 and req.method == "GET":
+            return 200, {}
+        if len(tail) == 2 and tail[0] == "operations" and req.method == "GET":
+            with self.backend.lock:
+                op = self.backend.operations.get(f"{parent}/operations/{tail[1]}")
+            return (200, op) if op else _error(404, f"unknown operation {req.path}")
+        if not tail or tail[0] != "queuedResources":
+            return _error(404, f"unknown Cloud TPU path {req.path}")
+        if len(tail) == 1 and req.method == "POST":
+            qr_id = (req.query.get("queuedResourceId") or ["qr"])[0]
+            name = f"{parent}/queuedResources/{qr_id}"
+            resource = dict(req.body) if isinstance(req.body, dict) else {}
+            resource.update(name=name, state={"state": "WAITING_FOR_RESOURCES"}, createTime=_now())
+            with self.backend.lock:
+                self.backend.resources[name] = resource
+            typed = f"type.googleapis.com/google.cloud.tpu.{version}.QueuedResource"
+            return 200, self._tpu_op(parent, version, "create", name, {"@type": typed, **resource})
+        name = f"{parent}/queuedResources/{tail[1].split(':')[0]}" if len(tail) > 1 else parent
+        if req.method == "GET":
+            with self.backend.lock:
+                stored = self.backend.resources.get(name)
+            return 200, stored or {"name": name, "state": {"state": "ACTIVE"}}
+        if req.method == "DELETE":
+            with self.backend.lock:
+                self.backend.resources.pop(name, None)
+        verb = tail[1].split(":")[1] if len(tail) > 1 and ":" in tail[1] else "delete"
+        empty = {"@type": "type.googleapis.com/google.protobuf.Empty"}
+        return 200, self._tpu_op(parent, version, verb, name, empty)
+
+    def _tpu_op(
+        self, parent: str, version: str, verb: str, target: str, response: dict[str, Any]
+    ) -> dict[str, Any]:
+        name = f"{parent}/operations/operation-{uuid.uuid4().hex[:16]}"
+        op = {
+            "name": name,
+            "metadata": {
+                "@type": f"type.googleapis.com/google.cloud.tpu.{version}.OperationMetadata",
+                "createTime": _now(),
+                "endTime": _now(),
+                "target": target,
+                "verb": verb,
+                "apiVersion": version,
+            },
+            "done": True,
+            "response": response,
         }
         with self.backend.lock:
             self.backend.operations[name] = op

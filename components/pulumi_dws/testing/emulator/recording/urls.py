@@ -1,5 +1,5 @@
 """The recording service answers every path: Compute (any version), GKE (``v1``, ``v1beta1``,
-``v1alpha1``), and anything else with a 404 (recorded too)."""
+``v1alpha1``), Cloud TPU (``v2alpha1``, ``v2``), and anything else with a 404 (recorded too)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,168 @@
+"""Groups of GPU VMs brought at once by a MIG resize request (``FlexStartGroup``).
+
+A ``FlexStartGroup`` registers an instance template (read by the Flex-start VM kind's template
+reader: the rules on run duration, public IPs and labels check it as any template), a managed
+instance group at size 0, and a ``pulumi-python:dynamic/dws:MigResizeRequest`` whose ``body`` is
+the Compute resize request. The request is the capacity: ``resizeBy`` VMs of the template's
+shape, for ``requestedRunDuration`` (else the template's max run duration). Its GPUs come from
+its group's template, the sibling under the same component.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from ..flex_group import FlexStartGroup, FlexStartGroupArgs, FlexStartGroupSpec
+from ..plan.summary import duration_text
+from ..policy.capacity import CapacityItem, consumer_item, item, run_hours
+from ..policy.shapes import INSTANCE_TEMPLATE, REGION_INSTANCE_TEMPLATE, VmSpec, body_of
+from ..policy.values import UNKNOWN, as_int, dig, last_segment
+from ..policy.view import ResourceView
+from ..providers.mig_resize import TYPE_TOKEN as RESIZE_REQUEST
+from ..registry import CapacityKind, Ref, ResourceType, register
+from .flex_vm import read_vm
+
+__all__ = [
+    "KIND",
+    "INSTANCE_GROUP_MANAGER",
+    "REGION_INSTANCE_GROUP_MANAGER",
+    "RAW_RESIZE_REQUEST",
+    "RAW_REGION_RESIZE_REQUEST",
+    "group_template",
+]
+
+_AIDS = "pulumi_dws.testing.kinds.flex_group"
+INSTANCE_GROUP_MANAGER = "gcp:compute/instanceGroupManager:InstanceGroupManager"
+REGION_INSTANCE_GROUP_MANAGER = "gcp:compute/regionInstanceGroupManager:RegionInstanceGroupManager"
+RAW_RESIZE_REQUEST = "gcp:compute/resizeRequest:ResizeRequest"
+RAW_REGION_RESIZE_REQUEST = "gcp:compute/regionResizeRequest:RegionResizeRequest"
+_TEMPLATES = (INSTANCE_TEMPLATE, REGION_INSTANCE_TEMPLATE)
+
+
+def group_template(view: ResourceView, stack: Sequence[ResourceView]) -> ResourceView | None:
+    """The instance template registered beside a resize request (same parent: a
+    ``FlexStartGroup``, or the user's own component); None when there is none, or several
+    (which one the group uses is then not known from the inputs)."""
+    if not view.parent:
+        return None
+    found = [v for v in stack if v.parent == view.parent and v.type in _TEMPLATES]
+    return found[0] if len(found) == 1 else None
+
+
+def _request_capacity(view: ResourceView, stack: Sequence[ResourceView]) -> Iterator[CapacityItem]:
+    """``resizeBy`` VMs x the template's GPUs x the run duration; reservation-bound VMs are
+    listed but counted on their reservation. A ``MigResizeRequest`` carries the API body under
+    ``body``; a raw pulumi-gcp ``ResizeRequest`` the same fields as its inputs."""
+    body = body_of(view)
+    count = as_int(dig(body, "resizeBy"))
+    units = None if count is UNKNOWN else count
+    template = group_template(view, stack)
+    notes: list[str] = []
+    raw = dig(body, "requestedRunDuration")
+    if template is None:
+        notes.append(
+            "the group's instance template is not known (none, or several, beside the request): "
+            "GPUs per VM not known"
+        )
+        hours, bounded = run_hours(raw, "requestedRunDuration", UNKNOWN, "", notes)
+        yield item(
+            view,
+            "resize_request",
+            "",
+            gpus=(None, UNKNOWN),
+            machine=None,
+            units=units,
+            hours=hours,
+            bounded=bounded,
+            notes=tuple(notes),
+        )
+        return
+    vm: VmSpec = read_vm(template, template=True)
+    field = "requestedRunDuration"
+    if raw is None and vm.max_run_duration is not None:
+        raw, field = vm.max_run_duration, "scheduling.maxRunDuration"
+    hours, bounded = run_hours(raw, field, vm.flex_start, "mig.requested_run_duration", notes)
+    yield consumer_item(
+        view,
+        "resize_request",
+        "",
+        vm.reservation_consumer,
+        notes,
+        gpus=vm.gpus(),
+        machine=vm.machine_type,
+        units=units,
+        hours=hours,
+        bounded=bounded,
+    )
+
+
+def _request_summary(view: ResourceView) -> dict[str, Any]:
+    body = body_of(view)
+    return {
+        "zone": view.props.get("zone"),
+        "region": view.props.get("region"),
+        "group": last_segment(view.props.get("group") or view.props.get("instanceGroupManager")),
+        "resize_by": dig(body, "resizeBy"),
+        "run_duration": duration_text(dig(body, "requestedRunDuration")),
+        "wait_for": view.props.get("waitFor"),
+    }
+
+
+def _group_summary(view: ResourceView) -> dict[str, Any]:
+    props = view.props
+    return {
+        "zone": props.get("zone"),
+        "region": props.get("region"),
+        "name": props.get("name"),
+        "target_size": props.get("targetSize"),
+        "target_shape": props.get("distributionPolicyTargetShape"),
+        "on_failure": dig(props, "instanceLifecyclePolicy", "defaultActionOnFailure"),
+        "template": last_segment(dig(props, "versions", 0, "instanceTemplate")),
+    }
+
+
+def _looks_like_a_request(view: ResourceView) -> bool:
+    body = body_of(view)
+    return isinstance(body, dict) and "resizeBy" in body and "group" in view.props
+
+
+KIND = register(
+    CapacityKind(
+        name="FlexStartGroup",
+        component=FlexStartGroup,
+        args=FlexStartGroupArgs,
+        spec=FlexStartGroupSpec,
+        key="flex_start_groups",
+        resources=(
+            ResourceType(
+                "resize_request",
+                types=(RESIZE_REQUEST,),
+                dynamic_names=("migresizerequest",),
+                recognise=_looks_like_a_request,
+                stack_capacity=_request_capacity,
+                summary=_request_summary,
+                mock=Ref(f"{_AIDS}:resize_request"),
+            ),
+            ResourceType(
+                "resize_request",
+                types=(RAW_RESIZE_REQUEST, RAW_REGION_RESIZE_REQUEST),
+                stack_capacity=_request_capacity,
+                summary=_request_summary,
+            ),
+            ResourceType(
+                "instance_group",
+                types=(INSTANCE_GROUP_MANAGER,),
+                summary=_group_summary,
+                mock=Ref(f"{_AIDS}:instance_group_manager"),
+            ),
+            ResourceType(
+                "instance_group",
+                types=(REGION_INSTANCE_GROUP_MANAGER,),
+                summary=_group_summary,
+                mock=Ref(f"{_AIDS}:region_instance_group_manager"),
+            ),
+        ),
+        test_aids=_AIDS,
+    )
+)

@@ -1,0 +1,38 @@
+"""What the providers' ``check`` share: whether a value is known yet (a preview carries
+unknowns), and a list of failures that turns a validation error into a
+``CheckFailure`` for its property."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import pulumi.dynamic as dyn
+
+__all__ = ["CheckFailures", "known"]
+
+
+def known(value: Any) -> bool:
+    """True when ``value`` holds no unknown (a preview's not-yet-computed value) at any depth."""
+    from pulumi.output import Unknown
+
+    if isinstance(value, Unknown):
+        return False
+    if isinstance(value, Mapping):
+        return all(known(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return all(known(v) for v in value)
+    return True
+
+
+class CheckFailures(list[dyn.CheckFailure]):
+    """The failures of one ``check``."""
+
+    def run(self, prop: str, check: Callable[[], Any]) -> None:
+        """Run ``check``; a validation error it raises becomes a failure of ``prop``."""
+        from ..errors import DwsValidationError
+
+        try:
+            check()
+        except (DwsValidationError, KeyError, TypeError, ValueError) as err:
+            self.append(dyn.CheckFailure(prop, str(err)))

@@ -1,0 +1,250 @@
+"""The create of a MIG resize request, as steps of the shared
+:class:`~pulumi_dws.providers.create_machine.CreateMachine`.
+
+Crash adoption. A resize request's name is unique within its group, so the request itself is
+the ownership mark: a request of that name whose body (``resizeBy``, ``requestedRunDuration``,
+``description``) is the one these inputs send is this create's own (a ``pulumi up`` that died
+after the insert reached Google, or an insert whose answer was lost) and is adopted; one with
+another body is someone else's, and is refused. The insert carries a **deterministic request
+id** derived from the inputs (the scheme of ``FlexStartVm``), so an insert sent again is
+deduplicated by Compute.
+
+The stale-answer trap is the same as for VMs: after a deliberate delete, a create with the same
+inputs gets the old, finished insert operation while no request exists. It is detected (a
+finished insert whose request is gone, or an operation older than this create) and the create
+goes on with a fresh, random id.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from .compute_insert import AttemptIds, insert_answer
+from .compute_ops import create_request_id, is_operation
+from .create_machine import CleanUp, Found, Outcome, Phase, Sent
+from .mig_ops import get_request, tear_down
+from .rest import ApiError, OperationError, wire
+
+if TYPE_CHECKING:
+    from .mig_resize import _Rr
+    from .rest import GoogleRestClient
+
+__all__ = ["MigCreate", "create_key", "typed_body", "same_request"]
+
+SETTLE_SECONDS = 30.0
+"""Waited (virtual under an emulator clock) before a lost insert is concluded not to exist."""
+_SHAPE = ("resizeBy", "requestedRunDuration", "description", "instances")
+
+
+def typed_body(body: Mapping[str, Any]) -> dict[str, Any]:
+    """A resize request body typed as the API types it: whole numbers as integers (values reach
+    a dynamic provider as protobuf doubles: ``4.0``), a duration's ``seconds`` an int64 string
+    (``259200.0`` -> ``"259200"``)."""
+    out = wire(dict(body))
+    duration = out.get("requestedRunDuration")
+    if isinstance(duration, Mapping) and isinstance(duration.get("seconds"), int):
+        out["requestedRunDuration"] = {**duration, "seconds": str(duration["seconds"])}
+    return out
+
+
+def _shape(request: Mapping[str, Any]) -> dict[str, Any]:
+    typed = typed_body(request)
+    shape = {k: typed.get(k) for k in _SHAPE if typed.get(k) is not None}
+    run = shape.get("requestedRunDuration")
+    if isinstance(run, Mapping):  # "0" nanos and absent nanos are the same duration
+        shape["requestedRunDuration"] = {k: v for k, v in run.items() if v not in (0, None)}
+    return shape
+
+
+def same_request(request: Mapping[str, Any], body: Mapping[str, Any]) -> bool:
+    """Whether an existing request asks for what ``body`` asks for."""
+    return _shape(request) == _shape(body)
+
+
+def create_key(props: Mapping[str, Any]) -> str:
+    """20 hex digits of a hash of the inputs that make the request what it is."""
+    identity = {
+        "project": props.get("project"),
+        "zone": props.get("zone"),
+        "region": props.get("region"),
+        "group": props.get("group"),
+        "name": props.get("name"),
+        "body": _shape(dict(props.get("body") or {})),
+    }
+    text = json.dumps(identity, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:20]
+
+
+class MigCreate:
+    """The steps of one MigResizeRequest create (a :class:`CreateSteps`). What it finds and
+    returns is a *view*: ``{"request": <the resize request>, "members": <managed instances>}``."""
+
+    def __init__(self, client: GoogleRestClient, rr: _Rr) -> None:
+        self.client = client
+        self.rr = rr
+        self.key = create_key(rr.props)
+        self.request_id: str | None = None
+        self.started: float | None = None
+        self.failure: Exception | None = None
+        self.last: dict[str, Any] | None = None  # the request as last seen
+        where = rr.where
+        self._ids = AttemptIds(
+            create_request_id(
+                where.project,
+                where.location,
+                f"{where.group}/resizeRequests/{rr.name}",
+                f"{self.key}#0",
+            )
+        )
+
+    # ------------------------------------------------------------------ find
+    def find(self) -> Found[dict[str, Any]]:
+        rr = self.rr
+        try:
+            request = get_request(self.client, rr.where, rr.name)
+        except ApiError as err:
+            return Found(unknown=True, why=str(err))
+        finally:
+            if self.started is None:
+                self.started = self.client.server_time
+        if request is None:
+            return Found()
+        self.last = request
+        view = {"request": request, "members": []}
+        if same_request(request, rr.body):
+            return Found(view, ours=True)
+        theirs = json.dumps(_shape(request), sort_keys=True)
+        ours = json.dumps(_shape(rr.body), sort_keys=True)
+        return Found(
+            view,
+            ours=False,
+            why=(
+                f"a resize request named {rr.name} already exists in group {rr.where.group} "
+                f"and asks for something else ({theirs}; these inputs ask for {ours})"
+            ),
+        )
+
+    # ------------------------------------------------------------------ send
+    def send(self, attempt: int) -> Sent[dict[str, Any]]:
+        rr = self.rr
+        self.request_id = self._ids(attempt)
+        return insert_answer(
+            lambda: self.client.post(
+                rr.where.request_path(),
+                typed_body(rr.body),
+                expect=is_operation,
+                requestId=self.request_id,
+            ),
+            started=self.started,
+            current=lambda: get_request(self.client, rr.where, rr.name),
+            what="resize request",
+        )
+
+    # ------------------------------------------------------------------ follow / adopt
+    def follow(self, op: dict[str, Any]) -> Outcome[dict[str, Any]]:
+        try:
+            self.rr.where.wait(self.client, op)
+        except Exception as exc:  # noqa: BLE001 - every failure must settle or clean up first
+            return Outcome(Phase.FAILED, error=exc)
+        return self._await()
+
+    def adopt(self, view: dict[str, Any]) -> Outcome[dict[str, Any]]:
+        return self._await()
+
+    def _await(self) -> Outcome[dict[str, Any]]:
+        from .mig_resize import await_request
+
+        try:
+            view = await_request(self.client, self.rr, self._seen)
+        except Exception as exc:  # noqa: BLE001 - every failure must settle or clean up first
+            return Outcome(Phase.FAILED, error=exc)
+        return Outcome(_phase_of(view), view)
+
+    def _seen(self, view: dict[str, Any]) -> None:
+        self.last = view["request"]
+
+    # ------------------------------------------------------------------ failure
+    def reached(self, failure: Exception) -> dict[str, Any] | None:
+        from .mig_resize import MigResizeError, reached, read_view
+
+        if isinstance(failure, (OperationError, MigResizeError)):
+            return None  # Google said the request failed, or it is gone
+        try:
+            view = read_view(self.client, self.rr)
+        except Exception:  # noqa: BLE001 - then clean up
+            return None
+        return view if view is not None and reached(self.rr, view) else None
+
+    def clean_up(self, failure: Exception) -> CleanUp[dict[str, Any]]:
+        from .mig_resize import read_view
+
+        rr = self.rr
+        self.failure = failure
+        try:
+            deleted = tear_down(self.client, rr.where, rr.name)
+        except Exception as err:  # noqa: BLE001 - then say what is left
+            try:
+                view = read_view(self.client, rr)
+            except Exception:  # noqa: BLE001
+                return CleanUp(False, self._maybe_left(err))
+            if view is None and self.last is not None:
+                view = {"request": self.last, "members": []}
+            if view is None:
+                return CleanUp(False, self._maybe_left(err))
+            return CleanUp(
+                False,
+                f"The request could not be removed ({err}); it is kept in the stack with its "
+                f"true state ({view['request'].get('state')}), so `pulumi up`, `refresh` and "
+                "`destroy` reach it and its VMs.",
+                left=view,
+            )
+        vms = f" and its {len(deleted)} VM(s)" if deleted else ""
+        return CleanUp(True, f"Nothing was left behind: the request{vms} were deleted.")
+
+    def _maybe_left(self, err: Exception) -> str:
+        rr = self.rr
+        return (
+            f"The request may still exist and could not be removed ({err}). Run `pulumi up` "
+            "again with the same inputs to adopt it (the same name and body), or remove it "
+            f"with `{rr.gcloud('cancel')}` and `{rr.gcloud('delete')}`, then delete the "
+            f"group's VMs."
+        )
+
+    # ------------------------------------------------------------------ messages
+    def message(self, phase: Phase, detail: str, error: Exception | None) -> str:
+        from .mig_resize import failure_text
+
+        rr = self.rr
+        if phase is Phase.NOT_OURS:
+            return (
+                f"{rr.describe()}: {detail}. Nothing was created or changed. To change: choose "
+                f"another request name, or delete that request (`{rr.gcloud('delete')}`) and "
+                "deploy again."
+            )
+        if phase is Phase.REJECTED:
+            if isinstance(error, ApiError) and error.ambiguous:
+                return (
+                    f"{rr.describe()} could not be created: Compute Engine did not confirm the "
+                    f"insert ({error}), and no request of that name exists. Nothing was "
+                    "created. To change: deploy again later."
+                )
+            return (
+                f"{rr.describe()} was rejected by Compute Engine: {error or detail}. Nothing "
+                "was created."
+            )
+        if phase is Phase.CLEANED_UP:
+            return f"{failure_text(rr, error or RuntimeError(detail))} {detail}"
+        if self.failure is not None:
+            return f"{failure_text(rr, self.failure)} {detail}"
+        return (
+            f"{rr.describe()}: {detail}. Whether the request was created cannot be read now. "
+            "If it was, run `pulumi up` again with the same inputs and it is adopted (one "
+            f"request, nothing duplicated); or check with `{rr.gcloud('describe')}`."
+        )
+
+
+def _phase_of(view: Mapping[str, Any]) -> Phase:
+    return Phase.RUNNING if view["request"].get("state") == "SUCCEEDED" else Phase.PENDING

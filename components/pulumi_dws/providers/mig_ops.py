@@ -1,0 +1,178 @@
+"""Compute v1 calls on managed instance groups and their resize requests (zonal or regional),
+shared by the ``MigResizeRequest`` provider's create, read and delete.
+
+Every mutation carries a fresh ``requestId`` (the REST client's retries of one call reuse it,
+so a retried cancel or delete is never carried out twice); every answer is checked for shape.
+Waits poll with intervals that grow (:class:`~pulumi_dws.providers.rest.PollPolicy`).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .compute_ops import DEFAULT_OPERATION_TIMEOUT, is_operation, wait_operation
+from .paths import group_path, resize_request_path
+from .rest import ApiError, GoogleRestClient
+
+__all__ = [
+    "ACTIVE",
+    "FINISHED",
+    "Group",
+    "is_resize_request",
+    "get_request",
+    "instance_name",
+    "managed_instances",
+    "poll_until",
+    "tear_down",
+]
+
+ACTIVE = frozenset({"CREATING", "ACCEPTED"})
+"""States of a request still in flight (it can't be deleted; only ACCEPTED can be cancelled)."""
+FINISHED = frozenset({"SUCCEEDED", "FAILED", "CANCELLED"})
+
+
+@dataclass(frozen=True)
+class Group:
+    """Where a resize request lives: a zonal (``zone``) or regional (``region``) group."""
+
+    project: str
+    group: str
+    zone: str | None = None
+    region: str | None = None
+
+    @property
+    def location(self) -> str:
+        return str(self.zone or self.region)
+
+    @property
+    def path(self) -> str:
+        return group_path(self.project, self.group, zone=self.zone, region=self.region)
+
+    def request_path(self, name: str | None = None) -> str:
+        return resize_request_path(
+            self.project, self.group, name, zone=self.zone, region=self.region
+        )
+
+    def wait(
+        self,
+        client: GoogleRestClient,
+        operation: dict[str, Any],
+        timeout: float = DEFAULT_OPERATION_TIMEOUT,
+    ) -> dict[str, Any]:
+        """Wait for an operation of this group's zone or region (raises on its errors)."""
+        return wait_operation(
+            client, self.project, operation, zone=self.zone, region=self.region, timeout=timeout
+        )
+
+
+def is_resize_request(answer: Mapping[str, Any]) -> bool:
+    """A resize request: a ``name`` and a ``state``."""
+    return isinstance(answer.get("name"), str) and isinstance(answer.get("state"), str)
+
+
+def _is_listing(answer: Mapping[str, Any]) -> bool:
+    return isinstance(answer.get("managedInstances", []), list)
+
+
+def get_request(client: GoogleRestClient, where: Group, name: str) -> dict[str, Any] | None:
+    """``resizeRequests.get``, or None when neither the request nor its group exists."""
+    try:
+        return client.get(where.request_path(name), expect=is_resize_request)
+    except ApiError as err:
+        if err.not_found:
+            return None
+        raise
+
+
+def managed_instances(client: GoogleRestClient, where: Group) -> list[dict[str, Any]]:
+    """``listManagedInstances`` (every VM of the group; none when the group is gone)."""
+    try:
+        answer = client.post(f"{where.path}/listManagedInstances", expect=_is_listing)
+    except ApiError as err:
+        if err.not_found:
+            return []
+        raise
+    return [m for m in answer.get("managedInstances") or [] if isinstance(m, Mapping)]
+
+
+def poll_until(
+    client: GoogleRestClient,
+    read: Callable[[], Any],
+    done: Callable[[Any], bool],
+    budget: float,
+) -> tuple[Any, float]:
+    """Read until ``done(value)`` or ``budget`` seconds went by (virtual under an emulator
+    clock), sleeping intervals that grow per the client's poll policy; returns the last value
+    read and the seconds waited."""
+    waited, interval = 0.0, client.poll.initial
+    value = read()
+    while not done(value) and waited < budget:
+        step = min(interval, budget - waited)
+        assert client.sleep is not None
+        client.sleep(step)
+        waited += step
+        interval = min(client.poll.cap, interval * client.poll.factor)
+        value = read()
+    return value, waited
+
+
+def _act(client: GoogleRestClient, where: Group, method: str, path: str, body: Any = None) -> bool:
+    """One mutation (POST or DELETE) with a fresh request id, waited for; False when the
+    target was already gone (404)."""
+    params = {"requestId": str(uuid.uuid4())}
+    try:
+        if method == "DELETE":
+            op = client.delete(path, expect=is_operation, **params)
+        else:
+            op = client.post(path, body, expect=is_operation, **params)
+    except ApiError as err:
+        if err.not_found:
+            return False
+        raise
+    where.wait(client, op)
+    return True
+
+
+def tear_down(client: GoogleRestClient, where: Group, name: str) -> list[str]:
+    """Remove a resize request and the VMs it brought: wait out ``CREATING``, cancel it if
+    ``ACCEPTED``, delete it, then delete the group's managed instances (one request per
+    group), waiting for each operation. Returns the names of the VMs deleted. Safe to run
+    again after any failure: what is already gone is skipped."""
+    for _ in range(3):
+        request, _ = poll_until(
+            client,
+            lambda: get_request(client, where, name),
+            lambda found: found is None or found.get("state") not in ("CREATING",),
+            DEFAULT_OPERATION_TIMEOUT,
+        )
+        if request is None:
+            break
+        state = request.get("state")
+        try:
+            if state == "ACCEPTED":
+                _act(client, where, "POST", f"{where.request_path(name)}/cancel")
+                continue  # read it again: it may have succeeded meanwhile
+            if state in FINISHED:
+                _act(client, where, "DELETE", where.request_path(name))
+                break
+        except ApiError as err:
+            if err.status != 400:  # 400: its state changed under us; read it again
+                raise
+    else:
+        raise ApiError(0, f"the resize request {name} could not be cancelled and deleted")
+    if get_request(client, where, name) is not None:
+        raise ApiError(0, f"the resize request {name} is still there after its deletion")
+    members = managed_instances(client, where)
+    if members:
+        urls = [str(m.get("instance")) for m in members]
+        body = {"instances": urls, "skipInstancesOnValidationError": True}
+        _act(client, where, "POST", f"{where.path}/deleteInstances", body)
+    return [instance_name(m) for m in members]
+
+
+def instance_name(member: Mapping[str, Any]) -> str:
+    """The VM name of a ``listManagedInstances`` entry."""
+    return str(member.get("name") or str(member.get("instance", "")).rsplit("/", 1)[-1])

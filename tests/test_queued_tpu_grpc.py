@@ -1,0 +1,83 @@
+"""The QueuedTpu provider through Pulumi's own dynamic-provider host (``python -m
+pulumi.dynamic``) over gRPC, as ``pulumi up`` drives it, against the emulated Cloud TPU API. The
+endpoint comes from stack config (``dws:tpuEndpoint``) through ``Configure``; the host's sleeps
+advance the emulator's virtual clock (``DWS_VIRTUAL_CLOCK_URL``)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+import pytest
+from queued_tpu_helpers import PATH, PROJECT, QR, ZONE, props
+
+from pulumi_dws.providers.queued_tpu import TYPE_TOKEN, QueuedTpuProvider
+from pulumi_dws.testing.dynamic_host import DynamicProviderError, DynamicProviderHost, urn
+from pulumi_dws.testing.emulator import Emulator
+from pulumi_dws.testing.emulator.tpu import TpuService
+
+URN = urn(
+    TYPE_TOKEN,
+    "trainer-queued-resource",
+    project="tpu",
+    stack="dev",
+    parent_type="dws:index:QueuedTpu",
+)
+
+
+@pytest.fixture(scope="module")
+def emulator() -> Iterator[Emulator]:
+    with Emulator([]) as emu:
+        emu.add(TpuService(emu.clock))
+        yield emu
+
+
+@pytest.fixture(scope="module")
+def host(emulator: Emulator) -> Iterator[DynamicProviderHost]:
+    assert "DWS_TPU_ENDPOINT" not in os.environ
+    with DynamicProviderHost(
+        QueuedTpuProvider(),
+        project="tpu",
+        stack="dev",
+        config={"dws:tpuEndpoint": emulator.url, "gcp:project": PROJECT},
+        env={"DWS_VIRTUAL_CLOCK_URL": emulator.clock_url},
+    ) as h:
+        h.configure()
+        yield h
+
+
+@pytest.fixture
+def tpu(emulator: Emulator) -> Iterator[TpuService]:
+    service: TpuService = emulator["tpu"]
+    yield service
+    for key in service.queued_resources():
+        service.remove(*key)
+    service.take_all_chips(ZONE, "v6e")
+
+
+def test_lifecycle_over_grpc(host: DynamicProviderHost, tpu: TpuService) -> None:
+    checked, failures = host.check(URN, {}, props())
+    assert failures == []
+    tpu.add_chips(ZONE, "v6e", 16, after=1800)
+    rid, outs = host.create(URN, checked)
+    assert rid == PATH and outs["state"] == "ACTIVE"
+    assert host.diff(URN, rid, outs, props()).changes == "none"
+    swap = host.diff(URN, rid, outs, props(provisioningModel="SPOT", runDuration=None))
+    assert swap.replaces == ["body"] and swap.delete_before_replace is True
+    read_id, read_outs, _ = host.read(URN, rid, outs)
+    assert read_id == rid and read_outs["state"] == "ACTIVE"
+    host.delete(URN, rid, outs)
+    assert tpu.queued_resource(PROJECT, ZONE, QR) is None
+    gone_id, gone_outs, _ = host.read(URN, rid, outs)
+    assert gone_id == "" and gone_outs == {}
+
+
+def test_an_expired_request_fails_over_grpc_and_leaves_nothing(
+    host: DynamicProviderHost, tpu: TpuService
+) -> None:
+    with pytest.raises(DynamicProviderError) as info:
+        host.create(URN, props())
+    assert info.value.method == "Create"
+    assert (info.value.exception_type or "").endswith("QueuedTpuError")
+    assert "expired" in info.value.message and "nothing is left behind" in info.value.message
+    assert tpu.queued_resources() == []
