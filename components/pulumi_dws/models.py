@@ -256,7 +256,7 @@ _PLAIN_WORDS = {
 def declared_fields(model: type[BaseModel]) -> list[str]:
     """A model's fields as users read them: settings it shares with other components
     (:attr:`DwsModel.shared_fields`, e.g. the VM settings) after its own."""
-    shared = getattr(model, "shared_fields", frozenset())
+    shared: frozenset[str] = getattr(model, "shared_fields", frozenset())
     return [n for n in model.model_fields if n not in shared] + [
         n for n in model.model_fields if n in shared
     ]

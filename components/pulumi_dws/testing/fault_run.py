@@ -26,6 +26,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from ..providers.rest import PollPolicy
@@ -105,6 +106,11 @@ def _retry(action: Callable[[], Any], attempts: int = 6) -> None:
         except Exception:  # noqa: BLE001 - any failure: try again
             if attempt + 1 == attempts:
                 raise
+
+
+def _same(key: str, _result: Any) -> str:
+    """What a create tracks when its key is known before it runs."""
+    return key
 
 
 def _create_then_delete(
@@ -241,7 +247,7 @@ def slurm_fault_run(
                 svc.fail_next("create")
             before = len(svc.created)
             tracked = _create_then_delete(
-                report, provider, props, SlurmClusterError, lambda _, c=cluster_id: c
+                report, provider, props, SlurmClusterError, partial(_same, cluster_id)
             )
             svc.failures["create"].clear()
             made = svc.created[before:]
@@ -305,7 +311,7 @@ def queued_tpu_fault_run(
                 svc.fail_next()
             before = len(svc.created)
             tracked = _create_then_delete(
-                report, provider, props, QueuedTpuError, lambda _, r=resource_id: r
+                report, provider, props, QueuedTpuError, partial(_same, resource_id)
             )
             made = svc.created[before:]
             report.duplicates += max(0, len(made) - 1)

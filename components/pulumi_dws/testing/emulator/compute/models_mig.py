@@ -122,6 +122,7 @@ class MigBackend:
         created: list[dict[str, Any]]
         _lock: threading.RLock
         _now: dt.datetime
+        _ops: dict[str, Operation]
         _vms: dict[tuple[str, str, str], _Vm]
         _counter: itertools.count[int]
         _templates: dict[tuple[str, str], dict[str, Any]]
