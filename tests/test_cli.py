@@ -191,6 +191,11 @@ def test_dws_advise_finds_the_block_given_on_the_command_line(served: Any) -> No
         ("us-central1-z:a3-highgpu-8g:2:+3w:+8w", "--calendar zone: us-central1-z is not a zone of us-central1"),
         ("us-central1-a:a3-highgpu-8g:two:+3w:+8w", "--calendar count: two must be a whole number"),
         ("us-central1-a:a3-highgpu-8g:2:+8w:+3w", "--calendar to: +3w is not after +8w"),
+        ("us-east5-b:v9z:16:+3w:+8w", "v9z is not a known GPU machine type for DWS"),
+        ("us-east5-b:v9z:16:+3w:+8w", "; or a TPU version (v6e, v5e, v5p)"),
+        ("us-east5-b:ct6e-standard-4t:4:+3w:+8w", "ct6e-standard-4t is a TPU machine type"),
+        ("us-east5-b:tpu7x:16:+3w:+8w", "--calendar TPU version: tpu7x is not offered in Calendar mode"),
+        ("us-east5-b:v6e:0:+3w:+8w", "--calendar count: \"0\" must be a whole number"),
     ],
 )  # fmt: skip
 def test_bad_emulator_blocks_are_usage_errors(

@@ -152,6 +152,24 @@ def check_advise_with_the_emulator(b: Block) -> None:
         assert codes[:3] == [0, 0, 0]  # the block the emulator line declares is found
 
 
+def check_tpu_advice_with_the_emulator(b: Block) -> None:
+    """The README's TPU flow: its `dws emulator --calendar ZONE:v6e:CHIPS:...` line, then its
+    `dws advise calendar --tpu-version ... --emit` line with the exports the emulator printed;
+    the emitted Python registers the TPU CalendarReservation under mocks."""
+    emulator, advise = [c for c in b.commands if not c.startswith("#")]
+    with served(emulator) as exports:
+        done = dws(*shlex.split(advise)[1:], env={**os.environ, **exports})
+    assert done.returncode == 0, done.stderr
+    python = done.stdout.split("# --- or stack config")[0]
+    assert '"tpu_version": "v6e"' in python and '"chip_count": 16' in python, python
+    mocks = GcpMocks(project="my-project")
+    mocks.run(lambda: exec(python, {"__name__": "readme"}))
+    [reservation] = mocks.resources("gcp:compute/futureReservation:FutureReservation")
+    aggregate = reservation.inputs["aggregateReservation"]
+    assert aggregate["vmFamily"] == "VM_FAMILY_CLOUD_TPU_LITE_POD_SLICE_CT6E"
+    assert reservation.inputs["zone"] == "us-east5-b"
+
+
 def check_emulator_line(b: Block) -> None:
     assert len(b.commands) == 1 and "--port" not in b.commands[0]
     with served(b.commands[0]) as exports:
@@ -289,6 +307,7 @@ CHECKS: dict[str, Callable[[Block], None]] = {
     "import pulumi_gcp as gcp": check_python_under_mocks,
     "dws advise calendar": check_advise_with_the_emulator,
     "dws emulator": check_emulator_line,
+    "# TPU v6e: 16 chips in us-east5-b": check_tpu_advice_with_the_emulator,
     "import datetime as dt": check_python_alone,
     "dws limits calendar": check_commands_exit_0,
     "from pulumi_dws import limits": check_python_alone,

@@ -1,10 +1,9 @@
 """``FlexStartGroup`` against gcloud's own requests: the instance template (Flex-start and
 reservation-bound, zonal and regional), the managed instance group and the resize request.
 
-pulumi-gcp inputs are mapped to the REST fields the provider sends (terraform-provider-google's
-expanders: ``reservation_affinity.type`` is ``consumeReservationType``, ``specific_reservation``
-its ``key``/``values``; ``metadata`` a map of ``items``; int64 seconds as strings), then
-compared field for field with what ``gcloud beta`` sends for the same flags."""
+pulumi-gcp inputs are mapped to the REST fields the provider sends
+(:mod:`pulumi_dws.testing.gcp_rest`, terraform-provider-google's expanders), then compared
+field for field with what ``gcloud beta`` sends for the same flags."""
 
 from __future__ import annotations
 
@@ -21,6 +20,7 @@ from pulumi_dws.testing.gcloud import (
     field_differences,
     gcloud_unavailable_reason,
 )
+from pulumi_dws.testing.gcp_rest import group_body, template_properties
 
 TEMPLATE = "gcp:compute/instanceTemplate:InstanceTemplate"
 REGION_TEMPLATE = "gcp:compute/regionInstanceTemplate:RegionInstanceTemplate"
@@ -110,22 +110,13 @@ def registered(args: dict[str, Any]) -> GcpMocks:
     return mocks
 
 
+DWS_PROPERTIES = ("machineType", "scheduling", "reservationAffinity", "labels", "metadata")
+
+
 def template_rest(inputs: dict[str, Any]) -> dict[str, Any]:
     """The REST ``properties`` fields a pulumi-gcp template's DWS inputs become."""
-    scheduling = dict(inputs["scheduling"])
-    if "maxRunDuration" in scheduling:
-        seconds = int(scheduling["maxRunDuration"]["seconds"])
-        scheduling["maxRunDuration"] = {"seconds": str(seconds)}
-    affinity = {"consumeReservationType": inputs["reservationAffinity"]["type"]}
-    affinity |= inputs["reservationAffinity"].get("specificReservation") or {}
-    items = [{"key": k, "value": v} for k, v in sorted(inputs["metadata"].items())]
-    return {
-        "machineType": inputs["machineType"],
-        "scheduling": scheduling,
-        "reservationAffinity": affinity,
-        "labels": inputs["labels"],
-        "metadata": {"items": items},
-    }
+    properties = template_properties(inputs, inputs.get("region"))
+    return {key: properties[key] for key in DWS_PROPERTIES}
 
 
 @pytest.mark.gcloud(*TEMPLATE_COMMANDS.values())
@@ -154,11 +145,12 @@ def test_the_template_equals_what_gcloud_sends(case: str, gcloud_runs: GcloudRun
 
 def _mig_rest(inputs: dict[str, Any]) -> dict[str, Any]:
     """The REST fields of a pulumi-gcp MIG's inputs that gcloud's flags set."""
-    out: dict[str, Any] = {"instanceLifecyclePolicy": inputs["instanceLifecyclePolicy"]}
-    if "distributionPolicyTargetShape" in inputs:
-        out["distributionPolicy"] = {"targetShape": inputs["distributionPolicyTargetShape"]}
-        policy = inputs["updatePolicy"]
-        out["updatePolicy"] = {"instanceRedistributionType": policy["instanceRedistributionType"]}
+    body = group_body(inputs)
+    out: dict[str, Any] = {"instanceLifecyclePolicy": body["instanceLifecyclePolicy"]}
+    if "distributionPolicy" in body:
+        out["distributionPolicy"] = body["distributionPolicy"]
+        redistribution = body["updatePolicy"]["instanceRedistributionType"]
+        out["updatePolicy"] = {"instanceRedistributionType": redistribution}
     return out
 
 

@@ -383,7 +383,12 @@ def test_capacity_summary_counts_each_kind() -> None:
     # A resize request alone: its VMs' shape is its group's template, not in these views.
     assert by_name["group-request"]["units"] == 4 and by_name["group-request"]["gpus"] is None
     assert by_name["raw-group-request"]["units"] == 4
-    assert summary["unbounded"] == []
+    # pulumi-gcp's V2QueuedResource has no provisioning model: on-demand, no run duration.
+    raw_tpu = by_name["raw-queued-resource"]
+    assert (raw_tpu["accelerator"], raw_tpu["tpu_chips"], raw_tpu["gpus"]) == ("v5e", 8, 0)
+    assert summary["unbounded"] == [
+        f"{STACK}gcp:tpu/v2QueuedResource:V2QueuedResource::raw-queued-resource"
+    ]
     assert summary["unknown"] == [
         f"{STACK}{RESIZE}::group-request",
         f"{STACK}gcp:compute/resizeRequest:ResizeRequest::raw-group-request",

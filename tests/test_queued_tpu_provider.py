@@ -17,6 +17,7 @@ from queued_tpu_helpers import BODY, PATH, PROJECT, QR, ZONE, props
 
 from pulumi_dws.providers.queued_tpu import QueuedTpuError, QueuedTpuProvider
 from pulumi_dws.providers.queued_tpu_create import OWNER_LABEL, create_key, with_owner
+from pulumi_dws.providers.queued_tpu_drift import seen_body
 from pulumi_dws.testing.clock_helpers import virtual_sleep
 from pulumi_dws.testing.emulator import Emulator, FaultPlan
 from pulumi_dws.testing.emulator.tpu import TpuService
@@ -152,6 +153,83 @@ def test_a_request_deleted_outside_pulumi_reads_as_gone_and_deletes_cleanly(
     gone = provider.read(result.id, result.outs)
     assert gone.id is None and gone.outs == {}
     provider.delete(result.id, result.outs)  # nothing to delete: success
+
+
+# ---------------------------------------------------------------------------- read: drift
+def test_a_read_of_the_request_as_declared_reports_no_drift(
+    tpu: TpuService, provider: QueuedTpuProvider
+) -> None:
+    declared = props("accepted", tpu=_multislice({"team": "ml"}, "v6e-16", 2))
+    result = provider.create(declared)
+    assert result.outs["drift"] == []
+    outs = provider.read(result.id, result.outs).outs
+    assert outs["drift"] == [] and outs["body"] == declared["body"]  # no ownership label
+    assert not provider.diff(result.id, outs, declared).replaces
+
+
+def test_a_request_made_again_outside_pulumi_reads_as_drift_and_is_replaced(
+    emu: Emulator, tpu: TpuService, provider: QueuedTpuProvider
+) -> None:
+    declared = props("accepted", tpu=_multislice({"team": "ml"}, "v6e-16", 2))
+    result = provider.create(declared)
+    # Someone deleted it and made it again under the same id with gcloud: another slice size,
+    # one slice, other labels (and no ownership label).
+    tpu.remove(PROJECT, ZONE, QR)
+    other = copy.deepcopy(BODY)
+    other["tpu"]["nodeSpec"][0]["node"].update(acceleratorType="v6e-32", labels={"team": "x"})
+    _post(emu, other).raise_for_status()
+    outs = provider.read(result.id, result.outs).outs
+    assert outs["drift"] == [
+        "tpu.nodeSpec[0].node.acceleratorType",
+        "tpu.nodeSpec[0].multiNodeParams.nodeCount",
+        "tpu.nodeSpec[0].node.labels",
+    ]
+    spec = outs["body"]["tpu"]["nodeSpec"][0]
+    assert spec["node"]["acceleratorType"] == "v6e-32"
+    assert spec["node"]["labels"] == {"team": "x"} and "multiNodeParams" not in spec
+    assert outs["body"]["runDuration"] == BODY["runDuration"]  # the rest as declared
+    # The next `pulumi up` sees the body differ: the request is replaced, delete first.
+    diff = provider.diff(result.id, outs, declared)
+    assert diff.replaces == ["body"] and diff.delete_before_replace
+
+
+def test_labels_changed_only_in_the_ownership_label_are_no_drift(
+    emu: Emulator, tpu: TpuService, provider: QueuedTpuProvider
+) -> None:
+    declared = props("accepted")
+    result = provider.create(declared)
+    tpu.remove(PROJECT, ZONE, QR)
+    _post(emu, with_owner(BODY, "another-key")).raise_for_status()
+    assert provider.read(result.id, result.outs).outs["drift"] == []
+
+
+def test_a_float_node_count_from_the_engine_is_no_drift(
+    tpu: TpuService, provider: QueuedTpuProvider
+) -> None:
+    result = provider.create(props("accepted", tpu=_multislice({}, "v6e-16", 2)))
+    as_state = copy.deepcopy(result.outs)
+    as_state["body"]["tpu"]["nodeSpec"][0]["multiNodeParams"]["nodeCount"] = 2.0
+    assert provider.read(result.id, as_state).outs["drift"] == []
+
+
+def test_an_answer_without_a_node_spec_claims_no_drift() -> None:
+    declared = props(tpu=_multislice({"team": "ml"}, "v6e-16", 2))["body"]
+    assert seen_body(declared, {"name": PATH, "state": {"state": "ACTIVE"}}) == (declared, [])
+    bare = {"tpu": {"nodeSpec": [{"multiNodeParams": {"nodeCount": 3}}]}}
+    body, drift = seen_body(declared, bare)  # no node: only the node count can be seen
+    assert drift == ["tpu.nodeSpec[0].multiNodeParams.nodeCount"]
+    assert body["tpu"]["nodeSpec"][0]["node"] == declared["tpu"]["nodeSpec"][0]["node"]
+
+
+def _multislice(labels: dict[str, str], accelerator: str, slices: int) -> dict[str, Any]:
+    tpu = copy.deepcopy(BODY["tpu"])
+    spec = tpu["nodeSpec"][0]
+    spec.pop("nodeId")
+    spec["multiNodeParams"] = {"nodeCount": slices}
+    spec["node"]["acceleratorType"] = accelerator
+    if labels:
+        spec["node"]["labels"] = labels
+    return tpu
 
 
 # ---------------------------------------------------------------------------- crashes

@@ -9,7 +9,7 @@ from typing import Any
 import pulumi_gcp as gcp
 import pytest
 
-from pulumi_dws import CalendarReservation, KueueQueue, QueuedNodePool, clock
+from pulumi_dws import CalendarReservation, KueueQueue, QueuedNodePool, QueuedTpu, clock
 from pulumi_dws.plan.policy import PolicyReport
 from pulumi_dws.policy import ResourceView, capacity_summary, evaluate
 from pulumi_dws.policy.rules import rule
@@ -43,7 +43,9 @@ def test_tpu_chips_are_counted_apart_from_gpus() -> None:
     queued = by_name["queued-tpu-body"]  # a Flex-start v6e-16 queued resource for a day
     assert (queued["accelerator_kind"], queued["accelerator"]) == ("tpu", "v6e")
     assert (queued["tpu_chips"], queued["tpu_chip_hours"], queued["gpus"]) == (16, 16 * 24, 0)
-    assert summary["tpu_chips_by_type"] == {"v6e": 48}
+    raw = by_name["raw-queued-resource"]  # pulumi-gcp's V2QueuedResource: v5e-8, unbounded
+    assert (raw["tpu_chips"], raw["tpu_chip_hours"], raw["bounded"]) == (8, None, False)
+    assert summary["tpu_chips_by_type"] == {"v6e": 48, "v5e": 8}
     assert summary["tpu_chip_hours"] == 16 * 24 + 16 * 168 + 16 * 24
     assert summary["gpus_by_type"] == {"nvidia-h100-80gb": 80}  # no chip among the GPUs
 
@@ -56,7 +58,7 @@ def test_a_raw_tpu_vm_counts_the_chips_of_its_machine_type() -> None:
 
 
 def test_the_tpu_budget_caps_chips_and_leaves_gpus_alone() -> None:
-    views = [view(n) for n in SAMPLES]
+    views = [view(n) for n in SAMPLES if n != "raw_queued_resource"]
     budget = rule("tpu-budget")
     assert budget(views) == []  # no caps by default
     assert budget(views, {"maxTpuChips": 48, "maxTpuChipHours": 3456}) == []
@@ -69,6 +71,17 @@ def test_the_tpu_budget_caps_chips_and_leaves_gpus_alone() -> None:
     assert rule("gpu-budget")(views, {"maxGpus": 80}) == []
     tpus_only = [view("tpu_node_pool"), view("tpu_calendar_reservation")]
     assert rule("gpu-budget")(tpus_only, {"maxGpus": 0, "maxGpuHours": 0}) == []
+
+
+def test_the_tpu_budget_counts_a_raw_queued_resource_and_its_unbounded_hours() -> None:
+    raw = view("raw_queued_resource")
+    budget = rule("tpu-budget")
+    assert budget([raw], {"maxTpuChips": 8}) == []
+    [over] = budget([raw], {"maxTpuChips": 7})
+    assert over.message.startswith("the stack asks for 8 TPU chips, over maxTpuChips 7")
+    [unbounded] = budget([raw], {"maxTpuChipHours": 1000})
+    assert "raw-queued-resource" in unbounded.message and "no max run duration" in unbounded.message
+    assert unbounded.urn == raw.urn
 
 
 def test_a_tpu_pool_without_run_duration_is_bounded_by_the_node_limit() -> None:
@@ -141,3 +154,85 @@ def test_the_contested_rule_can_be_made_mandatory_or_turned_off() -> None:
     strict = evaluate(mocks.registered, {"gke-tpu-queued-flex-start": "mandatory"})
     assert [(v.rule, v.level) for v in strict] == [("gke-tpu-queued-flex-start", "mandatory")]
     assert evaluate(mocks.registered, {"gke-tpu-queued-flex-start": "disabled"}) == []
+
+
+def _queued_tpus() -> None:
+    QueuedTpu(
+        "open",
+        {
+            "zone": "us-east5-a",
+            "accelerator_type": "v6e-16",
+            "max_run_duration": "5d",
+            "request_valid_for": "2h",
+            "public_ip": True,
+        },
+    )
+    QueuedTpu(
+        "reserved",
+        {
+            "zone": "us-east5-a",
+            "accelerator_type": "v6e-16",
+            "provisioning": "reservation_bound",
+            "reservation": "v6e-week",
+            "labels": {"team": "ml"},
+        },
+    )
+    gcp.tpu.V2QueuedResource(
+        "raw",
+        zone="us-west4-a",
+        tpu={
+            "node_specs": [
+                {
+                    "parent": "projects/p/locations/us-west4-a",
+                    "node_id": "raw",
+                    "node": {
+                        "runtime_version": "v2-alpha-tpuv5-lite",
+                        "accelerator_type": "v5litepod-8",
+                        "network_config": {"enable_external_ips": True},
+                    },
+                }
+            ]
+        },
+    )
+
+
+def test_the_rules_read_what_queued_tpus_and_raw_queued_resources_register() -> None:
+    mocks = GcpMocks(project="p")
+    mocks.run(_queued_tpus)
+    config = {"flex-start-max-run-duration": {"maxRunDuration": "3d"}}
+    found = sorted(
+        (v.rule, v.name, v.message.split(": ", 1)[1]) for v in evaluate(mocks.registered, config)
+    )
+    assert found == [
+        (
+            "flex-start-max-run-duration",
+            "open-queued-resource",
+            "body.runDuration.maxRunDuration: 5d (432000s) is above this stack's policy cap of "
+            "3d (259200s) (config maxRunDuration)",
+        ),
+        (
+            "no-public-ip-on-accelerators",
+            "open-queued-resource",
+            "body.tpu.nodeSpec[0].node.networkConfig.enableExternalIps gives a TPU VM a public "
+            "IP; remove it (use Cloud NAT / IAP) or add the resource to allowedResources",
+        ),
+        (
+            "no-public-ip-on-accelerators",
+            "raw",
+            "tpu.nodeSpecs[0].node.networkConfig.enableExternalIps gives a TPU VM a public IP; "
+            "remove it (use Cloud NAT / IAP) or add the resource to allowedResources",
+        ),
+        (
+            "required-labels",
+            "open-queued-resource",
+            "body.tpu.nodeSpec[0].node.labels lacks required label(s) team (required: team)",
+        ),
+    ]
+    # The reservation-bound request is counted on its reservation; the raw one has no run
+    # duration (the v2 API has no provisioning model), so its chip-hours are unbounded.
+    summary = capacity_summary(mocks.registered)
+    by_name = {r["name"]: r for r in summary["resources"]}
+    assert by_name["reserved-queued-resource"]["counted"] is False
+    assert (by_name["raw"]["tpu_chips"], by_name["raw"]["bounded"]) == (8, False)
+    assert summary["tpu_chips_by_type"] == {"v6e": 16, "v5e": 8}
+    assert summary["tpu_chip_hours"] == 16 * 5 * 24

@@ -68,8 +68,10 @@ def _plan(args: argparse.Namespace) -> int:
 
 
 def _calendar_block(spec: str, now: dt.datetime) -> tuple[str, str, int, dt.datetime, dt.datetime]:
-    """``ZONE:MACHINE_TYPE:COUNT:FROM:TO`` (FROM and TO: ``2027-03-01`` or ``+2w``)."""
-    from . import catalog
+    """``ZONE:MACHINE_TYPE:COUNT:FROM:TO`` (GPU VMs) or ``ZONE:TPU_VERSION:CHIPS:FROM:TO`` (a TPU
+    version Calendar mode offers: ``v6e``, ``v5e``, ``v5p``); FROM and TO: ``2027-03-01`` or
+    ``+2w``. A TPU block is offered under its ``vmFamily``, as ``advice.calendarMode`` asks for
+    TPU chips."""
     from .advice.inputs import parse_when
     from .errors import DwsValidationError
     from .validation import check_zone
@@ -79,17 +81,44 @@ def _calendar_block(spec: str, now: dt.datetime) -> tuple[str, str, int, dt.date
         raise DwsValidationError(
             "--calendar",
             spec,
-            "is not ZONE:MACHINE_TYPE:COUNT:FROM:TO, e.g. us-central1-a:a3-highgpu-8g:2:+2w:+10w",
+            "is not ZONE:MACHINE_TYPE:COUNT:FROM:TO or ZONE:TPU_VERSION:CHIPS:FROM:TO, e.g. "
+            "us-central1-a:a3-highgpu-8g:2:+2w:+10w or us-east5-b:v6e:16:+2w:+10w",
         )
     zone, machine, count, start, end = parts
     check_zone("--calendar zone", zone)
-    catalog.machine_shape("--calendar machine type", machine)
+    offered = _calendar_offer(machine)
     if not count.isdecimal() or int(count) < 1:
         raise DwsValidationError("--calendar count", count, "must be a whole number >= 1")
     begins, ends = parse_when("--calendar from", start, now), parse_when("--calendar to", end, now)
     if ends <= begins:
         raise DwsValidationError("--calendar to", end, f"is not after {start}")
-    return zone, machine, int(count), begins, ends
+    return zone, offered, int(count), begins, ends
+
+
+def _calendar_offer(machine: str) -> str:
+    """What the emulated Google offers a block of: a GPU machine type as it is, a TPU version
+    as its reservation ``vmFamily``."""
+    from . import catalog
+    from .errors import DwsValidationError
+
+    offered = ", ".join(g.name for g in catalog.tpu_generations() if g.calendar_version)
+    try:
+        catalog.machine_shape("--calendar machine type", machine)
+        return machine
+    except DwsValidationError as gpu_error:
+        try:
+            generation = catalog.tpu_generation("--calendar TPU version", machine)
+        except DwsValidationError:
+            raise DwsValidationError(
+                gpu_error.field, machine, f"{gpu_error.problem}; or a TPU version ({offered})"
+            ) from None
+    if generation.calendar_version is None:
+        raise DwsValidationError(
+            "--calendar TPU version",
+            machine,
+            f"is not offered in Calendar mode ({generation.title}); use one of {offered}",
+        )
+    return generation.vm_family
 
 
 def _capacity_spec(spec: str) -> tuple[str, str, int]:
@@ -225,8 +254,9 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="ZONE:MACHINE_TYPE:COUNT:FROM:TO",
-        help="a Calendar-mode block the emulated Google approves (repeatable); FROM and TO "
-        "are dates (2027-03-01) or offsets from now (+2w)",
+        help="a Calendar-mode block the emulated Google approves (repeatable): COUNT VMs of a "
+        "GPU MACHINE_TYPE, or COUNT chips of a TPU version (us-east5-b:v6e:16:+2w:+10w); FROM "
+        "and TO are dates (2027-03-01) or offsets from now (+2w)",
     )
     emu.add_argument(
         "--project",

@@ -49,7 +49,7 @@ from .duration import Duration, DurationLike
 from .errors import DwsValidationError
 from .fields import Check, DurationWithin, Known, MaybeOutput, Name, Within, Zone
 from .models import parse_args
-from .providers.mig_resize import MigResizeRequest
+from .providers.mig_resize import MigResizeRequest, resize_request_body
 from .validation import check_name, check_region, is_output, region_of
 from .vm_settings import VmSettings, VmSettingsArgs, template_args
 
@@ -256,11 +256,10 @@ class FlexStartGroupSpec(VmSettings):
 
     def request_body(self, name: str) -> dict[str, Any]:
         """The resize request, as ``gcloud beta compute instance-groups managed resize-requests
-        create NAME --resize-by=N [--requested-run-duration=D]`` sends it."""
-        body: dict[str, Any] = {"name": name, "resizeBy": self.count}
-        if self.run_duration is not None:
-            body["requestedRunDuration"] = {"seconds": str(self.run_duration.seconds)}
-        return body
+        create NAME --resize-by=N [--requested-run-duration=D]`` sends it (built by
+        :func:`~pulumi_dws.providers.mig_resize.resize_request_body`, the provider's builder)."""
+        run = self.run_duration.seconds if self.run_duration is not None else None
+        return resize_request_body(name, self.count, run)
 
 
 def _shown(value: Any) -> Any:

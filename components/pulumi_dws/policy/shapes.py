@@ -36,6 +36,9 @@ __all__ = [
     "body_of",
     "any3",
     "machine_gpus",
+    "accelerator_kind",
+    "VmFields",
+    "COMPUTE_VM",
     "VmSpec",
     "vm_spec",
     "PoolSpec",
@@ -141,13 +144,45 @@ def machine_gpus(machine_type: Any, accelerators: Any) -> tuple[Any, Any]:
     return shape.accelerator.compute_name, shape.gpus
 
 
+def accelerator_kind(gpus: tuple[Any, Any], machine_type: Any) -> str | None:
+    """``GPU`` or ``TPU`` for a machine with accelerators (``gpus`` as :func:`machine_gpus`
+    gives them; a TPU machine type of the catalog), else None."""
+    count = gpus[1]
+    if isinstance(count, int) and count > 0:
+        return "GPU"
+    return "TPU" if catalog.is_tpu_machine(last_segment(machine_type)) else None
+
+
 STOPPED_STATUSES = ("TERMINATED", "SUSPENDED")
 """A VM's ``desiredStatus`` values that hold no GPUs (stopped: no GPU billing, no GPU-hours)."""
 
 
 @dataclass(frozen=True)
+class VmFields:
+    """Where an API keeps a VM's facts (paths after :attr:`VmSpec.prefix`, as messages name
+    them) and the limits rows that bound them."""
+
+    max_run_duration: str = "scheduling.maxRunDuration"
+    max_run_limit: str = "flex_start.max_run_duration"
+    queue_window: str = "params.requestValidForDuration"
+    queue_window_limit: str = "flex_start.request_valid_for"
+    without_window: str = "the request fails after about 90 s when capacity is short"
+    """What happens to a queued request without a queue window."""
+    labels: str | None = "labels"
+    """None: the API has no labels (nothing to require)."""
+    external_ips: str | None = None
+    """The switch that gives the VMs public IPs, for an API that has one (Cloud TPU's
+    ``networkConfig.enableExternalIps``) instead of Compute's ``accessConfigs``."""
+
+
+COMPUTE_VM = VmFields()
+"""A Compute Engine instance, template or ``instances.insert`` body."""
+
+
+@dataclass(frozen=True)
 class VmSpec:
-    """The DWS-relevant fields of a VM, instance template or Flex-start VM body."""
+    """The DWS-relevant fields of a VM, instance template or Flex-start VM body, or of the TPU
+    VMs of a Cloud TPU queued resource (``fields`` says where each one is)."""
 
     prefix: str  # how messages name fields: "" (provider inputs) or "body." (API body)
     machine_type: Any
@@ -162,6 +197,19 @@ class VmSpec:
     termination_action: Any = None
     desired_status: Any = None
     reservation: Any = None  # the reservation named (SPECIFIC), else the affinity type
+    external_ips: Any = None  # the value of fields.external_ips, for APIs with that switch
+    fields: VmFields = COMPUTE_VM
+
+    def public_ip_fields(self) -> Iterator[str]:
+        """The fields (after ``prefix``) that give the VM a public IP: each network interface
+        with access configs, and the API's public-IP switch when it is on."""
+        if isinstance(self.network_interfaces, list):
+            for i, nic in enumerate(self.network_interfaces):
+                configs = dig(nic, "accessConfigs")
+                if isinstance(configs, list) and configs:
+                    yield f"networkInterfaces[{i}].accessConfigs"
+        if self.fields.external_ips is not None and as_bool(self.external_ips) is True:
+            yield self.fields.external_ips
 
     @property
     def stopped(self) -> Any:

@@ -5,8 +5,8 @@ Resource type ``pulumi-python:dynamic/dws:QueuedTpu``. Inputs: ``project``, ``zo
 ``queuedResourceId``, ``body`` (the ``QueuedResource`` JSON, field for field what ``gcloud alpha
 compute tpus queued-resources create`` sends) and ``waitFor`` (``accepted`` | ``active``).
 Outputs: the inputs plus ``name``, ``state`` (``WAITING_FOR_RESOURCES``, ``PROVISIONING``,
-``ACTIVE``, ``FAILED``, ``SUSPENDED``...) and ``observed`` (``createTime``, ``stateInitiator``,
-``error``: why it ``FAILED``).
+``ACTIVE``, ``FAILED``, ``SUSPENDED``...), ``observed`` (``createTime``, ``stateInitiator``,
+``error``: why it ``FAILED``) and ``drift`` (the body paths a read found changed).
 
 * Create: ``POST {parent}/queuedResources?queuedResourceId=ID&requestId=UUID``, the operation
   polled, then the request read back until it is what ``waitFor`` asks: ``accepted`` (waiting
@@ -22,7 +22,10 @@ Outputs: the inputs plus ``name``, ``state`` (``WAITING_FOR_RESOURCES``, ``PROVI
 * Diff: a queued resource can't be changed: any change of ``project``, ``zone``,
   ``queuedResourceId`` or ``body`` replaces it (delete first: the id is reused); ``waitFor``
   only matters at create time.
-* Read: the request as it is (``state``); one deleted outside Pulumi is gone.
+* Read: the request as it is: ``state``, and drift (:mod:`~pulumi_dws.providers.queued_tpu_drift`):
+  ``body`` takes the accelerator type, multislice node count and node labels Google has, and
+  ``drift`` lists the paths that differ (so the next ``pulumi up`` replaces a request made again
+  outside Pulumi); one deleted outside Pulumi is gone.
 * Delete: ``DELETE {name}?requestId=UUID``, with ``force=true`` when the request has (or may be
   making) TPU nodes (the API refuses to delete those otherwise), the operation polled, then read
   until it is gone; 404 is success.
@@ -141,7 +144,13 @@ def _outputs(props: Mapping[str, Any], live: Mapping[str, Any]) -> dict[str, Any
     detail = failure_detail(live)
     if detail:
         observed["error"] = detail.strip(" ()")
-    return {**dict(props), "name": live.get("name"), "state": state_of(live), "observed": observed}
+    return {
+        **dict(props),
+        "name": live.get("name"),
+        "state": state_of(live),
+        "observed": observed,
+        "drift": [],
+    }
 
 
 class QueuedTpuProvider(dyn.ResourceProvider):
@@ -234,8 +243,13 @@ class QueuedTpuProvider(dyn.ResourceProvider):
             ) from None
         if live is None:
             return dyn.ReadResult(None, {})
+        from .queued_tpu_drift import seen_body
+
         base = {**dict(props), **{k: v for k, v in target.props.items()}}
-        return dyn.ReadResult(id_, _outputs(base, live))
+        body, drift = seen_body(base.get("body"), live)
+        if "body" in base:
+            base["body"] = body
+        return dyn.ReadResult(id_, {**_outputs(base, live), "drift": drift})
 
     def update(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> dyn.UpdateResult:
         # Only waitFor can differ without a replacement: it matters at create time only.
@@ -358,6 +372,7 @@ class QueuedTpuResource(dyn.Resource, module="dws", name="QueuedTpu"):
     name: pulumi.Output[str]
     state: pulumi.Output[str]
     observed: pulumi.Output[dict[str, Any]]
+    drift: pulumi.Output[list[str]]
 
     def __init__(
         self,
@@ -366,5 +381,5 @@ class QueuedTpuResource(dyn.Resource, module="dws", name="QueuedTpu"):
         opts: pulumi.ResourceOptions | None = None,
         provider: QueuedTpuProvider | None = None,
     ) -> None:
-        outputs = dict.fromkeys(("name", "state", "observed"))
+        outputs = dict.fromkeys(("name", "state", "observed", "drift"))
         super().__init__(provider or QueuedTpuProvider(), name, {**outputs, **props}, opts)

@@ -9,6 +9,7 @@ from .flex_start import MAX_RUN_DURATION, QUEUE_WINDOW
 from .gke import AUTO_UPGRADE, QUEUED_POOL
 from .iam import NO_BASIC_ROLES
 from .labels import REQUIRED_LABELS
+from .mig import RESIZE_REQUEST_GROUP
 from .network import NO_PUBLIC_IP
 from .tpu import CALENDAR_TPU, TPU_QUEUED_FLEX_START, TPU_SLICE
 
@@ -19,6 +20,7 @@ RULES: tuple[Rule, ...] = (
     QUEUE_WINDOW,
     QUEUED_POOL,
     AUTO_UPGRADE,
+    RESIZE_REQUEST_GROUP,
     TPU_SLICE,
     TPU_QUEUED_FLEX_START,
     NO_PUBLIC_IP,

@@ -28,14 +28,14 @@ def _max_run_duration(view: ResourceView, cfg: dict[str, Any], ctx: Context) -> 
     cap = cfg.get("maxRunDuration")
     vm = vm_spec(view)
     if vm is not None and vm.flex_start is True:
-        field = f"{vm.prefix}scheduling.maxRunDuration"
+        field = f"{vm.prefix}{vm.fields.max_run_duration}"
         if vm.max_run_duration is None:
-            limit = limits.get("flex_start.max_run_duration")
+            limit = limits.get(vm.fields.max_run_limit)
             yield Finding(
                 f"{view.label}: {field} is missing; a FLEX_START VM needs a max run duration "
                 f"({limit.allowed()})"
             )
-        yield from _outside(view, vm.max_run_duration, field, "flex_start.max_run_duration", cap)
+        yield from _outside(view, vm.max_run_duration, field, vm.fields.max_run_limit, cap)
     for pool in node_pools(view):
         if pool.dws is not True:
             continue
@@ -67,25 +67,25 @@ def _queue_window(view: ResourceView, cfg: dict[str, Any], ctx: Context) -> Iter
     vm = vm_spec(view)
     if vm is None or vm.flex_start is not True:
         return
-    field = f"{vm.prefix}params.requestValidForDuration"
+    field = f"{vm.prefix}{vm.fields.queue_window}"
     if vm.queue_window is None:
         if cfg.get("requireQueueWindow") and kind_of(view) != "template":
-            limit = limits.get("flex_start.request_valid_for")
+            limit = limits.get(vm.fields.queue_window_limit)
             yield Finding(
-                f"{view.label}: {field} is missing; without a queue window the request fails "
-                f"after about 90 s when capacity is short. Set one ({limit.allowed()}), e.g. "
-                "with pulumi_dws FlexStartVm(request_valid_for=...)"
+                f"{view.label}: {field} is missing; without a queue window "
+                f"{vm.fields.without_window}. Set one ({limit.allowed()}), e.g. with "
+                "request_valid_for=... on the pulumi_dws component"
             )
         return
-    yield from _outside(view, vm.queue_window, field, "flex_start.request_valid_for")
+    yield from _outside(view, vm.queue_window, field, vm.fields.queue_window_limit)
 
 
 MAX_RUN_DURATION = Rule(
     name="flex-start-max-run-duration",
     description=(
-        "Flex-start capacity (VMs, templates, MIG resize requests, queued/Flex-start GKE pools, "
-        "Slurm pools, Kueue ProvisioningRequestConfig) must have a max run duration inside the "
-        "service limit."
+        "Flex-start capacity (VMs, templates, MIG resize requests, Cloud TPU queued resources, "
+        "queued/Flex-start GKE pools, Slurm pools, Kueue ProvisioningRequestConfig) must have a "
+        "max run duration inside the service limit."
     ),
     level="mandatory",
     scope="resource",
@@ -108,14 +108,19 @@ MAX_RUN_DURATION = Rule(
             False,
         ),
     ),
-    remediation="Set scheduling.maxRunDuration (VMs) or nodeConfig.maxRunDuration (GKE), <= 7d.",
+    remediation=(
+        "Set scheduling.maxRunDuration (VMs), runDuration.maxRunDuration (Cloud TPU) or "
+        "nodeConfig.maxRunDuration (GKE), <= 7d."
+    ),
 )
 
 QUEUE_WINDOW = Rule(
     name="flex-start-queue-window",
     description=(
-        "A Flex-start queued request's window (params.requestValidForDuration) must be "
-        "between 90s and 2h."
+        "A Flex-start queued request's window must be inside its limit: a VM's "
+        "params.requestValidForDuration 90s to 2h, a Cloud TPU queued resource's "
+        "queueingPolicy.validUntilDuration 90s to 7d (limits rows flex_start.request_valid_for, "
+        "queued_tpu.request_valid_for)."
     ),
     level="mandatory",
     scope="resource",
@@ -125,10 +130,10 @@ QUEUE_WINDOW = Rule(
             "requireQueueWindow",
             {
                 "type": "boolean",
-                "description": "Require a queue window on every Flex-start VM request.",
+                "description": "Require a queue window on every Flex-start request.",
             },
             False,
         ),
     ),
-    remediation="Use a request_valid_for between 90s and 2h, or none to fail fast.",
+    remediation="Use a request_valid_for inside the limit (VMs: 90s to 2h), or none.",
 )

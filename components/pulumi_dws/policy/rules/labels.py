@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ...flex_shapes import SHAPE_DESCRIPTION
-from ..shapes import body_of, kind_of, node_pools, vm_spec
+from ..shapes import accelerator_kind, body_of, kind_of, node_pools, vm_spec
 from ..values import UNKNOWN, pick
 from ..view import Context, ResourceView
 from .base import Finding, Option, Rule
@@ -14,11 +14,10 @@ from .base import Finding, Option, Rule
 __all__ = ["REQUIRED_LABELS"]
 
 
-def _is_capacity(gpus: tuple[Any, Any], dws: Any) -> Any:
-    count = gpus[1]
-    if dws is True or (isinstance(count, int) and count > 0):
+def _is_capacity(gpus: tuple[Any, Any], machine_type: Any, dws: Any) -> Any:
+    if dws is True or accelerator_kind(gpus, machine_type) is not None:
         return True
-    return UNKNOWN if dws is UNKNOWN or count is UNKNOWN else False
+    return UNKNOWN if dws is UNKNOWN or gpus[1] is UNKNOWN else False
 
 
 def _merged(*label_maps: Any) -> Any:
@@ -49,12 +48,13 @@ def _targets(view: ResourceView) -> Iterator[tuple[str, Any]]:
     ):
         return
     vm = vm_spec(view)
-    if vm is not None and _is_capacity(vm.gpus(), vm.flex_start) is True:
+    capacity = vm is not None and _is_capacity(vm.gpus(), vm.machine_type, vm.flex_start)
+    if vm is not None and vm.fields.labels is not None and capacity is True:
         extra = [view.props.get("effectiveLabels"), view.props.get("terraformLabels")]
         labels = _merged(vm.labels, *([] if vm.prefix else extra))
-        yield f"{vm.prefix}labels", labels
+        yield f"{vm.prefix}{vm.fields.labels}", labels
     for pool in node_pools(view):
-        if _is_capacity(pool.gpus(), pool.dws) is True:
+        if _is_capacity(pool.gpus(), pool.get("nodeConfig", "machineType"), pool.dws) is True:
             yield f"{pool.where}nodeConfig.resourceLabels", pool.get("nodeConfig", "resourceLabels")
     if kind_of(view) == "slurm":
         yield "body.labels", pick(body_of(view), "labels")
@@ -81,7 +81,7 @@ def _required_labels(view: ResourceView, cfg: dict[str, Any], ctx: Context) -> I
 
 REQUIRED_LABELS = Rule(
     name="required-labels",
-    description="GPU and DWS capacity resources must carry the required labels.",
+    description="GPU, TPU and DWS capacity resources must carry the required labels.",
     level="advisory",
     scope="resource",
     check=_required_labels,

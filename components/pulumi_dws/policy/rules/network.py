@@ -5,9 +5,16 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ... import catalog
-from ..shapes import CLUSTER, PoolSpec, body_of, node_pools, slurm_pools, vm_spec
-from ..values import UNKNOWN, as_bool, dig, last_segment, matches_any, pick
+from ..shapes import (
+    CLUSTER,
+    PoolSpec,
+    accelerator_kind,
+    body_of,
+    node_pools,
+    slurm_pools,
+    vm_spec,
+)
+from ..values import UNKNOWN, as_bool, dig, matches_any, pick
 from ..view import Context, ResourceView
 from .base import Finding, Option, Rule
 
@@ -17,13 +24,6 @@ __all__ = ["NO_PUBLIC_IP"]
 def _has_gpus(gpus: tuple[Any, Any]) -> bool:
     count = gpus[1]
     return isinstance(count, int) and count > 0
-
-
-def _accelerators(gpus: tuple[Any, Any], machine_type: Any) -> str | None:
-    """``GPU`` or ``TPU`` for a machine with accelerators, else None."""
-    if _has_gpus(gpus):
-        return "GPU"
-    return "TPU" if catalog.is_tpu_machine(last_segment(machine_type)) else None
 
 
 def _cluster_private(pool: PoolSpec, ctx: Context) -> Any:
@@ -56,18 +56,15 @@ def _no_public_ip(view: ResourceView, cfg: dict[str, Any], ctx: Context) -> Iter
     if matches_any(cfg.get("allowedResources") or [], view.name, view.urn):
         return
     vm = vm_spec(view)
-    kind = _accelerators(vm.gpus(), vm.machine_type) if vm is not None else None
-    if vm is not None and kind and isinstance(vm.network_interfaces, list):
-        for i, nic in enumerate(vm.network_interfaces):
-            configs = dig(nic, "accessConfigs")
-            if isinstance(configs, list) and configs:
-                yield Finding(
-                    f"{view.label}: {vm.prefix}networkInterfaces[{i}].accessConfigs gives a "
-                    f"{kind} VM a public IP; remove it (use Cloud NAT / IAP) or add the "
-                    "resource to allowedResources"
-                )
+    kind = accelerator_kind(vm.gpus(), vm.machine_type) if vm is not None else None
+    if vm is not None and kind:
+        for field in vm.public_ip_fields():
+            yield Finding(
+                f"{view.label}: {vm.prefix}{field} gives a {kind} VM a public IP; remove it "
+                "(use Cloud NAT / IAP) or add the resource to allowedResources"
+            )
     for pool in node_pools(view):
-        kind = _accelerators(pool.gpus(), pool.get("nodeConfig", "machineType"))
+        kind = accelerator_kind(pool.gpus(), pool.get("nodeConfig", "machineType"))
         if kind and _pool_public(pool, ctx):
             where = f" {pool.where.rstrip('.')}" if pool.where else ""
             yield Finding(
@@ -88,7 +85,7 @@ def _no_public_ip(view: ResourceView, cfg: dict[str, Any], ctx: Context) -> Iter
 
 NO_PUBLIC_IP = Rule(
     name="no-public-ip-on-accelerators",
-    description="GPU VMs and GPU nodes must not have public IP addresses.",
+    description="GPU and TPU VMs and nodes must not have public IP addresses.",
     level="mandatory",
     scope="resource",
     check=_no_public_ip,

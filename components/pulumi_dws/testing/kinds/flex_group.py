@@ -24,6 +24,8 @@ __all__ = [
     "vm_names",
     "SAMPLES",
     "EXAMPLES",
+    "GROUP_EXAMPLES",
+    "GROUP_EXAMPLE_STACKS",
 ]
 
 RESIZE_REQUEST = "pulumi-python:dynamic/dws:MigResizeRequest"
@@ -150,11 +152,55 @@ def raw_request() -> dict[str, Any]:
     }
 
 
+def region_group_manager() -> dict[str, Any]:
+    """A ``FlexStartGroup``'s regional MIG (pulumi-gcp inputs): ``ANY_SINGLE_ZONE``, no
+    redistribution, repairs off."""
+    return {
+        "project": "my-project",
+        "region": "us-central1",
+        "name": "trainers",
+        "baseInstanceName": "trainers",
+        "versions": [
+            {"instanceTemplate": "regions/us-central1/instanceTemplates/trainers-template"}
+        ],
+        "distributionPolicyTargetShape": "ANY_SINGLE_ZONE",
+        "updatePolicy": {
+            "type": "OPPORTUNISTIC",
+            "minimalAction": "REPLACE",
+            "instanceRedistributionType": "NONE",
+            "maxSurgeFixed": 0,
+        },
+        "instanceLifecyclePolicy": {"defaultActionOnFailure": "DO_NOTHING"},
+        "waitForInstances": False,
+    }
+
+
+def region_group_request() -> dict[str, Any]:
+    """Props of a ``MigResizeRequest`` on the regional group ``trainers``."""
+    return {**group_request(), "zone": None, "region": "us-central1"}
+
+
+def group_autoscaler() -> dict[str, Any]:
+    """An autoscaler of another group (``inference``) beside the resize request's group."""
+    return {
+        "project": "my-project",
+        "zone": "us-central1-a",
+        "name": "inference-autoscaler",
+        "target": "projects/my-project/zones/us-central1-a/instanceGroupManagers/inference",
+        "autoscalingPolicy": {"maxReplicas": 4, "minReplicas": 0},
+    }
+
+
 SAMPLES: dict[str, Sample] = {
     "group_request": (RESIZE_REQUEST, group_request),
     "raw_group_request": ("gcp:compute/resizeRequest:ResizeRequest", raw_request),
     "group_template": ("gcp:compute/instanceTemplate:InstanceTemplate", group_template),
     "group_manager": ("gcp:compute/instanceGroupManager:InstanceGroupManager", group_manager),
+    "region_group_manager": (
+        "gcp:compute/regionInstanceGroupManager:RegionInstanceGroupManager",
+        region_group_manager,
+    ),
+    "group_autoscaler": ("gcp:compute/autoscaler:Autoscaler", group_autoscaler),
 }
 
 EXAMPLES: tuple[Example, ...] = (
@@ -204,3 +250,52 @@ EXAMPLES: tuple[Example, ...] = (
         unknown="labels",
     ),
 )
+
+
+# ---------------------------------------------------------------------- group rule examples
+GROUP_EXAMPLE_STACKS: dict[str, tuple[Sample, ...]] = {
+    "group_manager": ((RESIZE_REQUEST, group_request),),
+    "region_group_manager": ((RESIZE_REQUEST, region_group_request),),
+    "group_autoscaler": (
+        (RESIZE_REQUEST, group_request),
+        ("gcp:compute/instanceGroupManager:InstanceGroupManager", group_manager),
+    ),
+}
+"""The resources beside a :data:`GROUP_EXAMPLES` sample (by its sample name): the resize
+request that asks its group for VMs (and, for an autoscaler, the group)."""
+
+GROUP_EXAMPLES: tuple[Example, ...] = (
+    Example(
+        "mig-resize-request-group",
+        "group_manager",
+        (("instanceLifecyclePolicy.defaultActionOnFailure", "REPAIR"),),
+        "defaultActionOnFailure is REPAIR",
+    ),
+    Example(
+        "mig-resize-request-group",
+        "group_manager",
+        (("instanceLifecyclePolicy", DELETE),),
+        "not set (Google's default REPAIR)",
+        unknown="instanceLifecyclePolicy",
+    ),
+    Example(
+        "mig-resize-request-group",
+        "region_group_manager",
+        (("distributionPolicyTargetShape", "EVEN"),),
+        "only with ANY_SINGLE_ZONE",
+    ),
+    Example(
+        "mig-resize-request-group",
+        "region_group_manager",
+        (("updatePolicy.instanceRedistributionType", "PROACTIVE"),),
+        "must not redistribute its VMs",
+    ),
+    Example(
+        "mig-resize-request-group",
+        "group_autoscaler",
+        (("target", "projects/my-project/zones/us-central1-a/instanceGroupManagers/trainers"),),
+        "must not be autoscaled",
+    ),
+)
+"""Violating variants of the ``mig-resize-request-group`` stack rule: each sample changed as
+said, in a stack with :data:`GROUP_EXAMPLE_STACKS` beside it."""
