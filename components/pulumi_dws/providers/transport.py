@@ -110,7 +110,7 @@ class _WatchedHTTPConnection(HTTPConnection):
         _watch_connection(self)
         super().connect()
 
-    def request(self, *args: Any, **kwargs: Any) -> None:  # type: ignore[override]
+    def request(self, *args: Any, **kwargs: Any) -> None:
         _watch_connection(self)
         super().request(*args, **kwargs)
 
@@ -120,7 +120,7 @@ class _WatchedHTTPSConnection(HTTPSConnection):
         _watch_connection(self)
         super().connect()
 
-    def request(self, *args: Any, **kwargs: Any) -> None:  # type: ignore[override]
+    def request(self, *args: Any, **kwargs: Any) -> None:
         _watch_connection(self)
         super().request(*args, **kwargs)
 

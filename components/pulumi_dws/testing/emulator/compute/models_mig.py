@@ -110,6 +110,7 @@ class MigBackend:
         created: list[dict[str, Any]]
         _lock: threading.RLock
         _now: dt.datetime
+        _ops: dict[str, Operation]
         _vms: dict[tuple[str, str, str], _Vm]
         _ops: dict[str, Operation]
         _counter: itertools.count[int]
