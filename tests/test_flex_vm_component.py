@@ -15,6 +15,7 @@ from pulumi_dws import FlexStartInstance, limits
 from pulumi_dws.blueprint import deploy_from_config
 from pulumi_dws.duration import Duration
 from pulumi_dws.errors import DwsValidationError
+from pulumi_dws.flex_shapes import SHAPE_DESCRIPTION
 from pulumi_dws.flex_vm import TYPE, scheduling_block
 from pulumi_dws.testing import GcpMocks
 from pulumi_dws.testing.emulator.discovery import DiscoverySchema
@@ -55,15 +56,84 @@ def test_registers_component_template_and_dynamic_vm() -> None:
     mocks, outputs = build({**BASE, "request_valid_for": "2h"})
     assert mocks.types() == [TYPE, TEMPLATE, VM]
     component = mocks.one(TYPE, "trainer")
-    template = mocks.one(TEMPLATE, "trainer-template")
+    template = mocks.one(TEMPLATE)
     vm = mocks.one(VM, "trainer-vm")
-    assert template.parent == component.urn and vm.parent == component.urn
+    # The template holds the shape only, shared by the program's VMs of that shape.
+    assert template.name == f"flex-shape-{vm.inputs['templateShape']}"
+    assert "::pulumi:pulumi:Stack::" in template.parent and vm.parent == component.urn
+    assert template.inputs["description"] == SHAPE_DESCRIPTION
     assert vm.id == "projects/proj/zones/us-central1-a/instances/trainer"
     assert outputs["status"] == "RUNNING"
     assert outputs["instance_name"] == "trainer"
     assert outputs["internal_ip"].startswith("10.128.")
     assert outputs["run_ends_at"]
     assert outputs["template"] == template.outputs["selfLink"]
+
+
+def test_vms_of_one_shape_share_one_template_per_program() -> None:
+    mocks = GcpMocks(project="mock-project")
+
+    def program() -> None:
+        for i in range(3):
+            FlexStartInstance(f"same-{i}", {**BASE, "labels": {"run": str(i)}})
+        FlexStartInstance("bigger-disk", {**BASE, "boot_disk_size_gb": 500})
+        FlexStartInstance("late-image", {**BASE, "image": pulumi.Output.from_input("img")})
+
+    mocks.run(program)
+    vms = {r.name: r.inputs for r in mocks.resources(VM)}
+    templates = {r.name: r for r in mocks.resources(TEMPLATE)}
+    shared = f"flex-shape-{vms['same-0-vm']['templateShape']}"
+    bigger = f"flex-shape-{vms['bigger-disk-vm']['templateShape']}"
+    # Labels are on the VMs, not the shape; another disk size is another shape; a shape with
+    # an Output in it gets a template of its own, as a child, and no fingerprint.
+    assert sorted(templates) == sorted([shared, bigger, "late-image-template"])
+    link = templates[shared].outputs["selfLink"]
+    assert [vms[f"same-{i}-vm"]["sourceInstanceTemplate"] for i in range(3)] == [link] * 3
+    assert templates[bigger].inputs["disks"][0]["diskSizeGb"] == 500
+    assert "templateShape" not in vms["late-image-vm"]
+    late = templates["late-image-template"]
+    assert late.parent == mocks.one(TYPE, "late-image").urn
+    assert late.inputs["disks"][0]["sourceImage"] == "img"
+
+    again = GcpMocks(project="mock-project")  # a new program registers its own templates
+    again.run(lambda: FlexStartInstance("same-0", dict(BASE)))
+    assert [r.name for r in again.resources(TEMPLATE)] == [shared]
+
+
+def test_a_vm_with_its_own_gcp_provider_gets_a_template_of_that_provider() -> None:
+    import pulumi_gcp as gcp
+
+    mocks = GcpMocks(project="mock-project")
+
+    def program() -> None:
+        other = gcp.Provider("other-project", project="other")
+        FlexStartInstance("default-provider", dict(BASE))
+        FlexStartInstance("own-provider", dict(BASE), pulumi.ResourceOptions(provider=other))
+
+    mocks.run(program)
+    shapes = {r.name: r.inputs["templateShape"] for r in mocks.resources(VM)}
+    assert shapes["default-provider-vm"] != shapes["own-provider-vm"]
+    own = mocks.one(TEMPLATE, f"flex-shape-{shapes['own-provider-vm']}")
+    assert "other-project" in own.provider
+    assert mocks.one(TEMPLATE, f"flex-shape-{shapes['default-provider-vm']}").provider == ""
+
+
+@pytest.mark.parametrize(
+    "opts",
+    [
+        pulumi.ResourceOptions(protect=True),
+        pulumi.ResourceOptions(transformations=[lambda args: None]),
+        pulumi.ResourceOptions(transforms=[lambda args: None]),
+    ],
+    ids=["protect", "transformations", "transforms"],
+)
+def test_what_children_inherit_keeps_a_template_of_its_own(opts: pulumi.ResourceOptions) -> None:
+    """A shared template is nobody's child: it would not inherit these options."""
+    mocks = GcpMocks(project="mock-project")
+    mocks.run(lambda: FlexStartInstance("trainer", dict(BASE), opts))
+    template = mocks.one(TEMPLATE, "trainer-template")
+    assert template.parent == mocks.one(TYPE, "trainer").urn
+    assert "templateShape" not in mocks.one(VM).inputs
 
 
 def test_template_carries_the_shape_and_flex_start_scheduling() -> None:

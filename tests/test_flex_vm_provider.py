@@ -333,6 +333,47 @@ def test_diff_table(path: str, value: Any, replaces: list[str]) -> None:
     assert diff.delete_before_replace is True
 
 
+@pytest.mark.parametrize(
+    ("old_shape", "new_shape", "replaces"),
+    [
+        # The same shape under another template (shared, or recreated): the same VM.
+        ("aaaa", "aaaa", []),
+        ("aaaa", "bbbb", ["sourceInstanceTemplate"]),
+        # State written when each VM had a template of its own: moving to the shared
+        # template of its shape keeps the VM.
+        (None, "aaaa", []),
+        # A shape not known before deployment (no fingerprint): any other template replaces.
+        ("aaaa", None, ["sourceInstanceTemplate"]),
+        (None, None, ["sourceInstanceTemplate"]),
+    ],
+)
+def test_diff_of_another_template_follows_the_shape_fingerprint(
+    old_shape: str | None, new_shape: str | None, replaces: list[str]
+) -> None:
+    olds = {**props(), "status": "RUNNING", "observed": {"requestId": "x"}}
+    olds["sourceInstanceTemplate"] = "global/instanceTemplates/trainer-template-1a2b3c4"
+    if old_shape:
+        olds["templateShape"] = old_shape
+    news = _changed("sourceInstanceTemplate", "global/instanceTemplates/flex-shape-t2")
+    if new_shape:
+        news["templateShape"] = new_shape
+    diff = FlexStartVmProvider().diff("id", olds, news)
+    assert diff.changes is True
+    assert diff.replaces == replaces
+
+
+def test_a_new_shape_fingerprint_under_an_unknown_template_replaces() -> None:
+    """In a preview the new shared template's link is not known yet; its fingerprint is."""
+    from pulumi.output import Unknown
+
+    olds = {**props(), "templateShape": "aaaa", "status": "RUNNING"}
+    olds["sourceInstanceTemplate"] = "global/instanceTemplates/flex-shape-aaaa-1a2b3c4"
+    same = {**props(), "sourceInstanceTemplate": Unknown(), "templateShape": "aaaa"}
+    other = {**props(), "sourceInstanceTemplate": Unknown(), "templateShape": "bbbb"}
+    assert FlexStartVmProvider().diff("id", olds, same).replaces == []
+    assert FlexStartVmProvider().diff("id", olds, other).replaces == ["sourceInstanceTemplate"]
+
+
 def test_diff_without_changes_ignores_outputs() -> None:
     olds = {
         **props(),

@@ -15,10 +15,11 @@ import pytest
 
 from pulumi_dws import CalendarReservation, FlexStartInstance
 from pulumi_dws.errors import DwsValidationError
+from pulumi_dws.flex_shapes import SHAPE_DESCRIPTION
 from pulumi_dws.gke import QueuedNodePool
 from pulumi_dws.kueue import KueueQueue
 from pulumi_dws.slurm import SlurmCluster
-from pulumi_dws.testing import GcpMocks
+from pulumi_dws.testing import GcpMocks, Registered
 
 SA = "trainer@my-project.iam.gserviceaccount.com"
 FULL: dict[str, tuple[Callable[..., Any], dict[str, Any]]] = {
@@ -109,15 +110,31 @@ def _text(loc: tuple[Any, ...]) -> str:
     return ".".join(map(str, loc))
 
 
+def _where(r: Registered) -> tuple[str, str | None, dict[str, Any]]:
+    """Name, parent type and inputs; a FlexStartInstance's template is shared by shape
+    (``flex-shape-<fingerprint>`` at the root, the fingerprint in the VM's ``templateShape``)
+    when the shape is known at once, its own child ``x-template`` otherwise: the same template
+    inputs either way."""
+    inputs = dict(r.inputs)
+    shared = inputs.get("description") == SHAPE_DESCRIPTION
+    if r.type == "gcp:compute/instanceTemplate:InstanceTemplate" and shared:
+        del inputs["description"]
+        return "x-template", "dws:index:FlexStartInstance", inputs
+    inputs.pop("templateShape", None)
+    link = inputs.get("sourceInstanceTemplate")
+    if isinstance(link, str):  # it ends in the template's name (with the mocks' random suffix)
+        inputs["sourceInstanceTemplate"] = link.rsplit("/", 1)[0] + "/x-template"
+    return r.name, r.parent_type, inputs
+
+
 def _registered(component: Callable[..., Any], args: dict[str, Any]) -> list[tuple[str, ...]]:
     mocks = GcpMocks(project="mock-project")
     mocks.run(lambda: component("x", args))
     return sorted(
         (
             r.type,
-            r.name,
-            r.parent_type,
-            json.dumps(r.inputs, sort_keys=True, default=str),
+            *_where(r)[:2],
+            json.dumps(_where(r)[2], sort_keys=True, default=str),
             str((r.protect, sorted(r.ignore_changes), r.delete_before_replace)),
         )
         for r in mocks.registered

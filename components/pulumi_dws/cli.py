@@ -139,6 +139,7 @@ def _emulator(args: argparse.Namespace) -> int:
     from .clock import now
     from .errors import DwsValidationError
     from .testing.emulator import Emulator, VirtualClock
+    from .testing.emulator.advice import AdviceService
 
     started = now()
     try:
@@ -149,7 +150,9 @@ def _emulator(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     # Its clock starts now, so relative dates mean the same here and in `dws advise`.
     emulator = Emulator(clock=VirtualClock(started), port=args.port)
-    model = emulator.services["advice"].capacity
+    advice = emulator.services["advice"]
+    assert isinstance(advice, AdviceService)  # the default services include it
+    model = advice.capacity
     for zone, machine, count in capacity:
         model.add(zone, machine, count)
     for zone, machine, count, begins, ends in blocks:

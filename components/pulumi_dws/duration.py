@@ -45,7 +45,7 @@ class Duration:
         self.seconds = seconds
 
     @classmethod
-    def parse(cls, value: DurationLike, field: str = "duration") -> Duration:
+    def parse(cls, value: DurationLike | float, field: str = "duration") -> Duration:
         """Parse any accepted form; raise :class:`DwsValidationError` naming ``field``."""
         if isinstance(value, Duration):
             return value

@@ -337,7 +337,7 @@ class FlexStartGroup(pulumi.ComponentResource):
                 "project": project,
                 "zone": spec.zone,
                 "region": spec.region,
-                "group": self.group.name,  # type: ignore[attr-defined]
+                "group": self.group.name,
                 "name": group_name,
                 "body": spec.request_body(group_name),
                 "waitFor": spec.wait_for,
@@ -346,7 +346,7 @@ class FlexStartGroup(pulumi.ComponentResource):
                 parent=self, depends_on=[self.group], delete_before_replace=True
             ),
         )
-        self.self_link: pulumi.Output[str] = self.group.self_link  # type: ignore[attr-defined]
+        self.self_link: pulumi.Output[str] = self.group.self_link
         self.request_state: pulumi.Output[str] = self.request.state  # type: ignore[attr-defined]
         self.group_name = group_name
         self.register_outputs({"group_name": group_name, "zone": spec.zone, "region": spec.region})

@@ -8,17 +8,20 @@
         "request_valid_for": "2h",     # wait up to 2 h for capacity instead of failing fast
     })
 
-Children (``parent=self``):
+What it registers:
 
-* ``<name>-template``: a pulumi-gcp ``gcp.compute.InstanceTemplate`` with the VM's shape and its
-  Flex-start scheduling (``provisioning_model="FLEX_START"``, ``max_run_duration``,
+* a pulumi-gcp ``gcp.compute.InstanceTemplate`` with the VM's shape and its Flex-start
+  scheduling (``provisioning_model="FLEX_START"``, ``max_run_duration``,
   ``instance_termination_action``, ``automatic_restart=False``,
   ``on_host_maintenance="TERMINATE"``) and reservation affinity ``NO_RESERVATION`` (a
-  Flex-start VM consumes no reservation): everything pulumi-gcp can express.
-* ``<name>-vm``: a ``pulumi-python:dynamic/dws:FlexStartVm`` that does the one thing pulumi-gcp
-  cannot: ``instances.insert`` from that template with ``params.requestValidForDuration``, then
-  the VM's lifecycle (stop/start, labels, metadata, delete). See
-  :mod:`pulumi_dws.providers.flex_vm`.
+  Flex-start VM consumes no reservation): everything pulumi-gcp can express. VMs of one shape
+  share one, ``flex-shape-<fingerprint>`` at the stack's root (:mod:`pulumi_dws.flex_shapes`);
+  a shape with an ``Output`` in it, or a component given ``protect``, ``transformations`` or
+  ``transforms``, gets its own child ``<name>-template``.
+* ``<name>-vm`` (``parent=self``): a ``pulumi-python:dynamic/dws:FlexStartVm`` that does the
+  one thing pulumi-gcp cannot: ``instances.insert`` from that template with
+  ``params.requestValidForDuration``, then the VM's lifecycle (stop/start, labels, metadata,
+  delete). See :mod:`pulumi_dws.providers.flex_vm`.
 
 Every argument is validated before anything is registered; Output-valued strings are checked
 once known.
@@ -36,6 +39,7 @@ from typing_extensions import NotRequired, Required
 from .defaults import default_name, resolve_project, type_token
 from .duration import Duration, DurationLike
 from .fields import DurationWithin, MaybeOutput, Name, Zone
+from .flex_shapes import TEMPLATE_TYPE, fingerprint, shareable, shared_template
 from .models import parse_args
 from .providers.flex_vm import FlexStartVm
 from .validation import check_name, is_output, when_known
@@ -141,8 +145,8 @@ class FlexStartInstance(pulumi.ComponentResource):
 
     Outputs (``pulumi.Output``): ``instance_name``, ``status`` (``PENDING``, ``RUNNING``,
     ``TERMINATED``, ...), ``run_ends_at`` (when the run duration ends), ``internal_ip``,
-    ``external_ip``, ``instance_id``, ``self_link``, ``template_self_link``. Children:
-    ``template`` (``gcp.compute.InstanceTemplate``) and ``vm``
+    ``external_ip``, ``instance_id``, ``self_link``, ``template_self_link``. Resources:
+    ``template`` (``gcp.compute.InstanceTemplate``, shared by the VMs of its shape) and ``vm``
     (:class:`~pulumi_dws.providers.flex_vm.FlexStartVm`); ``spec`` is the validated args.
 
     The per-VM outputs derived from the VM's ``observed`` state are computed when first read,
@@ -165,23 +169,29 @@ class FlexStartInstance(pulumi.ComponentResource):
         self.spec = spec
         child = pulumi.ResourceOptions(parent=self)
 
-        self.template = gcp.compute.InstanceTemplate(
-            f"{name}-template",
-            **template_args(
-                spec,
-                project=project,
-                machine_type=spec.machine_type,
-                scheduling={
-                    "provisioning_model": "FLEX_START",
-                    "max_run_duration": {"seconds": spec.max_run_duration.seconds},
-                    "instance_termination_action": spec.termination_action,
-                    "automatic_restart": False,
-                    "on_host_maintenance": "TERMINATE",
-                },
-                reservation_affinity={"type": "NO_RESERVATION"},
-            ),
-            opts=child,
+        shape_inputs = template_args(
+            spec,
+            project=project,
+            machine_type=spec.machine_type,
+            scheduling={
+                "provisioning_model": "FLEX_START",
+                "max_run_duration": {"seconds": spec.max_run_duration.seconds},
+                "instance_termination_action": spec.termination_action,
+                "automatic_restart": False,
+                "on_host_maintenance": "TERMINATE",
+            },
+            reservation_affinity={"type": "NO_RESERVATION"},
         )
+        # One template per distinct shape in the program (see pulumi_dws.flex_shapes); a shape
+        # not known yet (an Output in it) gets a template of its own, as a child.
+        gcp_provider = self.get_provider(TEMPLATE_TYPE)
+        shape = fingerprint(shape_inputs, gcp_provider) if shareable(self, opts) else None
+        if shape is not None:
+            self.template = shared_template(shape, shape_inputs, gcp_provider)
+        else:
+            self.template = gcp.compute.InstanceTemplate(
+                f"{name}-template", opts=child, **shape_inputs
+            )
 
         zone, machine = spec.zone, spec.machine_type
         if is_output(zone) or is_output(machine):
@@ -225,6 +235,7 @@ class FlexStartInstance(pulumi.ComponentResource):
                 "body": body,
                 "desiredStatus": spec.desired_status,
                 "waitFor": spec.wait_for,
+                **({"templateShape": shape} if shape is not None else {}),
             },
             child,
         )

@@ -20,6 +20,7 @@ import inspect
 import types
 import typing
 from collections.abc import Awaitable, Callable, Collection, Iterator, Mapping, Sequence
+from functools import partial
 from typing import Any, ClassVar, TypeVar
 
 import pulumi
@@ -138,11 +139,13 @@ def _mapping_with_outputs(handler: Any, value: Mapping[str, Any], where: str) ->
     plain = {k: v for k, v in value.items() if not is_output(v)}
     checked = dict(_run(handler, plain, where))
     result: dict[str, Any] = {}
+
+    def entry(key: str, known: Any) -> Any:
+        return _run(handler, {**plain, key: known}, where)[key]
+
     for key, item in value.items():
         if is_output(item):
-            result[key] = when_known(
-                item, lambda known, k=key: _run(handler, {**plain, k: known}, where)[k]
-            )
+            result[key] = when_known(item, partial(entry, key))
         else:
             result[key] = checked.get(key, item)
     return result
@@ -253,7 +256,7 @@ _PLAIN_WORDS = {
 def declared_fields(model: type[BaseModel]) -> list[str]:
     """A model's fields as users read them: settings it shares with other components
     (:attr:`DwsModel.shared_fields`, e.g. the VM settings) after its own."""
-    shared = getattr(model, "shared_fields", frozenset())
+    shared: frozenset[str] = getattr(model, "shared_fields", frozenset())
     return [n for n in model.model_fields if n not in shared] + [
         n for n in model.model_fields if n in shared
     ]
@@ -526,7 +529,10 @@ def _required(hint: Any, total: bool) -> bool:
 
 
 def _annotated(info: Any) -> Any:
-    return typing.Annotated[(info.annotation, *info.metadata)] if info.metadata else info.annotation
+    if not info.metadata:
+        return info.annotation
+    args = (info.annotation, *info.metadata)
+    return typing.Annotated[args]
 
 
 def _typed_dict_in(annotation: Any) -> type | None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Mapping
+from functools import partial
 from typing import Any, TypeVar
 
 import pulumi
@@ -84,7 +85,7 @@ def check_labels(field: str, labels: Mapping[str, Any] | None) -> dict[str, Any]
                 "_ or -, starting with a letter",
             )
         key_len.check(f"{field} key", len(key), shown=key)
-        labels[key] = when_known(val, lambda known, k=key: _check_label_value(field, k, known))
+        labels[key] = when_known(val, partial(_check_label_value, field, key))
     return labels
 
 
@@ -173,7 +174,7 @@ def region_of_location(field: str, value: str) -> str:
 def region_of(zone: str) -> str:
     """``us-central1-a`` -> ``us-central1`` (an Output gives an Output)."""
     if is_output(zone):
-        return when_known(zone, region_of)  # type: ignore[no-any-return]
+        return when_known(zone, region_of)
     match = _ZONE.fullmatch(check_zone("zone", zone))
     assert match is not None
     return match.group(1)
@@ -183,7 +184,7 @@ def check_zone_in_region(field: str, zone: str, region: str) -> str:
     """A zone that lies in ``region`` (either may be an Output: checked once both are known)."""
     if is_output(zone) or is_output(region):
         both = pulumi.Output.all(zone, region)
-        return when_known(both, lambda pair: check_zone_in_region(field, *pair))  # type: ignore[no-any-return]
+        return when_known(both, lambda pair: check_zone_in_region(field, *pair))
     check_zone(field, zone)
     if region_of(zone) != region:
         raise DwsValidationError(field, zone, f"is not in region {region}; use a {region}-* zone")

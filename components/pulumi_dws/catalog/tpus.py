@@ -547,7 +547,7 @@ _RUNTIME_VERSION = re.compile(r"^[a-z0-9][a-z0-9.-]*\Z")
 _GENERATION_RUNTIME = re.compile(r"^v2-alpha-tpuv")
 
 
-def check_runtime_version(field: str, accelerator_type: str, version: str) -> str:
+def check_runtime_version(field: str, accelerator_type: str, version: str | None) -> str:
     """Check a Cloud TPU runtime version for ``accelerator_type``: a runtime name (lowercase
     letters, digits, ``.`` and ``-``), and not the PyTorch/JAX runtime of another generation
     (``v2-alpha-tpuv5-lite`` on ``v6e-16``). Other runtimes (TensorFlow's ``tpu-vm-tf-...``,

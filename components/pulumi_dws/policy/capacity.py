@@ -33,7 +33,7 @@ from typing import Any
 from .. import catalog, limits, registry
 from ..errors import DwsValidationError
 from ..validation import parse_timestamp
-from .values import UNKNOWN, dig, last_segment, seconds_of
+from .values import UNKNOWN, Unknown, dig, last_segment, seconds_of
 from .view import ResourceView
 
 __all__ = [
@@ -155,7 +155,7 @@ def limited_hours(
     except DwsValidationError:
         notes.append(f"{field_name} is not a duration")
         return None, None
-    if seconds is UNKNOWN:
+    if isinstance(seconds, Unknown):
         return None, None
     if seconds is None:
         if default_key is None:

@@ -166,18 +166,20 @@ class FlexCreate:
     def clean_up(self, failure: Exception) -> CleanUp[dict[str, Any]]:
         vm = self.vm
         self.failure = failure
+        left: dict[str, Any] = {}
         for _ in range(2):  # a second time if it came back (an insert that arrived late)
             try:
                 deleted = delete_instance(self.client, vm.project, vm.zone, vm.name)
             except Exception as err:  # noqa: BLE001 - e.g. the delete went through unanswered
                 return self._after_failed_delete(err)
             try:
-                left = get_instance(self.client, vm.project, vm.zone, vm.name)
+                found = get_instance(self.client, vm.project, vm.zone, vm.name)
             except ApiError:
-                left = None  # the delete was confirmed: trust it
-            if left is None:
+                found = None  # the delete was confirmed: trust it
+            if found is None:
                 done = ": the half-created VM was deleted." if deleted else "."
                 return CleanUp(True, f"Nothing was left behind{done}")
+            left = found
         return CleanUp(
             False,
             f"The VM reappeared after it was deleted; it is kept in the stack as it is "

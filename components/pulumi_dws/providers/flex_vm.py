@@ -18,16 +18,21 @@ Type token: ``pulumi-python:dynamic/dws:FlexStartVm``. Inputs (camelCase, as sto
     ``RUNNING`` or ``TERMINATED`` (stop/start in place).
 ``waitFor``
     ``accepted`` (return once the request is PENDING in Google's queue) or ``running``.
+``templateShape``
+    the fingerprint of the template's shape, when the template is shared by the VMs of one
+    shape (:mod:`pulumi_dws.flex_shapes`); absent for a template of the VM's own.
 
 Outputs: the inputs plus ``status`` (``PENDING``, ``RUNNING``, ``TERMINATED``, ...) and
 ``observed``: ``instanceId``, ``selfLink``, ``internalIp``, ``externalIp``, ``runEndsAt`` (when
 the run duration ends), ``lastStartTimestamp`` and ``requestId`` (of the insert). Grouping them
 keeps the resource to nine properties: each one costs the SDK time at every registration.
 
-diff: ``project``, ``zone``, ``name``, ``sourceInstanceTemplate`` and the body's shape
-(anything but ``labels``, ``metadata``, ``params``) replace the VM (delete first: the name is
-reused and the capacity released); ``desiredStatus``, ``body.labels`` and ``body.metadata``
-update in place; ``waitFor`` and ``body.params`` only matter at create time.
+diff: ``project``, ``zone``, ``name``, another template shape and the body's shape (anything but
+``labels``, ``metadata``, ``params``) replace the VM (delete first: the name is reused and the
+capacity released); ``desiredStatus``, ``body.labels`` and ``body.metadata`` update in place;
+``waitFor`` and ``body.params`` only matter at create time. Another ``sourceInstanceTemplate``
+replaces the VM unless both sides carry the same ``templateShape``, or the old side is a VM's
+own template (state from before templates were shared) and the new side has a fingerprint.
 
 create: the shared create state machine (:mod:`~pulumi_dws.providers.create_machine`) with the
 steps of :mod:`~pulumi_dws.providers.flex_create`. Failures leave no orphan: an insert whose
@@ -54,7 +59,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pulumi
 import pulumi.dynamic as dyn
@@ -85,6 +90,7 @@ INPUT_KEYS = (
     "body",
     "desiredStatus",
     "waitFor",
+    "templateShape",
 )
 OUTPUT_KEYS = ("status", "observed")
 OBSERVED_KEYS = (
@@ -180,8 +186,13 @@ class FlexStartVm(dyn.Resource, module="dws", name="FlexStartVm"):
     Most users want :class:`pulumi_dws.FlexStartInstance`, which builds ``props``. Every input
     and output key (:data:`INPUT_KEYS`, :data:`OUTPUT_KEYS`) is an ``Output`` attribute:
     ``vm.status``, ``vm.observed`` (a dict), ``vm.body``... (there are no class annotations on
-    purpose: the SDK resolves them with ``typing.get_type_hints`` on every registration).
+    purpose: the SDK resolves them with ``typing.get_type_hints`` on every registration; the
+    ones below exist for type checkers only).
     """
+
+    if TYPE_CHECKING:
+        status: pulumi.Output[str | None]
+        observed: pulumi.Output[dict[str, Any] | None]
 
     def __init__(
         self,
@@ -331,6 +342,8 @@ _WAITS = ("accepted", "running")
 
 def _diff(olds: Mapping[str, Any], news: Mapping[str, Any]) -> dyn.DiffResult:
     replaces = [k for k in REPLACE_KEYS if (olds.get(k) or "") != (news.get(k) or "")]
+    if "sourceInstanceTemplate" in replaces and not _template_reshaped(olds, news):
+        replaces.remove("sourceInstanceTemplate")
     old_body = olds.get("body") or {}
     new_body = news.get("body") or {}
     changed_body = set()
@@ -342,7 +355,12 @@ def _diff(olds: Mapping[str, Any], news: Mapping[str, Any]) -> dyn.DiffResult:
                 changed_body.add(key)
     if changed_body - set(BODY_IN_PLACE) - set(BODY_CREATE_ONLY):
         replaces.append("body")
-    in_place = [k for k in ("desiredStatus", "waitFor") if olds.get(k) != news.get(k)]
+    # A template of the same shape is recorded by an update that changes nothing in the cloud.
+    in_place = [
+        k
+        for k in ("desiredStatus", "waitFor", "templateShape", "sourceInstanceTemplate")
+        if k not in replaces and (olds.get(k) or "") != (news.get(k) or "")
+    ]
     changes = bool(replaces or in_place or changed_body)
     return dyn.DiffResult(
         changes=changes,
@@ -350,6 +368,25 @@ def _diff(olds: Mapping[str, Any], news: Mapping[str, Any]) -> dyn.DiffResult:
         stables=["project", "zone", "name"] if not replaces else [],
         delete_before_replace=True,
     )
+
+
+def _template_reshaped(olds: Mapping[str, Any], news: Mapping[str, Any]) -> bool:
+    """Whether a new ``sourceInstanceTemplate`` means a new VM shape.
+
+    With a ``templateShape`` (the fingerprint of the template's inputs) on both sides, only a
+    new fingerprint does: the same shape under another template (shared, or recreated) is the
+    same VM. A VM whose template was its own (state written before templates were shared)
+    moving to a fingerprinted one keeps its VM: its template had the shape its inputs still
+    describe, and what the body holds (machine type, scheduling, accelerators) is compared
+    on its own. Without a fingerprint on the new side, any other template replaces the VM.
+    """
+    new_shape = news.get("templateShape")
+    if not new_shape or not _known(new_shape):
+        return True
+    old_shape = olds.get("templateShape")
+    if old_shape:
+        return bool(old_shape != new_shape)
+    return not olds.get("sourceInstanceTemplate")
 
 
 # ---------------------------------------------------------------------- create
@@ -386,7 +423,7 @@ def await_capacity(client: Any, vm: _Vm, op: dict[str, Any]) -> dict[str, Any]:
 
         def until(_op: dict[str, Any]) -> bool:
             instance = get_instance(client, vm.project, vm.zone, vm.name)
-            return bool(instance) and instance.get("status") in ACCEPTED
+            return instance is not None and instance.get("status") in ACCEPTED
 
     budget = (vm.window or FAIL_FAST_TRY_SECONDS) + WAIT_MARGIN_SECONDS
     return wait_zone_operation(client, vm.project, vm.zone, op, timeout=budget, until=until)

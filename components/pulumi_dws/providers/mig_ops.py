@@ -90,7 +90,7 @@ def managed_instances(client: GoogleRestClient, where: Group) -> list[dict[str, 
         if err.not_found:
             return []
         raise
-    return [m for m in answer.get("managedInstances") or [] if isinstance(m, Mapping)]
+    return [dict(m) for m in answer.get("managedInstances") or [] if isinstance(m, Mapping)]
 
 
 def poll_until(

@@ -60,6 +60,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import pulumi
@@ -263,7 +264,7 @@ def _check(news: Mapping[str, Any]) -> list[dyn.CheckFailure]:
         run("region", lambda: check_region("region", region))
     for key in ("group", "name"):
         if _known(news[key]):
-            run(key, lambda key=key: check_name(key, news[key]))
+            run(key, partial(check_name, key, news[key]))
     body = news["body"]
     if not _known(body) and not isinstance(body, Mapping):
         return failures
@@ -522,7 +523,8 @@ def _read(provider: MigResizeRequestProvider, id_: str, props: dict[str, Any]) -
             f"{rr.describe()} could not be read: {err}. Nothing was changed; run `pulumi "
             "refresh` again once Compute Engine answers."
         ) from None
-    previous = props.get("observed") if isinstance(props.get("observed"), Mapping) else {}
+    observed = props.get("observed")
+    previous: Mapping[str, Any] = observed if isinstance(observed, Mapping) else {}
     if view is None:
         ends = previous.get("runEndsAt") if previous else None
         if not ends or not _ended(ends, client.server_time):

@@ -118,13 +118,14 @@ class SlurmCreate:
 
         if _state_of(live) in BUSY:
             try:
-                live = self.provider._poll(  # noqa: SLF001
+                settled = self.provider._poll(  # noqa: SLF001
                     self.client, self.path, lambda c: c is None or _state_of(c) not in BUSY
                 )
             except Exception as err:  # noqa: BLE001
                 return self._as_it_is(err)
-            if live is None:
+            if settled is None:
                 return Outcome(Phase.FAILED, error=_Failed("it disappeared while being adopted"))
+            live = settled
         return self._judge(live)
 
     def _judge(self, live: dict[str, Any]) -> Outcome[dict[str, Any]]:

@@ -118,7 +118,7 @@ class _Watched(_Connection):
         _watch_connection(self)
         super().connect()
 
-    def request(self, *args: Any, **kwargs: Any) -> None:  # type: ignore[override]
+    def request(self, *args: Any, **kwargs: Any) -> None:
         _watch_connection(self)
         super().request(*args, **kwargs)
 

@@ -7,7 +7,7 @@ from typing import Any
 from ... import limits
 from ...duration import Duration
 from ...errors import DwsValidationError
-from ..values import UNKNOWN, seconds_of
+from ..values import Unknown, seconds_of
 
 __all__ = ["duration_problem", "describe_seconds"]
 
@@ -23,7 +23,7 @@ def duration_problem(raw: Any, field: str, key: str, cap: str | None = None) -> 
         seconds = seconds_of(raw, field)
     except DwsValidationError as err:
         return str(err)
-    if seconds is UNKNOWN or seconds is None:
+    if isinstance(seconds, Unknown) or seconds is None:
         return None
     try:
         limits.get(key).check(field, seconds)

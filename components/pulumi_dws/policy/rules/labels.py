@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from ...flex_shapes import SHAPE_DESCRIPTION
 from ..shapes import accelerator_kind, body_of, kind_of, node_pools, vm_spec
 from ..values import UNKNOWN, pick
 from ..view import Context, ResourceView
@@ -41,7 +42,10 @@ SHAPE_ONLY_TEMPLATES = {
 
 def _targets(view: ResourceView) -> Iterator[tuple[str, Any]]:
     """``(field, labels)`` of each capacity part of ``view`` (UNKNOWN when can't tell)."""
-    if (view.type, view.parent_type) in SHAPE_ONLY_TEMPLATES:
+    shared = view.props.get("description") == SHAPE_DESCRIPTION  # by the VMs of one shape
+    if (view.type, view.parent_type) in SHAPE_ONLY_TEMPLATES or (
+        shared and view.type in {t for t, _ in SHAPE_ONLY_TEMPLATES}
+    ):
         return
     vm = vm_spec(view)
     capacity = vm is not None and _is_capacity(vm.gpus(), vm.machine_type, vm.flex_start)

@@ -548,11 +548,11 @@ class DynamicProviderHost:
                 request, timeout=self._startup_timeout, wait_for_ready=True
             )
         except grpc.RpcError as err:
-            code: grpc.StatusCode = err.code()  # type: ignore[attr-defined]
+            code: grpc.StatusCode = err.code()
             if code == grpc.StatusCode.UNIMPLEMENTED:
                 self.handshake_supported = False  # fall back to Configure, as the engine does
                 return
-            details: str = err.details() or ""  # type: ignore[attr-defined]
+            details: str = err.details() or ""
             raise DynamicProviderError("Handshake", code, details) from None
         self.handshake_supported = True
 
@@ -560,8 +560,8 @@ class DynamicProviderHost:
         try:
             return rpc_method(request, timeout=self._rpc_timeout)
         except grpc.RpcError as err:
-            code: grpc.StatusCode = err.code()  # type: ignore[attr-defined]
-            details: str = err.details() or ""  # type: ignore[attr-defined]
+            code: grpc.StatusCode = err.code()
+            details: str = err.details() or ""
             if code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED):
                 details += self._output_suffix()
             raise DynamicProviderError(method, code, details) from None

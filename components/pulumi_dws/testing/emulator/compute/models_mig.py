@@ -110,8 +110,8 @@ class MigBackend:
         created: list[dict[str, Any]]
         _lock: threading.RLock
         _now: dt.datetime
-        _vms: dict[tuple[str, str, str], _Vm]
         _ops: dict[str, Operation]
+        _vms: dict[tuple[str, str, str], _Vm]
         _counter: itertools.count[int]
         _templates: dict[tuple[str, str], dict[str, Any]]
         _transitions: dict[tuple[str, str, str], tuple[str, dt.datetime]]

@@ -404,7 +404,7 @@ class TpuBackend:
                 "tpu.node_spec[0].node", "network_config and network_configs are mutually exclusive"
             )
         try:
-            tpu = catalog.cloud_tpu_slice("acceleratorType", node.get("acceleratorType"))
+            tpu = catalog.cloud_tpu_slice("acceleratorType", node.get("acceleratorType") or "")
         except DwsValidationError as err:
             raise _invalid("tpu.node_spec[0].node.accelerator_type", err.problem) from None
         model = body.get("provisioningModel") or "STANDARD"
