@@ -67,6 +67,7 @@ import pulumi.dynamic as dyn
 from .checks import known as _known
 from .compute_provider import ComputeProvider
 from .create_machine import OWNER_LABEL
+from .rest_provider import shared_provider
 
 __all__ = [
     "FlexStartVm",
@@ -169,15 +170,9 @@ class FlexStartVmProvider(ComputeProvider):
         _delete(self, props)
 
 
-_PROVIDER: FlexStartVmProvider | None = None
-
-
 def default_provider() -> FlexStartVmProvider:
     """The provider instance every ``FlexStartVm`` of a program shares."""
-    global _PROVIDER
-    if _PROVIDER is None:
-        _PROVIDER = FlexStartVmProvider()
-    return _PROVIDER
+    return shared_provider(FlexStartVmProvider)
 
 
 class FlexStartVm(dyn.Resource, module="dws", name="FlexStartVm"):

@@ -67,6 +67,7 @@ import pulumi
 import pulumi.dynamic as dyn
 
 from .compute_provider import ComputeProvider
+from .rest_provider import shared_provider
 
 if TYPE_CHECKING:
     from .mig_ops import Group
@@ -147,15 +148,9 @@ class MigResizeRequestProvider(ComputeProvider):
         _delete(self, props)
 
 
-_PROVIDER: MigResizeRequestProvider | None = None
-
-
 def default_provider() -> MigResizeRequestProvider:
     """The provider instance every ``MigResizeRequest`` of a program shares."""
-    global _PROVIDER
-    if _PROVIDER is None:
-        _PROVIDER = MigResizeRequestProvider()
-    return _PROVIDER
+    return shared_provider(MigResizeRequestProvider)
 
 
 class MigResizeRequest(dyn.Resource, module="dws", name="MigResizeRequest"):

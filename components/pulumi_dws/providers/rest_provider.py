@@ -10,7 +10,7 @@ instance carries fewer attributes, or others) still loads and runs."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, TypeVar
 
 import pulumi.dynamic as dyn
 
@@ -19,7 +19,7 @@ from .endpoints import Api
 if TYPE_CHECKING:
     from .rest import GoogleRestClient, PollPolicy
 
-__all__ = ["RestProvider", "DEFAULT_TIMEOUT"]
+__all__ = ["RestProvider", "DEFAULT_TIMEOUT", "shared_provider"]
 
 DEFAULT_TIMEOUT = 7200.0
 """How long a long-running operation or a resource's state is waited for, in seconds."""
@@ -72,3 +72,15 @@ class RestProvider(dyn.ResourceProvider):
         if self.poll_policy is not None:
             client.poll = self.poll_policy
         return client
+
+
+P = TypeVar("P", bound=RestProvider)
+_SHARED: dict[type[RestProvider], RestProvider] = {}
+
+
+def shared_provider(cls: type[P]) -> P:
+    """The one ``cls()`` every resource of a program that names no provider shares."""
+    provider = _SHARED.get(cls)
+    if not isinstance(provider, cls):
+        provider = _SHARED[cls] = cls()
+    return provider
