@@ -258,7 +258,6 @@ def _check(news: Mapping[str, Any]) -> list[dyn.CheckFailure]:
     from .. import limits
     from ..validation import check_name, check_zone
     from .checks import CheckFailures
-    from .paths import segment_problem
 
     failures = CheckFailures()
     run = failures.run
@@ -271,10 +270,7 @@ def _check(news: Mapping[str, Any]) -> list[dyn.CheckFailure]:
             failures.append(dyn.CheckFailure(key, f"{key} is required"))
     if failures:
         return failures
-    if _known(news["project"]):
-        problem = segment_problem("project", news["project"])
-        if problem:
-            failures.append(dyn.CheckFailure("project", f"project: {problem}"))
+    failures.segment("project", news["project"])
     if _known(news["zone"]):
         run("zone", lambda: check_zone("zone", news["zone"]))
     if _known(news["name"]):

@@ -234,7 +234,6 @@ def _check(news: Mapping[str, Any]) -> list[dyn.CheckFailure]:
     from ..validation import check_name, check_region, check_zone
     from .checks import CheckFailures
     from .checks import known as _known
-    from .paths import segment_problem
 
     failures = CheckFailures()
     run = failures.run
@@ -249,10 +248,7 @@ def _check(news: Mapping[str, Any]) -> list[dyn.CheckFailure]:
         failures.append(
             dyn.CheckFailure("zone", "exactly one of zone and region must be set (the other None)")
         )
-    if _known(news["project"]):
-        problem = segment_problem("project", news["project"])
-        if problem:
-            failures.append(dyn.CheckFailure("project", f"project: {problem}"))
+    failures.segment("project", news["project"])
     if zone and _known(zone):
         run("zone", lambda: check_zone("zone", zone))
     if region and _known(region):

@@ -174,20 +174,14 @@ class QueuedTpuProvider(RestProvider):
         preview) is never a failure."""
         from pulumi.output import Unknown
 
-        from .paths import segment_problem
+        from .checks import CheckFailures
 
-        failures = []
+        failures = CheckFailures()
         kinds = {"project": "project", "zone": "zone", "queuedResourceId": "name"}
         for key, kind in kinds.items():
-            value = news.get(key)
-            if isinstance(value, Unknown):
-                continue
-            if value is None:
+            if news.get(key) is None:
                 failures.append(dyn.CheckFailure(key, f"{key} is required"))
-                continue
-            problem = segment_problem(kind, value)
-            if problem:
-                failures.append(dyn.CheckFailure(key, f"{key}: {problem}"))
+            failures.segment(key, news.get(key), kind)
         if news.get("waitFor", "active") not in ("accepted", "active"):
             failures.append(dyn.CheckFailure("waitFor", "waitFor: accepted or active"))
         if not isinstance(news.get("body"), (Mapping, Unknown)):

@@ -109,9 +109,9 @@ class SlurmClusterProvider(RestProvider):
         value not known yet (a preview) is never a failure."""
         from pulumi.output import Unknown
 
-        from .paths import segment_problem
+        from .checks import CheckFailures
 
-        failures = []
+        failures = CheckFailures()
         cluster_id = news.get("cluster_id")
         if not isinstance(cluster_id, Unknown) and not valid_cluster_id(cluster_id):
             failures.append(
@@ -121,12 +121,7 @@ class SlurmClusterProvider(RestProvider):
                 )
             )
         for key in ("project", "region"):
-            value = news.get(key)
-            if value is None or isinstance(value, Unknown):
-                continue
-            problem = segment_problem(key, value)
-            if problem:
-                failures.append(CheckFailure(key, f"{key}: {problem}"))
+            failures.segment(key, news.get(key))
         for key in ("project", "region", "body"):
             if news.get(key) is None:
                 failures.append(CheckFailure(key, f"{key} is required"))
