@@ -112,7 +112,6 @@ class MigBackend:
         _now: dt.datetime
         _ops: dict[str, Operation]
         _vms: dict[tuple[str, str, str], _Vm]
-        _ops: dict[str, Operation]
         _counter: itertools.count[int]
         _templates: dict[tuple[str, str], dict[str, Any]]
         _transitions: dict[tuple[str, str, str], tuple[str, dt.datetime]]
