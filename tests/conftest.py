@@ -27,7 +27,16 @@ _GCLOUD_RUNS = pytest.StashKey[GcloudRuns]()
 
 # ---------------------------------------------------------------------- gcloud, the oracle
 def pytest_configure(config: pytest.Config) -> None:
-    config.stash[_GCLOUD_RUNS] = GcloudRuns(workers=1)
+    config.stash[_GCLOUD_RUNS] = GcloudRuns(workers=1, shared_dir=_shared_by_workers(config))
+
+
+def _shared_by_workers(config: pytest.Config) -> Path | None:
+    """Under ``pytest -n`` (pytest-xdist) every worker collects every test and so would start
+    every gcloud run: they share the runs through a folder of the run's base temporary
+    directory (each worker's ``basetemp`` is a folder in it), so each command runs once."""
+    if not hasattr(config, "workerinput"):
+        return None
+    return Path(config.option.basetemp).parent / "gcloud-runs"
 
 
 def _declared(items: list[pytest.Item]) -> list[GcloudCommand]:
