@@ -600,8 +600,25 @@ class GcloudRuns:
         apis: Sequence[str] = ("compute", "container"),
         project: str = DEFAULT_PROJECT,
     ) -> GcloudCapture:
-        """The capture of ``gcloud <args>`` (see :func:`run_gcloud`), run once per command."""
-        return self._submit(GcloudCommand.of(args, apis=apis, project=project)).result()
+        """The capture of ``gcloud <args>`` (see :func:`run_gcloud`), run once per command.
+
+        A run still queued behind other prefetched runs is taken out of the queue and run
+        here, in the caller's thread, rather than waited for.
+        """
+        command = GcloudCommand.of(args, apis=apis, project=project)
+        queued = self._submit(command)
+        if queued.cancel():
+            here: Future[GcloudCapture] = Future()
+            with self._lock:
+                self._runs[command] = here
+            try:
+                here.set_result(self._run(command))
+            except BaseException as exc:
+                here.set_exception(exc)
+                raise
+        with self._lock:
+            run = self._runs[command]
+        return run.result()
 
     def close(self) -> None:
         """Drop the runs not started yet and wait for those under way."""
