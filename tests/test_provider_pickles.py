@@ -80,3 +80,22 @@ def test_providers_pickle_by_reference_to_the_providers_package(cls: type) -> No
     pickled = base64.b64decode(serialize_provider(cls()))
     assert b"pulumi_dws.providers." in pickled
     assert isinstance(dill.loads(pickled), cls)
+
+
+@pytest.mark.parametrize("name", sorted(set(STATE_BEFORE_THE_MOVE) - {"StableTime"}))
+def test_an_old_rest_provider_pickle_builds_its_client_from_class_defaults(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Pickles written before the REST providers shared a base carry ``endpoint`` and
+    ``timeout`` (or nothing at all): what they lack comes from the class."""
+    from pulumi.dynamic import ConfigureRequest
+
+    for var in ("DWS_COMPUTE_ENDPOINT", "DWS_AIPLATFORM_ENDPOINT", "DWS_TPU_ENDPOINT"):
+        monkeypatch.delenv(var, raising=False)
+    text, _ = STATE_BEFORE_THE_MOVE[name]
+    provider = dill.loads(base64.b64decode(text))
+    assert provider.timeout == 7200.0
+    provider.configure(ConfigureRequest({provider.API.config_key: "http://127.0.0.1:9/"}))
+    client = provider.client("us-central1")
+    assert client.base_url == "http://127.0.0.1:9/" + provider.API.path
+    assert client.poll.initial > 0  # the default poll policy

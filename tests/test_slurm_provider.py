@@ -410,7 +410,7 @@ def test_stack_config_endpoint_via_configure(
 def test_provider_pickles_small_and_without_credentials(emu: Emulator) -> None:
     provider = SlurmClusterProvider()
     provider.create(props())
-    assert vars(provider) == {"timeout": 7200.0, "endpoint": None}
+    assert vars(provider) == {"timeout": 7200.0}  # endpoint, sleep, poll: class defaults
     blob = dill.dumps(provider)
     assert len(blob) < 1000
     assert serialized_provider_size(provider) < 1500

@@ -36,3 +36,14 @@ class CheckFailures(list[dyn.CheckFailure]):
             check()
         except (DwsValidationError, KeyError, TypeError, ValueError) as err:
             self.append(dyn.CheckFailure(prop, str(err)))
+
+    def segment(self, prop: str, value: Any, kind: str | None = None) -> None:
+        """Check ``value``, which goes into a URL path as a ``kind`` (default: ``prop``)
+        segment, in full; a value that is None or not known yet (a preview) is let be."""
+        from .paths import segment_problem
+
+        if value is None or not known(value):
+            return
+        problem = segment_problem(kind or prop, value)
+        if problem:
+            self.append(dyn.CheckFailure(prop, f"{prop}: {problem}"))

@@ -209,12 +209,7 @@ def get_instance(
     client: GoogleRestClient, project: str, zone: str, name: str
 ) -> dict[str, Any] | None:
     """``instances.get``, or None when the VM does not exist."""
-    try:
-        return client.get(instance_path(project, zone, name), expect=is_instance)
-    except ApiError as err:
-        if err.not_found:
-            return None
-        raise
+    return client.find(instance_path(project, zone, name), expect=is_instance)
 
 
 def instance_action(

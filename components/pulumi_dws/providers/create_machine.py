@@ -46,11 +46,19 @@ __all__ = [
     "CreateSteps",
     "CreateMachine",
     "CreateFailed",
+    "OWNER_LABEL",
+    "found_by_owner",
+    "kept_unless_gone",
 ]
 
 log = logging.getLogger("pulumi_dws.create")
 T = TypeVar("T")
 H = TypeVar("H")
+
+OWNER_LABEL = "dws-create"
+"""The label that marks a resource as made by a create with given inputs: its value is the
+inputs' ownership key, so a create run again (after a crash or a lost answer) adopts what it
+made and refuses what it did not."""
 
 
 class Phase(str, enum.Enum):
@@ -148,6 +156,45 @@ class CleanUp(Generic[T]):
     gone: bool
     message: str
     left: T | None = None
+
+
+def found_by_owner(
+    resource: T, mark: str | None, key: str, exists: str, holder: str = "it"
+) -> Found[T]:
+    """What a find that met ``resource`` learnt from its ownership ``mark`` (the value of its
+    :data:`OWNER_LABEL`, None when it has none): ours when it is this create's ``key``, else
+    someone else's, saying why. ``exists`` says what was met (``"it already exists"``),
+    ``holder`` what carries the label (``"its node"``)."""
+    if mark == key:
+        return Found(resource, ours=True)
+    if mark is None:
+        whose = f"{holder} has no {OWNER_LABEL} label, so it was not made by pulumi-dws"
+    else:
+        whose = (
+            f"pulumi-dws made it from other inputs (label {OWNER_LABEL}={mark}; these inputs "
+            f"make {key})"
+        )
+    return Found(resource, ours=False, why=f"{exists}, and {whose}")
+
+
+def kept_unless_gone(
+    what: str,
+    why: str,
+    path: str,
+    read: Callable[[], T | None],
+    unreadable: type[Exception],
+) -> CleanUp[T]:
+    """A failed ``what`` (``"cluster"``) that ``why`` could not be deleted: read again, it is
+    gone (nothing left), left as it is (kept in the stack for ``pulumi destroy``) or unknown
+    (``read`` raised ``unreadable``: delete it by hand if it exists)."""
+    message = f"The failed {what} {why}; it is kept in the stack as it is: delete {path}"
+    try:
+        live = read()
+    except unreadable:
+        return CleanUp(False, message + " by hand if it exists.")
+    if live is None:
+        return CleanUp(True, "Nothing was left behind.")
+    return CleanUp(False, message + " with `pulumi destroy`.", left=live)
 
 
 class CreateFailed(Exception):

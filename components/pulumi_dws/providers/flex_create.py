@@ -38,7 +38,7 @@ from .compute_ops import (
     is_operation,
     typed_instance,
 )
-from .create_machine import CleanUp, Found, Outcome, Phase, Sent
+from .create_machine import OWNER_LABEL, CleanUp, Found, Outcome, Phase, Sent, found_by_owner
 from .rest import ApiError, OperationError
 
 if TYPE_CHECKING:
@@ -47,8 +47,6 @@ if TYPE_CHECKING:
 
 __all__ = ["OWNER_LABEL", "FlexCreate", "create_key"]
 
-OWNER_LABEL = "dws-create"
-"""The label that marks a VM as made by a FlexStartVm with given inputs (see the module doc)."""
 SETTLE_SECONDS = 30.0
 """Waited (virtual under an emulator clock) before a lost create is concluded not to exist."""
 _QUEUED = frozenset({"PENDING", "PROVISIONING", "STAGING"})
@@ -100,20 +98,8 @@ class FlexCreate:
         if instance is None:
             return Found()
         mark = (instance.get("labels") or {}).get(OWNER_LABEL)
-        if mark == self.key:
-            return Found(instance, ours=True)
-        if mark is None:
-            whose = f"it has no {OWNER_LABEL} label, so it was not made by pulumi-dws"
-        else:
-            whose = (
-                f"pulumi-dws made it from other inputs (label {OWNER_LABEL}={mark}; these "
-                f"inputs make {self.key})"
-            )
-        return Found(
-            instance,
-            ours=False,
-            why=f"an instance named {vm.name} already exists in {vm.zone}, and {whose}",
-        )
+        exists = f"an instance named {vm.name} already exists in {vm.zone}"
+        return found_by_owner(instance, mark, self.key, exists)
 
     # ------------------------------------------------------------------ send
     def body(self) -> dict[str, Any]:

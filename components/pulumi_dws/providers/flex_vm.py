@@ -66,6 +66,8 @@ import pulumi.dynamic as dyn
 
 from .checks import known as _known
 from .compute_provider import ComputeProvider
+from .create_machine import OWNER_LABEL
+from .rest_provider import shared_provider
 
 __all__ = [
     "FlexStartVm",
@@ -131,7 +133,6 @@ STOPPED = frozenset(
 FAIL_FAST_TRY_SECONDS = 90  # dws-facts §1: without a queue Compute tries for about 90 s
 WAIT_MARGIN_SECONDS = 600.0  # beyond the queue window (or the fail-fast try) before giving up
 STOCKOUT_CODES = ("ZONE_RESOURCE_POOL_EXHAUSTED", "RESOURCE_POOL_EXHAUSTED", "STOCKOUT")
-OWNER_LABEL = "dws-create"  # see pulumi_dws.providers.flex_create
 
 
 class FlexStartError(Exception):
@@ -169,15 +170,9 @@ class FlexStartVmProvider(ComputeProvider):
         _delete(self, props)
 
 
-_PROVIDER: FlexStartVmProvider | None = None
-
-
 def default_provider() -> FlexStartVmProvider:
     """The provider instance every ``FlexStartVm`` of a program shares."""
-    global _PROVIDER
-    if _PROVIDER is None:
-        _PROVIDER = FlexStartVmProvider()
-    return _PROVIDER
+    return shared_provider(FlexStartVmProvider)
 
 
 class FlexStartVm(dyn.Resource, module="dws", name="FlexStartVm"):
@@ -263,7 +258,6 @@ def _check(news: Mapping[str, Any]) -> list[dyn.CheckFailure]:
     from .. import limits
     from ..validation import check_name, check_zone
     from .checks import CheckFailures
-    from .paths import segment_problem
 
     failures = CheckFailures()
     run = failures.run
@@ -276,10 +270,7 @@ def _check(news: Mapping[str, Any]) -> list[dyn.CheckFailure]:
             failures.append(dyn.CheckFailure(key, f"{key} is required"))
     if failures:
         return failures
-    if _known(news["project"]):
-        problem = segment_problem("project", news["project"])
-        if problem:
-            failures.append(dyn.CheckFailure("project", f"project: {problem}"))
+    failures.segment("project", news["project"])
     if _known(news["zone"]):
         run("zone", lambda: check_zone("zone", news["zone"]))
     if _known(news["name"]):

@@ -79,12 +79,7 @@ def _is_listing(answer: Mapping[str, Any]) -> bool:
 
 def get_request(client: GoogleRestClient, where: Group, name: str) -> dict[str, Any] | None:
     """``resizeRequests.get``, or None when neither the request nor its group exists."""
-    try:
-        return client.get(where.request_path(name), expect=is_resize_request)
-    except ApiError as err:
-        if err.not_found:
-            return None
-        raise
+    return client.find(where.request_path(name), expect=is_resize_request)
 
 
 def managed_instances(client: GoogleRestClient, where: Group) -> list[dict[str, Any]]:

@@ -67,6 +67,7 @@ import pulumi
 import pulumi.dynamic as dyn
 
 from .compute_provider import ComputeProvider
+from .rest_provider import shared_provider
 
 if TYPE_CHECKING:
     from .mig_ops import Group
@@ -147,15 +148,9 @@ class MigResizeRequestProvider(ComputeProvider):
         _delete(self, props)
 
 
-_PROVIDER: MigResizeRequestProvider | None = None
-
-
 def default_provider() -> MigResizeRequestProvider:
     """The provider instance every ``MigResizeRequest`` of a program shares."""
-    global _PROVIDER
-    if _PROVIDER is None:
-        _PROVIDER = MigResizeRequestProvider()
-    return _PROVIDER
+    return shared_provider(MigResizeRequestProvider)
 
 
 class MigResizeRequest(dyn.Resource, module="dws", name="MigResizeRequest"):
@@ -239,7 +234,6 @@ def _check(news: Mapping[str, Any]) -> list[dyn.CheckFailure]:
     from ..validation import check_name, check_region, check_zone
     from .checks import CheckFailures
     from .checks import known as _known
-    from .paths import segment_problem
 
     failures = CheckFailures()
     run = failures.run
@@ -254,10 +248,7 @@ def _check(news: Mapping[str, Any]) -> list[dyn.CheckFailure]:
         failures.append(
             dyn.CheckFailure("zone", "exactly one of zone and region must be set (the other None)")
         )
-    if _known(news["project"]):
-        problem = segment_problem("project", news["project"])
-        if problem:
-            failures.append(dyn.CheckFailure("project", f"project: {problem}"))
+    failures.segment("project", news["project"])
     if zone and _known(zone):
         run("zone", lambda: check_zone("zone", zone))
     if region and _known(region):

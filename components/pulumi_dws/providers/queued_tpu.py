@@ -40,13 +40,15 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import pulumi
 import pulumi.dynamic as dyn
 
+from .endpoints import TPU, Api
 from .queued_tpu_create import ENDED, QueuedTpuCreate, state_of
 from .rest import is_lro
+from .rest_provider import DEFAULT_TIMEOUT, RestProvider
 
 if TYPE_CHECKING:
     from .rest import GoogleRestClient, PollPolicy
@@ -153,53 +155,33 @@ def _outputs(props: Mapping[str, Any], live: Mapping[str, Any]) -> dict[str, Any
     }
 
 
-class QueuedTpuProvider(dyn.ResourceProvider):
-    """CRUD for one Cloud TPU queued resource; see the module docstring."""
+class QueuedTpuProvider(RestProvider):
+    """CRUD for one Cloud TPU queued resource; see the module docstring (``sleep``, ``poll``,
+    ``timeout`` and the endpoint, ``dws:tpuEndpoint``: :class:`~.rest_provider.RestProvider`)."""
 
-    serialize_as_secret_always = False  # nothing secret is pickled
-    sleep: Callable[[float], None] | None = None
-    """Replaces ``time.sleep`` between retries and polls (tests pass one that advances an
-    emulator's virtual clock); never set on the provider a stack pickles."""
-    poll_policy: PollPolicy | None = None
+    API: ClassVar[Api] = TPU
 
     def __init__(
         self,
-        timeout: float = 7200.0,
+        timeout: float = DEFAULT_TIMEOUT,
         sleep: Callable[[float], None] | None = None,
         poll: PollPolicy | None = None,
     ) -> None:
-        super().__init__()
-        self.timeout = timeout
-        self.endpoint: str | None = None
-        if sleep is not None:
-            self.sleep = sleep
-        if poll is not None:
-            self.poll_policy = poll
-
-    # ------------------------------------------------------------------ engine hooks
-    def configure(self, req: dyn.ConfigureRequest) -> None:
-        """Pick up ``dws:tpuEndpoint`` from stack config (the env var still wins)."""
-        self.endpoint = req.config.get("dws:tpuEndpoint")
+        super().__init__(sleep, poll, timeout)
 
     def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> dyn.CheckResult:
         """Every value that goes into a URL is checked in full; a value not known yet (a
         preview) is never a failure."""
         from pulumi.output import Unknown
 
-        from .paths import segment_problem
+        from .checks import CheckFailures
 
-        failures = []
+        failures = CheckFailures()
         kinds = {"project": "project", "zone": "zone", "queuedResourceId": "name"}
         for key, kind in kinds.items():
-            value = news.get(key)
-            if isinstance(value, Unknown):
-                continue
-            if value is None:
+            if news.get(key) is None:
                 failures.append(dyn.CheckFailure(key, f"{key} is required"))
-                continue
-            problem = segment_problem(kind, value)
-            if problem:
-                failures.append(dyn.CheckFailure(key, f"{key}: {problem}"))
+            failures.segment(key, news.get(key), kind)
         if news.get("waitFor", "active") not in ("accepted", "active"):
             failures.append(dyn.CheckFailure("waitFor", "waitFor: accepted or active"))
         if not isinstance(news.get("body"), (Mapping, Unknown)):
@@ -219,7 +201,7 @@ class QueuedTpuProvider(dyn.ResourceProvider):
         from .queued_tpu_create import SETTLE_SECONDS
 
         target = _target(props)
-        client = self._client()
+        client = self.client()
         steps = QueuedTpuCreate(self, client, target)
         assert client.sleep is not None
         sleep = client.sleep
@@ -235,7 +217,7 @@ class QueuedTpuProvider(dyn.ResourceProvider):
 
         target = _parse_id(id_)
         try:
-            live = self.read_live(self._client(), target.path)
+            live = self.read_live(self.client(), target.path)
         except ApiError as err:
             raise QueuedTpuError(
                 f"queued resource {id_} could not be read: {err}. Nothing was changed; run "
@@ -260,7 +242,7 @@ class QueuedTpuProvider(dyn.ResourceProvider):
 
         target = _parse_id(id_)
         try:
-            self.delete_and_wait(self._client(), target.path)
+            self.delete_and_wait(self.client(), target.path)
         except (ApiError, TimeoutError, QueuedTpuError) as err:
             raise QueuedTpuError(
                 f"delete of queued resource {id_} could not be confirmed: {err}. It is still in "
@@ -268,16 +250,6 @@ class QueuedTpuProvider(dyn.ResourceProvider):
             ) from None
 
     # ------------------------------------------------------------------ calls
-    def _client(self) -> GoogleRestClient:
-        from .endpoints import TPU
-        from .rest import GoogleRestClient
-
-        config = {TPU.config_key: self.endpoint} if self.endpoint else None
-        client = GoogleRestClient(TPU.base(None, config), sleep=self.sleep)
-        if self.poll_policy is not None:
-            client.poll = self.poll_policy
-        return client
-
     def wait_seconds(self, target: _Target) -> float:
         """How long a create waits for ``waitFor``: the queue window plus an hour to
         provision, or ``timeout`` when the request has no window."""
@@ -291,14 +263,7 @@ class QueuedTpuProvider(dyn.ResourceProvider):
 
     def read_live(self, client: GoogleRestClient, path: str) -> dict[str, Any] | None:
         """The queued resource, or None when there is none."""
-        from .rest import ApiError
-
-        try:
-            return client.get(path, expect=is_queued_resource)
-        except ApiError as err:
-            if err.not_found:
-                return None
-            raise
+        return client.find(path, expect=is_queued_resource)
 
     def poll(
         self,

@@ -21,7 +21,17 @@ import uuid
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from .create_machine import CleanUp, Found, Outcome, Phase, Sent, sent_after
+from .create_machine import (
+    OWNER_LABEL,
+    CleanUp,
+    Found,
+    Outcome,
+    Phase,
+    Sent,
+    found_by_owner,
+    kept_unless_gone,
+    sent_after,
+)
 from .rest import ApiError, is_lro, wire
 
 if TYPE_CHECKING:
@@ -30,7 +40,6 @@ if TYPE_CHECKING:
 
 __all__ = ["OWNER_LABEL", "QueuedTpuCreate", "create_key", "state_of"]
 
-OWNER_LABEL = "dws-create"
 """The node label that marks a queued resource as made by a QueuedTpuResource with given inputs."""
 SETTLE_SECONDS = 30.0
 """Waited (virtual under an emulator clock) before a lost create is concluded not to exist."""
@@ -103,17 +112,7 @@ class QueuedTpuCreate:
             return Found(unknown=True, why=str(err))
         if live is None:
             return Found()
-        mark = owner_mark(live)
-        if mark == self.key:
-            return Found(live, ours=True)
-        if mark is None:
-            whose = f"its node has no {OWNER_LABEL} label, so it was not made by pulumi-dws"
-        else:
-            whose = (
-                f"pulumi-dws made it from other inputs (label {OWNER_LABEL}={mark}; these "
-                f"inputs make {self.key})"
-            )
-        return Found(live, ours=False, why=f"it already exists, and {whose}")
+        return found_by_owner(live, owner_mark(live), self.key, "it already exists", "its node")
 
     # ------------------------------------------------------------------ send
     def send(self, attempt: int) -> Sent[dict[str, Any]]:
@@ -223,16 +222,11 @@ class QueuedTpuCreate:
 
     def _kept(self, why: str) -> CleanUp[dict[str, Any]]:
         path = self.target.path
-        message = (
-            f"The failed queued resource {why}; it is kept in the stack as it is: delete {path}"
-        )
-        try:
-            live = self.provider.read_live(self.client, path)
-        except ApiError:
-            return CleanUp(False, message + " by hand if it exists.")
-        if live is None:
-            return CleanUp(True, "Nothing was left behind.")
-        return CleanUp(False, message + " with `pulumi destroy`.", left=live)
+
+        def read() -> dict[str, Any] | None:
+            return self.provider.read_live(self.client, path)
+
+        return kept_unless_gone("queued resource", why, path, read, ApiError)
 
     # ------------------------------------------------------------------ messages
     def message(self, phase: Phase, detail: str, error: Exception | None) -> str:

@@ -416,6 +416,17 @@ class GoogleRestClient:
     ) -> dict[str, Any]:
         return self.request("GET", path, params=params or None, expect=expect)
 
+    def find(
+        self, path: str, *, expect: Callable[[dict[str, Any]], bool] | None = None, **params: Any
+    ) -> dict[str, Any] | None:
+        """GET ``path``, or None when it does not exist (404); any other error is raised."""
+        try:
+            return self.get(path, expect=expect, **params)
+        except ApiError as err:
+            if err.not_found:
+                return None
+            raise
+
     def post(
         self,
         path: str,

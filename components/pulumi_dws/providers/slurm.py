@@ -38,21 +38,21 @@ to a few hundred bytes (its class by reference, plus a timeout).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import pulumi
 import pulumi.dynamic
 from pulumi.dynamic import (
     CheckFailure,
     CheckResult,
-    ConfigureRequest,
     CreateResult,
     DiffResult,
     ReadResult,
-    ResourceProvider,
     UpdateResult,
 )
 
+from .endpoints import AIPLATFORM, Api
+from .rest_provider import DEFAULT_TIMEOUT, RestProvider
 from .slurm_create import SlurmCreate, is_lro
 from .slurm_diff import (
     BUSY,
@@ -89,44 +89,29 @@ def _done(operation: Mapping[str, Any]) -> bool:
 
 
 # ---------------------------------------------------------------------------- the provider
-class SlurmClusterProvider(ResourceProvider):
-    """CRUD for one managed Slurm cluster; see the module docstring."""
+class SlurmClusterProvider(RestProvider):
+    """CRUD for one managed Slurm cluster; see the module docstring (``sleep``, ``poll``,
+    ``timeout`` and the endpoint, ``dws:aiplatformEndpoint``:
+    :class:`~.rest_provider.RestProvider`)."""
 
-    serialize_as_secret_always = False  # nothing secret is pickled
-    sleep: Callable[[float], None] | None = None
-    """Replaces ``time.sleep`` between retries and polls (tests pass one that advances an
-    emulator's virtual clock in process); never set on the provider a stack pickles."""
-
-    poll: PollPolicy | None = None
-    """How operations are polled (default: :class:`~pulumi_dws.providers.rest.PollPolicy`)."""
+    API: ClassVar[Api] = AIPLATFORM
 
     def __init__(
         self,
-        timeout: float = 7200.0,
+        timeout: float = DEFAULT_TIMEOUT,
         sleep: Callable[[float], None] | None = None,
         poll: PollPolicy | None = None,
     ) -> None:
-        super().__init__()
-        self.timeout = timeout
-        self.endpoint: str | None = None
-        if sleep is not None:
-            self.sleep = sleep
-        if poll is not None:
-            self.poll = poll
-
-    # ------------------------------------------------------------------ engine hooks
-    def configure(self, req: ConfigureRequest) -> None:
-        """Pick up ``dws:aiplatformEndpoint`` from stack config (the env var still wins)."""
-        self.endpoint = req.config.get("dws:aiplatformEndpoint")
+        super().__init__(sleep, poll, timeout)
 
     def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
         """Every value that goes into a URL (or a host name: the region) is checked in full; a
         value not known yet (a preview) is never a failure."""
         from pulumi.output import Unknown
 
-        from .paths import segment_problem
+        from .checks import CheckFailures
 
-        failures = []
+        failures = CheckFailures()
         cluster_id = news.get("cluster_id")
         if not isinstance(cluster_id, Unknown) and not valid_cluster_id(cluster_id):
             failures.append(
@@ -136,12 +121,7 @@ class SlurmClusterProvider(ResourceProvider):
                 )
             )
         for key in ("project", "region"):
-            value = news.get(key)
-            if value is None or isinstance(value, Unknown):
-                continue
-            problem = segment_problem(key, value)
-            if problem:
-                failures.append(CheckFailure(key, f"{key}: {problem}"))
+            failures.segment(key, news.get(key))
         for key in ("project", "region", "body"):
             if news.get(key) is None:
                 failures.append(CheckFailure(key, f"{key} is required"))
@@ -162,7 +142,7 @@ class SlurmClusterProvider(ResourceProvider):
 
         try:
             path = cluster_path(props["project"], props["region"], props["cluster_id"])
-            client = self._client(props["region"])
+            client = self.client(props["region"])
         except (PathValueError, ValueError) as err:
             raise SlurmClusterError(f"the cluster can't be addressed: {err}") from None
         steps = SlurmCreate(self, client, props, path)
@@ -179,16 +159,16 @@ class SlurmClusterProvider(ResourceProvider):
         from .rest import ApiError
 
         project, region, cluster_id = _parse_id(id_)
-        client = self._client(region)
+        client = self.client(region)
         try:
-            live = client.get(cluster_path(project, region, cluster_id), expect=_is_cluster)
+            live = client.find(cluster_path(project, region, cluster_id), expect=_is_cluster)
         except ApiError as err:
-            if err.not_found:
-                return ReadResult(None, {})
             raise SlurmClusterError(
                 f"cluster {id_} could not be read: {err}. Nothing was changed; run `pulumi "
                 "refresh` again once the API answers."
             ) from None
+        if live is None:
+            return ReadResult(None, {})
         base = {"project": project, "region": region, "cluster_id": cluster_id, **props}
         declared = base.get("body")
         if declared is None:  # import: adopt what is there
@@ -204,7 +184,7 @@ class SlurmClusterProvider(ResourceProvider):
         _, mask = plan_change(olds, news)
         project, region, cluster_id = _parse_id(id_)
         path = cluster_path(project, region, cluster_id)
-        client = self._client(news["region"])
+        client = self.client(news["region"])
         try:
             if mask:
                 operation = self._patch(client, path, wire(news["body"]), ",".join(mask))
@@ -230,7 +210,7 @@ class SlurmClusterProvider(ResourceProvider):
         project, region, cluster_id = _parse_id(id_)
         path = cluster_path(project, region, cluster_id)
         try:
-            done = self._delete(self._client(region), path)
+            done = self._delete(self.client(region), path)
         except (ApiError, TimeoutError) as err:
             raise SlurmClusterError(
                 f"delete of cluster {id_} could not be confirmed: {err}. It is still in the "
@@ -242,16 +222,6 @@ class SlurmClusterProvider(ResourceProvider):
             )
 
     # ------------------------------------------------------------------ internals
-    def _client(self, region: str) -> GoogleRestClient:
-        from .endpoints import AIPLATFORM
-        from .rest import GoogleRestClient
-
-        config = {AIPLATFORM.config_key: self.endpoint} if self.endpoint else None
-        client = GoogleRestClient(AIPLATFORM.base(region, config), sleep=self.sleep)
-        if self.poll is not None:
-            client.poll = self.poll
-        return client
-
     def _delete(self, client: GoogleRestClient, path: str) -> dict[str, Any] | None:
         """DELETE ``path`` and wait: the finished operation, or None when there was nothing
         to delete. A DELETE refused because the cluster is busy (being deleted already, e.g. by

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from .create_machine import CleanUp, Found, Outcome, Phase, Sent, sent_after
+from .create_machine import CleanUp, Found, Outcome, Phase, Sent, kept_unless_gone, sent_after
 from .rest import ApiError, is_lro
 from .slurm_diff import (
     BUSY,
@@ -51,12 +51,7 @@ class SlurmCreate:
     def _get(self) -> dict[str, Any] | None:
         from .slurm import _is_cluster
 
-        try:
-            return self.client.get(self.path, expect=_is_cluster)
-        except ApiError as err:
-            if err.not_found:
-                return None
-            raise
+        return self.client.find(self.path, expect=_is_cluster)
 
     # ------------------------------------------------------------------ find
     def find(self) -> Found[dict[str, Any]]:
@@ -185,14 +180,7 @@ class SlurmCreate:
         return self._kept("came back after it was deleted")
 
     def _kept(self, why: str) -> CleanUp[dict[str, Any]]:
-        message = f"The failed cluster {why}; it is kept in the stack as it is: delete {self.path}"
-        try:
-            live = self._get()
-        except ApiError:
-            return CleanUp(False, message + " by hand if it exists.")
-        if live is None:
-            return CleanUp(True, "Nothing was left behind.")
-        return CleanUp(False, message + " with `pulumi destroy`.", left=live)
+        return kept_unless_gone("cluster", why, self.path, self._get, ApiError)
 
     # ------------------------------------------------------------------ messages
     def message(self, phase: Phase, detail: str, error: Exception | None) -> str:

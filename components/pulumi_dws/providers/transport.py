@@ -21,7 +21,7 @@ import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import requests
 from requests.adapters import HTTPAdapter
@@ -105,7 +105,15 @@ def _watch_connection(connection: Any) -> None:
         watch.track(connection)
 
 
-class _WatchedHTTPConnection(HTTPConnection):
+if TYPE_CHECKING:
+    _Connection = HTTPConnection
+else:
+    _Connection = object
+
+
+class _Watched(_Connection):
+    """Tells the watchdog which socket to shut before connecting and before each request."""
+
     def connect(self) -> None:
         _watch_connection(self)
         super().connect()
@@ -115,14 +123,12 @@ class _WatchedHTTPConnection(HTTPConnection):
         super().request(*args, **kwargs)
 
 
-class _WatchedHTTPSConnection(HTTPSConnection):
-    def connect(self) -> None:
-        _watch_connection(self)
-        super().connect()
+class _WatchedHTTPConnection(_Watched, HTTPConnection):
+    pass
 
-    def request(self, *args: Any, **kwargs: Any) -> None:
-        _watch_connection(self)
-        super().request(*args, **kwargs)
+
+class _WatchedHTTPSConnection(_Watched, HTTPSConnection):
+    pass
 
 
 class _WatchedHTTPPool(HTTPConnectionPool):

@@ -53,6 +53,8 @@ __all__ = [
     "dynamic_behaviour",
     "builtin_fill",
     "compute_zonal",
+    "compute_regional",
+    "compute_global",
     "short_hash",
     "DYNAMIC_TYPE_PREFIX",
     "MOCK_PROJECT_NUMBER",
@@ -446,18 +448,36 @@ def _segment(resource_id: str, collection: str) -> str:
     return ""
 
 
-def compute_zonal(collection: str, base: str = COMPUTE) -> Fill:
-    """A zonal Compute resource: ``projects/P/zones/Z/<collection>/NAME``, ``selfLink``,
-    ``creationTimestamp``."""
+def _compute(
+    collection: str, scope: Callable[[GcpMocks, dict[str, Any]], str], base: str, created: bool
+) -> Fill:
+    """A Compute resource ``projects/P/<scope>/<collection>/NAME`` with its ``selfLink`` (and
+    ``creationTimestamp`` when ``created``)."""
 
     def fill(m: GcpMocks, typ: str, name: str, s: dict[str, Any]) -> str:
-        zone = s.get("zone", m.region + "-a")
-        rid = f"projects/{s['project']}/zones/{zone}/{collection}/{s['name']}"
+        rid = f"projects/{s['project']}/{scope(m, s)}/{collection}/{s['name']}"
         s.setdefault("selfLink", base + rid)
-        s.setdefault("creationTimestamp", "2026-01-01T00:00:00.000-08:00")
+        if created:
+            s.setdefault("creationTimestamp", "2026-01-01T00:00:00.000-08:00")
         return rid
 
     return fill
+
+
+def compute_zonal(collection: str, base: str = COMPUTE) -> Fill:
+    """A zonal Compute resource: ``projects/P/zones/Z/<collection>/NAME``, ``selfLink``,
+    ``creationTimestamp``."""
+    return _compute(collection, lambda m, s: f"zones/{s.get('zone', m.region + '-a')}", base, True)
+
+
+def compute_regional(collection: str, base: str = COMPUTE) -> Fill:
+    """A regional Compute resource: ``projects/P/regions/R/<collection>/NAME``, ``selfLink``."""
+    return _compute(collection, lambda m, s: f"regions/{s.get('region', m.region)}", base, False)
+
+
+def compute_global(collection: str, base: str = COMPUTE) -> Fill:
+    """A global Compute resource: ``projects/P/global/<collection>/NAME``, ``selfLink``."""
+    return _compute(collection, lambda m, s: "global", base, False)
 
 
 # ---------------------------------------------------------------------- invokes

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..mocks import COMPUTE, short_hash
+from ..mocks import compute_global, compute_regional, short_hash
 
 if TYPE_CHECKING:
     from ..mocks import GcpMocks
@@ -13,17 +13,8 @@ if TYPE_CHECKING:
 __all__ = ["network", "subnetwork", "service_account", "kubernetes"]
 
 
-def network(mocks: GcpMocks, typ: str, name: str, s: dict[str, Any]) -> str:
-    rid = f"projects/{s['project']}/global/networks/{s['name']}"
-    s.setdefault("selfLink", COMPUTE + rid)
-    return rid
-
-
-def subnetwork(mocks: GcpMocks, typ: str, name: str, s: dict[str, Any]) -> str:
-    region = s.get("region", mocks.region)
-    rid = f"projects/{s['project']}/regions/{region}/subnetworks/{s['name']}"
-    s.setdefault("selfLink", COMPUTE + rid)
-    return rid
+network = compute_global("networks")
+subnetwork = compute_regional("subnetworks")
 
 
 def service_account(mocks: GcpMocks, typ: str, name: str, s: dict[str, Any]) -> str:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...clock import now
 from ...validation import format_timestamp
-from ..mocks import COMPUTE, compute_zonal
+from ..mocks import COMPUTE, Fill, compute_regional, compute_zonal
 from ..samples import DELETE, Example, Sample
 
 if TYPE_CHECKING:
@@ -72,22 +72,23 @@ def resize_request(mocks: GcpMocks, typ: str, name: str, s: dict[str, Any]) -> s
     return rid
 
 
-def instance_group_manager(mocks: GcpMocks, typ: str, name: str, s: dict[str, Any]) -> str:
-    """A zonal MIG: its path, ``selfLink``, ``instanceGroup`` and the target size it starts
-    with (0: no ``targetSize`` input)."""
-    rid = compute_zonal("instanceGroupManagers")(mocks, typ, name, s)
-    s.setdefault("targetSize", 0)
-    s.setdefault("instanceGroup", COMPUTE + rid.replace("instanceGroupManagers", "instanceGroups"))
-    return rid
+def _group_manager(locate: Fill) -> Fill:
+    """A MIG located by ``locate``: its path, ``selfLink``, ``instanceGroup`` and the target
+    size it starts with (0: no ``targetSize`` input)."""
+
+    def fill(mocks: GcpMocks, typ: str, name: str, s: dict[str, Any]) -> str:
+        rid = locate(mocks, typ, name, s)
+        s.setdefault("targetSize", 0)
+        s.setdefault(
+            "instanceGroup", COMPUTE + rid.replace("instanceGroupManagers", "instanceGroups")
+        )
+        return rid
+
+    return fill
 
 
-def region_instance_group_manager(mocks: GcpMocks, typ: str, name: str, s: dict[str, Any]) -> str:
-    region = s.get("region", mocks.region)
-    rid = f"projects/{s['project']}/regions/{region}/instanceGroupManagers/{s['name']}"
-    s.setdefault("selfLink", COMPUTE + rid)
-    s.setdefault("targetSize", 0)
-    s.setdefault("instanceGroup", COMPUTE + rid.replace("instanceGroupManagers", "instanceGroups"))
-    return rid
+instance_group_manager = _group_manager(compute_zonal("instanceGroupManagers"))
+region_instance_group_manager = _group_manager(compute_regional("instanceGroupManagers"))
 
 
 # ---------------------------------------------------------------------- policy samples

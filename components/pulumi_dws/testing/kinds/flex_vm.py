@@ -14,7 +14,7 @@ from ...providers.compute_ops import create_request_id
 from ...providers.flex_vm import TYPE_TOKEN as FLEX_VM
 from ...providers.flex_vm import vm_id
 from ...validation import format_timestamp
-from ..mocks import COMPUTE, compute_zonal, short_hash
+from ..mocks import COMPUTE, compute_global, compute_regional, compute_zonal, short_hash
 from ..samples import DELETE, Example, Sample
 
 if TYPE_CHECKING:
@@ -80,17 +80,12 @@ def instance(mocks: GcpMocks, typ: str, name: str, s: dict[str, Any]) -> str:
 
 
 def instance_template(mocks: GcpMocks, typ: str, name: str, s: dict[str, Any]) -> str:
-    rid = f"projects/{s['project']}/global/instanceTemplates/{s['name']}"
-    s.setdefault("selfLink", COMPUTE + rid)
+    rid = compute_global("instanceTemplates")(mocks, typ, name, s)
     s.setdefault("selfLinkUnique", f"{COMPUTE}{rid}?uniqueId={int(short_hash(rid, length=12), 16)}")
     return rid
 
 
-def region_instance_template(mocks: GcpMocks, typ: str, name: str, s: dict[str, Any]) -> str:
-    region = s.get("region", mocks.region)
-    rid = f"projects/{s['project']}/regions/{region}/instanceTemplates/{s['name']}"
-    s.setdefault("selfLink", COMPUTE + rid)
-    return rid
+region_instance_template = compute_regional("instanceTemplates")
 
 
 # ---------------------------------------------------------------------- policy samples
