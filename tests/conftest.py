@@ -27,7 +27,16 @@ _GCLOUD_RUNS = pytest.StashKey[GcloudRuns]()
 
 # ---------------------------------------------------------------------- gcloud, the oracle
 def pytest_configure(config: pytest.Config) -> None:
-    config.stash[_GCLOUD_RUNS] = GcloudRuns(workers=1)
+    config.stash[_GCLOUD_RUNS] = GcloudRuns(workers=1, shared_dir=_shared_by_workers(config))
+
+
+def _shared_by_workers(config: pytest.Config) -> Path | None:
+    """Under ``pytest -n`` (pytest-xdist) every worker collects every test and so would start
+    every gcloud run: they share the runs through a folder of the run's base temporary
+    directory (each worker's ``basetemp`` is a folder in it), so each command runs once."""
+    if not hasattr(config, "workerinput"):
+        return None
+    return Path(config.option.basetemp).parent / "gcloud-runs"
 
 
 def _declared(items: list[pytest.Item]) -> list[GcloudCommand]:
@@ -53,6 +62,8 @@ def pytest_collectreport(report: pytest.CollectReport) -> None:
     items = [node for node in report.result if isinstance(node, pytest.Item)]
     if not items or gcloud_path() is None or _selecting(items[0].config):
         return
+    if hasattr(items[0].config, "workerinput"):
+        return  # a worker of pytest -n starts its share once collection is over
     items[0].config.stash[_GCLOUD_RUNS].prefetch(_declared(items))
 
 
@@ -63,7 +74,14 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     its capture made."""
     if gcloud_path() is None:
         return  # the oracle tests skip themselves
-    session.config.stash[_GCLOUD_RUNS].prefetch(_declared(session.items))
+    commands = list(dict.fromkeys(_declared(session.items)))
+    worker = getattr(session.config, "workerinput", None)
+    if worker is not None and commands:
+        # Worker k of n starts k/n of the way into the list (and wraps round): the workers
+        # run different commands at once instead of queueing on the same one's lock.
+        start = int(worker["workerid"].removeprefix("gw")) * len(commands) // worker["workercount"]
+        commands = commands[start:] + commands[:start]
+    session.config.stash[_GCLOUD_RUNS].prefetch(commands)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

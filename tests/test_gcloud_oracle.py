@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import urllib.request
+from pathlib import Path
 
 import pytest
 
@@ -177,6 +178,34 @@ def test_server_records_and_answers_an_insert_then_serves_the_resource() -> None
     assert recorded[0].body == body
     assert recorded[0].query == {"alt": ["json"]}
     assert recorded[0].headers["content-type"] == "application/json"
+
+
+def test_runs_sharing_a_folder_run_each_command_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Processes running parts of one suite (``pytest -n``) share gcloud runs through a
+    folder: each command runs once, whoever reaches it first, and all get its capture. (A
+    stand-in executable counts the runs; two GcloudRuns stand for two processes.)"""
+    log = tmp_path / "runs.log"
+    fake = tmp_path / "gcloud"
+    fake.write_text(f'#!/bin/sh\necho "$*" >> {log}\necho "ran $*"\n')
+    fake.chmod(0o755)
+    monkeypatch.setenv("PULUMI_DWS_GCLOUD", str(fake))
+    commands = [GcloudCommand.of(["compute", "zones", "list", f"--page-size={n}"]) for n in (1, 2)]
+    workers = [GcloudRuns(shared_dir=tmp_path / "shared") for _ in range(2)]
+    for runs in workers:
+        runs.prefetch(commands)
+    captures = [[runs.run(c.args) for c in commands] for runs in workers]
+    for runs in workers:
+        runs.close()
+
+    assert sorted(log.read_text().splitlines()) == [" ".join(c.args) for c in commands]
+    assert captures[0] == captures[1]
+    assert [c.stdout for c in captures[0]] == [f"ran {' '.join(c.args)}\n" for c in commands]
+    alone = GcloudRuns()  # no shared folder: its own run
+    assert alone.run(commands[0].args).stdout == captures[0][0].stdout
+    alone.close()
+    assert len(log.read_text().splitlines()) == 3
 
 
 # --------------------------------------------------------------------------------------------

@@ -53,9 +53,12 @@ from __future__ import annotations
 
 import configparser
 import contextlib
+import fcntl
 import functools
+import hashlib
 import json
 import os
+import pickle
 import re
 import shutil
 import subprocess
@@ -531,25 +534,57 @@ class GcloudRuns:
     with :meth:`prefetch` (in the order the tests will want them) and asks for a capture with
     :meth:`run`, which waits only if that run has not finished yet. ``workers`` runs go at
     once (one leaves the other cores to the tests meanwhile).
+
+    Processes that run parts of one suite (``pytest -n``) share runs through ``shared_dir``:
+    the first process to reach a command runs it, holding an exclusive lock on the command's
+    file there, and stores the capture; the others wait on that lock and read the capture
+    instead of starting gcloud again.
     """
 
-    def __init__(self, *, workers: int = 1, timeout: float = 120) -> None:
+    def __init__(
+        self,
+        *,
+        workers: int = 1,
+        timeout: float = 120,
+        shared_dir: str | os.PathLike[str] | None = None,
+    ) -> None:
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="gcloud")
         self._timeout = timeout
+        self._shared_dir = None if shared_dir is None else os.fspath(shared_dir)
         self._runs: dict[GcloudCommand, Future[GcloudCapture]] = {}
         self._lock = threading.Lock()
+
+    def _run(self, command: GcloudCommand) -> GcloudCapture:
+        if self._shared_dir is None:
+            return self._run_here(command)
+        os.makedirs(self._shared_dir, exist_ok=True)
+        key = hashlib.sha256(repr(command).encode()).hexdigest()[:32]
+        stored = os.path.join(self._shared_dir, f"{key}.capture")
+        with open(os.path.join(self._shared_dir, f"{key}.lock"), "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # held while this process runs the command
+            try:
+                if os.path.exists(stored):
+                    with open(stored, "rb") as fh:
+                        capture: GcloudCapture = pickle.load(fh)
+                    return capture
+                capture = self._run_here(command)
+                with open(stored + ".part", "wb") as fh:
+                    pickle.dump(capture, fh)
+                os.replace(stored + ".part", stored)
+                return capture
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+
+    def _run_here(self, command: GcloudCommand) -> GcloudCapture:
+        return run_gcloud(
+            command.args, apis=command.apis, project=command.project, timeout=self._timeout
+        )
 
     def _submit(self, command: GcloudCommand) -> Future[GcloudCapture]:
         with self._lock:
             run = self._runs.get(command)
             if run is None:
-                run = self._pool.submit(
-                    run_gcloud,
-                    command.args,
-                    apis=command.apis,
-                    project=command.project,
-                    timeout=self._timeout,
-                )
+                run = self._pool.submit(self._run, command)
                 self._runs[command] = run
             return run
 
@@ -565,8 +600,25 @@ class GcloudRuns:
         apis: Sequence[str] = ("compute", "container"),
         project: str = DEFAULT_PROJECT,
     ) -> GcloudCapture:
-        """The capture of ``gcloud <args>`` (see :func:`run_gcloud`), run once per command."""
-        return self._submit(GcloudCommand.of(args, apis=apis, project=project)).result()
+        """The capture of ``gcloud <args>`` (see :func:`run_gcloud`), run once per command.
+
+        A run still queued behind other prefetched runs is taken out of the queue and run
+        here, in the caller's thread, rather than waited for.
+        """
+        command = GcloudCommand.of(args, apis=apis, project=project)
+        queued = self._submit(command)
+        if queued.cancel():
+            here: Future[GcloudCapture] = Future()
+            with self._lock:
+                self._runs[command] = here
+            try:
+                here.set_result(self._run(command))
+            except BaseException as exc:
+                here.set_exception(exc)
+                raise
+        with self._lock:
+            run = self._runs[command]
+        return run.result()
 
     def close(self) -> None:
         """Drop the runs not started yet and wait for those under way."""
