@@ -270,6 +270,23 @@ def test_a_request_deleted_outside_pulumi_is_gone(
 
 
 @pytest.mark.usefixtures("group")
+def test_a_request_deleted_while_its_vms_run_keeps_them_in_the_stack(
+    compute: ComputeService, mig: MigResizeRequestProvider
+) -> None:
+    # deleting a SUCCEEDED request (outside Pulumi, or a clean-up cut short) leaves its VMs
+    compute.add_capacity(ZONE, MACHINE, 4)
+    created = mig.create(props())
+    compute.remove_resize_request(PROJECT, "g", "rr-1", zone=ZONE)
+    read = mig.read(created.id, {**created.outs, "observed": {}})  # no run end known
+    assert read.id == ID and read.outs["state"] == "SUCCEEDED"
+    assert sorted(read.outs["observed"]["instances"]) == sorted(
+        vm["name"] for vm in compute.instances()
+    )
+    mig.delete(read.id, read.outs)
+    assert left(compute) == ([], [])
+
+
+@pytest.mark.usefixtures("group")
 def test_read_by_id_alone_imports_the_request(
     compute: ComputeService, mig: MigResizeRequestProvider
 ) -> None:

@@ -46,7 +46,8 @@ read: the request and the group's managed instances; ``runEndsAt`` from the inst
 ``scheduling.terminationTimestamp`` (else the time ``SUCCEEDED`` was first seen plus the run
 duration); ``EXPIRED`` once a ``SUCCEEDED`` request's VMs are gone, or once the request is gone
 after its run ended (Google deletes finished requests after a while); a request deleted outside
-Pulumi before its run ended is gone (the next ``pulumi up`` asks again).
+Pulumi before its run ended is gone (the next ``pulumi up`` asks again), unless the group still
+has VMs: then it stays, ``SUCCEEDED`` with those VMs, so ``pulumi destroy`` removes them.
 
 delete: wait out ``CREATING``, cancel if ``ACCEPTED``, delete the request, delete the group's
 managed instances (one request per group), each operation waited for; safe to run again.
@@ -499,6 +500,7 @@ def _props_of_id(id_: str) -> dict[str, Any]:
 
 
 def _read(provider: MigResizeRequestProvider, id_: str, props: dict[str, Any]) -> dyn.ReadResult:
+    from .mig_ops import managed_instances
     from .paths import PathValueError
     from .rest import ApiError
 
@@ -517,10 +519,20 @@ def _read(provider: MigResizeRequestProvider, id_: str, props: dict[str, Any]) -
     observed = props.get("observed")
     previous: Mapping[str, Any] = observed if isinstance(observed, Mapping) else {}
     if view is None:
+        try:
+            members = managed_instances(client, rr.where)
+        except ApiError as err:
+            raise MigResizeError(
+                f"{rr.describe()} is gone, and whether its VMs still run could not be read: "
+                f"{err}. Nothing was changed; run `pulumi refresh` again once Compute Engine "
+                "answers."
+            ) from None
         ends = previous.get("runEndsAt") if previous else None
-        if not ends or not _ended(ends, client.server_time):
+        if not members and (not ends or not _ended(ends, client.server_time)):
             return dyn.ReadResult("", {})  # deleted outside Pulumi: the next up asks again
-        view = {"request": {"state": "SUCCEEDED", "selfLink": previous.get("selfLink")}}
+        # gone after its run ended, or deleted while its VMs run: the VMs stay tracked
+        request = {"state": "SUCCEEDED", "selfLink": previous.get("selfLink")}
+        view = {"request": request, "members": members}
     if imported:
         body = view["request"]
         props = {**props, "body": {k: body[k] for k in ("name", "resizeBy",
