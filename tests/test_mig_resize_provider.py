@@ -353,6 +353,19 @@ def test_check_names_each_bad_input(mig: MigResizeRequestProvider) -> None:
     assert "group" in failures(group="")
 
 
+@pytest.mark.parametrize(
+    "duration", [{}, "3d", {"seconds": "259200.5"}, {"seconds": "3d"}, {"seconds": None}]
+)
+def test_a_malformed_run_duration_gets_one_clear_sentence(
+    mig: MigResizeRequestProvider, duration: Any
+) -> None:
+    body = {"name": "rr-1", "resizeBy": 4, "requestedRunDuration": duration}
+    [failure] = mig.check({}, props(body=body)).failures
+    assert failure.property == "body"
+    assert failure.reason.startswith("body.requestedRunDuration: ")
+    assert failure.reason.endswith('must be {"seconds": N}, N a whole number of seconds')
+
+
 def test_every_input_but_wait_for_replaces_deleting_first(mig: MigResizeRequestProvider) -> None:
     old = {**props(), "state": "SUCCEEDED", "observed": {}}
     assert not mig.diff(ID, old, props()).changes

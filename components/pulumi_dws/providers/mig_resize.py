@@ -283,13 +283,32 @@ def _check(news: Mapping[str, Any]) -> list[dyn.CheckFailure]:
         run(
             "body",
             lambda: limits.get("mig.requested_run_duration").check(
-                "body.requestedRunDuration", int(float(duration["seconds"]))
+                "body.requestedRunDuration", _run_seconds(duration)
             ),
         )
     value = news.get("waitFor")
     if value is not None and _known(value) and value not in WAITS:
         failures.append(dyn.CheckFailure("waitFor", f"waitFor {value!r} is not one of {WAITS}"))
     return failures
+
+
+def _run_seconds(duration: Any) -> int:
+    """The seconds of a ``requestedRunDuration`` (``{"seconds": "259200"}``, an int64 that may
+    arrive as a whole number); anything else is refused with one sentence."""
+    from ..errors import DwsValidationError
+
+    seconds = duration.get("seconds") if isinstance(duration, Mapping) else None
+    if isinstance(seconds, str) and seconds.isascii() and seconds.isdigit():
+        return int(seconds)
+    if isinstance(seconds, float) and seconds.is_integer():
+        return int(seconds)
+    if isinstance(seconds, int) and not isinstance(seconds, bool):
+        return seconds
+    raise DwsValidationError(
+        "body.requestedRunDuration",
+        duration,
+        'must be {"seconds": N}, N a whole number of seconds',
+    )
 
 
 def _diff(olds: Mapping[str, Any], news: Mapping[str, Any]) -> dyn.DiffResult:
