@@ -214,6 +214,38 @@ def test_lost_insert_answers_are_settled_without_a_second_request(
 
 
 @pytest.mark.usefixtures("group")
+@pytest.mark.parametrize("lost", [14, 21, 22, 60])
+def test_a_clean_up_cut_short_reports_the_vms_it_left_running(
+    emu: Emulator, compute: ComputeService, monkeypatch: pytest.MonkeyPatch, lost: int
+) -> None:
+    # the answers of the first `lost` listings of the group's VMs are lost: the create gives up
+    # on a set that SUCCEEDED, and its clean-up may delete the request but not its VMs
+    compute.add_capacity(ZONE, MACHINE, 4, after=600)
+    with FaultProxy(emu) as proxy:
+        monkeypatch.setenv("DWS_COMPUTE_ENDPOINT", proxy.url)
+        monkeypatch.setenv("DWS_HTTP_TIMEOUT", "0.2")
+        proxy.plan = ProxyFaultPlan(
+            queue=["lose"] * lost,
+            match=lambda _method, path: path.endswith("/listManagedInstances"),
+        )
+        provider = MigResizeRequestProvider(sleep=virtual_sleep(emu))
+        try:
+            outs = provider.create(props()).outs
+        except MigResizeError as err:
+            assert left(compute) == ([], []), err
+            return
+        proxy.plan = ProxyFaultPlan()
+        running = sorted(vm["name"] for vm in compute.instances())
+        assert running, "a create that succeeded brought its VMs"
+        assert outs["state"] == "SUCCEEDED", outs  # not ACCEPTED, nor EXPIRED: the VMs run
+        assert set(outs["observed"]["instances"]) <= set(running)
+        read = provider.read(ID, outs)  # the next refresh finds every VM
+        assert read.outs["observed"]["instances"] == running
+        provider.delete(ID, read.outs)
+    assert left(compute) == ([], [])
+
+
+@pytest.mark.usefixtures("group")
 def test_429_and_5xx_are_retried_after_retry_after_with_the_same_request_id(
     emu: Emulator, compute: ComputeService, mig: MigResizeRequestProvider
 ) -> None:

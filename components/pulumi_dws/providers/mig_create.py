@@ -166,6 +166,24 @@ class MigCreate:
     def _seen(self, view: dict[str, Any]) -> None:
         self.last = view["request"]
 
+    def _seen_request(self, request: dict[str, Any]) -> None:
+        self.last = request
+
+    def _left_without_request(self) -> dict[str, Any] | None:
+        """What a clean-up cut short left once the request is gone: the group's VMs (the
+        request SUCCEEDED if any run), or the request as last seen with its VMs unknown."""
+        from .mig_ops import managed_instances
+
+        if self.last is None:
+            return None
+        try:
+            members = managed_instances(self.client, self.rr.where)
+        except Exception:  # noqa: BLE001 - unknown, not none
+            return {"request": self.last, "members": None}
+        if members:
+            return {"request": {**self.last, "state": "SUCCEEDED"}, "members": members}
+        return {"request": self.last, "members": []}
+
     # ------------------------------------------------------------------ failure
     def reached(self, failure: Exception) -> dict[str, Any] | None:
         from .mig_resize import MigResizeError, reached, read_view
@@ -173,7 +191,7 @@ class MigCreate:
         if isinstance(failure, (OperationError, MigResizeError)):
             return None  # Google said the request failed, or it is gone
         try:
-            view = read_view(self.client, self.rr)
+            view = read_view(self.client, self.rr, self._seen_request)
         except Exception:  # noqa: BLE001 - then clean up
             return None
         return view if view is not None and reached(self.rr, view) else None
@@ -190,8 +208,8 @@ class MigCreate:
                 view = read_view(self.client, rr)
             except Exception:  # noqa: BLE001
                 return CleanUp(False, self._maybe_left(err))
-            if view is None and self.last is not None:
-                view = {"request": self.last, "members": []}
+            if view is None:
+                view = self._left_without_request()
             if view is None:
                 return CleanUp(False, self._maybe_left(err))
             return CleanUp(

@@ -340,14 +340,21 @@ def reached(rr: _Rr, view: Mapping[str, Any]) -> bool:
     return state == "SUCCEEDED" and all(m.get("instanceStatus") == "RUNNING" for m in members)
 
 
-def read_view(client: GoogleRestClient, rr: _Rr) -> dict[str, Any] | None:
+def read_view(
+    client: GoogleRestClient,
+    rr: _Rr,
+    seen: Callable[[dict[str, Any]], None] | None = None,
+) -> dict[str, Any] | None:
     """The request and (once it SUCCEEDED) the group's managed instances; None when the
-    request does not exist."""
+    request does not exist. ``seen`` is given the request as soon as it is read (before the
+    instances are listed, which may fail)."""
     from .mig_ops import get_request, managed_instances
 
     request = get_request(client, rr.where, rr.name)
     if request is None:
         return None
+    if seen is not None:
+        seen(request)
     members = managed_instances(client, rr.where) if request.get("state") == "SUCCEEDED" else []
     return {"request": request, "members": members}
 
@@ -362,7 +369,7 @@ def await_request(
     when the wait ran out."""
 
     def read() -> dict[str, Any]:
-        view = read_view(client, rr)
+        view = read_view(client, rr, lambda request: seen({"request": request, "members": []}))
         if view is None:
             raise MigResizeError(f"{rr.describe()} disappeared while it was awaited")
         seen(view)
@@ -461,7 +468,7 @@ def _outputs(
     previous = (props.get("observed") or {}) if isinstance(props.get("observed"), Mapping) else {}
     members = view.get("members") or []
     state = request.get("state")
-    if state == "SUCCEEDED" and not members:
+    if state == "SUCCEEDED" and view.get("members") == []:  # None: they could not be listed
         state = "EXPIRED"
     outs = {key: props[key] for key in INPUT_KEYS if key in props}
     outs["state"] = state
