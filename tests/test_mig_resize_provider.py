@@ -128,6 +128,18 @@ def test_a_request_google_ends_is_reported_and_leaves_nothing(
 
 
 @pytest.mark.usefixtures("group")
+def test_the_failure_message_reads_as_plain_sentences(
+    compute: ComputeService, mig: MigResizeRequestProvider
+) -> None:
+    compute.fail_next_resize_request(after=300)  # Google's message ends with a full stop
+    with pytest.raises(MigResizeError) as err:
+        mig.create(props())
+    text = str(err.value)
+    assert ".." not in text, text
+    assert text.endswith("Nothing was left behind: the request was deleted."), text
+
+
+@pytest.mark.usefixtures("group")
 def test_a_failure_while_the_vms_boot_rolls_them_back_and_leaves_nothing(
     compute: ComputeService, mig: MigResizeRequestProvider
 ) -> None:

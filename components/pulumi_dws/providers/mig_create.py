@@ -219,8 +219,8 @@ class MigCreate:
                 "`destroy` reach it and its VMs.",
                 left=view,
             )
-        vms = f" and its {len(deleted)} VM(s)" if deleted else ""
-        return CleanUp(True, f"Nothing was left behind: the request{vms} were deleted.")
+        what = f"the request and its {len(deleted)} VM(s) were" if deleted else "the request was"
+        return CleanUp(True, f"Nothing was left behind: {what} deleted.")
 
     def _maybe_left(self, err: Exception) -> str:
         rr = self.rr

@@ -419,8 +419,8 @@ def failure_text(rr: _Rr, exc: Exception) -> str:
 
     if isinstance(exc, RequestEnded):
         return (
-            f"{rr.describe()} ended {exc.state}: {exc.reason}. To change: deploy again later, "
-            "or pick another zone or region (see `dws advise`)."
+            f"{rr.describe()} ended {exc.state}: {exc.reason.rstrip('.')}. To change: deploy "
+            "again later, or pick another zone or region (see `dws advise`)."
         )
     if isinstance(exc, TimeoutError):
         return (
