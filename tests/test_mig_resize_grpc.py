@@ -56,7 +56,9 @@ def test_lifecycle_through_the_engine_protocol(shared: tuple[Emulator, DynamicPr
     id_, outs = host.create(request_urn("life"), checked)
     assert id_.endswith("/instanceGroupManagers/life/resizeRequests/rr-1")
     assert outs["state"] == "SUCCEEDED" and len(outs["observed"]["instances"]) == 4
-    [insert] = [r for r in emu.requests if r.path.endswith("/life/resizeRequests")]
+    [insert] = [
+        r for r in emu.requests if r.method == "POST" and r.path.endswith("/life/resizeRequests")
+    ]
     assert insert.body == {
         "name": "rr-1",
         "resizeBy": 4,

@@ -207,6 +207,25 @@ def test_a_request_of_that_name_asking_for_something_else_is_refused(
 
 
 @pytest.mark.usefixtures("group")
+def test_a_second_request_on_a_group_whose_vms_run_is_refused(
+    emu: Emulator, compute: ComputeService, mig: MigResizeRequestProvider
+) -> None:
+    # the VMs of a group can't be told apart by request: deleting one request deletes them all
+    compute.add_capacity(ZONE, MACHINE, 4)
+    first = mig.create(mig_resize_props("rr-1", "g", count=2))
+    vms = sorted(vm["name"] for vm in compute.instances())
+    with pytest.raises(MigResizeError) as err:
+        mig.create(mig_resize_props("rr-2", "g", count=2))
+    text = str(err.value)
+    assert "group g already has resize request rr-1 (SUCCEEDED)" in text, text
+    assert "Nothing was created or changed" in text and "another group" in text
+    assert len(inserts(emu)) == 1 and sorted(vm["name"] for vm in compute.instances()) == vms
+    # once it is gone, the group takes a new request
+    mig.delete(first.id, first.outs)
+    assert mig.create(mig_resize_props("rr-2", "g", count=2)).outs["state"] == "SUCCEEDED"
+
+
+@pytest.mark.usefixtures("group")
 def test_lost_insert_answers_are_settled_without_a_second_request(
     emu: Emulator, compute: ComputeService, monkeypatch: pytest.MonkeyPatch
 ) -> None:

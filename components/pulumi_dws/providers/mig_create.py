@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from .compute_insert import AttemptIds, insert_answer
 from .compute_ops import create_request_id, is_operation
 from .create_machine import CleanUp, Found, Outcome, Phase, Sent
-from .mig_ops import get_request, tear_down
+from .mig_ops import get_request, other_live_request, tear_down
 from .rest import ApiError, OperationError, wire
 
 if TYPE_CHECKING:
@@ -90,6 +90,7 @@ class MigCreate:
         self.started: float | None = None
         self.failure: Exception | None = None
         self.last: dict[str, Any] | None = None  # the request as last seen
+        self.blocked_by: str | None = None  # another request that holds the group
         where = rr.where
         self._ids = AttemptIds(
             create_request_id(
@@ -111,7 +112,7 @@ class MigCreate:
             if self.started is None:
                 self.started = self.client.server_time
         if request is None:
-            return Found()
+            return self._group_taken()
         self.last = request
         view = {"request": request, "members": []}
         if same_request(request, rr.body):
@@ -124,6 +125,27 @@ class MigCreate:
             why=(
                 f"a resize request named {rr.name} already exists in group {rr.where.group} "
                 f"and asks for something else ({theirs}; these inputs ask for {ours})"
+            ),
+        )
+
+    def _group_taken(self) -> Found[dict[str, Any]]:
+        """Refuse a group that already has another request with VMs (deleting either would
+        delete them all); a failed read lets the create go on, as a failed ``get`` does."""
+        rr = self.rr
+        try:
+            other = other_live_request(self.client, rr.where, rr.name)
+        except ApiError:
+            return Found()
+        if other is None:
+            return Found()
+        self.blocked_by = str(other["name"])
+        return Found(
+            {"request": other, "members": []},
+            ours=False,
+            why=(
+                f"group {rr.where.group} already has resize request {other['name']} "
+                f"({other['state']}); the VMs of a group can't be told apart by request, so a "
+                "group takes one request at a time"
             ),
         )
 
@@ -236,6 +258,12 @@ class MigCreate:
         from .mig_resize import failure_text
 
         rr = self.rr
+        if phase is Phase.NOT_OURS and self.blocked_by is not None:
+            return (
+                f"{rr.describe()}: {detail}. Nothing was created or changed. To change: use "
+                f"another group, or wait until request {self.blocked_by}'s VMs are gone (or "
+                "delete it and its VMs) and deploy again."
+            )
         if phase is Phase.NOT_OURS:
             return (
                 f"{rr.describe()}: {detail}. Nothing was created or changed. To change: choose "

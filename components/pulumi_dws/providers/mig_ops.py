@@ -25,6 +25,7 @@ __all__ = [
     "get_request",
     "instance_name",
     "managed_instances",
+    "other_live_request",
     "poll_until",
     "tear_down",
 ]
@@ -80,6 +81,41 @@ def _is_listing(answer: Mapping[str, Any]) -> bool:
 def get_request(client: GoogleRestClient, where: Group, name: str) -> dict[str, Any] | None:
     """``resizeRequests.get``, or None when neither the request nor its group exists."""
     return client.find(where.request_path(name), expect=is_resize_request)
+
+
+def _is_request_list(answer: Mapping[str, Any]) -> bool:
+    return isinstance(answer.get("items", []), list)
+
+
+def other_live_request(client: GoogleRestClient, where: Group, name: str) -> dict[str, Any] | None:
+    """Another resize request of the group that has or will have VMs (``CREATING``,
+    ``ACCEPTED``, or ``SUCCEEDED`` while the group has VMs), or None. A group's VMs can't be
+    told apart by the request that brought them, so a group takes one such request at a time."""
+    others: list[dict[str, Any]] = []
+    token: str | None = None
+    while True:
+        params = {"pageToken": token} if token else {}
+        try:
+            page = client.get(where.request_path(), expect=_is_request_list, **params)
+        except ApiError as err:
+            if err.not_found:
+                return None
+            raise
+        others += [
+            dict(r)
+            for r in page.get("items") or []
+            if isinstance(r, Mapping) and is_resize_request(r) and r["name"] != name
+        ]
+        token = page.get("nextPageToken") if isinstance(page.get("nextPageToken"), str) else None
+        if not token:
+            break
+    for other in others:
+        if other["state"] in ACTIVE:
+            return other
+    succeeded = [other for other in others if other["state"] == "SUCCEEDED"]
+    if succeeded and managed_instances(client, where):
+        return succeeded[0]
+    return None
 
 
 def managed_instances(client: GoogleRestClient, where: Group) -> list[dict[str, Any]]:

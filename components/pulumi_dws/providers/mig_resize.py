@@ -35,7 +35,10 @@ create: the shared create state machine (:mod:`~pulumi_dws.providers.create_mach
 steps of :mod:`~pulumi_dws.providers.mig_create`: an insert with a deterministic ``requestId``;
 a lost answer is sent again and then settled by reading the request by name (names are unique
 per group): a request with this body is adopted (a crashed ``pulumi up``), one with another body
-is refused. Then it waits per ``waitFor``, polling with growing intervals: ``accepted`` until
+is refused. A group takes one request at a time: another request of the group that is
+``CREATING``, ``ACCEPTED``, or ``SUCCEEDED`` with VMs running is refused before anything is sent
+(a group's VMs can't be told apart by request, and the delete removes them all). Then it waits
+per ``waitFor``, polling with growing intervals: ``accepted`` until
 Google queued it (``ACCEPTED`` or ``SUCCEEDED``), ``running`` until ``SUCCEEDED`` with every VM
 ``RUNNING`` (at most :data:`RUNNING_WAIT_SECONDS`). A request that ends ``FAILED`` or
 ``CANCELLED``, or is still queued when the wait runs out, is reported with Google's error and
