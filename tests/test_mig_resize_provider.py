@@ -191,6 +191,23 @@ def test_crash_mid_create_then_up_again_adopts_the_request(
 
 
 @pytest.mark.usefixtures("group")
+@pytest.mark.parametrize("state", ["FAILED", "CANCELLED"])
+def test_a_crashed_ups_request_that_ended_is_replaced_by_a_fresh_one(
+    emu: Emulator, compute: ComputeService, mig: MigResizeRequestProvider, state: str
+) -> None:
+    # the first `pulumi up` sent its insert and died while it waited (or while it cleaned up):
+    # its request ended, and Compute still remembers the request id of its insert
+    first = mig.create(props(waitFor="accepted")).outs["observed"]["requestId"]
+    compute.fail_resize_request(PROJECT, "g", "rr-1", zone=ZONE, state=state)
+    compute.add_capacity(ZONE, MACHINE, 4)
+    created = mig.create(props())
+    assert created.outs["state"] == "SUCCEEDED" and len(created.outs["observed"]["instances"]) == 4
+    assert created.outs["observed"]["requestId"] != first
+    assert [r["state"] for r in compute.resize_requests()] == ["SUCCEEDED"]
+    assert len(compute.resize_inserted) == 2
+
+
+@pytest.mark.usefixtures("group")
 def test_a_request_of_that_name_asking_for_something_else_is_refused(
     emu: Emulator, compute: ComputeService, mig: MigResizeRequestProvider
 ) -> None:

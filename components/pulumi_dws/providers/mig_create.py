@@ -13,6 +13,9 @@ The stale-answer trap is the same as for VMs: after a deliberate delete, a creat
 inputs gets the old, finished insert operation while no request exists. It is detected (a
 finished insert whose request is gone, or an operation older than this create) and the create
 goes on with a fresh, random id.
+
+A request of ours that already ended ``FAILED`` or ``CANCELLED`` (a ``pulumi up`` that died while
+it waited or cleaned up) holds no VMs: it is deleted, and the create asks again.
 """
 
 from __future__ import annotations
@@ -36,6 +39,8 @@ __all__ = ["MigCreate", "create_key", "typed_body", "same_request"]
 
 SETTLE_SECONDS = 30.0
 """Waited (virtual under an emulator clock) before a lost insert is concluded not to exist."""
+ENDED = frozenset({"FAILED", "CANCELLED"})
+"""States of a request that ended without VMs: one of ours found so is deleted and asked again."""
 _SHAPE = ("resizeBy", "requestedRunDuration", "description", "instances")
 
 
@@ -116,6 +121,8 @@ class MigCreate:
         self.last = request
         view = {"request": request, "members": []}
         if same_request(request, rr.body):
+            if request.get("state") in ENDED and self._removed():
+                return self._group_taken()  # an earlier create's request ended: ask again
             return Found(view, ours=True)
         theirs = json.dumps(_shape(request), sort_keys=True)
         ours = json.dumps(_shape(rr.body), sort_keys=True)
@@ -127,6 +134,16 @@ class MigCreate:
                 f"and asks for something else ({theirs}; these inputs ask for {ours})"
             ),
         )
+
+    def _removed(self) -> bool:
+        """Delete an ended request of ours (FAILED or CANCELLED: it holds no VMs); whether it
+        is gone. If not, it is adopted, and its end reported."""
+        try:
+            tear_down(self.client, self.rr.where, self.rr.name)
+        except Exception:  # noqa: BLE001 - then it is adopted as it is
+            return False
+        self.last = None
+        return True
 
     def _group_taken(self) -> Found[dict[str, Any]]:
         """Refuse a group that already has another request with VMs (deleting either would
