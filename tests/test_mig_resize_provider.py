@@ -294,6 +294,25 @@ def test_a_clean_up_cut_short_reports_the_vms_it_left_running(
 
 
 @pytest.mark.usefixtures("group")
+@pytest.mark.parametrize("fault", ["lose", "html", "string_error"])
+def test_a_clean_up_whose_delete_answers_are_lost_still_says_nothing_is_left(
+    emu: Emulator, compute: ComputeService, monkeypatch: pytest.MonkeyPatch, fault: str
+) -> None:
+    compute.fail_next_resize_request(after=60)
+    with FaultProxy(emu) as proxy:
+        monkeypatch.setenv("DWS_COMPUTE_ENDPOINT", proxy.url)
+        monkeypatch.setenv("DWS_HTTP_TIMEOUT", "0.2")
+        proxy.plan = ProxyFaultPlan(
+            queue=[fault] * 20, match=lambda method, _path: method == "DELETE"
+        )
+        provider = MigResizeRequestProvider(sleep=virtual_sleep(emu))
+        with pytest.raises(MigResizeError) as err:  # not a success for a request that is gone
+            provider.create(props())
+    assert "ended FAILED" in str(err.value) and "Nothing was left behind" in str(err.value)
+    assert left(compute) == ([], [])
+
+
+@pytest.mark.usefixtures("group")
 def test_429_and_5xx_are_retried_after_retry_after_with_the_same_request_id(
     emu: Emulator, compute: ComputeService, mig: MigResizeRequestProvider
 ) -> None:

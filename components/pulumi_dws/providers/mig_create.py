@@ -210,18 +210,17 @@ class MigCreate:
 
     def _left_without_request(self) -> dict[str, Any] | None:
         """What a clean-up cut short left once the request is gone: the group's VMs (the
-        request SUCCEEDED if any run), or the request as last seen with its VMs unknown."""
+        request SUCCEEDED if any run; None when there are none: nothing is left), or the
+        request as last seen with its VMs unknown."""
         from .mig_ops import managed_instances
 
-        if self.last is None:
-            return None
         try:
             members = managed_instances(self.client, self.rr.where)
         except Exception:  # noqa: BLE001 - unknown, not none
-            return {"request": self.last, "members": None}
-        if members:
-            return {"request": {**self.last, "state": "SUCCEEDED"}, "members": members}
-        return {"request": self.last, "members": []}
+            return {"request": self.last, "members": None} if self.last is not None else None
+        if not members:
+            return None
+        return {"request": {**(self.last or {}), "state": "SUCCEEDED"}, "members": members}
 
     # ------------------------------------------------------------------ failure
     def reached(self, failure: Exception) -> dict[str, Any] | None:
@@ -249,6 +248,8 @@ class MigCreate:
                 return CleanUp(False, self._maybe_left(err))
             if view is None:
                 view = self._left_without_request()
+                if view is None and self.last is not None:  # it was deleted, it brought none
+                    return CleanUp(True, "Nothing was left behind: the request was deleted.")
             if view is None:
                 return CleanUp(False, self._maybe_left(err))
             return CleanUp(
