@@ -427,6 +427,24 @@ def test_delete_removes_the_vms_a_succeeded_request_brought(
     assert group["targetSize"] == 0  # the group stays, empty
 
 
+@pytest.mark.usefixtures("group")
+def test_delete_leaves_the_vms_of_another_request_of_the_group_alone(
+    emu: Emulator, compute: ComputeService, mig: MigResizeRequestProvider
+) -> None:
+    compute.add_capacity(ZONE, MACHINE, 4)
+    created = mig.create(mig_resize_props("rr-1", "g", count=2))
+    # another request on the same group, made outside Pulumi
+    compute.insert_resize_request(
+        PROJECT, f"zones/{ZONE}", "g", resize_request_body("rr-2", 2, 3 * 86400)
+    )
+    emu.clock.advance(60)
+    assert len(compute.instances()) == 4
+    with pytest.raises(MigResizeError) as err:
+        mig.delete(created.id, created.outs)
+    assert "resize request rr-2" in str(err.value) and "none were deleted" in str(err.value)
+    assert len(compute.instances()) == 4  # the other request's VMs still run
+
+
 # ---------------------------------------------------------------------- check / diff / update
 def test_check_names_each_bad_input(mig: MigResizeRequestProvider) -> None:
     def failures(**changes: Any) -> dict[str, str]:

@@ -171,7 +171,9 @@ def tear_down(client: GoogleRestClient, where: Group, name: str) -> list[str]:
     """Remove a resize request and the VMs it brought: wait out ``CREATING``, cancel it if
     ``ACCEPTED``, delete it, then delete the group's managed instances (one request per
     group), waiting for each operation. Returns the names of the VMs deleted. Safe to run
-    again after any failure: what is already gone is skipped."""
+    again after any failure: what is already gone is skipped. While another request of the
+    group has or will have VMs (:func:`other_live_request`), no VM is deleted: an
+    :class:`ApiError` says so."""
     for _ in range(3):
         request, _ = poll_until(
             client,
@@ -198,6 +200,14 @@ def tear_down(client: GoogleRestClient, where: Group, name: str) -> list[str]:
         raise ApiError(0, f"the resize request {name} is still there after its deletion")
     members = managed_instances(client, where)
     if members:
+        other = other_live_request(client, where, name)
+        if other is not None:
+            raise ApiError(
+                0,
+                f"group {where.group} also has resize request {other['name']} "
+                f"({other['state']}); the VMs of a group can't be told apart by request, so "
+                f"none were deleted (delete them with the group once {other['name']} is done)",
+            )
         urls = [str(m.get("instance")) for m in members]
         body = {"instances": urls, "skipInstancesOnValidationError": True}
         _act(client, where, "POST", f"{where.path}/deleteInstances", body)
