@@ -53,7 +53,9 @@ Pulumi before its run ended is gone (the next ``pulumi up`` asks again), unless 
 has VMs: then it stays, ``SUCCEEDED`` with those VMs, so ``pulumi destroy`` removes them.
 
 delete: wait out ``CREATING``, cancel if ``ACCEPTED``, delete the request, delete the group's
-managed instances (one request per group), each operation waited for; safe to run again.
+managed instances (one request per group), each operation waited for; safe to run again. While
+another request of the group has or will have VMs, none is deleted and the delete fails saying
+so (a group's VMs can't be told apart by request).
 
 The provider pickles to a few hundred bytes: no client, no credentials; the endpoint comes from
 ``DWS_COMPUTE_ENDPOINT`` or the stack config ``dws:computeEndpoint``.
