@@ -199,11 +199,13 @@ class QueuedTpuCreate:
         return None  # a failed or expired request never becomes ACTIVE
 
     def clean_up(self, failure: Exception) -> CleanUp[dict[str, Any]]:
+        from .queued_tpu import QueuedTpuError  # a delete whose operation failed
+
         path = self.target.path
         for _ in range(2):  # once more if it came back (a create that arrived late)
             try:
                 gone = self.provider.delete_and_wait(self.client, path)
-            except (ApiError, TimeoutError, _Failed) as err:
+            except (ApiError, TimeoutError, _Failed, QueuedTpuError) as err:
                 return self._kept(f"could not be deleted ({err})")
             assert self.client.sleep is not None
             self.client.sleep(SETTLE_SECONDS)
