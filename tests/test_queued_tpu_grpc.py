@@ -12,7 +12,12 @@ import pytest
 from queued_tpu_helpers import PATH, PROJECT, QR, ZONE, props
 
 from pulumi_dws.providers.queued_tpu import TYPE_TOKEN, QueuedTpuProvider
-from pulumi_dws.testing.dynamic_host import DynamicProviderError, DynamicProviderHost, urn
+from pulumi_dws.testing.dynamic_host import (
+    UNKNOWN,
+    DynamicProviderError,
+    DynamicProviderHost,
+    urn,
+)
 from pulumi_dws.testing.emulator import Emulator
 from pulumi_dws.testing.emulator.tpu import TpuService
 
@@ -81,3 +86,12 @@ def test_an_expired_request_fails_over_grpc_and_leaves_nothing(
     assert (info.value.exception_type or "").endswith("QueuedTpuError")
     assert "expired" in info.value.message and "nothing is left behind" in info.value.message
     assert tpu.queued_resources() == []
+
+
+def test_a_preview_with_unknown_values_never_fails_check(host: DynamicProviderHost) -> None:
+    inputs = props()
+    inputs["body"]["queueingPolicy"]["validUntilDuration"] = UNKNOWN
+    inputs["body"]["tpu"]["nodeSpec"][0]["node"]["labels"] = {"team": UNKNOWN}
+    for key in ("project", "zone", "queuedResourceId", "waitFor", "body"):
+        _, failures = host.check(URN, {}, {**inputs, key: UNKNOWN})
+        assert failures == [], key

@@ -182,7 +182,8 @@ class QueuedTpuProvider(RestProvider):
             if news.get(key) is None:
                 failures.append(dyn.CheckFailure(key, f"{key} is required"))
             failures.segment(key, news.get(key), kind)
-        if news.get("waitFor", "active") not in ("accepted", "active"):
+        wait_for = news.get("waitFor", "active")
+        if not isinstance(wait_for, Unknown) and wait_for not in ("accepted", "active"):
             failures.append(dyn.CheckFailure("waitFor", "waitFor: accepted or active"))
         if not isinstance(news.get("body"), (Mapping, Unknown)):
             failures.append(dyn.CheckFailure("body", "body is required (a QueuedResource)"))
