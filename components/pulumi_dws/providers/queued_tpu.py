@@ -96,6 +96,35 @@ def failure_detail(live: Mapping[str, Any]) -> str:
     return f" ({describe_status(error)})" if isinstance(error, Mapping) else ""
 
 
+def _label_failures(body: Any) -> list[dyn.CheckFailure]:
+    """The node labels leave room for the ownership label the create adds (and don't set it)."""
+    from .. import limits
+    from .queued_tpu_create import OWNER_LABEL
+
+    specs = ((body.get("tpu") if isinstance(body, Mapping) else None) or {}).get("nodeSpec")
+    failures: list[dyn.CheckFailure] = []
+    for i, spec in enumerate(specs if isinstance(specs, list) else []):
+        node = spec.get("node") if isinstance(spec, Mapping) else None
+        labels = node.get("labels") if isinstance(node, Mapping) else None
+        if not isinstance(labels, Mapping):  # its keys are known even when a value is not
+            continue
+        where = f"body.tpu.nodeSpec[{i}].node.labels"
+        if OWNER_LABEL in labels:
+            failures.append(
+                dyn.CheckFailure("body", f"{where}: {OWNER_LABEL} is set by pulumi-dws itself")
+            )
+        most = (limits.get("labels.count").maximum or 64) - 1
+        if len(labels) > most:
+            failures.append(
+                dyn.CheckFailure(
+                    "body",
+                    f"{where}: {len(labels)} labels; at most {most} (pulumi-dws adds "
+                    f"{OWNER_LABEL})",
+                )
+            )
+    return failures
+
+
 @dataclass(frozen=True)
 class _Target:
     """The queued resource one call is about, its paths checked."""
@@ -187,6 +216,7 @@ class QueuedTpuProvider(RestProvider):
             failures.append(dyn.CheckFailure("waitFor", "waitFor: accepted or active"))
         if not isinstance(news.get("body"), (Mapping, Unknown)):
             failures.append(dyn.CheckFailure("body", "body is required (a QueuedResource)"))
+        failures.extend(_label_failures(news.get("body")))
         return dyn.CheckResult(news, failures)
 
     def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> dyn.DiffResult:
