@@ -115,3 +115,30 @@ def test_check_refuses_labels_the_ownership_label_would_clash_with(
     fits = props()
     fits["body"]["tpu"]["nodeSpec"][0]["node"]["labels"] = {f"k{i}": "v" for i in range(63)}
     assert host.check(URN, {}, fits)[1] == []
+
+
+@pytest.mark.parametrize(
+    "tpu_field",
+    [
+        "v6e-16",
+        {"nodeSpec": "v6e-16"},
+        {"nodeSpec": ["v6e-16"]},
+        {"nodeSpec": [{"node": "v6e-16", "nodeId": QR}]},
+        {"nodeSpec": [{"node": {"labels": ["team"]}, "nodeId": QR}]},
+    ],
+)
+def test_check_refuses_a_body_whose_node_spec_is_not_a_list_of_objects(
+    host: DynamicProviderHost, tpu_field: object
+) -> None:
+    inputs = props()
+    inputs["body"]["tpu"] = tpu_field
+    _, failures = host.check(URN, {}, inputs)
+    assert [f.property for f in failures] == ["body"]
+    assert failures[0].reason.startswith("body.tpu"), failures[0].reason
+
+
+def test_a_body_with_unknown_node_parts_passes_check(host: DynamicProviderHost) -> None:
+    for tpu_field in (UNKNOWN, {"nodeSpec": UNKNOWN}, {"nodeSpec": [UNKNOWN]}):
+        inputs = props()
+        inputs["body"]["tpu"] = tpu_field
+        assert host.check(URN, {}, inputs)[1] == [], tpu_field

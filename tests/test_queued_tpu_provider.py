@@ -410,3 +410,11 @@ def test_a_delete_whose_operation_fails_says_so_and_keeps_the_request(
     with pytest.raises(QueuedTpuError, match="could not be confirmed.*could not delete it"):
         provider.delete(result.id, result.outs)
     assert tpu.queued_resource(PROJECT, ZONE, QR)["state"]["state"] == "ACTIVE"
+
+
+def test_a_create_with_a_malformed_node_spec_is_refused_in_one_sentence(
+    tpu: TpuService, provider: QueuedTpuProvider
+) -> None:
+    with pytest.raises(QueuedTpuError, match="was refused: HTTP 400"):
+        provider.create(props(tpu={"nodeSpec": ["v6e-16"]}))
+    assert tpu.queued_resources() == [] and tpu.created == []
