@@ -12,7 +12,12 @@ import pytest
 from queued_tpu_helpers import PATH, PROJECT, QR, ZONE, props
 
 from pulumi_dws.providers.queued_tpu import TYPE_TOKEN, QueuedTpuProvider
-from pulumi_dws.testing.dynamic_host import DynamicProviderError, DynamicProviderHost, urn
+from pulumi_dws.testing.dynamic_host import (
+    UNKNOWN,
+    DynamicProviderError,
+    DynamicProviderHost,
+    urn,
+)
 from pulumi_dws.testing.emulator import Emulator
 from pulumi_dws.testing.emulator.tpu import TpuService
 
@@ -81,3 +86,59 @@ def test_an_expired_request_fails_over_grpc_and_leaves_nothing(
     assert (info.value.exception_type or "").endswith("QueuedTpuError")
     assert "expired" in info.value.message and "nothing is left behind" in info.value.message
     assert tpu.queued_resources() == []
+
+
+def test_a_preview_with_unknown_values_never_fails_check(host: DynamicProviderHost) -> None:
+    inputs = props()
+    inputs["body"]["queueingPolicy"]["validUntilDuration"] = UNKNOWN
+    inputs["body"]["tpu"]["nodeSpec"][0]["node"]["labels"] = {"team": UNKNOWN}
+    for key in ("project", "zone", "queuedResourceId", "waitFor", "body"):
+        _, failures = host.check(URN, {}, {**inputs, key: UNKNOWN})
+        assert failures == [], key
+
+
+def test_check_refuses_labels_the_ownership_label_would_clash_with(
+    host: DynamicProviderHost,
+) -> None:
+    """The provider adds ``dws-create`` to the node's labels: a body that sets it itself, or
+    already has 64 labels (Google's most), would lose the user's label or be refused."""
+    own = props()
+    own["body"]["tpu"]["nodeSpec"][0]["node"]["labels"] = {"dws-create": "mine"}
+    _, failures = host.check(URN, {}, own)
+    assert [f.property for f in failures] == ["body"]
+    assert "dws-create is set by pulumi-dws itself" in failures[0].reason
+    full = props()
+    full["body"]["tpu"]["nodeSpec"][0]["node"]["labels"] = {f"k{i}": "v" for i in range(64)}
+    _, failures = host.check(URN, {}, full)
+    assert [f.property for f in failures] == ["body"]
+    assert "64 labels; at most 63" in failures[0].reason
+    fits = props()
+    fits["body"]["tpu"]["nodeSpec"][0]["node"]["labels"] = {f"k{i}": "v" for i in range(63)}
+    assert host.check(URN, {}, fits)[1] == []
+
+
+@pytest.mark.parametrize(
+    "tpu_field",
+    [
+        "v6e-16",
+        {"nodeSpec": "v6e-16"},
+        {"nodeSpec": ["v6e-16"]},
+        {"nodeSpec": [{"node": "v6e-16", "nodeId": QR}]},
+        {"nodeSpec": [{"node": {"labels": ["team"]}, "nodeId": QR}]},
+    ],
+)
+def test_check_refuses_a_body_whose_node_spec_is_not_a_list_of_objects(
+    host: DynamicProviderHost, tpu_field: object
+) -> None:
+    inputs = props()
+    inputs["body"]["tpu"] = tpu_field
+    _, failures = host.check(URN, {}, inputs)
+    assert [f.property for f in failures] == ["body"]
+    assert failures[0].reason.startswith("body.tpu"), failures[0].reason
+
+
+def test_a_body_with_unknown_node_parts_passes_check(host: DynamicProviderHost) -> None:
+    for tpu_field in (UNKNOWN, {"nodeSpec": UNKNOWN}, {"nodeSpec": [UNKNOWN]}):
+        inputs = props()
+        inputs["body"]["tpu"] = tpu_field
+        assert host.check(URN, {}, inputs)[1] == [], tpu_field

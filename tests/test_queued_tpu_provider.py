@@ -385,3 +385,36 @@ def test_the_emulated_api_wants_force_to_delete_nodes(emu: Emulator, tpu: TpuSer
     polled = requests.get(f"{emu.url}v2alpha1/{op['name']}", timeout=10).json()
     assert polled["done"] is True
     assert requests.get(url, timeout=10).status_code == 404
+
+
+# ---------------------------------------------------------------------------- review
+def test_a_failed_request_whose_delete_fails_is_kept_in_the_stack(
+    tpu: TpuService, provider: QueuedTpuProvider
+) -> None:
+    tpu.add_chips(ZONE, "v6e", 16)
+    tpu.fail_next("TPU nodes could not be created.")
+    tpu.fail_next_delete("the backend could not delete it")
+    result = provider.create(props())  # never an error that leaves it outside the stack
+    assert result.id == PATH and result.outs["state"] == "FAILED"
+    assert tpu.queued_resources() == [(PROJECT, ZONE, QR)]
+    provider.delete(result.id, result.outs)  # and the stack can still delete it
+    assert tpu.queued_resources() == []
+
+
+def test_a_delete_whose_operation_fails_says_so_and_keeps_the_request(
+    tpu: TpuService, provider: QueuedTpuProvider
+) -> None:
+    tpu.add_chips(ZONE, "v6e", 16)
+    result = provider.create(props())
+    tpu.fail_next_delete("the backend could not delete it")
+    with pytest.raises(QueuedTpuError, match="could not be confirmed.*could not delete it"):
+        provider.delete(result.id, result.outs)
+    assert tpu.queued_resource(PROJECT, ZONE, QR)["state"]["state"] == "ACTIVE"
+
+
+def test_a_create_with_a_malformed_node_spec_is_refused_in_one_sentence(
+    tpu: TpuService, provider: QueuedTpuProvider
+) -> None:
+    with pytest.raises(QueuedTpuError, match="was refused: HTTP 400"):
+        provider.create(props(tpu={"nodeSpec": ["v6e-16"]}))
+    assert tpu.queued_resources() == [] and tpu.created == []

@@ -96,6 +96,69 @@ def failure_detail(live: Mapping[str, Any]) -> str:
     return f" ({describe_status(error)})" if isinstance(error, Mapping) else ""
 
 
+def _node_specs(body: Any) -> tuple[list[tuple[int, Any]], str | None]:
+    """``([(index, node spec)], problem)``: the known node specs of ``body``, or why
+    ``body.tpu.nodeSpec`` is not a list of objects (parts not known yet are let be)."""
+    from pulumi.output import Unknown
+
+    tpu = body.get("tpu") if isinstance(body, Mapping) else None
+    if tpu is None or isinstance(tpu, Unknown):
+        return [], None
+    if not isinstance(tpu, Mapping):
+        return [], "body.tpu must be an object (a Tpu)"
+    specs = tpu.get("nodeSpec")
+    if specs is None or isinstance(specs, Unknown):
+        return [], None
+    if not isinstance(specs, list):
+        return [], "body.tpu.nodeSpec must be a list of node specs"
+    known_specs: list[tuple[int, Any]] = []
+    for i, spec in enumerate(specs):
+        if isinstance(spec, Unknown):
+            continue
+        if not isinstance(spec, Mapping):
+            return [], f"body.tpu.nodeSpec[{i}] must be an object (a NodeSpec)"
+        node = spec.get("node")
+        if node is not None and not isinstance(node, (Mapping, Unknown)):
+            return [], f"body.tpu.nodeSpec[{i}].node must be an object (a Node)"
+        labels = node.get("labels") if isinstance(node, Mapping) else None
+        if labels is not None and not isinstance(labels, (Mapping, Unknown)):
+            return [], f"body.tpu.nodeSpec[{i}].node.labels must be an object"
+        known_specs.append((i, spec))
+    return known_specs, None
+
+
+def _body_failures(body: Any) -> list[dyn.CheckFailure]:
+    """The node specs are objects, and their labels leave room for the ownership label the
+    create adds (and don't set it)."""
+    from .. import limits
+    from .queued_tpu_create import OWNER_LABEL
+
+    specs, problem = _node_specs(body)
+    if problem:
+        return [dyn.CheckFailure("body", problem)]
+    failures: list[dyn.CheckFailure] = []
+    for i, spec in specs:
+        node = spec.get("node")
+        labels = node.get("labels") if isinstance(node, Mapping) else None
+        if not isinstance(labels, Mapping):  # its keys are known even when a value is not
+            continue
+        where = f"body.tpu.nodeSpec[{i}].node.labels"
+        if OWNER_LABEL in labels:
+            failures.append(
+                dyn.CheckFailure("body", f"{where}: {OWNER_LABEL} is set by pulumi-dws itself")
+            )
+        most = (limits.get("labels.count").maximum or 64) - 1
+        if len(labels) > most:
+            failures.append(
+                dyn.CheckFailure(
+                    "body",
+                    f"{where}: {len(labels)} labels; at most {most} (pulumi-dws adds "
+                    f"{OWNER_LABEL})",
+                )
+            )
+    return failures
+
+
 @dataclass(frozen=True)
 class _Target:
     """The queued resource one call is about, its paths checked."""
@@ -182,10 +245,12 @@ class QueuedTpuProvider(RestProvider):
             if news.get(key) is None:
                 failures.append(dyn.CheckFailure(key, f"{key} is required"))
             failures.segment(key, news.get(key), kind)
-        if news.get("waitFor", "active") not in ("accepted", "active"):
+        wait_for = news.get("waitFor", "active")
+        if not isinstance(wait_for, Unknown) and wait_for not in ("accepted", "active"):
             failures.append(dyn.CheckFailure("waitFor", "waitFor: accepted or active"))
         if not isinstance(news.get("body"), (Mapping, Unknown)):
             failures.append(dyn.CheckFailure("body", "body is required (a QueuedResource)"))
+        failures.extend(_body_failures(news.get("body")))
         return dyn.CheckResult(news, failures)
 
     def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> dyn.DiffResult:
@@ -254,11 +319,16 @@ class QueuedTpuProvider(RestProvider):
         """How long a create waits for ``waitFor``: the queue window plus an hour to
         provision, or ``timeout`` when the request has no window."""
         from ..duration import Duration
+        from ..errors import DwsValidationError
 
-        policy = (target.props.get("body") or {}).get("queueingPolicy") or {}
-        window = policy.get("validUntilDuration")
+        body = target.props.get("body")
+        policy = body.get("queueingPolicy") if isinstance(body, Mapping) else None
+        window = policy.get("validUntilDuration") if isinstance(policy, Mapping) else None
         if isinstance(window, str):
-            return Duration.parse(window, "validUntilDuration").seconds + _WAIT_MARGIN
+            try:
+                return Duration.parse(window, "validUntilDuration").seconds + _WAIT_MARGIN
+            except DwsValidationError:
+                pass  # the API refuses it
         return self.timeout
 
     def read_live(self, client: GoogleRestClient, path: str) -> dict[str, Any] | None:

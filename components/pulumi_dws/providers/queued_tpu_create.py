@@ -67,20 +67,28 @@ def create_key(props: Mapping[str, Any]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:20]
 
 
+def _specs(resource: Mapping[str, Any]) -> list[Any]:
+    tpu = resource.get("tpu")
+    specs = tpu.get("nodeSpec") if isinstance(tpu, Mapping) else None
+    return specs if isinstance(specs, list) else []
+
+
 def owner_mark(resource: Mapping[str, Any]) -> str | None:
     """The ownership label of a queued resource's (first) node, if any."""
-    specs = ((resource.get("tpu") or {}).get("nodeSpec")) or []
+    specs = _specs(resource)
     node = (specs[0].get("node") if specs and isinstance(specs[0], Mapping) else None) or {}
     labels = node.get("labels") if isinstance(node, Mapping) else None
     return labels.get(OWNER_LABEL) if isinstance(labels, Mapping) else None
 
 
 def with_owner(body: Mapping[str, Any], key: str) -> dict[str, Any]:
-    """``body`` with the ownership label on every node."""
+    """``body`` with the ownership label on every node (a part that is not an object is sent
+    as it is, for the API to refuse)."""
     out = wire(body)
-    for spec in (out.get("tpu") or {}).get("nodeSpec") or []:
-        node = spec.setdefault("node", {})
-        node["labels"] = {**dict(node.get("labels") or {}), OWNER_LABEL: key}
+    for spec in _specs(out):
+        node = spec.setdefault("node", {}) if isinstance(spec, dict) else None
+        if isinstance(node, dict) and isinstance(node.get("labels") or {}, Mapping):
+            node["labels"] = {**dict(node.get("labels") or {}), OWNER_LABEL: key}
     return out
 
 
@@ -199,11 +207,13 @@ class QueuedTpuCreate:
         return None  # a failed or expired request never becomes ACTIVE
 
     def clean_up(self, failure: Exception) -> CleanUp[dict[str, Any]]:
+        from .queued_tpu import QueuedTpuError  # a delete whose operation failed
+
         path = self.target.path
         for _ in range(2):  # once more if it came back (a create that arrived late)
             try:
                 gone = self.provider.delete_and_wait(self.client, path)
-            except (ApiError, TimeoutError, _Failed) as err:
+            except (ApiError, TimeoutError, _Failed, QueuedTpuError) as err:
                 return self._kept(f"could not be deleted ({err})")
             assert self.client.sleep is not None
             self.client.sleep(SETTLE_SECONDS)

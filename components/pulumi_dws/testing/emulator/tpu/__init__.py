@@ -39,7 +39,8 @@ discovery document), all on the virtual clock:
   gone and its operation done.
 
 Test controls: :meth:`~.models.TpuBackend.add_chips`, :meth:`take_all_chips`,
-:meth:`fail_next` (the next request goes ``FAILED`` when accepted), :meth:`lose_answers` (carried
+:meth:`fail_next` (the next request goes ``FAILED`` when accepted), :meth:`fail_next_delete` (the
+next delete's operation ends in an error and the request stays), :meth:`lose_answers` (carried
 out, answered ``503``), :meth:`remove` (deleted outside Pulumi), :meth:`queued_resource`, and
 :attr:`created` (every request really created, for duplicate counts).
 """

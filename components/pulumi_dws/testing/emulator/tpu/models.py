@@ -57,6 +57,8 @@ class _Queued:
     delete_at: dt.datetime | None = None
     delete_op: str | None = None
     fail_with: str | None = None
+    delete_fails: str | None = None
+    before_delete: dict[str, Any] | None = None
 
     @property
     def state(self) -> str:
@@ -99,6 +101,7 @@ class TpuBackend:
         self._request_ids: dict[str, tuple[str, dt.datetime]] = {}
         self._order = itertools.count()
         self._fail_next: list[str] = []
+        self._fail_deletes: list[str] = []
         self.lost: dict[str, int] = {}
         self._last_tick = self.clock.now()
         self.clock.subscribe(self.tick)
@@ -119,6 +122,12 @@ class TpuBackend:
         """Make the next created request go ``FAILED`` (with ``message``) when accepted."""
         with self._lock:
             self._fail_next.append(message)
+
+    def fail_next_delete(self, message: str = "Internal error while deleting.") -> None:
+        """Make the next delete's operation end with an error (``13``, ``message``): the
+        request goes back to the state it had, and stays."""
+        with self._lock:
+            self._fail_deletes.append(message)
 
     def lose_answers(self, method: str, count: int = 1) -> None:
         """Carry out the next ``count`` ``method`` requests (``POST``, ``DELETE``...) but
@@ -236,7 +245,11 @@ class TpuBackend:
                     "FAILED_PRECONDITION",
                 )
             op = self._operation(project, zone, "delete", found.name, now)
-            self._release(found)
+            if self._fail_deletes:
+                found.delete_fails = self._fail_deletes.pop(0)
+                found.before_delete = copy.deepcopy(found.resource["state"])
+            else:
+                self._release(found)
             found.resource["state"] = {"state": "DELETING", "stateInitiator": "USER"}
             found.delete_at = now + dt.timedelta(seconds=self.delete_seconds)
             found.delete_op = op["name"]
@@ -263,7 +276,11 @@ class TpuBackend:
 
     def _advance(self, q: _Queued, now: dt.datetime) -> None:
         if q.state == "DELETING":
-            if q.delete_at is not None and now >= q.delete_at:
+            if q.delete_at is not None and now >= q.delete_at and q.delete_fails is not None:
+                q.resource["state"] = q.before_delete or {"state": "FAILED"}
+                self._finish(q.delete_op, {}, now, error={"code": 13, "message": q.delete_fails})
+                q.delete_at = q.delete_fails = q.before_delete = None
+            elif q.delete_at is not None and now >= q.delete_at:
                 del self._queued[q.key]
                 self._finish(
                     q.delete_op, {"@type": "type.googleapis.com/google.protobuf.Empty"}, now
@@ -341,12 +358,21 @@ class TpuBackend:
         self._ops[name] = op
         return op
 
-    def _finish(self, op_name: str | None, response: dict[str, Any], now: dt.datetime) -> None:
+    def _finish(
+        self,
+        op_name: str | None,
+        response: dict[str, Any],
+        now: dt.datetime,
+        error: dict[str, Any] | None = None,
+    ) -> None:
         op = self._ops.get(op_name or "")
         if op is not None and not op["done"]:
             op["done"] = True
             op["metadata"]["endTime"] = _ts(now)
-            op["response"] = copy.deepcopy(response)
+            if error is not None:
+                op["error"] = error
+            else:
+                op["response"] = copy.deepcopy(response)
 
     def _once(self, request_id: str | None, action: Callable[[dt.datetime], str]) -> dict[str, Any]:
         """Carry out ``action(now)`` (it returns its operation's name) once per ``requestId``
