@@ -235,3 +235,46 @@ def test_the_generator_reproduces_the_packaged_schemas() -> None:
             assert made == packaged
         else:
             assert set(made["schemas"]) >= set(generator.TARGETS[target]["schemas"])
+
+
+def _numeric_paths(schemas: dict, name: str) -> dict[str, str]:
+    """Every integer field of schema ``name`` (by path, ``[]`` for list items) and its format."""
+    found: dict[str, str] = {}
+
+    def walk(spec: dict, path: str, seen: frozenset[str]) -> None:
+        ref = spec.get("$ref")
+        if ref is not None:
+            if ref not in seen:
+                walk(schemas[ref], path, seen | {ref})
+        elif spec.get("type") == "array":
+            walk(spec["items"], f"{path}[]", seen)
+        elif "properties" in spec:
+            for key, sub in spec["properties"].items():
+                walk(sub, f"{path}.{key}" if path else key, seen)
+        elif spec.get("format") in ("int32", "int64", "uint32", "uint64"):
+            found[path] = spec["format"]
+
+    walk(schemas[name], "", frozenset({name}))
+    return found
+
+
+@pytest.mark.parametrize(
+    ("schema", "table", "output_only"),
+    [
+        ("Instance", "INSTANCE_NUMBERS", ("id", "resourceStatus.")),
+        ("InstanceGroupManagerResizeRequest", "RESIZE_REQUEST_NUMBERS", ("id",)),
+    ],
+)
+def test_the_providers_number_tables_equal_the_discovery_document(
+    compute: DiscoverySchema, schema: str, table: str, output_only: tuple[str, ...]
+) -> None:
+    """The fields a provider types back from protobuf doubles are exactly the request body's
+    integer fields (output-only ones, which a request never carries, aside)."""
+    from pulumi_dws.providers import compute_ops
+
+    wanted = {
+        path: fmt
+        for path, fmt in _numeric_paths(compute.schemas, schema).items()
+        if not any(path == o or (o.endswith(".") and path.startswith(o)) for o in output_only)
+    }
+    assert getattr(compute_ops, table) == wanted

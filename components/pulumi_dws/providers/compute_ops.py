@@ -34,6 +34,8 @@ __all__ = [
     "is_instance",
     "is_operation",
     "typed_instance",
+    "typed_numbers",
+    "RESIZE_REQUEST_NUMBERS",
     "wait_zone_operation",
     "wait_operation",
     "get_instance",
@@ -78,21 +80,35 @@ INSTANCE_NUMBERS: dict[str, str] = {
 ``int32`` is a JSON integer, ``int64`` a JSON string (the discovery document types it
 ``string``). Values reach a dynamic provider through protobuf ``Struct``, where every number is
 a double, so :func:`typed_instance` puts them back (``8.0`` -> ``8``, ``7200.0`` -> ``"7200"``).
-A test keeps this table equal to the discovery document."""
+``tests/test_discovery.py`` keeps this table equal to the discovery document."""
+
+RESIZE_REQUEST_NUMBERS: dict[str, str] = {
+    "resizeBy": "int32",
+    "requestedRunDuration.nanos": "int32",
+    "requestedRunDuration.seconds": "int64",
+}
+"""The numeric fields of a Compute v1 ``InstanceGroupManagerResizeRequest`` request body, as
+:data:`INSTANCE_NUMBERS` for an ``Instance``."""
 
 
 def typed_instance(body: Any) -> Any:
     """``body`` with its numbers typed as :data:`INSTANCE_NUMBERS` says (whole numbers only;
     anything else is left for the API to judge)."""
-    return _typed(body, "")
+    return typed_numbers(body, INSTANCE_NUMBERS)
 
 
-def _typed(value: Any, path: str) -> Any:
+def typed_numbers(body: Any, numbers: Mapping[str, str]) -> Any:
+    """``body`` with the whole numbers at the paths of ``numbers`` (a table such as
+    :data:`INSTANCE_NUMBERS`) typed as their discovery format says."""
+    return _typed(body, "", numbers)
+
+
+def _typed(value: Any, path: str, numbers: Mapping[str, str]) -> Any:
     if isinstance(value, Mapping):
-        return {k: _typed(v, f"{path}.{k}" if path else str(k)) for k, v in value.items()}
+        return {k: _typed(v, f"{path}.{k}" if path else str(k), numbers) for k, v in value.items()}
     if isinstance(value, list):
-        return [_typed(v, f"{path}[]") for v in value]
-    kind = INSTANCE_NUMBERS.get(path)
+        return [_typed(v, f"{path}[]", numbers) for v in value]
+    kind = numbers.get(path)
     if kind is None or isinstance(value, bool):
         return value
     whole = isinstance(value, int) or (isinstance(value, float) and value.is_integer())

@@ -26,10 +26,15 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from .compute_insert import AttemptIds, insert_answer
-from .compute_ops import create_request_id, is_operation
+from .compute_ops import (
+    RESIZE_REQUEST_NUMBERS,
+    create_request_id,
+    is_operation,
+    typed_numbers,
+)
 from .create_machine import CleanUp, Found, Outcome, Phase, Sent
 from .mig_ops import get_request, other_live_request, tear_down
-from .rest import ApiError, OperationError, wire
+from .rest import ApiError, OperationError
 
 if TYPE_CHECKING:
     from .mig_resize import _Rr
@@ -45,14 +50,10 @@ _SHAPE = ("resizeBy", "requestedRunDuration", "description", "instances")
 
 
 def typed_body(body: Mapping[str, Any]) -> dict[str, Any]:
-    """A resize request body typed as the API types it: whole numbers as integers (values reach
-    a dynamic provider as protobuf doubles: ``4.0``), a duration's ``seconds`` an int64 string
-    (``259200.0`` -> ``"259200"``)."""
-    out = wire(dict(body))
-    duration = out.get("requestedRunDuration")
-    if isinstance(duration, Mapping) and isinstance(duration.get("seconds"), int):
-        out["requestedRunDuration"] = {**duration, "seconds": str(duration["seconds"])}
-    return out
+    """A resize request body typed as the API types it (:data:`RESIZE_REQUEST_NUMBERS`: values
+    reach a dynamic provider as protobuf doubles, ``4.0`` -> ``4``, a duration's ``seconds`` an
+    int64 string, ``259200.0`` -> ``"259200"``)."""
+    return typed_numbers(dict(body), RESIZE_REQUEST_NUMBERS)
 
 
 def _shape(request: Mapping[str, Any]) -> dict[str, Any]:
