@@ -121,7 +121,9 @@ def other_live_request(client: GoogleRestClient, where: Group, name: str) -> dic
 def managed_instances(client: GoogleRestClient, where: Group) -> list[dict[str, Any]]:
     """``listManagedInstances`` (every VM of the group; none when the group is gone)."""
     try:
-        answer = client.post(f"{where.path}/listManagedInstances", expect=_is_listing)
+        answer = client.post(  # a read: safe to send again
+            f"{where.path}/listManagedInstances", expect=_is_listing, idempotent=True
+        )
     except ApiError as err:
         if err.not_found:
             return []
@@ -153,7 +155,7 @@ def poll_until(
 def _act(client: GoogleRestClient, where: Group, method: str, path: str, body: Any = None) -> bool:
     """One mutation (POST or DELETE) with a fresh request id, waited for; False when the
     target was already gone (404)."""
-    params = {"requestId": str(uuid.uuid4())}
+    params: dict[str, Any] = {"requestId": str(uuid.uuid4())}
     try:
         if method == "DELETE":
             op = client.delete(path, expect=is_operation, **params)

@@ -118,7 +118,7 @@ class FlexCreate:
     def send(self, attempt: int) -> Sent[dict[str, Any]]:
         vm = self.vm
         self.request_id = self._ids(attempt)
-        params = {"requestId": self.request_id}
+        params: dict[str, Any] = {"requestId": self.request_id}
         if vm.template:
             params["sourceInstanceTemplate"] = vm.template
         return insert_answer(

@@ -96,6 +96,7 @@ class SlurmCreate:
                 parent,
                 wire(self.props["body"]),
                 expect=is_lro,
+                idempotent=True,  # the program names the cluster: a second create meets 409
                 model_development_cluster_id=self.props["cluster_id"],
             )
         except ApiError as err:

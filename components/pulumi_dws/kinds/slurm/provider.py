@@ -253,14 +253,14 @@ class SlurmClusterProvider(RestProvider):
         from ...providers.rest import ApiError
 
         try:
-            return client.patch(id_, body, expect=is_lro, updateMask=mask)
+            return client.patch(id_, body, expect=is_lro, idempotent=True, updateMask=mask)
         except ApiError as err:
             if not _busy(err):
                 raise
             live = self._poll(client, id_, lambda c: c is None or _state_of(c) not in BUSY)
             if live is None or _state_of(live) in BUSY:
                 raise
-        return client.patch(id_, body, expect=is_lro, updateMask=mask)
+        return client.patch(id_, body, expect=is_lro, idempotent=True, updateMask=mask)
 
     def _wait(
         self, client: GoogleRestClient, operation: dict[str, Any], what: str
