@@ -1,4 +1,5 @@
-"""Every value that goes into a Google API URL, checked and quoted in one place.
+"""How every value that goes into a Google API URL is checked and quoted, and the resource
+path templates built on it.
 
 A project id, zone, region, name, cluster id or operation name is only ever put in a URL path
 after it matched its pattern *in full* (``fullmatch``: a trailing newline is not a match) and
@@ -7,31 +8,27 @@ was percent-quoted; a region only becomes part of a host name through
 of ``p/zones/us-central1-a/instances/victim#`` can never address VM ``victim``, and a region of
 ``evil.example#`` never becomes a host.
 
-The patterns are those of Compute's discovery document (``compute.instances.get`` parameters)
-and of the Vertex AI ``modelDevelopmentClusters`` API.
+Each API's own paths are declared next to the kind that calls it, as a :class:`PathTemplate`
+(``kinds/<kind>/api.py``; Compute's shared ones in :mod:`~pulumi_dws.providers.compute_ops`).
+Only what every API shares is here: the segment patterns (those of Compute's discovery document,
+``compute.instances.get`` parameters, and of the Vertex AI ``modelDevelopmentClusters`` API), the
+template, and the poll path of a ``google.longrunning`` operation.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote
 
 __all__ = [
     "PathValueError",
     "PATTERNS",
+    "PathTemplate",
     "check_segment",
     "segment_problem",
-    "instance_path",
-    "zone_operation_path",
-    "location_path",
-    "group_path",
-    "resize_request_path",
-    "scoped_operation_path",
-    "cluster_path",
-    "cluster_parent",
     "operation_name_path",
-    "queued_resource_path",
 ]
 
 PATTERNS: dict[str, re.Pattern[str]] = {
@@ -79,6 +76,136 @@ def check_segment(kind: str, value: Any, field: str | None = None) -> str:
     return quote(value, safe=":")
 
 
+_FIELD = re.compile(r"\{(\w+)(?::(\w+))?\}")
+
+
+class PathTemplate:
+    """A resource path declared once, as text: ``"projects/{project}/zones/{zone}/instances/
+    {name}"``. Each ``{key}`` is an input (a key of the resource's props) whose value goes into
+    the path only after it matched the pattern of its kind in full (``{key:kind}``; the kind is
+    the key when not given; see :data:`PATTERNS`), and was quoted. From that one text the
+    template builds paths (:meth:`path`, :meth:`collection`), reads ids back (:meth:`parse`)
+    and says what a value cannot be (:meth:`problems`).
+
+    A resource that lives under one of several parents (a zonal or a regional group) gives one
+    template per parent: :meth:`path` takes the first whose inputs are all set, :meth:`parse`
+    the first the id fits. ``labels`` name an input in error messages (default: its key).
+    """
+
+    def __init__(self, *templates: str, labels: Mapping[str, str] | None = None) -> None:
+        if not templates:
+            raise ValueError("a PathTemplate needs at least one template")
+        self.templates = templates
+        self.labels = dict(labels or {})
+        self._variants = [tuple(part.split("/")) for part in templates]
+        for kind in (kind for _, kind in self.fields):
+            if kind not in PATTERNS:
+                raise ValueError(f"{kind!r} is not a segment kind: one of {sorted(PATTERNS)}")
+
+    def __repr__(self) -> str:
+        return f"PathTemplate{self.templates!r}"
+
+    @property
+    def fields(self) -> tuple[tuple[str, str], ...]:
+        """``(key, kind)`` of every input the templates take, in order, each once."""
+        seen: dict[str, str] = {}
+        for template in self.templates:
+            for match in _FIELD.finditer(template):
+                seen.setdefault(match[1], match[2] or match[1])
+        return tuple(seen.items())
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        """The inputs the templates take."""
+        return tuple(key for key, _ in self.fields)
+
+    def shape(self, variant: int = 0) -> str:
+        """A template as a person reads it: ``projects/PROJECT/zones/ZONE/instances/NAME``."""
+        return _FIELD.sub(lambda m: self.label(m[1]).upper(), self.templates[variant])
+
+    def label(self, key: str) -> str:
+        """What messages call input ``key``."""
+        return self.labels.get(key, key)
+
+    def _variant(self, values: Mapping[str, Any]) -> tuple[str, ...]:
+        for parts in self._variants:
+            if all(values.get(f[1]) not in (None, "") for f in map(_FIELD.fullmatch, parts) if f):
+                return parts
+        return self._variants[0]
+
+    def path(self, values: Mapping[str, Any], *, depth: int | None = None) -> str:
+        """The path of the resource ``values`` (its props) name, each input checked in full and
+        quoted; :class:`PathValueError` when one can't go into a URL. ``depth`` keeps only the
+        first ``depth`` parts."""
+        out: list[str] = []
+        for part in self._variant(values)[:depth]:
+            field = _FIELD.fullmatch(part)
+            if field is None:
+                out.append(part)
+                continue
+            key, kind = field[1], field[2] or field[1]
+            out.append(check_segment(kind, values.get(key), self.label(key)))
+        return "/".join(out)
+
+    def collection(self, values: Mapping[str, Any]) -> str:
+        """The collection the resource is created in: its path without its own id
+        (``projects/p/zones/z/instances``)."""
+        return self.path(values, depth=-1)
+
+    def parse(self, id_: Any) -> dict[str, str] | None:
+        """The inputs an id (a path this template built) names, each checked in full; None
+        when ``id_`` is not such a path."""
+        parts = id_.split("/") if isinstance(id_, str) else []
+        for variant in self._variants:
+            if len(parts) != len(variant):
+                continue
+            values: dict[str, str] = {}
+            for part, given in zip(variant, parts, strict=True):
+                field = _FIELD.fullmatch(part)
+                if field is None and part != given:
+                    break
+                if field is not None:
+                    if segment_problem(field[2] or field[1], given):
+                        break
+                    values[field[1]] = given
+            else:
+                return values
+        return None
+
+    def problems(self, values: Mapping[str, Any]) -> list[tuple[str, str]]:
+        """``(key, why)`` for each input of ``values`` that is set and can't go into a URL
+        (values not known yet, as in a preview, are let be by the caller)."""
+        found = []
+        for key, kind in self.fields:
+            value = values.get(key)
+            if value is None:
+                continue
+            problem = segment_problem(kind, value)
+            if problem:
+                found.append((key, problem))
+        return found
+
+
+_OPERATION_NAME = re.compile(r"projects/([^/]+)/locations/([^/]+)/operations/([^/]+)")
+
+
+def operation_name_path(name: Any, location: str = "region") -> str:
+    """The poll path of a long-running operation from the ``name`` the API gave it
+    (``projects/<project>/locations/<location>/operations/<id>``), each segment checked;
+    ``location`` is the pattern of the location segment (Vertex AI: ``region``; Cloud TPU:
+    ``zone``)."""
+    match = _OPERATION_NAME.fullmatch(name) if isinstance(name, str) else None
+    if match is None:
+        raise PathValueError("operation name", "operation", name)
+    project, where, op_id = match.groups()
+    return (
+        f"projects/{check_segment('project', project, 'operation name')}/locations/"
+        f"{check_segment(location, where, 'operation name')}/operations/"
+        f"{check_segment('operation', op_id, 'operation name')}"
+    )
+
+
+# ---- moving next to their kinds (removed as each kind moves)
 def instance_path(project: str, zone: str, name: str | None = None) -> str:
     """``projects/p/zones/z/instances[/name]`` (relative to the Compute base URL)."""
     base = (
@@ -155,25 +282,6 @@ def cluster_parent(project: str, region: str) -> str:
 def cluster_path(project: str, region: str, cluster_id: str) -> str:
     """``projects/p/locations/r/modelDevelopmentClusters/id`` (the resource id)."""
     return f"{cluster_parent(project, region)}/{check_segment('cluster_id', cluster_id)}"
-
-
-_OPERATION_NAME = re.compile(r"projects/([^/]+)/locations/([^/]+)/operations/([^/]+)")
-
-
-def operation_name_path(name: Any, location: str = "region") -> str:
-    """The poll path of a long-running operation from the ``name`` the API gave it
-    (``projects/<project>/locations/<location>/operations/<id>``), each segment checked;
-    ``location`` is the pattern of the location segment (Vertex AI: ``region``; Cloud TPU:
-    ``zone``)."""
-    match = _OPERATION_NAME.fullmatch(name) if isinstance(name, str) else None
-    if match is None:
-        raise PathValueError("operation name", "operation", name)
-    project, where, op_id = match.groups()
-    return (
-        f"projects/{check_segment('project', project, 'operation name')}/locations/"
-        f"{check_segment(location, where, 'operation name')}/operations/"
-        f"{check_segment('operation', op_id, 'operation name')}"
-    )
 
 
 def queued_resource_path(project: str, zone: str, queued_resource_id: str | None = None) -> str:
