@@ -266,32 +266,3 @@ def scoped_operation_path(
         f"{location_path(project, zone, region)}/operations/"
         f"{check_segment('operation', operation, 'operation name')}"
     )
-
-
-COLLECTION = "modelDevelopmentClusters"
-
-
-def cluster_parent(project: str, region: str) -> str:
-    """``projects/p/locations/r/modelDevelopmentClusters``."""
-    return (
-        f"projects/{check_segment('project', project)}/locations/"
-        f"{check_segment('region', region)}/{COLLECTION}"
-    )
-
-
-def cluster_path(project: str, region: str, cluster_id: str) -> str:
-    """``projects/p/locations/r/modelDevelopmentClusters/id`` (the resource id)."""
-    return f"{cluster_parent(project, region)}/{check_segment('cluster_id', cluster_id)}"
-
-
-def queued_resource_path(project: str, zone: str, queued_resource_id: str | None = None) -> str:
-    """``projects/p/locations/z/queuedResources[/id]`` (Cloud TPU; relative to its base URL).
-    Ids are RFC 1035 names here: a subset of what the API takes (``^[A-Za-z0-9_.~+%-]+$``)
-    that needs no quoting."""
-    base = (
-        f"projects/{check_segment('project', project)}/locations/"
-        f"{check_segment('zone', zone)}/queuedResources"
-    )
-    if queued_resource_id is None:
-        return base
-    return f"{base}/{check_segment('name', queued_resource_id, 'queued_resource_id')}"
