@@ -190,6 +190,9 @@ class RestResourceProvider(RestProvider):
 
     RESOURCE: ClassVar[RestResource]
     TARGET: ClassVar[type[Target]] = Target
+    GONE_ID: ClassVar[str | None] = None
+    """The id a read returns for a resource deleted outside Pulumi (None or "": the same to the
+    engine)."""
     UNREADABLE: ClassVar[tuple[type[Exception], ...]] = (ApiError, PathValueError)
     """What a failed read raises (wrapped in the declared error by :meth:`read`)."""
     UNDELETABLE: ClassVar[tuple[type[Exception], ...]] = (
@@ -222,7 +225,7 @@ class RestResourceProvider(RestProvider):
             else:
                 target.path  # noqa: B018 - checks every segment
         except PathValueError as err:
-            raise self.failed(f"the {self.RESOURCE.noun} can't be addressed: {err}") from None
+            raise self.failed(f"{target.describe()} can't be addressed: {err}") from None
         return target
 
     def parse_id(self, id_: str) -> dict[str, str]:
@@ -341,7 +344,12 @@ class RestResourceProvider(RestProvider):
         except self.UNREADABLE as err:
             raise self.failed(self.unreadable(target, id_, err)) from None
         if live is None:
-            return dyn.ReadResult(None, {})
+            return dyn.ReadResult(self.GONE_ID, {})
+        return self.read_result(id_, target, live)
+
+    def read_result(self, id_: str, target: Target, live: Mapping[str, Any]) -> dyn.ReadResult:
+        """Hook: what a read that found the resource returns. Default: its id and
+        :meth:`read_outputs`."""
         return dyn.ReadResult(id_, self.read_outputs(target, live))
 
     def read_live(self, client: GoogleRestClient, target: Target) -> dict[str, Any] | None:
@@ -355,7 +363,7 @@ class RestResourceProvider(RestProvider):
     def unreadable(self, target: Target, id_: str, err: Exception) -> str:
         """Hook: the message of a read that failed."""
         return (
-            f"{self.RESOURCE.noun} {id_} could not be read: {err}. Nothing was changed; run "
+            f"{target.describe()} could not be read: {err}. Nothing was changed; run "
             f"`pulumi refresh` again once {self.RESOURCE.api_name} answers."
         )
 
