@@ -127,18 +127,27 @@ class PathTemplate:
         """What messages call input ``key``."""
         return self.labels.get(key, key)
 
-    def _variant(self, values: Mapping[str, Any]) -> tuple[str, ...]:
-        for parts in self._variants:
-            if all(values.get(f[1]) not in (None, "") for f in map(_FIELD.fullmatch, parts) if f):
+    def _variant(self, values: Mapping[str, Any], depth: int | None) -> tuple[str, ...]:
+        """The template whose inputs (in its first ``depth`` parts) are all set; else the one
+        with the most set (its first unset input is then the error)."""
+
+        def set_and_unset(parts: tuple[str, ...]) -> tuple[int, int]:
+            keys = [f[1] for f in map(_FIELD.fullmatch, parts[:depth]) if f]
+            given = sum(values.get(key) not in (None, "") for key in keys)
+            return given, len(keys) - given
+
+        scored = [(set_and_unset(parts), parts) for parts in self._variants]
+        for (_, unset), parts in scored:
+            if not unset:
                 return parts
-        return self._variants[0]
+        return max(scored, key=lambda item: item[0][0])[1]
 
     def path(self, values: Mapping[str, Any], *, depth: int | None = None) -> str:
         """The path of the resource ``values`` (its props) name, each input checked in full and
         quoted; :class:`PathValueError` when one can't go into a URL. ``depth`` keeps only the
         first ``depth`` parts."""
         out: list[str] = []
-        for part in self._variant(values)[:depth]:
+        for part in self._variant(values, depth)[:depth]:
             field = _FIELD.fullmatch(part)
             if field is None:
                 out.append(part)
@@ -202,67 +211,4 @@ def operation_name_path(name: Any, location: str = "region") -> str:
         f"projects/{check_segment('project', project, 'operation name')}/locations/"
         f"{check_segment(location, where, 'operation name')}/operations/"
         f"{check_segment('operation', op_id, 'operation name')}"
-    )
-
-
-# ---- moving next to their kinds (removed as each kind moves)
-def instance_path(project: str, zone: str, name: str | None = None) -> str:
-    """``projects/p/zones/z/instances[/name]`` (relative to the Compute base URL)."""
-    base = (
-        f"projects/{check_segment('project', project)}/zones/{check_segment('zone', zone)}"
-        "/instances"
-    )
-    return f"{base}/{check_segment('name', name)}" if name is not None else base
-
-
-def zone_operation_path(project: str, zone: str, operation: str) -> str:
-    """``projects/p/zones/z/operations/op`` (from the operation's name, never its selfLink)."""
-    return (
-        f"projects/{check_segment('project', project)}/zones/{check_segment('zone', zone)}"
-        f"/operations/{check_segment('operation', operation, 'operation name')}"
-    )
-
-
-def location_path(project: str, zone: str | None = None, region: str | None = None) -> str:
-    """``projects/p/zones/z`` or ``projects/p/regions/r`` (exactly one of zone and region)."""
-    if (zone is None) == (region is None):
-        raise PathValueError("zone/region", "zone", (zone, region))
-    where = (
-        f"zones/{check_segment('zone', zone)}"
-        if zone is not None
-        else f"regions/{check_segment('region', region)}"
-    )
-    return f"projects/{check_segment('project', project)}/{where}"
-
-
-def group_path(
-    project: str, group: str, *, zone: str | None = None, region: str | None = None
-) -> str:
-    """``projects/p/{zones/z|regions/r}/instanceGroupManagers/group``."""
-    return (
-        f"{location_path(project, zone, region)}/instanceGroupManagers/"
-        f"{check_segment('name', group, 'group')}"
-    )
-
-
-def resize_request_path(
-    project: str,
-    group: str,
-    name: str | None = None,
-    *,
-    zone: str | None = None,
-    region: str | None = None,
-) -> str:
-    """``.../instanceGroupManagers/group/resizeRequests[/name]`` (zonal or regional)."""
-    base = f"{group_path(project, group, zone=zone, region=region)}/resizeRequests"
-    return f"{base}/{check_segment('name', name)}" if name is not None else base
-
-
-def scoped_operation_path(
-    project: str, operation: str, *, zone: str | None = None, region: str | None = None
-) -> str:
-    """The poll path of a zone or region operation (from its name, never its selfLink)."""
-    return (
-        f"{location_path(project, zone, region)}/operations/"
-        f"{check_segment('operation', operation, 'operation name')}"
     )

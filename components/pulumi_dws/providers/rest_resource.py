@@ -232,11 +232,13 @@ class RestResourceProvider(RestProvider):
         """The inputs an id names; the declared error when it is not one of this resource's."""
         values = self.RESOURCE.path.parse(id_)
         if values is None:
-            shapes = " or ".join(
-                self.RESOURCE.path.shape(i) for i in range(len(self.RESOURCE.path.templates))
-            )
-            raise self.failed(f"{id_!r} is not {shapes}")
+            raise self.failed(self.not_an_id(id_))
         return values
+
+    def not_an_id(self, id_: str) -> str:
+        """Hook: the message for an id that is not one of this resource's."""
+        path = self.RESOURCE.path
+        return f"{id_!r} is not " + " or ".join(path.shape(i) for i in range(len(path.templates)))
 
     def target_of_id(self, id_: str, props: Mapping[str, Any]) -> Target:
         """The target a read or delete of ``id_`` is about: ``props`` with what the id says
