@@ -8,14 +8,16 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import pulumi.dynamic as dyn
+from pulumi.output import Unknown
+
+from ..errors import DwsValidationError
+from .paths import segment_problem
 
 __all__ = ["CheckFailures", "known"]
 
 
 def known(value: Any) -> bool:
     """True when ``value`` holds no unknown (a preview's not-yet-computed value) at any depth."""
-    from pulumi.output import Unknown
-
     if isinstance(value, Unknown):
         return False
     if isinstance(value, Mapping):
@@ -30,8 +32,6 @@ class CheckFailures(list[dyn.CheckFailure]):
 
     def run(self, prop: str, check: Callable[[], Any]) -> None:
         """Run ``check``; a validation error it raises becomes a failure of ``prop``."""
-        from ..errors import DwsValidationError
-
         try:
             check()
         except (DwsValidationError, KeyError, TypeError, ValueError) as err:
@@ -40,8 +40,6 @@ class CheckFailures(list[dyn.CheckFailure]):
     def segment(self, prop: str, value: Any, kind: str | None = None) -> None:
         """Check ``value``, which goes into a URL path as a ``kind`` (default: ``prop``)
         segment, in full; a value that is None or not known yet (a preview) is let be."""
-        from .paths import segment_problem
-
         if value is None or not known(value):
             return
         problem = segment_problem(kind or prop, value)

@@ -43,7 +43,9 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+import google.auth
 import requests
+from google.auth.exceptions import GoogleAuthError, RefreshError, TransportError
 
 from .endpoints import InsecureEndpointError, check_endpoint, is_loopback
 from .transport import Answer, NoAnswer, exchange, mount_watched_adapter
@@ -296,8 +298,7 @@ class GoogleRestClient:
         return self._session
 
     def _authorised_session(self) -> requests.Session:
-        import google.auth
-        from google.auth.exceptions import GoogleAuthError
+        # google-auth's requests transport takes ~40 ms to import: only a call to Google needs it
         from google.auth.transport.requests import AuthorizedSession
 
         try:
@@ -392,8 +393,6 @@ class GoogleRestClient:
     def _exchange(
         self, method: str, url: str, body: Any, params: Mapping[str, Any] | None
     ) -> Answer:
-        from google.auth.exceptions import GoogleAuthError, RefreshError, TransportError
-
         assert self.timeout is not None
         try:
             return exchange(
@@ -572,8 +571,6 @@ def is_lro(answer: Mapping[str, Any]) -> bool:
 def _transient_auth_failure(exc: BaseException) -> bool:
     """A token refresh that failed for a reason that may pass (the metadata server or the token
     endpoint did not answer), as opposed to revoked or missing credentials."""
-    from google.auth.exceptions import TransportError
-
     if isinstance(exc, TransportError) or getattr(exc, "retryable", False):
         return True
     cause = exc.__cause__ or exc.__context__
