@@ -42,6 +42,8 @@ PATTERNS: dict[str, re.Pattern[str]] = {
     "operation": re.compile(r"[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?|[1-9][0-9]{0,19}"),
     "region": re.compile(r"[a-z]+-[a-z]+[0-9]+"),
     "cluster_id": re.compile(r"[a-z][a-z0-9]{0,62}"),
+    # an id the API assigns (Vertex AI jobs: a number)
+    "numeric_id": re.compile(r"[1-9][0-9]{0,19}"),
 }
 _SHOWN = {
     "project": "a project id such as my-project",
@@ -50,6 +52,7 @@ _SHOWN = {
     "operation": "an operation name",
     "region": "a region such as us-central1",
     "cluster_id": "a cluster id (a lowercase letter, then lowercase letters or digits)",
+    "numeric_id": "an id the API assigned (a number)",
 }
 
 

@@ -36,10 +36,12 @@ from ..providers.rest import PollPolicy
 from .clock_helpers import flex_start_group, flex_start_vm_props, mig_resize_props, virtual_sleep
 from .emulator import Emulator
 from .fault_proxy import FaultProxy, ProxyFaultPlan
+from .labelled_jobs import LABELLED_JOBS, LabelledJobError, LabelledJobProvider
 
 __all__ = [
     "FaultRunReport",
     "flex_vm_fault_run",
+    "labelled_job_fault_run",
     "mig_resize_fault_run",
     "queued_tpu_fault_run",
     "slurm_fault_run",
@@ -390,6 +392,46 @@ def mig_resize_fault_run(
 
     plan = ProxyFaultPlan(rate=rate, seed=seed, held_weight=held_weight)
     return _run_cycles(report, proxy, plan, "DWS_COMPUTE_ENDPOINT", deadline, cycles, cycle)
+
+
+def labelled_job_fault_run(
+    emu: Emulator,
+    proxy: FaultProxy,
+    *,
+    cycles: int = 200,
+    rate: float = 0.25,
+    seed: int = 1,
+    names: int = 4,
+    deadline: float = 0.1,
+    held_weight: float = 0.05,
+) -> FaultRunReport:
+    """``cycles`` create/delete cycles of a job of the fake API that names its jobs and takes no
+    request id (:mod:`~pulumi_dws.testing.labelled_jobs`: the ``OWNER_SEARCH`` mode) through
+    ``proxy``; the emulator must serve a ``LabelledJobsService``. Every seventh job fails
+    once created (the clean-up path). A duplicate is a second job made by one create."""
+    svc = emu["labelled-jobs"]
+    report = FaultRunReport("LabelledJob")
+    provider = LabelledJobProvider(sleep=virtual_sleep(emu), poll=_POLL)
+
+    def cycle(i: int) -> None:
+        props = {
+            "project": PROJECT,
+            "region": REGION,
+            "displayName": f"job-{i % names}",
+            "body": {"jobSpec": {"workerPoolSpecs": [{"replicaCount": 1 + i % names}]}},
+        }
+        if i % 7 == 6:
+            svc.fail_next()
+        before = len(svc.created)
+        tracked = _create_then_delete(report, provider, props, LabelledJobError, lambda r: r.id)
+        _count_duplicates(report, svc.created, before)
+        for job in svc.jobs():
+            if job["name"] not in tracked:
+                report.orphans += 1
+            svc.remove(job["name"])
+
+    plan = ProxyFaultPlan(rate=rate, seed=seed, held_weight=held_weight)
+    return _run_cycles(report, proxy, plan, LABELLED_JOBS.env_var, deadline, cycles, cycle)
 
 
 def _take_all_capacity(compute: Any) -> None:
