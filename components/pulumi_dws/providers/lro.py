@@ -44,10 +44,11 @@ from .create_machine import (
 )
 from .paths import PathValueError, operation_name_path
 from .rest import ApiError, is_lro, wire
+from .rest_provider import DEFAULT_TIMEOUT
 from .rest_resource import RestResourceProvider, Target
 
 if TYPE_CHECKING:
-    from .rest import GoogleRestClient
+    from .rest import GoogleRestClient, PollPolicy
 
 __all__ = [
     "LroCreate",
@@ -121,6 +122,16 @@ class LroProvider(RestResourceProvider):
 
     OPERATION_LOCATION: ClassVar[str] = "region"
     """The segment kind of the location in the API's operation names (Cloud TPU: ``zone``)."""
+
+    def __init__(
+        self,
+        timeout: float = DEFAULT_TIMEOUT,
+        sleep: Callable[[float], None] | None = None,
+        poll: PollPolicy | None = None,
+    ) -> None:
+        """``timeout`` first (as the first such providers took it); see :class:`RestProvider`
+        for ``sleep`` and ``poll``. The timeout is kept on the instance, so it is pickled."""
+        super().__init__(sleep, poll, timeout)
 
     def describe_status(self, status: Mapping[str, Any]) -> str:
         """Hook: how an operation's error reads in messages."""

@@ -25,7 +25,12 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ...providers.compute_insert import AttemptIds, insert_answer
+from ...providers.compute_insert import (
+    AttemptIds,
+    insert_answer,
+    name_taken_text,
+    unconfirmed_text,
+)
 from ...providers.compute_ops import create_request_id, is_operation
 from ...providers.create_machine import CleanUp, Found, Outcome, Phase, Sent
 from ...providers.rest import ApiError, OperationError
@@ -260,18 +265,12 @@ class MigCreate:
                 "delete it and its VMs) and deploy again."
             )
         if phase is Phase.NOT_OURS:
-            return (
-                f"{rr.describe()}: {detail}. Nothing was created or changed. To change: choose "
-                f"another request name, or delete that request (`{rr.gcloud('delete')}`) and "
-                "deploy again."
+            return name_taken_text(
+                rr.describe(), detail, "request name", "request", rr.gcloud("delete")
             )
         if phase is Phase.REJECTED:
             if isinstance(error, ApiError) and error.ambiguous:
-                return (
-                    f"{rr.describe()} could not be created: Compute Engine did not confirm the "
-                    f"insert ({error}), and no request of that name exists. Nothing was "
-                    "created. To change: deploy again later."
-                )
+                return unconfirmed_text(rr.describe(), error, "request")
             return (
                 f"{rr.describe()} was rejected by Compute Engine: {error or detail}. Nothing "
                 "was created."

@@ -28,7 +28,12 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ...providers.compute_insert import AttemptIds, insert_answer
+from ...providers.compute_insert import (
+    AttemptIds,
+    insert_answer,
+    name_taken_text,
+    unconfirmed_text,
+)
 from ...providers.compute_ops import (
     create_request_id,
     delete_instance,
@@ -202,18 +207,12 @@ class FlexCreate:
     def message(self, phase: Phase, detail: str, error: Exception | None) -> str:
         vm = self.vm
         if phase is Phase.NOT_OURS:
-            return (
-                f"{vm.describe()}: {detail}. Nothing was created or changed. To change: choose "
-                f"another instance_name, or delete that VM (`{vm.gcloud('delete')}`) and deploy "
-                "again."
+            return name_taken_text(
+                vm.describe(), detail, "instance_name", "VM", vm.gcloud("delete")
             )
         if phase is Phase.REJECTED:
             if isinstance(error, ApiError) and error.ambiguous:
-                return (
-                    f"{vm.describe()} could not be created: Compute Engine did not confirm the "
-                    f"insert ({error}), and no VM of that name exists. Nothing was created. To "
-                    "change: deploy again later."
-                )
+                return unconfirmed_text(vm.describe(), error, "VM")
             return rejected_text(vm, error or RuntimeError(detail))
         if phase is Phase.CLEANED_UP:
             return f"{failure_text(vm, error or RuntimeError(detail))} {detail}"

@@ -285,19 +285,7 @@ def _check(news: Mapping[str, Any]) -> list[dyn.CheckFailure]:
         )
     labels = body.get("labels") or {}
     if _known(labels) and isinstance(labels, Mapping):
-        if OWNER_LABEL in labels:
-            failures.append(
-                dyn.CheckFailure("body", f"body.labels: {OWNER_LABEL} is set by pulumi-dws itself")
-            )
-        most = (limits.get("labels.count").maximum or 64) - 1
-        if len(labels) > most:
-            failures.append(
-                dyn.CheckFailure(
-                    "body",
-                    f"body.labels: {len(labels)} labels; at most {most} (pulumi-dws adds "
-                    f"{OWNER_LABEL})",
-                )
-            )
+        failures.owner_label_room("body", "body.labels", labels)
     for key, allowed in (("desiredStatus", ("RUNNING", "TERMINATED")), ("waitFor", _WAITS)):
         value = news.get(key)
         if value is not None and _known(value) and value not in allowed:

@@ -44,19 +44,16 @@ credentials.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import pulumi
 import pulumi.dynamic as dyn
 from pulumi.output import Unknown
 
-from ... import limits
 from ...providers.checks import CheckFailures
-from ...providers.create_machine import OWNER_LABEL
 from ...providers.lro import LroProvider
 from ...providers.rest import ApiError, is_lro
-from ...providers.rest_provider import DEFAULT_TIMEOUT
 from ...providers.rest_resource import DeclaredResource, RestResource, Target
 from .api import (
     ENDED,
@@ -74,7 +71,7 @@ from .create import QueuedTpuCreate
 from .drift import seen_body
 
 if TYPE_CHECKING:
-    from ...providers.rest import GoogleRestClient, PollPolicy
+    from ...providers.rest import GoogleRestClient
 
 __all__ = [
     "QueuedTpuProvider",
@@ -118,33 +115,18 @@ def _node_specs(body: Any) -> tuple[list[tuple[int, Any]], str | None]:
     return known_specs, None
 
 
-def _body_failures(body: Any) -> list[dyn.CheckFailure]:
+def _check_body(body: Any, failures: CheckFailures) -> None:
     """The node specs are objects, and their labels leave room for the ownership label the
     create adds (and don't set it)."""
     specs, problem = _node_specs(body)
     if problem:
-        return [dyn.CheckFailure("body", problem)]
-    failures: list[dyn.CheckFailure] = []
+        failures.append(dyn.CheckFailure("body", problem))
+        return
     for i, spec in specs:
         node = spec.get("node")
         labels = node.get("labels") if isinstance(node, Mapping) else None
-        if not isinstance(labels, Mapping):  # its keys are known even when a value is not
-            continue
-        where = f"body.tpu.nodeSpec[{i}].node.labels"
-        if OWNER_LABEL in labels:
-            failures.append(
-                dyn.CheckFailure("body", f"{where}: {OWNER_LABEL} is set by pulumi-dws itself")
-            )
-        most = (limits.get("labels.count").maximum or 64) - 1
-        if len(labels) > most:
-            failures.append(
-                dyn.CheckFailure(
-                    "body",
-                    f"{where}: {len(labels)} labels; at most {most} (pulumi-dws adds "
-                    f"{OWNER_LABEL})",
-                )
-            )
-    return failures
+        if isinstance(labels, Mapping):  # its keys are known even when a value is not
+            failures.owner_label_room("body", f"body.tpu.nodeSpec[{i}].node.labels", labels)
 
 
 class QueuedTpuProvider(LroProvider):
@@ -153,14 +135,6 @@ class QueuedTpuProvider(LroProvider):
 
     RESOURCE: ClassVar[RestResource] = QUEUED_TPU
     OPERATION_LOCATION: ClassVar[str] = "zone"
-
-    def __init__(
-        self,
-        timeout: float = DEFAULT_TIMEOUT,
-        sleep: Callable[[float], None] | None = None,
-        poll: PollPolicy | None = None,
-    ) -> None:
-        super().__init__(sleep, poll, timeout)
 
     def check_inputs(self, news: Mapping[str, Any], failures: CheckFailures) -> None:
         """Every value that goes into a URL is checked in full; a value not known yet (a
@@ -171,7 +145,7 @@ class QueuedTpuProvider(LroProvider):
             failures.append(dyn.CheckFailure("waitFor", "waitFor: accepted or active"))
         if not isinstance(news.get("body"), (Mapping, Unknown)):
             failures.append(dyn.CheckFailure("body", "body is required (a QueuedResource)"))
-        failures.extend(_body_failures(news.get("body")))
+        _check_body(news.get("body"), failures)
 
     def create_steps(self, client: GoogleRestClient, target: Target) -> QueuedTpuCreate:
         return QueuedTpuCreate(self, client, target)

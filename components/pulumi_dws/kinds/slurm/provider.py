@@ -41,7 +41,7 @@ by reference, plus a timeout).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import pulumi
@@ -51,7 +51,6 @@ from pulumi.output import Unknown
 from ...providers.checks import CheckFailures
 from ...providers.lro import LroProvider, OperationFailed, busy_refusal
 from ...providers.rest import ApiError
-from ...providers.rest_provider import DEFAULT_TIMEOUT
 from ...providers.rest_resource import DeclaredResource, RestResource, Target
 from .api import (
     BUSY,
@@ -76,7 +75,7 @@ from .diff import (
 )
 
 if TYPE_CHECKING:
-    from ...providers.rest import GoogleRestClient, PollPolicy
+    from ...providers.rest import GoogleRestClient
 
 __all__ = [
     "SlurmClusterProvider",
@@ -94,14 +93,6 @@ class SlurmClusterProvider(LroProvider):
     :class:`~.rest_provider.RestProvider`)."""
 
     RESOURCE: ClassVar[RestResource] = SLURM_CLUSTER
-
-    def __init__(
-        self,
-        timeout: float = DEFAULT_TIMEOUT,
-        sleep: Callable[[float], None] | None = None,
-        poll: PollPolicy | None = None,
-    ) -> None:
-        super().__init__(sleep, poll, timeout)
 
     def check_inputs(self, news: Mapping[str, Any], failures: CheckFailures) -> None:
         """Every value that goes into a URL (or a host name: the region) is checked in full; a
