@@ -108,6 +108,14 @@ class PathTemplate:
     def __repr__(self) -> str:
         return f"PathTemplate{self.templates!r}"
 
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, PathTemplate):
+            return NotImplemented
+        return (self.templates, self.labels) == (other.templates, other.labels)
+
+    def __hash__(self) -> int:
+        return hash(self.templates)
+
     @property
     def fields(self) -> tuple[tuple[str, str], ...]:
         """``(key, kind)`` of every input the templates take, in order, each once."""
