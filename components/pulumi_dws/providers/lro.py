@@ -210,7 +210,17 @@ class LroProvider(RestResourceProvider):
 
 class LroCreate:
     """The steps of one create of an :class:`LroProvider`'s resource (a
-    :class:`~.create_machine.CreateSteps`); see the module docstring for its hooks.
+    :class:`~.create_machine.CreateSteps`), run in the declared idempotency mode.
+
+    Hooks a kind overrides (each method's docstring says its default):
+
+    - what is sent: :meth:`body` (and :meth:`with_owner`, where the ownership label goes);
+    - whose it is: :meth:`owner_key` (the label's value: stack identity belongs here),
+      :meth:`owner_mark` (where a found resource carries it), :meth:`owned` (a kind that
+      recognises its own by other means: Slurm, by its spec);
+    - how long and until what it waits: :meth:`settled`, :meth:`wait_seconds`,
+      :meth:`after_operation`; what it means: :meth:`judge`;
+    - data: :attr:`CREATE_ANSWER`, :attr:`OWNER_HOLDER`, :attr:`LEFTOVER`, :attr:`MESSAGES`.
 
     ``target`` becomes the created resource's own once its id is known (at once for a resource
     the program names; from the API's answer, or a search, in ``OWNER_SEARCH`` mode)."""

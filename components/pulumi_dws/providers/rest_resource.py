@@ -45,7 +45,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import pulumi
 import pulumi.dynamic as dyn
@@ -178,9 +178,6 @@ class Target:
             return f"{self.resource.noun} {self.path}"
         except PathValueError:
             return f"the {self.resource.noun}"
-
-
-T = TypeVar("T", bound=Target)
 
 
 class RestResourceProvider(RestProvider):
@@ -407,9 +404,6 @@ class RestResourceProvider(RestProvider):
             f"delete of {self.RESOURCE.noun} {id_} could not be confirmed: {err}. It is still "
             "in the stack: run `pulumi destroy` (or `pulumi up`) again."
         )
-
-
-P = TypeVar("P", bound=RestResourceProvider)
 
 
 class DeclaredResource(dyn.Resource):
