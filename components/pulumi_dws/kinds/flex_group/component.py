@@ -47,7 +47,7 @@ from typing_extensions import NotRequired, Required
 from ...defaults import default_name, resolve_project, type_token
 from ...duration import Duration, DurationLike
 from ...errors import DwsValidationError
-from ...fields import Check, DurationWithin, Known, MaybeOutput, Name, Within, Zone
+from ...fields import Check, DurationWithin, Known, MaybeOutput, Name, ProjectId, Within, Zone
 from ...models import parse_args
 from ...validation import check_name, check_region, is_output, region_of
 from ...vm_settings import VmSettings, VmSettingsArgs, template_args
@@ -157,7 +157,7 @@ class FlexStartGroupSpec(VmSettings):
     ] = "flex_start"
     reservation: Annotated[Any, Check(_reservation)] | None = None
     wait_for: Literal["accepted", "running"] = "running"
-    project: MaybeOutput[str] | None = None
+    project: MaybeOutput[ProjectId] | None = None
     group_name: Name | None = None
 
     @model_validator(mode="wrap")

@@ -31,7 +31,7 @@ from ... import catalog, limits
 from ...defaults import type_token
 from ...duration import Duration, DurationLike
 from ...errors import DwsValidationError
-from ...fields import Check, DurationWithin, Known, MaybeOutput, OneOf
+from ...fields import Check, DurationWithin, Known, MaybeOutput, OneOf, ProjectId
 from ...models import DwsModel, parse_args
 from ...validation import check_name
 from ..node_pool.component import NODE_POOL_LABEL, QueuedNodePool
@@ -286,7 +286,7 @@ class KueueQueueSpec(DwsModel):
     queueing_strategy: Annotated[str, OneOf(QUEUEING_STRATEGIES)] = "BestEffortFIFO"
     cluster: MaybeOutput[str] | None = None
     location: str | None = None
-    project: MaybeOutput[str] | None = None
+    project: MaybeOutput[ProjectId] | None = None
 
     @model_validator(mode="after")
     def _rules(self) -> KueueQueueSpec:

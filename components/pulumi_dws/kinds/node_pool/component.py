@@ -49,6 +49,8 @@ from ...fields import (
     Location,
     MaybeOutput,
     OneOf,
+    ProjectId,
+    ServiceAccount,
     Within,
     Zones,
 )
@@ -130,7 +132,6 @@ _CLUSTER_ID = re.compile(r"^projects/[^/]+/(locations|zones)/[^/]+/clusters/[a-z
 _SHARED_RESERVATION = re.compile(r"^projects/[a-z][-a-z0-9]{4,28}[a-z0-9]/reservations/(.+)\Z")
 _K8S_NAME = re.compile(r"^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?\Z")
 _DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\Z")
-_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[a-z]+\Z")
 
 
 class TaintArgs(TypedDict):
@@ -255,14 +256,6 @@ def _cluster(field: str, value: Any) -> str:
     return check_name(field, value)
 
 
-def _service_account(field: str, value: Any) -> Any:
-    if value == "default":
-        return value
-    if not isinstance(value, str) or not _EMAIL.match(value):
-        raise DwsValidationError(field, value, "is not a service account email (or 'default')")
-    return value
-
-
 def _reservation(field: str, value: Any) -> Any:
     if value is None or hasattr(value, "reservation_name"):
         return value
@@ -307,7 +300,7 @@ class QueuedNodePoolSpec(DwsModel):
     accelerator_type: Annotated[str | None, Known(_BY_SHAPE)] = None
     accelerator_count: Annotated[int | None, Known(_BY_SHAPE)] = None
     name: Annotated[str, Check(_check_pool_name, before=False)] | None = None
-    project: MaybeOutput[str] | None = None
+    project: MaybeOutput[ProjectId] | None = None
     node_locations: Zones | None = None
     gpu_driver_version: Annotated[str, OneOf(DRIVER_VERSIONS, upper=True)] | None = None
     max_run_duration: (
@@ -316,7 +309,7 @@ class QueuedNodePoolSpec(DwsModel):
     labels: K8sLabels = {}
     resource_labels: MaybeOutput[Labels] = {}
     taints: list[_Taint] = []
-    service_account: MaybeOutput[Annotated[str, Check(_service_account)]] | None = None
+    service_account: MaybeOutput[ServiceAccount] | None = None
     oauth_scopes: list[str] | None = None
     disk_size_gb: Annotated[int, Within("gke.disk_size_gb")] | None = None
     disk_type: Annotated[str, OneOf(DISK_TYPES)] | None = None

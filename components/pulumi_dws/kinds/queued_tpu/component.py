@@ -40,7 +40,20 @@ from ... import catalog, limits
 from ...defaults import default_name, resolve_project, type_token
 from ...duration import Duration, DurationLike
 from ...errors import DwsValidationError
-from ...fields import Check, DurationWithin, Labels, MaybeOutput, Metadata, Name, Within, Zone
+from ...fields import (
+    Check,
+    DurationWithin,
+    Labels,
+    MaybeOutput,
+    MetadataText,
+    Name,
+    Network,
+    ProjectId,
+    ServiceAccount,
+    Subnetwork,
+    Within,
+    Zone,
+)
 from ...models import DwsModel, parse_args
 from ...validation import check_name, is_output, when_known
 from .provider import QueuedTpuResource
@@ -153,15 +166,15 @@ class QueuedTpuSpec(DwsModel):
         Annotated[Duration, DurationWithin("queued_tpu.request_valid_for")] | None
     ) = None
     wait_for: Literal["accepted", "active"] = "active"
-    project: MaybeOutput[str] | None = None
+    project: MaybeOutput[ProjectId] | None = None
     queued_resource_id: Name | None = None
-    network: MaybeOutput[str] | None = None
-    subnetwork: MaybeOutput[str] | None = None
+    network: MaybeOutput[Network] | None = None
+    subnetwork: MaybeOutput[Subnetwork] | None = None
     public_ip: bool = False
-    service_account: MaybeOutput[str] | None = None
+    service_account: MaybeOutput[ServiceAccount] | None = None
     scopes: list[str] | None = None
     labels: MaybeOutput[Labels] = {}
-    metadata: MaybeOutput[Metadata] = {}
+    metadata: MaybeOutput[MetadataText] = {}
 
     @model_validator(mode="wrap")
     @classmethod
