@@ -111,7 +111,7 @@ def check_tpu_door(
 @output_aware
 def check_tpu_zone(
     field: str,
-    zone: str,
+    zone: Any,
     generation: str | TpuGeneration,
     door: str,
     *,

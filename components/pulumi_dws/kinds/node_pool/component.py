@@ -63,6 +63,7 @@ from ...validation import (
     region_of_location,
     when_known,
 )
+from ..calendar.consumers import check_tpu_consumer, check_vm_consumer, reservation_spec
 
 __all__ = [
     "TYPE",
@@ -257,7 +258,7 @@ def _cluster(field: str, value: Any) -> str:
 
 
 def _reservation(field: str, value: Any) -> Any:
-    if value is None or hasattr(value, "reservation_name"):
+    if value is None or reservation_spec(value) is not None or hasattr(value, "reservation_name"):
         return value
     if isinstance(value, str):
         shared = _SHARED_RESERVATION.match(value)
@@ -556,6 +557,34 @@ class QueuedNodePoolSpec(DwsModel):
             )
         if zone is not None:
             check_zone_in_region("reservation zone", zone, _region(self.location))
+        self._reservation_size()
+
+    def _reservation_size(self) -> None:
+        """The pool holds no more than the reservation: a GPU pool's ``max_nodes`` VMs, a TPU
+        pool's chips (its nodes times the chips per VM)."""
+        tpu = self.tpu
+        nodes = self.node_count
+        if tpu is None:
+            check_vm_consumer(
+                self.reservation,
+                machine_type=self.machine_type,
+                count=nodes,
+                fields=("machine_type", "max_nodes", "node_locations"),
+                what="VMs (the pool's max_nodes may not exceed them)",
+            )
+            return
+        chips = nodes * tpu.chips_per_vm if isinstance(nodes, int) else None
+        check_tpu_consumer(
+            self.reservation,
+            generation=tpu.generation,
+            chips=chips,
+            fields=(
+                "machine_type",
+                "tpu_topology" if tpu.multi_host else "max_nodes",
+                "node_locations",
+            ),
+            value=self.machine_type,
+        )
 
     # ------------------------------------------------------------------ derived values
     @property

@@ -71,6 +71,7 @@ from ...validation import (
     is_output,
     region_of,
 )
+from ..calendar.consumers import check_vm_consumer, reservation_spec
 from .provider import SlurmClusterResource
 
 __all__ = [
@@ -449,6 +450,15 @@ def _check_reservation(where: str, pool: _NodePoolSpec, zone: str, project: Any)
             f"{where}.machine_type",
             pool.machine_type,
             f"does not match the reservation, which holds {machine} VMs; use {machine}",
+        )
+    if reservation_spec(reservation) is not None:
+        check_vm_consumer(
+            reservation,
+            machine_type=pool.machine_type,
+            count=pool.max_nodes,
+            zone=zone,
+            fields=(f"{where}.machine_type", f"{where}.max_nodes", f"{where}.zone"),
+            reservation_field=f"{where}.reservation",
         )
     owner = getattr(spec, "project", None)
     shared = tuple(getattr(spec, "share_with", ()) or ())
