@@ -131,7 +131,7 @@ def check_tpu_zone(
     raise DwsValidationError(
         field,
         zone,
-        f"is not a zone where {DOORS[door]} offers {_what(gen, workload)}: use "
+        f"is not a zone where {_what(gen, workload)} is offered through {DOORS[door]}: use "
         f"{', '.join(zones)} (limits row{'s' if ',' in keys else ''} {keys})",
     )
 

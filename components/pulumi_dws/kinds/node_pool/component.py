@@ -383,6 +383,7 @@ class QueuedNodePoolSpec(DwsModel):
                 )
         tpu = self.tpu
         assert tpu is not None
+        self._tpu_door_rules(tpu)
         if not tpu.multi_host:
             return
         what = f"a multi-host TPU pool ({tpu.topology} on {self.machine_type}: {tpu.vms} VMs)"
@@ -407,6 +408,30 @@ class QueuedNodePoolSpec(DwsModel):
                 self.min_nodes,
                 f"is not allowed for {what}: a slice has all its {tpu.vms} VMs or none "
                 f"(use 0 or {tpu.vms})",
+            )
+
+    def _tpu_door_rules(self, tpu: catalog.TpuSlice) -> None:
+        """The generation where GKE offers it: Flex-start TPU nodes in the zones of GKE's
+        flex-start page, other pools where the generation is (catalog tables); and the GKE
+        version the generation or Flex-start TPU nodes need."""
+        door = "gke_flex_start" if self.uses_flex_start else "tpu"
+        hint = (
+            "pass flex_start: False (queued provisioning without Flex-start) or use mode "
+            "reserved"
+            if self.mode == "queued"
+            else "use mode queued with flex_start: False, or mode reserved"
+        )
+        catalog.check_tpu_door("machine_type", self.machine_type, tpu.generation, door, hint=hint)
+        if self.mode == "reserved" and reservation_spec(self.reservation) is not None:
+            return  # the reservation's zone and generation are checked against the pool
+        zones = self.tpu_zones or []
+        where = "node_locations" if self.node_locations else "location"
+        for i, zone in enumerate(zones):
+            field = f"node_locations[{i}]" if self.node_locations else where
+            catalog.check_tpu_zone(field, zone, tpu.generation, door)
+        if tpu.generation.name == "tpu7x":
+            catalog.check_gke_version(
+                "version", self.version, "tpu7x", "TPU7x nodes", "use a newer version"
             )
 
     def _mode_rules(self) -> None:
