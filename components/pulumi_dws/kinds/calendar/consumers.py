@@ -114,12 +114,14 @@ def check_tpu_consumer(
     region: Any = None,
     fields: tuple[str, str, str] = ("machine_type", "chips", "zone"),
     value: Any = None,
+    chips_shown: Any = None,
     reservation_field: str = "reservation",
 ) -> None:
     """A consumer of ``chips`` TPU chips of ``generation`` in ``zone``: the reservation must
     hold chips of that generation, at least ``chips`` of them, in that zone. ``fields`` name
     the consumer's arguments that chose the generation, the chips and the zone; ``value`` is
-    what the first of them holds (``v6e-16``, ``ct6e-standard-4t``)."""
+    what the first of them holds (``v6e-16``, ``ct6e-standard-4t``), ``chips_shown`` what the
+    second holds (default: ``chips``)."""
     held = reservation_spec(reservation)
     if held is None:
         return
@@ -140,7 +142,9 @@ def check_tpu_consumer(
     if isinstance(chips, int) and chips > held.tpu_chips:
         raise DwsValidationError(
             chips_field,
-            chips if chips_field != kind_field else shown,
+            chips_shown
+            if chips_shown is not None
+            else (chips if chips_field != kind_field else shown),
             f"needs {chips} chips; the reservation holds {held.tpu_chips}",
         )
     _same_zone(held, zone, region, zone_field)

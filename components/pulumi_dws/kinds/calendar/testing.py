@@ -106,7 +106,7 @@ EXAMPLES: tuple[Example, ...] = (
         "calendar-tpu-request",
         "tpu_calendar_reservation",
         (("zone", "us-central1-a"),),
-        "not a zone where Calendar mode offers TPU v6e",
+        "not a zone where TPU v6e is offered through Calendar mode",
     ),
     Example(
         "calendar-tpu-request",

@@ -416,8 +416,7 @@ class QueuedNodePoolSpec(DwsModel):
         version the generation or Flex-start TPU nodes need."""
         door = "gke_flex_start" if self.uses_flex_start else "tpu"
         hint = (
-            "pass flex_start: False (queued provisioning without Flex-start) or use mode "
-            "reserved"
+            "pass flex_start: False (queued provisioning without Flex-start) or use mode reserved"
             if self.mode == "queued"
             else "use mode queued with flex_start: False, or mode reserved"
         )
@@ -609,6 +608,7 @@ class QueuedNodePoolSpec(DwsModel):
                 "node_locations",
             ),
             value=self.machine_type,
+            chips_shown=tpu.topology if tpu.multi_host else nodes,
         )
 
     # ------------------------------------------------------------------ derived values

@@ -232,9 +232,9 @@ class QueuedTpuSpec(DwsModel):
                 door,
                 hint="use provisioning='spot' or 'reservation_bound', or a GKE pool",
             )
-        zone = catalog.check_tpu_zone("zone", spec.zone, tpu.generation, door)
-        if bound:
+        if bound:  # what the reservation holds first: its zone is the request's
             _check_reservation(spec, tpu)
+        zone = catalog.check_tpu_zone("zone", spec.zone, tpu.generation, door)
         return spec.model_copy(update={"runtime_version": runtime, "zone": zone})
 
     # ------------------------------------------------------------------ derived values
@@ -277,6 +277,7 @@ def _check_reservation(spec: QueuedTpuSpec, tpu: catalog.TpuSlice) -> None:
         zone=spec.zone,
         fields=("accelerator_type", "node_count" if count else "accelerator_type", "zone"),
         value=spec.accelerator_type,
+        chips_shown=count or spec.accelerator_type,
     )
 
 
