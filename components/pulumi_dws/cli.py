@@ -1,7 +1,8 @@
 """The ``dws`` command: ``dws plan``, ``dws emulator``, ``dws advise``, ``dws limits``.
 
 Exit codes: 0 success; 1 the program or its configuration is invalid; 2 usage error (also
-``dws plan --stack`` naming a stack with no config file in a project that has other stacks);
+``dws plan`` of a directory that does not exist or holds no ``Pulumi.yaml``, and ``dws plan
+--stack`` naming a stack with no config file in a project that has other stacks);
 3 a mandatory policy was violated.
 """
 
@@ -14,7 +15,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["main", "build_parser"]
+__all__ = ["main", "build_parser", "version"]
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE, EXIT_POLICY = 0, 1, 2, 3
 
@@ -45,6 +46,10 @@ def _plan(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
+    missing = _no_project(args.project_dir)
+    if missing:
+        print(f"error: {missing}", file=sys.stderr)
+        return EXIT_USAGE
     try:
         plan = run_plan(args.project_dir, args.stack)
     except UnknownStackError as exc:
@@ -65,6 +70,31 @@ def _plan(args: argparse.Namespace) -> int:
     else:
         _out(render_text(plan, report.text()))
     return EXIT_POLICY if report.mandatory_failed else EXIT_OK
+
+
+def _no_project(directory: str) -> str | None:
+    """Why ``directory`` is no Pulumi project to plan (a usage error), or None."""
+    from pathlib import Path
+
+    path = Path(directory)
+    if not path.exists():
+        return f"{directory}: no such directory"
+    if not path.is_dir():
+        return f"{directory}: not a directory (give the directory that holds Pulumi.yaml)"
+    if not any((path / name).is_file() for name in ("Pulumi.yaml", "Pulumi.yml")):
+        return f"{directory}: no Pulumi.yaml here"
+    return None
+
+
+def version() -> str:
+    """The installed pulumi-dws version (``unknown`` when not installed as a distribution)."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as dist_version
+
+    try:
+        return dist_version("pulumi-dws")
+    except PackageNotFoundError:
+        return "unknown"
 
 
 def _calendar_block(spec: str, now: dt.datetime) -> tuple[str, str, int, dt.datetime, dt.datetime]:
@@ -225,6 +255,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="dws", description="Dynamic Workload Scheduler capacity as Pulumi code."
     )
+    parser.add_argument("--version", action="version", version=f"dws (pulumi-dws) {version()}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     plan = sub.add_parser("plan", help="plan a Pulumi project offline, with policy checks")
