@@ -390,7 +390,8 @@ REJECTIONS: list[tuple[dict[str, Any], dict[str, Any], str, str]] = [
     ({"retry_strategy": {"backoff_limit_count": -1}}, {}, "retry_strategy", "between"),
     ({"queueing_strategy": "LIFO"}, {}, "queueing_strategy", "StrictFIFO"),
     ({"local_queue_name": "Q"}, {}, "local_queue_name", "Kubernetes name"),
-    ({"flavours": 1}, {}, "flavours", "unknown argument; known: node_pool, namespaces"),
+    ({"flavours": 1}, {}, "flavours", "unknown argument; did you mean flavors?"),
+    ({"zzz": 1}, {}, "zzz", "unknown argument; known: node_pool, flavors, namespaces"),
 ]
 
 

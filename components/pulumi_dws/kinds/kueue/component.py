@@ -1,4 +1,4 @@
-"""``KueueQueue``: the Kueue objects that route labelled Jobs to one DWS node pool.
+"""``KueueQueue``: the Kueue objects that route labelled Jobs to DWS node pools and ComputeClasses.
 
 For a :class:`~pulumi_dws.QueuedNodePool` (or a pool name) it creates, with
 pulumi-kubernetes: a ``ResourceFlavor`` pinned to the pool (``cloud.google.com/gke-nodepool``),
@@ -8,11 +8,22 @@ pin each job's Pods to the nodes provisioned for it) and its ``AdmissionCheck``,
 On a TPU pool the same objects manage ``google.com/tpu`` instead: the quota is the pool's TPU
 chips, the flavor selects the slice's GKE TPU labels and tolerates the ``google.com/tpu`` taint
 TPU nodes carry (and, for a queued pool, ``cloud.google.com/gke-queued``).
-``kueue.x-k8s.io/v1beta2`` by default, ``v1beta1`` on request; optionally installs Kueue itself
-from its Helm chart (pinned version) before the objects.
+
+With ``flavors`` instead of ``node_pool`` the ClusterQueue tries several flavors in order (a
+reservation or Calendar-block pool, a :class:`~pulumi_dws.ComputeClass`, then the DWS pool),
+each with its own quota; the ProvisioningRequest check applies only to queued pools' flavors
+(:mod:`.flavors`). ``topology`` adds a Kueue ``Topology`` of GKE's block, sub-block and host
+labels that the flavors use (topology-aware scheduling). ``pod_set_merge_policy`` lets one
+ProvisioningRequest carry a job with several pod sets (a RayJob's head and workers), which
+GKE's queued provisioning needs: it accepts one pod set per request.
+
+``kueue.x-k8s.io/v1beta2`` by default, ``v1beta1`` on request; ``kueue_version`` is the Kueue
+release in the cluster (or to install, from its Helm chart, with ``install_kueue``): every
+field is checked against what that release serves (:data:`KUEUE_VERSIONS`).
 
 :func:`kueue_manifests` builds the same objects as plain dicts (no Pulumi needed), and
-:func:`kueue_job_fields` / :func:`kueue_job` give what a Job needs to use the queue.
+:func:`kueue_job_fields` / :func:`kueue_job` (and :mod:`.jobs` for RayJobs and JobSets) give
+what a job needs to use the queue.
 """
 
 from __future__ import annotations
@@ -25,30 +36,33 @@ from typing import Annotated, Any, Literal, TypedDict
 import pulumi
 import pulumi_kubernetes as kubernetes
 from pydantic import model_validator
-from typing_extensions import Required
 
 from ... import catalog, limits
 from ...defaults import type_token
 from ...duration import Duration, DurationLike
 from ...errors import DwsValidationError
 from ...fields import Check, DurationWithin, Known, MaybeOutput, OneOf
+from ...kube import gke_provider, has_kubernetes_provider
 from ...models import DwsModel, parse_args
-from ...validation import check_name
-from ..node_pool.component import NODE_POOL_LABEL, QueuedNodePool
-from .kube import gke_provider
+from ..node_pool.component import QueuedNodePool
+from .flavors import TAS_MACHINES, Flavor, FlavorArgs, FlavorSpec, resolve_flavors
 
 __all__ = [
     "TYPE",
     "KueueQueue",
     "KueueQueueArgs",
     "KueueQueueSpec",
+    "FlavorArgs",
     "RetryStrategyArgs",
     "ApiVersion",
+    "MergePolicy",
     "API_GROUP",
     "API_VERSIONS",
     "KUEUE_CHART",
     "KUEUE_VERSION",
+    "KUEUE_VERSIONS",
     "KUEUE_NAMESPACE",
+    "MERGE_POLICIES",
     "PROVISIONING_CLASS",
     "PROVISIONING_CONTROLLER",
     "QUEUE_NAME_LABEL",
@@ -58,6 +72,9 @@ __all__ = [
     "QUEUED_TAINT_KEY",
     "PROVISIONING_REQUEST_LABEL",
     "POD_SET_UPDATES",
+    "TOPOLOGY_LEVELS",
+    "A4X_TOPOLOGY_LEVELS",
+    "kueue_release",
     "kueue_manifests",
     "kueue_job_fields",
     "kueue_job",
@@ -65,17 +82,42 @@ __all__ = [
 
 TYPE = type_token("KueueQueue")
 ApiVersion = Literal["v1beta2", "v1beta1"]
+MergePolicy = Literal["IdenticalPodTemplates", "IdenticalWorkloadSchedulingRequirements"]
 API_GROUP = "kueue.x-k8s.io"
 API_VERSIONS: tuple[str, ...] = ("v1beta2", "v1beta1")
 KUEUE_CHART = "oci://registry.k8s.io/kueue/charts/kueue"
 # Pinned chart version. v1beta2 is served from Kueue 0.15 and is the storage version from 0.16.
 KUEUE_VERSION = "0.16.1"
+KUEUE_VERSIONS = ("0.11", "0.12", "0.13", "0.14", "0.15", "0.16", "0.17", "0.18", "0.19")
+"""The Kueue minor releases pulumi-dws writes objects for: their CRDs (the last patch release of
+each, and the pinned one) are vendored in tests/fixtures/kueue_crd_schemas.json and every object
+is checked against them. A newer release is accepted as is."""
+_OLDEST = (0, 11)
 _V1BETA2_SINCE = (0, 15)
+# Fields of kubernetes-sigs/kueue's CRDs, by the release that added them (the vendored schemas
+# of each release show it): ProvisioningRequestConfig podSetUpdates and podSetMergePolicy in
+# v0.12.0 (kubernetes-sigs/kueue#5290); Topology v1alpha1 until 0.13, v1beta1 from 0.14,
+# v1beta2 from 0.15; TopologyAwareScheduling on by default (beta) from 0.14
+# (pkg/features/kube_features.go at v0.14.0).
+_POD_SET_UPDATES_SINCE = (0, 12)
+_MERGE_SINCE = (0, 12)
+_TOPOLOGY_V1BETA1_SINCE = (0, 14)
+_TAS_BETA_SINCE = (0, 14)
 KUEUE_NAMESPACE = "kueue-system"
 PROVISIONING_CLASS = "queued-provisioning.gke.io"
 PROVISIONING_CONTROLLER = "kueue.x-k8s.io/provisioning-request"
 QUEUE_NAME_LABEL = "kueue.x-k8s.io/queue-name"
 MAX_RUN_DURATION_ANNOTATION = "provreq.kueue.x-k8s.io/maxRunDurationSeconds"
+MAX_RUN_DURATION_PARAMETER = "maxRunDurationSeconds"
+# Cluster Toolkit's TPU queues pass the slice's topology to GKE as a ProvisioningRequest
+# parameter (GoogleCloudPlatform/cluster-toolkit@1047080375afbb44da4b596be314634e7486af4a
+# examples/gke-consumption-options/dws-flex-start-queued-provisioning/tpu-dws-queues.yaml.tftpl:
+# parameters.tpu-topology, managedResources [google.com/tpu]); no GKE page documents it yet.
+TPU_TOPOLOGY_PARAMETER = "tpu-topology"
+MERGE_POLICIES: tuple[str, ...] = (
+    "IdenticalPodTemplates",
+    "IdenticalWorkloadSchedulingRequirements",
+)
 GPU_RESOURCE = "nvidia.com/gpu"
 PROVISIONING_REQUEST_LABEL = "autoscaling.gke.io/provisioning-request"
 POD_SET_UPDATES: dict[str, Any] = {
@@ -88,7 +130,32 @@ nodeSelector on the GKE label of the nodes made for it (its value is the request
 ``ResizeRequestName`` class detail), so a job's Pods land on the nodes provisioned for that
 job and not on nodes another job is waiting for. As Google's xpk writes it
 (AI-Hypercomputer/xpk ``src/xpk/templates/kueue_config.yaml.j2``); the field is in both
-``v1beta1`` and ``v1beta2`` of the Kueue CRD."""
+``v1beta1`` and ``v1beta2`` of the Kueue CRD, from Kueue 0.12.
+
+With ``podSetMergePolicy``, Kueue gives this update (and GKE's consume-provisioning-request
+annotations) only to the first pod set of each merged group: the others keep their own
+templates (kubernetes-sigs/kueue ``pkg/controller/admissionchecks/provisioning/controller.go``,
+``podSetUpdates``, unfixed at ff69552e79ad21652c36caa97038382e55625cf7; fix proposed in
+kubernetes-sigs/kueue#14408). The queue designs around it: see :class:`KueueQueue`."""
+TOPOLOGY_LEVELS: tuple[str, ...] = (
+    "cloud.google.com/gce-topology-block",
+    "cloud.google.com/gce-topology-subblock",
+    "cloud.google.com/gce-topology-host",
+    "kubernetes.io/hostname",
+)
+"""GKE's topology node labels, coarse to fine (AI Hypercomputer, "Schedule GKE workloads with
+Topology Aware Scheduling": https://docs.cloud.google.com/ai-hypercomputer/docs/workloads/
+schedule-gke-workloads-tas; Cluster Toolkit's examples/gke-a4/kueue-configuration.yaml.tftpl)."""
+A4X_TOPOLOGY_LEVELS: tuple[str, ...] = (
+    "cloud.google.com/gce-topology-block",
+    "cloud.google.com/gce-topology-subblock",
+    "cloud.google.com/gke-nodepool",
+    "cloud.google.com/gce-topology-host",
+    "kubernetes.io/hostname",
+)
+"""A4X's levels: its node pools (one NVL72 domain each) between sub-block and host
+(GoogleCloudPlatform/cluster-toolkit@1047080375afbb44da4b596be314634e7486af4a
+examples/gke-a4x/kueue-configuration.yaml.tftpl)."""
 # GPU nodes on GKE carry the taint nvidia.com/gpu=present:NoSchedule; Kueue adds the flavor's
 # tolerations to the Pods it admits.
 GPU_TOLERATION = {"key": GPU_RESOURCE, "operator": "Exists", "effect": "NoSchedule"}
@@ -99,7 +166,10 @@ TPU_RESOURCE = catalog.TPU_RESOURCE
 # GoogleCloudPlatform/kubernetes-engine-samples ai-ml/gke-ray/tpu/dws/rayjob-tpu-v6e-dws.yaml;
 # GoogleCloudPlatform/cluster-toolkit@1047080375afbb44da4b596be314634e7486af4a
 # examples/gke-consumption-options/dws-flex-start-queued-provisioning: "Mandatory for Queued
-# Provisioning").
+# Provisioning"). GKE taints every queued pool so (GPU pools too: "The --flex-start flag
+# combined with the --enable-queued-provisioning flag instructs GKE ... to add the
+# cloud.google.com/gke-queued taint", https://docs.cloud.google.com/kubernetes-engine/docs/
+# how-to/provisioningrequest) and lets a Pod that consumes a request onto its nodes.
 TPU_TOLERATION = {"key": TPU_RESOURCE, "operator": "Exists", "effect": "NoSchedule"}
 QUEUED_TAINT_KEY = "cloud.google.com/gke-queued"
 QUEUED_TOLERATION = {"key": QUEUED_TAINT_KEY, "operator": "Exists", "effect": "NoSchedule"}
@@ -115,11 +185,28 @@ _QUANTITY = re.compile(
     r"(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?\Z"
 )
 _VERSION = re.compile(r"^v?(\d+)\.(\d+)\.(\d+)\Z")
+_LABEL_KEY = re.compile(
+    r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?"
+    r"[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?\Z"
+)
+_PARAMETER_KEY = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?\Z")
 _INT32 = 2**31 - 1
 
 
+def kueue_release(version: str) -> tuple[int, int, int]:
+    """``0.16.1`` (or ``v0.16.1``) -> ``(0, 16, 1)``."""
+    found = _VERSION.match(version)
+    if found is None:
+        raise DwsValidationError(
+            "kueue_version", version, f"is not a Kueue chart version like {KUEUE_VERSION}"
+        )
+    major, minor, patch = (int(x) for x in found.groups())
+    return major, minor, patch
+
+
 class RetryStrategyArgs(TypedDict, total=False):
-    """ProvisioningRequest retries (Kueue defaults: 3 retries, 60 s base, 1800 s max)."""
+    """ProvisioningRequest retries (Kueue defaults: 3 retries, 60 s base, 1800 s max);
+    ``backoff_limit_count: 0`` switches retries off (the CRD's ``retryStrategy``)."""
 
     backoff_limit_count: int
     backoff_base_seconds: int
@@ -131,13 +218,21 @@ class KueueQueueArgs(TypedDict, total=False):
 
     ``node_pool`` is a :class:`~pulumi_dws.QueuedNodePool` or a pool name; with a name,
     give ``gpu_quota`` (a GPU pool) or ``tpu_quota`` (a TPU pool, in chips), and
-    ``cluster``/``location`` unless a Kubernetes provider comes through ``opts``. ``name`` is
-    the prefix of the Kueue object names (default: the component name);
-    ``local_queue_name`` defaults to ``<name>-local-queue``.
+    ``cluster``/``location`` unless a Kubernetes provider comes through ``opts``. Or
+    ``flavors``: pools and ComputeClasses in the order Kueue tries them, each with its quota
+    (:class:`FlavorArgs`). ``name`` is the prefix of the Kueue object names (default: the
+    component name); ``local_queue_name`` defaults to ``<name>-local-queue``.
+
+    ``pod_set_merge_policy`` (Kueue 0.12 and later) lets a job with several pod sets (a
+    RayJob's head and workers) through GKE's queued provisioning, which takes one pod set per
+    request. ``topology``: True for GKE's block/sub-block/host levels (A4X: with its node
+    pools), or the node label keys in order. ``provisioning_parameters``: more
+    ProvisioningRequest parameters (strings).
     """
 
-    node_pool: Required[Any]
-    namespaces: Required[Sequence[str]]
+    node_pool: Any
+    flavors: Sequence[FlavorArgs]
+    namespaces: Sequence[str]
     gpu_quota: pulumi.Input[int]
     tpu_quota: pulumi.Input[int]
     max_run_duration: DurationLike
@@ -148,6 +243,9 @@ class KueueQueueArgs(TypedDict, total=False):
     local_queue_name: str
     provisioning_request: bool
     retry_strategy: RetryStrategyArgs
+    pod_set_merge_policy: MergePolicy
+    provisioning_parameters: Mapping[str, str]
+    topology: bool | Sequence[str]
     cpu_quota: int | str
     memory_quota: int | str
     queueing_strategy: str
@@ -208,9 +306,11 @@ def _check_quantity(field: str, value: Any) -> int | str:
 
 
 def _node_pool(field: str, value: Any) -> Any:
-    if isinstance(value, QueuedNodePool):
+    if value is None or isinstance(value, QueuedNodePool):
         return value
     if isinstance(value, str):
+        from ...validation import check_name
+
         return check_name(field, value)
     raise DwsValidationError(field, value, "must be a QueuedNodePool or a node pool name")
 
@@ -244,7 +344,46 @@ def _tpu_quota(field: str, value: Any) -> int:
 def _kueue_version(field: str, value: str) -> str:
     if not _VERSION.match(value):
         raise DwsValidationError(field, value, f"is not a Kueue chart version like {KUEUE_VERSION}")
+    if kueue_release(value)[:2] < _OLDEST:
+        raise DwsValidationError(
+            field,
+            value,
+            f"is older than Kueue 0.11, the oldest release pulumi-dws writes objects for "
+            f"({', '.join(KUEUE_VERSIONS)}); upgrade Kueue",
+        )
     return value.lstrip("v")
+
+
+def _parameters(field: str, value: Any) -> dict[str, str]:
+    if not isinstance(value, Mapping):
+        raise DwsValidationError(field, value, "must be a mapping of parameter names to strings")
+    for key, item in value.items():
+        if not isinstance(key, str) or not 0 < len(key) <= 316 or not _PARAMETER_KEY.match(key):
+            raise DwsValidationError(f"{field} key", key, "is not a parameter name")
+        if not isinstance(item, str) or len(item) > 255:
+            raise DwsValidationError(
+                f"{field}[{key}]", item, "must be a string of at most 255 characters (the CRD)"
+            )
+    if len(value) > 99:
+        raise DwsValidationError(field, len(value), "has too many entries: the CRD takes 100")
+    return dict(value)
+
+
+def _topology(field: str, value: Any) -> bool | list[str]:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) or not isinstance(value, Sequence) or not value:
+        raise DwsValidationError(
+            field, value, "must be True (GKE's levels) or a list of node label keys, coarse first"
+        )
+    if len(value) > 16:
+        raise DwsValidationError(field, len(value), "has too many levels: Kueue takes 16")
+    for i, key in enumerate(value):
+        if not isinstance(key, str) or not _LABEL_KEY.match(key):
+            raise DwsValidationError(f"{field}[{i}]", key, "is not a node label key")
+    if len(set(value)) != len(value):
+        raise DwsValidationError(field, list(value), "lists a level twice")
+    return list(value)
 
 
 K8sName = Annotated[str, Check(_check_dns_label, before=False)]
@@ -257,12 +396,15 @@ _RunDuration = Annotated[Duration, DurationWithin("kueue.max_run_duration")]
 class KueueQueueSpec(DwsModel):
     """The validated form of :class:`KueueQueueArgs`."""
 
-    node_pool: Annotated[Any, Check(_node_pool)]
+    node_pool: Annotated[Any, Check(_node_pool)] = None
+    flavors: Annotated[list[FlavorSpec], Known("each flavor becomes a ResourceFlavor")] | None = (
+        None
+    )
     namespaces: Annotated[
         list[str],
         Check(_namespaces),
         Known("each namespace gets a LocalQueue resource named after it"),
-    ]
+    ] = []
     gpu_quota: MaybeOutput[Annotated[int, Check(_gpu_quota)]] | None = None
     tpu_quota: MaybeOutput[Annotated[int, Check(_tpu_quota)]] | None = None
     max_run_duration: Annotated[
@@ -281,6 +423,15 @@ class KueueQueueSpec(DwsModel):
         bool | None, Known("it decides which Kueue objects are made")
     ] = None
     retry_strategy: Annotated[_Retry, Known("its values are checked against each other")] = _Retry()
+    pod_set_merge_policy: (
+        Annotated[str, OneOf(MERGE_POLICIES), Known("it is checked against kueue_version")] | None
+    ) = None
+    provisioning_parameters: Annotated[
+        dict[str, str], Check(_parameters), Known("they are checked against the others")
+    ] = {}
+    topology: Annotated[
+        bool | list[str], Check(_topology), Known("it decides the Topology object")
+    ] = False
     cpu_quota: Quantity = UNBOUNDED_CPU
     memory_quota: Quantity = UNBOUNDED_MEMORY
     queueing_strategy: Annotated[str, OneOf(QUEUEING_STRATEGIES)] = "BestEffortFIFO"
@@ -290,82 +441,153 @@ class KueueQueueSpec(DwsModel):
 
     @model_validator(mode="after")
     def _rules(self) -> KueueQueueSpec:
+        if not self.namespaces:
+            raise DwsValidationError(
+                "namespaces", "(missing)", "is required: the namespaces that get a LocalQueue"
+            )
+        if (self.node_pool is None) == (self.flavors is None):
+            raise DwsValidationError(
+                "node_pool",
+                "(missing)" if self.node_pool is None else "(and flavors)",
+                "is required: give node_pool (one pool) or flavors (pools and ComputeClasses "
+                "in order), one of them",
+            )
+        if self.flavors is not None:
+            for field in ("gpu_quota", "tpu_quota", "provisioning_request"):
+                if getattr(self, field) is not None:
+                    raise DwsValidationError(
+                        field, getattr(self, field), "goes on each of flavors, not on the queue"
+                    )
+        flavors = self.resolved_flavors()
+        queued = [f for f in flavors if f.queued]
         pool = self.node_pool if isinstance(self.node_pool, QueuedNodePool) else None
-        if self.gpu_quota is not None and self.tpu_quota is not None:
-            raise DwsValidationError(
-                "tpu_quota", "(set)", "give gpu_quota (a GPU pool) or tpu_quota (a TPU pool)"
-            )
-        if pool is None and self.gpu_quota is None and self.tpu_quota is None:
-            raise DwsValidationError(
-                "gpu_quota",
-                "(missing)",
-                "is required when node_pool is a name, not a pool (or tpu_quota for a TPU pool)",
-            )
-        if pool is not None and pool.tpu is not None and self.gpu_quota is not None:
-            raise DwsValidationError(
-                "gpu_quota",
-                self.gpu_quota,
-                f"is not allowed: the pool has TPUs ({pool.machine_type}); give tpu_quota "
-                "(chips) or leave it to the pool",
-            )
-        if pool is not None and pool.tpu is None and self.tpu_quota is not None:
-            raise DwsValidationError(
-                "tpu_quota",
-                self.tpu_quota,
-                f"is not allowed: the pool has GPUs ({pool.machine_type}); give gpu_quota",
-            )
-        if self.provisioning_request is False and pool is not None and pool.queued:
-            raise DwsValidationError(
-                "provisioning_request",
-                False,
-                "is not allowed: a pool in mode queued only gets nodes through "
-                "ProvisioningRequests; leave provisioning_request on",
-            )
-        if self.provisioning_request and pool is not None and not pool.queued:
-            raise DwsValidationError(
-                "provisioning_request",
-                True,
-                f"is not allowed: the pool is in mode {pool.mode}; ProvisioningRequests "
-                f"({PROVISIONING_CLASS}) need a pool in mode queued",
-            )
-        if self.max_run_duration is not None and not self.uses_provisioning_request:
+        if self.max_run_duration is not None and not queued:
             raise DwsValidationError(
                 "max_run_duration",
                 self.max_run_duration.human(),
                 "only applies to ProvisioningRequests (a pool in mode queued); "
                 "set the pool's max_run_duration instead",
             )
-        node_limit = pool.spec.max_run_duration if pool is not None else None
-        if (
-            self.max_run_duration is not None
-            and isinstance(node_limit, Duration)
-            and self.max_run_duration > node_limit
-        ):
-            raise DwsValidationError(
-                "max_run_duration",
-                self.max_run_duration.human(),
-                f"is above the node pool's max_run_duration ({node_limit.describe()})",
-            )
-        if self.api_version == "v1beta2" and self.install_kueue:
-            version = _VERSION.match(self.kueue_version)
-            assert version is not None  # checked by the field's type
-            major, minor = (int(x) for x in version.groups()[:2])
-            if (major, minor) < _V1BETA2_SINCE:
+        for flavor in queued:
+            node_limit = flavor.pool.spec.max_run_duration if flavor.pool is not None else None
+            if (
+                self.max_run_duration is not None
+                and isinstance(node_limit, Duration)
+                and self.max_run_duration > node_limit
+            ):
                 raise DwsValidationError(
-                    "kueue_version",
-                    self.kueue_version,
-                    "does not serve kueue.x-k8s.io/v1beta2 (Kueue 0.15 or later does); "
-                    "use a newer version or api_version v1beta1",
+                    "max_run_duration",
+                    self.max_run_duration.human(),
+                    f"is above the node pool's max_run_duration ({node_limit.describe()})",
                 )
+        release = kueue_release(self.kueue_version)
+        if self.api_version == "v1beta2" and release[:2] < _V1BETA2_SINCE:
+            raise DwsValidationError(
+                "kueue_version",
+                self.kueue_version,
+                "does not serve kueue.x-k8s.io/v1beta2 (Kueue 0.15 or later does); "
+                "use a newer version or api_version v1beta1",
+            )
+        self._merge_rules(queued, release)
+        self._parameter_rules(queued)
+        self._topology_rules(flavors)
+        del pool
         return self
+
+    def _merge_rules(self, queued: list[Flavor], release: tuple[int, int, int]) -> None:
+        policy = self.pod_set_merge_policy
+        if policy is None:
+            return
+        if release[:2] < _MERGE_SINCE:
+            raise DwsValidationError(
+                "pod_set_merge_policy",
+                policy,
+                f"needs Kueue 0.12 or later; Kueue {self.kueue_version} (kueue_version) has no "
+                "podSetMergePolicy, so its ProvisioningRequests carry one pod set per job pod set "
+                "and GKE refuses a job with more than one",
+            )
+        if not queued:
+            raise DwsValidationError(
+                "pod_set_merge_policy",
+                policy,
+                "only applies to ProvisioningRequests, and the queue has none (no pool in mode "
+                "queued)",
+            )
+
+    def _parameter_rules(self, queued: list[Flavor]) -> None:
+        params = self.provisioning_parameters
+        if params and not queued:
+            raise DwsValidationError(
+                "provisioning_parameters",
+                params,
+                "only apply to ProvisioningRequests, and the queue has none",
+            )
+        if MAX_RUN_DURATION_PARAMETER in params:
+            raise DwsValidationError(
+                f"provisioning_parameters[{MAX_RUN_DURATION_PARAMETER}]",
+                params[MAX_RUN_DURATION_PARAMETER],
+                "is set from max_run_duration: give that instead",
+            )
+        slices = {f.slice.topology for f in queued if f.slice is not None}
+        if len(slices) > 1 and TPU_TOPOLOGY_PARAMETER not in params:
+            raise DwsValidationError(
+                "flavors",
+                sorted(slices),
+                "are queued TPU pools of different topologies; one ProvisioningRequestConfig "
+                f"passes one {TPU_TOPOLOGY_PARAMETER}: make one queue per topology",
+            )
+
+    def _topology_rules(self, flavors: list[Flavor]) -> None:
+        if self.topology is False:
+            return
+        for flavor in flavors:
+            if flavor.tpu:
+                raise DwsValidationError(
+                    "topology",
+                    self.topology,
+                    f"is for GPU nodes (GKE's block, sub-block and host labels); "
+                    f"{flavor.where.rstrip('.') or 'node_pool'} manages TPU chips, which a slice's "
+                    "node pool places",
+                )
+            machine = flavor.machine_type
+            if machine is not None and machine not in TAS_MACHINES:
+                raise DwsValidationError(
+                    "topology",
+                    self.topology,
+                    f"needs nodes that carry GKE's topology labels ({', '.join(TAS_MACHINES)}); "
+                    f"{flavor.where.rstrip('.') or 'node_pool'} is {machine}",
+                )
+        if self.topology is True:
+            machines = {f.machine_type for f in flavors if f.machine_type is not None}
+            a4x = {m for m in machines if m.startswith("a4x-")}
+            if a4x and a4x != machines:
+                raise DwsValidationError(
+                    "topology",
+                    True,
+                    "mixes A4X flavors (levels with their node pools) and others; give the "
+                    "levels yourself (a list of node label keys) or one queue each",
+                )
+
+    # ------------------------------------------------------------------ derived values
+    def resolved_flavors(self) -> list[Flavor]:
+        """The flavors in order: the one ``node_pool`` (with the queue's quota fields), or
+        ``flavors``."""
+        if self.flavors is not None:
+            return resolve_flavors(self.flavors, None, single=False)
+        single = FlavorSpec.model_construct(
+            node_pool=self.node_pool,
+            compute_class=None,
+            gpu_quota=self.gpu_quota,
+            tpu_quota=self.tpu_quota,
+            name=None,
+            provisioning_request=self.provisioning_request,
+        )
+        return resolve_flavors([single], self.provisioning_request, single=True)
 
     @property
     def tpu(self) -> bool:
         """Whether the queue manages TPU chips (a TPU pool, or ``tpu_quota``) rather than GPUs."""
-        pool = self.node_pool
-        if isinstance(pool, QueuedNodePool):
-            return pool.tpu is not None
-        return self.tpu_quota is not None
+        return self.resolved_flavors()[0].tpu
 
     @property
     def resource(self) -> str:
@@ -375,13 +597,31 @@ class KueueQueueSpec(DwsModel):
     @property
     def uses_provisioning_request(self) -> bool:
         """Whether the ClusterQueue gets the ProvisioningRequest admission check."""
-        if self.provisioning_request is not None:
-            return self.provisioning_request
-        pool = self.node_pool
-        return pool.queued if isinstance(pool, QueuedNodePool) else True
+        return any(f.queued for f in self.resolved_flavors())
+
+    @property
+    def topology_levels(self) -> list[str]:
+        """The Topology's node label keys (empty without ``topology``)."""
+        if self.topology is False:
+            return []
+        if isinstance(self.topology, list):
+            return list(self.topology)
+        machines = {f.machine_type for f in self.resolved_flavors() if f.machine_type}
+        if machines and all(m.startswith("a4x-") for m in machines):
+            return list(A4X_TOPOLOGY_LEVELS)
+        return list(TOPOLOGY_LEVELS)
+
+    @property
+    def topology_api_version(self) -> str:
+        """The Topology's API version for ``kueue_version`` and ``api_version``."""
+        release = kueue_release(self.kueue_version)[:2]
+        if release < _TOPOLOGY_V1BETA1_SINCE:
+            return "v1alpha1"
+        return self.api_version
 
     def object_names(self, default_name: str) -> dict[str, str]:
-        """Names of the Kueue objects: flavor, config, check, cluster_queue, local_queue."""
+        """Names of the Kueue objects: flavor, config, check, cluster_queue, local_queue,
+        topology."""
         base = self.name or default_name
         names = {
             "flavor": f"{base}-flavor",
@@ -389,7 +629,11 @@ class KueueQueueSpec(DwsModel):
             "check": f"{base}-prov",
             "cluster_queue": f"{base}-cluster-queue",
             "local_queue": self.local_queue_name or f"{base}-local-queue",
+            "topology": f"{base}-topology",
         }
+        if self.flavors is not None:
+            for flavor in self.resolved_flavors():
+                names[f"flavor:{flavor.suffix}"] = f"{base}-{flavor.suffix}"
         field = "name" if self.name else "component name"
         for value in names.values():
             if value == self.local_queue_name:
@@ -406,47 +650,91 @@ class KueueQueueSpec(DwsModel):
                 ) from None
         return names
 
+    def flavor_name(self, names: Mapping[str, str], flavor: Flavor) -> str:
+        """The ResourceFlavor object's name of ``flavor``."""
+        if self.flavors is None:
+            return names["flavor"]
+        return names[f"flavor:{flavor.suffix}"]
 
-def _flavor(spec: KueueQueueSpec, pool_name: Any) -> dict[str, Any]:
-    """The ResourceFlavor's spec: the pool's nodes, and the tolerations of their taints."""
-    pool = spec.node_pool if isinstance(spec.node_pool, QueuedNodePool) else None
-    labels: dict[str, Any] = {NODE_POOL_LABEL: pool_name}
-    if not spec.tpu:
-        return {"nodeLabels": labels, "tolerations": [dict(GPU_TOLERATION)]}
-    if pool is not None and pool.tpu is not None:
-        labels.update(pool.tpu.gke_node_labels())
-    tolerations = [dict(TPU_TOLERATION)]
-    if spec.uses_provisioning_request:
-        tolerations.append(dict(QUEUED_TOLERATION))
-    return {"nodeLabels": labels, "tolerations": tolerations}
+
+def _flavor(spec: KueueQueueSpec, flavor: Flavor, label_value: Any) -> dict[str, Any]:
+    """The ResourceFlavor's spec: the pool's (or class's) nodes, and their taints tolerated."""
+    key, _ = flavor.label
+    labels: dict[str, Any] = {key: label_value}
+    body: dict[str, Any] = {"nodeLabels": labels}
+    if flavor.compute_class is not None or flavor.class_name is not None:
+        # GKE adds the tolerations a class's nodes need (and Autopilot refuses GPU tolerations
+        # on Pods that request no GPU, which a flavor would give every pod set it admits).
+        pass
+    elif not flavor.tpu:
+        tolerations = [dict(GPU_TOLERATION)]
+        if flavor.queued and spec.pod_set_merge_policy is not None:
+            # Merged pod sets after the first get neither the request's nodeSelector nor GKE's
+            # consume annotations (see POD_SET_UPDATES): without this they could not start on
+            # the queued pool's tainted nodes at all.
+            tolerations.append(dict(QUEUED_TOLERATION))
+        body["tolerations"] = tolerations
+    else:
+        if flavor.slice is not None:
+            labels.update(flavor.slice.gke_node_labels())
+        tolerations = [dict(TPU_TOLERATION)]
+        if flavor.queued:
+            tolerations.append(dict(QUEUED_TOLERATION))
+        body["tolerations"] = tolerations
+    if spec.topology is not False:
+        body["topologyName"] = "__topology__"
+    return body
 
 
 def _build(
-    spec: KueueQueueSpec, names: Mapping[str, str], pool_name: Any, quota: Any
+    spec: KueueQueueSpec,
+    names: Mapping[str, str],
+    label_values: Sequence[Any],
+    quotas: Sequence[Any],
 ) -> list[dict[str, Any]]:
-    """The manifests; ``pool_name`` and ``quota`` (GPUs or TPU chips) may be Pulumi Outputs."""
+    """The manifests; each flavor's label value (a pool or class name) and quota (GPUs or TPU
+    chips) may be Pulumi Outputs."""
     api = f"{API_GROUP}/{spec.api_version}"
-    queued = spec.uses_provisioning_request
+    flavors = spec.resolved_flavors()
+    queued = [f for f in flavors if f.queued]
     resource = spec.resource
+    release = kueue_release(spec.kueue_version)
 
     def obj(
-        kind: str, name: str, body: dict[str, Any], namespace: str | None = None
+        kind: str, name: str, body: dict[str, Any], namespace: str | None = None, version: str = api
     ) -> dict[str, Any]:
         meta = {"name": name, **({"namespace": namespace} if namespace else {})}
-        return {"apiVersion": api, "kind": kind, "metadata": meta, "spec": body}
+        return {"apiVersion": version, "kind": kind, "metadata": meta, "spec": body}
 
-    out = [
-        obj("ResourceFlavor", names["flavor"], _flavor(spec, pool_name)),
-    ]
+    out: list[dict[str, Any]] = []
+    if spec.topology is not False:
+        levels = [{"nodeLabel": key} for key in spec.topology_levels]
+        version = f"{API_GROUP}/{spec.topology_api_version}"
+        out.append(obj("Topology", names["topology"], {"levels": levels}, version=version))
+    for flavor, label_value in zip(flavors, label_values, strict=True):
+        body = _flavor(spec, flavor, label_value)
+        if "topologyName" in body:
+            body["topologyName"] = names["topology"]
+        out.append(obj("ResourceFlavor", spec.flavor_name(names, flavor), body))
     if queued:
         config: dict[str, Any] = {
             "provisioningClassName": PROVISIONING_CLASS,
             "managedResources": [resource],
-            "podSetUpdates": copy.deepcopy(POD_SET_UPDATES),
-            "retryStrategy": spec.retry_strategy.manifest(),
         }
+        if release[:2] >= _POD_SET_UPDATES_SINCE:
+            config["podSetUpdates"] = copy.deepcopy(POD_SET_UPDATES)
+        config["retryStrategy"] = spec.retry_strategy.manifest()
+        if spec.pod_set_merge_policy is not None:
+            config["podSetMergePolicy"] = spec.pod_set_merge_policy
+        parameters: dict[str, str] = {}
         if spec.max_run_duration is not None:
-            config["parameters"] = {"maxRunDurationSeconds": str(spec.max_run_duration.seconds)}
+            parameters[MAX_RUN_DURATION_PARAMETER] = str(spec.max_run_duration.seconds)
+        slices = {f.slice.topology for f in queued if f.slice is not None}
+        if len(slices) == 1:
+            parameters[TPU_TOPOLOGY_PARAMETER] = next(iter(slices))
+        parameters.update(spec.provisioning_parameters)
+        if parameters:
+            config["parameters"] = parameters
         out.append(obj("ProvisioningRequestConfig", names["config"], config))
         check = {
             "controllerName": PROVISIONING_CONTROLLER,
@@ -457,12 +745,21 @@ def _build(
             },
         }
         out.append(obj("AdmissionCheck", names["check"], check))
-    quotas = [
-        ("cpu", spec.cpu_quota),
-        ("memory", spec.memory_quota),
-        ("ephemeral-storage", UNBOUNDED_EPHEMERAL),
-        (resource, quota),
-    ]
+    covered = ["cpu", "memory", "ephemeral-storage", resource]
+    flavor_quotas = []
+    for flavor, quota in zip(flavors, quotas, strict=True):
+        values = [
+            ("cpu", spec.cpu_quota),
+            ("memory", spec.memory_quota),
+            ("ephemeral-storage", UNBOUNDED_EPHEMERAL),
+            (resource, quota),
+        ]
+        flavor_quotas.append(
+            {
+                "name": spec.flavor_name(names, flavor),
+                "resources": [{"name": n, "nominalQuota": q} for n, q in values],
+            }
+        )
     cluster_queue: dict[str, Any] = {
         "namespaceSelector": {
             "matchExpressions": [
@@ -474,20 +771,19 @@ def _build(
             ]
         },
         "queueingStrategy": spec.queueing_strategy,
-        "resourceGroups": [
-            {
-                "coveredResources": [name for name, _ in quotas],
-                "flavors": [
-                    {
-                        "name": names["flavor"],
-                        "resources": [{"name": n, "nominalQuota": q} for n, q in quotas],
-                    }
-                ],
-            }
-        ],
+        "resourceGroups": [{"coveredResources": covered, "flavors": flavor_quotas}],
     }
     if queued:
-        if spec.api_version == "v1beta2":
+        if spec.flavors is not None:
+            # Only the queued pools' flavors wait for a ProvisioningRequest (as Google's
+            # reservation + DWS sample); the strategy is in v1beta1 and v1beta2, and v1beta2
+            # has no top-level admissionChecks.
+            on = [spec.flavor_name(names, f) for f in queued]
+            entry: dict[str, Any] = {"name": names["check"]}
+            if len(on) < len(flavors):
+                entry["onFlavors"] = on
+            cluster_queue["admissionChecksStrategy"] = {"admissionChecks": [entry]}
+        elif spec.api_version == "v1beta2":
             cluster_queue["admissionChecksStrategy"] = {
                 "admissionChecks": [{"name": names["check"]}]
             }
@@ -501,42 +797,46 @@ def _build(
     return out
 
 
+def _label_values(flavors: Sequence[Flavor]) -> list[Any]:
+    return [f.label[1] for f in flavors]
+
+
+def _quotas(flavors: Sequence[Flavor]) -> list[Any]:
+    out = []
+    for flavor in flavors:
+        quota = flavor.quota
+        if quota is None:
+            assert flavor.pool is not None
+            quota = flavor.pool.tpu_chips_total if flavor.tpu else flavor.pool.gpus_total
+        out.append(quota)
+    return out
+
+
 def kueue_manifests(
-    pool_name: str,
+    pool_name: str | None,
     namespaces: Sequence[str],
     gpu_quota: int | None = None,
     *,
     name: str = "dws",
     **options: Any,
 ) -> list[dict[str, Any]]:
-    """The Kueue objects for one DWS pool as plain dicts (pure: no Pulumi, no cluster).
+    """The Kueue objects for one DWS pool (or, with ``pool_name`` None and ``flavors`` in
+    ``options``, for flavors given by name) as plain dicts (pure: no Pulumi, no cluster).
 
     ``options`` are the other :class:`KueueQueueArgs` (``tpu_quota`` instead of ``gpu_quota``
-    for a TPU pool, ``api_version``, ``max_run_duration``, ``provisioning_request``,
-    ``local_queue_name``, ``retry_strategy``, ``cpu_quota``, ``memory_quota``,
+    for a TPU pool, ``api_version``, ``kueue_version``, ``max_run_duration``,
+    ``provisioning_request``, ``local_queue_name``, ``retry_strategy``,
+    ``pod_set_merge_policy``, ``topology``, ``cpu_quota``, ``memory_quota``,
     ``queueing_strategy``). Raises :class:`DwsValidationError` like the component does.
     """
-    args = {"node_pool": pool_name, "namespaces": namespaces, "name": name, **options}
+    args: dict[str, Any] = {"namespaces": namespaces, "name": name, **options}
+    if pool_name is not None:
+        args["node_pool"] = pool_name
     if gpu_quota is not None:
         args["gpu_quota"] = gpu_quota
     spec = parse_args(KueueQueueSpec, args)
-    quota = spec.tpu_quota if spec.tpu else spec.gpu_quota
-    return _build(spec, spec.object_names(name), pool_name, quota)
-
-
-def _has_kubernetes_provider(opts: pulumi.ResourceOptions | None) -> bool:
-    if opts is None:
-        return False
-    if getattr(opts.provider, "package", None) == "kubernetes":
-        return True
-    providers = opts.providers
-    if isinstance(providers, Mapping):
-        if "kubernetes" in providers:
-            return True
-    elif any(getattr(p, "package", None) == "kubernetes" for p in providers or []):
-        return True
-    inherited = getattr(opts.parent, "_providers", None) or {}
-    return "kubernetes" in inherited
+    flavors = spec.resolved_flavors()
+    return _build(spec, spec.object_names(name), _label_values(flavors), _quotas(flavors))
 
 
 _PULUMI_ROLES = {
@@ -544,16 +844,32 @@ _PULUMI_ROLES = {
     "ProvisioningRequestConfig": "provisioning-config",
     "AdmissionCheck": "admission-check",
     "ClusterQueue": "cluster-queue",
+    "Topology": "topology",
 }
 
 
 class KueueQueue(pulumi.ComponentResource):
-    """Kueue objects that send Jobs labelled ``kueue.x-k8s.io/queue-name`` to one DWS pool.
+    """Kueue objects that send Jobs labelled ``kueue.x-k8s.io/queue-name`` to DWS capacity:
+    one pool, or flavors (pools and ComputeClasses) tried in order.
 
-    Outputs: ``local_queue_name``, ``cluster_queue_name``, ``resource_flavor_name``,
-    ``admission_check_name`` (None without ProvisioningRequests), ``api_version``,
-    ``namespaces``, ``manifests`` (the object dicts), ``resources`` (kind/namespace ->
-    CustomResource), ``kueue_release`` (the Helm release, if installed), ``provider``.
+    Outputs: ``local_queue_name``, ``cluster_queue_name``, ``resource_flavor_name`` (the
+    first flavor's), ``flavor_names`` (all, in order), ``admission_check_name`` (None without
+    ProvisioningRequests), ``topology_name`` (None without ``topology``), ``api_version``,
+    ``kueue_version``, ``pod_set_merge_policy``, ``namespaces``, ``manifests`` (the object
+    dicts), ``resources`` (kind/namespace -> CustomResource), ``kueue_release`` (the Helm
+    release, if installed), ``provider``.
+
+    Multi-pod-set jobs: with ``pod_set_merge_policy`` a job whose GPU pod sets share their
+    scheduling requirements (a RayJob's head and workers built by
+    :func:`~pulumi_dws.kinds.kueue.jobs.kueue_ray_job`) gets one ProvisioningRequest with one
+    pod set, which GKE accepts. Kueue then gives the request's nodeSelector and GKE's
+    consume-provisioning-request annotations to the first merged pod set only (an open Kueue
+    bug, kubernetes-sigs/kueue#14408): the queue's queued flavors also tolerate
+    ``cloud.google.com/gke-queued`` so the other pod sets can start on the pool's nodes, and the
+    job helpers give every pod set the same node selectors and tolerations. What stays lost
+    until Kueue fixes it: the other pod sets are held to the pool, not to the nodes of their
+    own request (in a pool that serves several jobs at once they may start on nodes made for
+    another job's request).
     """
 
     def __init__(
@@ -561,9 +877,11 @@ class KueueQueue(pulumi.ComponentResource):
     ) -> None:
         spec = parse_args(KueueQueueSpec, args)
         names = spec.object_names(name)
-        pool = spec.node_pool if isinstance(spec.node_pool, QueuedNodePool) else None
-        has_provider = _has_kubernetes_provider(opts)
-        if not has_provider and pool is None and (spec.cluster is None or not spec.location):
+        flavors = spec.resolved_flavors()
+        objects = [f.pool or f.compute_class for f in flavors]
+        known = [o for o in objects if o is not None]
+        has_provider = has_kubernetes_provider(opts)
+        if not has_provider and not known and (spec.cluster is None or not spec.location):
             raise DwsValidationError(
                 "cluster",
                 "(missing)",
@@ -574,18 +892,37 @@ class KueueQueue(pulumi.ComponentResource):
         self.spec = spec
         self.provider: kubernetes.Provider | None = None
         if not has_provider:
-            where: tuple[Any, Any, Any] = (
-                (pool.cluster, pool.location, pool.project)
-                if pool is not None
-                else (spec.cluster, spec.location, spec.project)
-            )
+            pool = next((f.pool for f in flavors if f.pool is not None), None)
+            cls = next((f.compute_class for f in flavors if f.compute_class is not None), None)
+            if spec.cluster is not None and spec.location:
+                where: tuple[Any, Any, Any] = (spec.cluster, spec.location, spec.project)
+            elif pool is not None:
+                where = (pool.cluster, pool.location, pool.project)
+            else:
+                assert cls is not None
+                where = (cls.spec.cluster, cls.spec.location, cls.spec.project)
+                if cls.provider is not None and where[0] is None:
+                    raise DwsValidationError(
+                        "cluster", "(missing)", "is required with a ComputeClass flavor"
+                    )
             self.provider = gke_provider(
                 f"{name}-k8s", *where, opts=pulumi.ResourceOptions(parent=self)
             )
         child = pulumi.ResourceOptions(parent=self, provider=self.provider)
         self.kueue_release: kubernetes.helm.v3.Release | None = None
-        depends: list[pulumi.Resource] = []
+        depends: list[pulumi.Resource] = [
+            f.compute_class.resource for f in flavors if f.compute_class is not None
+        ]
         if spec.install_kueue:
+            release = kueue_release(spec.kueue_version)
+            values: dict[str, Any] = {}
+            if spec.topology is not False and release[:2] < _TAS_BETA_SINCE:
+                # Before 0.14 TAS is alpha, off by default (Google's TAS guide enables it so).
+                values = {
+                    "controllerManager": {
+                        "featureGates": [{"name": "TopologyAwareScheduling", "enabled": True}]
+                    }
+                }
             self.kueue_release = kubernetes.helm.v3.Release(
                 f"{name}-kueue",
                 chart=KUEUE_CHART,
@@ -594,24 +931,24 @@ class KueueQueue(pulumi.ComponentResource):
                 namespace=KUEUE_NAMESPACE,
                 create_namespace=True,
                 timeout=600,
+                values=values or None,
                 opts=child,
             )
             depends.append(self.kueue_release)
-        pool_name = pool.name if pool is not None else spec.node_pool
-        given = spec.tpu_quota if spec.tpu else spec.gpu_quota
-        if given is None:
-            assert pool is not None
-            given = pool.tpu_chips_total if spec.tpu else pool.gpus_total
-        self.manifests = _build(spec, names, pool_name, given)
+        self.manifests = _build(spec, names, _label_values(flavors), _quotas(flavors))
         self.resources: dict[str, kubernetes.apiextensions.CustomResource] = {}
         # Kueue's CRDs first; the ClusterQueue after what it references; LocalQueues last.
         before_queue = list(depends)
         for manifest in self.manifests:
             kind = manifest["kind"]
+            object_name = manifest["metadata"]["name"]
             namespace = manifest["metadata"].get("namespace")
-            after = before_queue if kind == "ClusterQueue" else depends
+            after = before_queue if kind in ("ClusterQueue", "ResourceFlavor") else depends
+            role = _PULUMI_ROLES.get(kind) or f"local-queue-{namespace}"
+            if kind == "ResourceFlavor" and spec.flavors is not None:
+                role = f"flavor-{object_name.removeprefix((spec.name or name) + '-')}"
             resource = kubernetes.apiextensions.CustomResource(
-                f"{name}-{_PULUMI_ROLES.get(kind) or f'local-queue-{namespace}'}",
+                f"{name}-{role}",
                 api_version=manifest["apiVersion"],
                 kind=kind,
                 metadata=manifest["metadata"],
@@ -620,26 +957,37 @@ class KueueQueue(pulumi.ComponentResource):
                     child, pulumi.ResourceOptions(depends_on=list(after))
                 ),
             )
-            self.resources[kind if namespace is None else f"{kind}/{namespace}"] = resource
+            key = kind if namespace is None else f"{kind}/{namespace}"
+            if kind == "ResourceFlavor" and spec.flavors is not None:
+                key = f"{kind}/{object_name}"
+            self.resources[key] = resource
             if kind == "ClusterQueue":
                 depends = [*depends, resource]
             else:
                 before_queue.append(resource)
         self.api_version: str = spec.api_version
+        self.kueue_version: str = spec.kueue_version
+        self.pod_set_merge_policy: str | None = spec.pod_set_merge_policy
         self.namespaces: list[str] = list(spec.namespaces)
         self.local_queue_name: str = names["local_queue"]
         self.cluster_queue_name: str = names["cluster_queue"]
-        self.resource_flavor_name: str = names["flavor"]
+        self.flavors: list[Flavor] = flavors
+        self.flavor_names: list[str] = [spec.flavor_name(names, f) for f in flavors]
+        self.resource_flavor_name: str = self.flavor_names[0]
         self.admission_check_name: str | None = (
             names["check"] if spec.uses_provisioning_request else None
         )
+        self.topology_name: str | None = names["topology"] if spec.topology is not False else None
         self.register_outputs(
             {
                 "local_queue_name": self.local_queue_name,
                 "cluster_queue_name": self.cluster_queue_name,
                 "resource_flavor_name": self.resource_flavor_name,
+                "flavor_names": self.flavor_names,
                 "admission_check_name": self.admission_check_name,
+                "topology_name": self.topology_name,
                 "api_version": self.api_version,
+                "kueue_version": self.kueue_version,
                 "namespaces": self.namespaces,
             }
         )
