@@ -75,6 +75,8 @@ __all__ = [
     "TOPOLOGY_LEVELS",
     "A4X_TOPOLOGY_LEVELS",
     "kueue_release",
+    "check_k8s_name",
+    "check_quantity",
     "kueue_manifests",
     "kueue_job_fields",
     "kueue_job",
@@ -386,6 +388,10 @@ def _topology(field: str, value: Any) -> bool | list[str]:
     return list(value)
 
 
+check_k8s_name = _check_dns_label
+"""Check a Kubernetes DNS label (a name, a namespace): ``check_k8s_name(field, value)``."""
+check_quantity = _check_quantity
+"""Check a Kubernetes quantity (``96``, ``500m``, ``1000Gi``): ``check_quantity(field, value)``."""
 K8sName = Annotated[str, Check(_check_dns_label, before=False)]
 """A Kubernetes DNS label: lowercase letters, digits or '-' (the length from the limits table)."""
 Quantity = Annotated[int | str, Check(_check_quantity)]
