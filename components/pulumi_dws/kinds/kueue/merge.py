@@ -49,7 +49,7 @@ _SUBMITTER = {
         "limits": {"cpu": "1", "memory": "1Gi"},
     },
 }
-_SUFFIX = {
+_SUFFIX: dict[str, int | Decimal] = {
     "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60,
     "n": Decimal("1e-9"), "u": Decimal("1e-6"), "m": Decimal("1e-3"), "": 1,
     "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15, "E": 10**18,
@@ -92,7 +92,7 @@ def _quantity(value: Any) -> Decimal | Any:
             number, suffix = found.groups()
             if suffix and suffix[0] in "eE":
                 return Decimal(number + suffix)
-            return Decimal(number) * Decimal(_SUFFIX[suffix or ""])
+            return Decimal(number) * _SUFFIX[suffix or ""]
     return value
 
 
