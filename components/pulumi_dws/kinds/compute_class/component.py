@@ -384,15 +384,6 @@ class ComputeClassSpec(DwsModel):
             for i, zone in enumerate(self.zones):
                 check_zone_in_region(f"zones[{i}]", zone, region)
         check_gke_version("gke_version", self.gke_version, self.gke_version, "compute_class")
-        if self.zones:
-            check_gke_version("zones", self.zones, self.gke_version, "priority_defaults")
-        if self.gpu_driver_version is not None:
-            check_gke_version(
-                "gpu_driver_version",
-                self.gpu_driver_version,
-                self.gke_version,
-                "gpu_driver_version",
-            )
         if self.autopilot and not self.node_pool_auto_creation:
             raise DwsValidationError(
                 "node_pool_auto_creation",
@@ -402,6 +393,15 @@ class ComputeClassSpec(DwsModel):
             )
         for i, priority in enumerate(self.priorities):
             _Rule(self, priority, f"priorities[{i}].").check()
+        if self.zones:
+            check_gke_version("zones", self.zones, self.gke_version, "priority_defaults")
+        if self.gpu_driver_version is not None:
+            check_gke_version(
+                "gpu_driver_version",
+                self.gpu_driver_version,
+                self.gke_version,
+                "gpu_driver_version",
+            )
         if (
             self.node_pool_auto_creation
             and not self.autopilot
