@@ -32,6 +32,7 @@ from .kinds.kueue.component import (
     kueue_job_fields,
     kueue_manifests,
 )
+from .kinds.kueue.jobs import kueue_jobset, kueue_ray_job
 from .kinds.node_pool.component import QueuedNodePool, QueuedNodePoolArgs
 from .kinds.queued_tpu.component import QueuedTpu, QueuedTpuArgs
 from .kinds.slurm.component import SlurmCluster, SlurmClusterArgs
@@ -60,7 +61,9 @@ __all__ = [
     "catalog",
     "kueue_job",
     "kueue_job_fields",
+    "kueue_jobset",
     "kueue_manifests",
+    "kueue_ray_job",
     "limits",
     "regions",
 ]

@@ -30,6 +30,11 @@ def priorities_of(view: ResourceView) -> Iterator[tuple[int, Any]]:
         yield from enumerate(rules)
 
 
+def _num(value: Any) -> Any:
+    """A number as written (``8``, not the ``8.0`` a preview hands back)."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
 def priority_text(rule: Any) -> str:
     """One priority in a few words: ``flex_start a3-ultragpu-8g 8x nvidia-h200-141gb 7d``."""
     if rule is UNKNOWN or not isinstance(rule, dict):
@@ -52,9 +57,10 @@ def priority_text(rule: Any) -> str:
     parts = [what, rule.get("machineType") or rule.get("machineFamily")]
     gpu, tpu = rule.get("gpu"), rule.get("tpu")
     if isinstance(gpu, dict):
-        parts.append(f"{gpu.get('count')}x {gpu.get('type')}")
+        parts.append(f"{_num(gpu.get('count'))}x {gpu.get('type')}")
     if isinstance(tpu, dict):
-        parts.append(f"{tpu.get('type')} {tpu.get('topology')} ({tpu.get('count')} chips/node)")
+        chips = _num(tpu.get("count"))
+        parts.append(f"{tpu.get('type')} {tpu.get('topology')} ({chips} chips/node)")
     run = rule.get("maxRunDurationSeconds")
     if run is not None:
         parts.append(f"max {duration_text(run)}")
@@ -68,7 +74,7 @@ def _summary(view: ResourceView) -> dict[str, Any]:
     for _, rule in priorities_of(view):
         gpu = dig(rule, "gpu", "count")
         chips = dig(rule, "tpu", "count")
-        per_node.append(gpu if gpu is not None else chips)
+        per_node.append(_num(gpu if gpu is not None else chips))
     known = {n for n in per_node if isinstance(n, int)}
     return {
         "class": dig(p, "metadata", "name"),

@@ -17,14 +17,16 @@ from ...policy.view import ResourceView
 from ...registry import BlueprintEntry, CapacityKind, Ref, ResourceType, register
 from ..common import kubernetes_summary
 from .component import KueueQueue, KueueQueueArgs, KueueQueueSpec
+from .merge import workload_pod_sets
 
-__all__ = ["KIND", "PROVISIONING_REQUEST_CONFIG", "CLUSTER_QUEUE"]
+__all__ = ["KIND", "PROVISIONING_REQUEST_CONFIG", "CLUSTER_QUEUE", "QUEUED_JOB"]
 
 _AIDS = "pulumi_dws.kinds.kueue.testing"
 PROVISIONING_REQUEST_CONFIG = (
     r"^kubernetes:kueue\.x-k8s\.io/v1[a-z0-9]*:ProvisioningRequestConfig\Z"
 )
 CLUSTER_QUEUE = r"^kubernetes:kueue\.x-k8s\.io/v1[a-z0-9]*:ClusterQueue\Z"
+QUEUED_JOB = r"^kubernetes:(ray\.io/v1:RayJob|jobset\.x-k8s\.io/v1alpha2:JobSet)\Z"
 _POOLS = "queued_node_pools"
 _CLASSES = "compute_classes"
 _ACCELERATORS = ("nvidia.com/gpu", "google.com/tpu")
@@ -53,6 +55,8 @@ def _cluster_queue_summary(view: ResourceView) -> dict[str, Any]:
             }
             dws = everywhere or name in checked
             for resource, amount in quota.items():
+                if isinstance(amount, float) and amount.is_integer():
+                    amount = int(amount)
                 unit = "GPUs" if resource == "nvidia.com/gpu" else "TPU chips"
                 flavors.append(
                     f"{name}: {amount} {unit}" + (" (ProvisioningRequest)" if dws else "")
@@ -61,6 +65,33 @@ def _cluster_queue_summary(view: ResourceView) -> dict[str, Any]:
         "cluster_queue": dig(view.props, "metadata", "name"),
         "flavors": " > ".join(flavors),
         "queueing": spec.get("queueingStrategy"),
+    }
+
+
+def _job_summary(view: ResourceView) -> dict[str, Any]:
+    """A RayJob's or JobSet's queue, Pods, and the GPUs or TPU chips they request in all."""
+    props = view.props
+    try:
+        pod_sets = workload_pod_sets(props)
+    except (DwsValidationError, KeyError, TypeError, AttributeError):
+        pod_sets = []
+    totals: dict[str, Any] = {}
+    for pod_set in pod_sets:
+        for container in pod_set.pod_spec.get("containers") or []:
+            requests = dig(container, "resources", "requests")
+            if not isinstance(requests, dict):
+                continue
+            for resource in _ACCELERATORS:
+                amount = requests.get(resource)
+                if isinstance(amount, int | float | str) and str(amount).replace(".", "").isdigit():
+                    totals[resource] = totals.get(resource, 0) + pod_set.count * int(float(amount))
+    return {
+        "queue": dig(props, "metadata", "labels", "kueue.x-k8s.io/queue-name"),
+        "namespace": dig(props, "metadata", "namespace"),
+        "pods": sum(p.count for p in pod_sets) or None,
+        "gpus": totals.get("nvidia.com/gpu"),
+        "tpu_chips": totals.get("google.com/tpu"),
+        "suspended": dig(props, "spec", "suspend"),
     }
 
 
@@ -146,6 +177,12 @@ KIND = register(
                 "kueue_config",
                 pattern=PROVISIONING_REQUEST_CONFIG,
                 summary=kubernetes_summary,
+                mock=Ref("pulumi_dws.testing.kinds.common:kubernetes"),
+            ),
+            ResourceType(
+                "queued_job",
+                pattern=QUEUED_JOB,
+                summary=_job_summary,
                 mock=Ref("pulumi_dws.testing.kinds.common:kubernetes"),
             ),
             ResourceType(

@@ -154,6 +154,9 @@ def merged_pod_sets(pod_sets: Sequence[PodSet], policy: str | None) -> list[Requ
 
 
 def _int(value: Any, default: int) -> int:
+    """A count as written (``3``, or the ``3.0`` a preview hands back), else ``default``."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
     return value if isinstance(value, int) and not isinstance(value, bool) else default
 
 
