@@ -12,12 +12,12 @@ from kueue_helpers import kueue_versions, validate
 
 from pulumi_dws import CalendarReservation, ComputeClass, KueueQueue, QueuedNodePool
 from pulumi_dws.errors import DwsValidationError
-from pulumi_dws.kinds.kueue.component import (
+from pulumi_dws.kinds.kueue.component import kueue_manifests
+from pulumi_dws.kinds.kueue.spec import (
     A4X_TOPOLOGY_LEVELS,
     POD_SET_UPDATES,
     QUEUED_TOLERATION,
     TOPOLOGY_LEVELS,
-    kueue_manifests,
     kueue_release,
 )
 from pulumi_dws.kinds.kueue.jobs import (

@@ -1,7 +1,8 @@
 """Kueue queues routing jobs to DWS node pools and ComputeClasses: ``KueueQueue``, its flavors,
 and the job helpers (a ``batch/v1`` Job, a RayJob, a JobSet).
 
-The kind's package: ``component`` (the component, its args and spec), ``flavors`` (the pools and
+The kind's package: ``component`` (the component), ``spec`` (its args, their validated form, the
+Kueue releases and what each serves), ``manifests`` (the objects), ``flavors`` (the pools and
 classes a queue admits to, in order), ``jobs`` and ``merge`` (multi-pod-set jobs and what Kueue
 asks GKE for them), ``kind`` (its declaration to :mod:`pulumi_dws.registry`) and ``testing``
 (its test aids, loaded only by :mod:`pulumi_dws.testing`)."""

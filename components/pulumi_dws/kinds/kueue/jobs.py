@@ -20,24 +20,23 @@ from ...duration import DurationLike
 from ...errors import DwsValidationError
 from ..compute_class.component import COMPUTE_CLASS_LABEL, ComputeClass
 from ..node_pool.component import NODE_POOL_LABEL
-from .component import (
-    GPU_RESOURCE,
-    GPU_TOLERATION,
-    QUEUED_TOLERATION,
-    TPU_RESOURCE,
-    TPU_TOLERATION,
-    KueueQueue,
-    check_k8s_name,
-    check_quantity,
-    kueue_job_fields,
-    kueue_release,
-)
+from .component import KueueQueue, kueue_job_fields
 from .merge import (
     RequestPodSet,
     difference,
     merged_pod_sets,
     required_pod_sets,
     workload_pod_sets,
+)
+from .spec import (
+    GPU_RESOURCE,
+    GPU_TOLERATION,
+    QUEUED_TOLERATION,
+    TPU_RESOURCE,
+    TPU_TOLERATION,
+    check_k8s_name,
+    check_quantity,
+    kueue_release,
 )
 
 __all__ = [
