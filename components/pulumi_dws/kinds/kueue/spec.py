@@ -15,6 +15,7 @@ from ...duration import Duration, DurationLike
 from ...errors import DwsValidationError
 from ...fields import Check, DurationWithin, Known, MaybeOutput, OneOf
 from ...models import DwsModel
+from ...validation import check_name
 from ..node_pool.component import QueuedNodePool
 from .flavors import TAS_MACHINES, Flavor, FlavorArgs, FlavorSpec, resolve_flavors
 
@@ -286,11 +287,9 @@ def _check_quantity(field: str, value: Any) -> int | str:
 
 
 def _node_pool(field: str, value: Any) -> Any:
-    if value is None or isinstance(value, QueuedNodePool):
+    if isinstance(value, QueuedNodePool):  # (an explicit None is refused: leave it out)
         return value
     if isinstance(value, str):
-        from ...validation import check_name
-
         return check_name(field, value)
     raise DwsValidationError(field, value, "must be a QueuedNodePool or a node pool name")
 
