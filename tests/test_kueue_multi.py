@@ -13,13 +13,6 @@ from kueue_helpers import kueue_versions, validate
 from pulumi_dws import CalendarReservation, ComputeClass, KueueQueue, QueuedNodePool
 from pulumi_dws.errors import DwsValidationError
 from pulumi_dws.kinds.kueue.component import kueue_manifests
-from pulumi_dws.kinds.kueue.spec import (
-    A4X_TOPOLOGY_LEVELS,
-    POD_SET_UPDATES,
-    QUEUED_TOLERATION,
-    TOPOLOGY_LEVELS,
-    kueue_release,
-)
 from pulumi_dws.kinds.kueue.jobs import (
     REQUIRED_TOPOLOGY_ANNOTATION,
     kueue_jobset,
@@ -27,6 +20,13 @@ from pulumi_dws.kinds.kueue.jobs import (
     provisioning_request_pod_sets,
 )
 from pulumi_dws.kinds.kueue.merge import PodSet, difference, merged_pod_sets, workload_pod_sets
+from pulumi_dws.kinds.kueue.spec import (
+    A4X_TOPOLOGY_LEVELS,
+    POD_SET_UPDATES,
+    QUEUED_TOLERATION,
+    TOPOLOGY_LEVELS,
+    kueue_release,
+)
 from pulumi_dws.testing import GcpMocks
 
 MERGE = "IdenticalWorkloadSchedulingRequirements"
