@@ -471,7 +471,7 @@ def test_ci_preview_installs_into_the_virtualenv_the_stacks_name() -> None:
 README_TEXT = README.read_text()
 SOURCES = {p: p.read_text() for p in sorted((REPO / "components").rglob("*.py"))}
 COMPONENTS = ("FlexStartInstance", "QueuedNodePool", "KueueQueue", "SlurmCluster")
-COMPONENTS += ("CalendarReservation", "FlexStartGroup", "QueuedTpu")
+COMPONENTS += ("CalendarReservation", "FlexStartGroup", "QueuedTpu", "ComputeClass")
 LOCATOR = re.compile(r"https://\S+|[\w.-]+/[\w.-]+@[0-9a-f]{40}|\bseed 00\d")
 
 
