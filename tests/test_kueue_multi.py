@@ -502,3 +502,57 @@ def test_kueue_compares_quantities_and_empty_fields_semantically() -> None:
     assert difference(a, d, MERGE) == "the number of containers (1 and 2)"
     e = pod_set("e", initContainers=[{"name": "i", "resources": {"requests": {"cpu": "1"}}}])
     assert difference(a, e, MERGE) == "the number of initContainers (0 and 1)"
+
+
+def test_a_queue_of_classes_given_their_provider_asks_for_one_too() -> None:
+    import pulumi
+    import pulumi_kubernetes as kubernetes
+
+    def program(made: dict[str, Any]) -> None:
+        given = kubernetes.Provider("mine", kubeconfig="{}")
+        cls = ComputeClass(
+            "h200",
+            {"machine_type": "a3-ultragpu-8g", "priorities": [{"capacity": "spot"}]},
+            pulumi.ResourceOptions(provider=given),
+        )
+        made["args"] = {"flavors": [{"compute_class": cls, "gpu_quota": 8}], "namespaces": ["ml"]}
+        with pytest.raises(DwsValidationError, match="^cluster: .*ComputeClass given its provider"):
+            KueueQueue("q", made["args"])
+        KueueQueue("q", made["args"], pulumi.ResourceOptions(provider=given))
+
+    mocks, _ = run(program)
+    assert [p.name for p in mocks.resources("pulumi:providers:kubernetes")] == ["mine"]
+    assert mocks.resources("dws:index:KueueQueue")  # the second one, with the provider
+
+
+def test_blueprint_flavors_name_declared_pools_and_classes() -> None:
+    from pulumi_dws.blueprint import validate_capacity
+
+    capacity: dict[str, Any] = {
+        "compute_classes": [
+            {"name": "h200", "machine_type": "a3-ultragpu-8g", "cluster": "c",
+             "location": "us-central1", "priorities": [{"capacity": "spot"}]},
+        ],
+        "queued_node_pools": [
+            {"name": "h200-queued", "cluster": "c", "location": "us-central1",
+             "machine_type": "a3-ultragpu-8g", "max_nodes": 4},
+        ],
+        "kueue_queues": [
+            {"name": "q", "cluster": "c", "location": "us-central1", "namespaces": ["ml"],
+             "flavors": [{"compute_class": "h200", "gpu_quota": 8},
+                         {"node_pool": "h200-queued", "gpu_quota": 32}]},
+        ],
+    }  # fmt: skip
+    assert len(validate_capacity(capacity)) == 3
+    wrong = copy.deepcopy(capacity)
+    wrong["kueue_queues"][0]["flavors"][0]["compute_class"] = "h2000"
+    with pytest.raises(DwsValidationError) as info:
+        validate_capacity(wrong)
+    assert info.value.field == "dws:capacity.kueue_queues[0].flavors[0].compute_class"
+    assert "did you mean h200?" in str(info.value)
+    wrong = copy.deepcopy(capacity)
+    wrong["kueue_queues"][0]["flavors"][1]["node_pool"] = "other"
+    with pytest.raises(
+        DwsValidationError, match=r"flavors\[1\]\.node_pool: other names no node pool"
+    ):
+        validate_capacity(wrong)

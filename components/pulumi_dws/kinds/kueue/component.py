@@ -124,6 +124,27 @@ _PULUMI_ROLES = {
 }
 
 
+def _cluster_of(spec: KueueQueueSpec, flavors: Sequence[Flavor]) -> tuple[Any, Any, Any]:
+    """Where to build a Kubernetes provider: the queue's ``cluster``/``location``, else its first
+    pool's, else its first ComputeClass's (one that knows its cluster)."""
+    if spec.cluster is not None and spec.location:
+        return spec.cluster, spec.location, spec.project
+    pool = next((f.pool for f in flavors if f.pool is not None), None)
+    if pool is not None:
+        return pool.cluster, pool.location, pool.project
+    for flavor in flavors:
+        cls = flavor.compute_class
+        if cls is not None and cls.spec.cluster is not None and cls.spec.location:
+            return cls.spec.cluster, cls.spec.location, cls.spec.project
+    raise DwsValidationError(
+        "cluster",
+        "(missing)",
+        "and location are required to build a Kubernetes provider when node_pool is a name "
+        "(or every flavor is a name, or a ComputeClass given its provider through opts) and no "
+        "kubernetes provider comes through opts",
+    )
+
+
 class KueueQueue(pulumi.ComponentResource):
     """Kueue objects that send Jobs labelled ``kueue.x-k8s.io/queue-name`` to DWS capacity:
     one pool, or flavors (pools and ComputeClasses) tried in order.
@@ -154,33 +175,12 @@ class KueueQueue(pulumi.ComponentResource):
         spec = parse_args(KueueQueueSpec, args)
         names = spec.object_names(name)
         flavors = spec.resolved_flavors()
-        objects = [f.pool or f.compute_class for f in flavors]
-        known = [o for o in objects if o is not None]
         has_provider = has_kubernetes_provider(opts)
-        if not has_provider and not known and (spec.cluster is None or not spec.location):
-            raise DwsValidationError(
-                "cluster",
-                "(missing)",
-                "and location are required to build a Kubernetes provider when node_pool is a "
-                "name and no kubernetes provider comes through opts",
-            )
+        where = None if has_provider else _cluster_of(spec, flavors)
         super().__init__(TYPE, name, None, opts)
         self.spec = spec
         self.provider: kubernetes.Provider | None = None
-        if not has_provider:
-            pool = next((f.pool for f in flavors if f.pool is not None), None)
-            cls = next((f.compute_class for f in flavors if f.compute_class is not None), None)
-            if spec.cluster is not None and spec.location:
-                where: tuple[Any, Any, Any] = (spec.cluster, spec.location, spec.project)
-            elif pool is not None:
-                where = (pool.cluster, pool.location, pool.project)
-            else:
-                assert cls is not None
-                where = (cls.spec.cluster, cls.spec.location, cls.spec.project)
-                if cls.provider is not None and where[0] is None:
-                    raise DwsValidationError(
-                        "cluster", "(missing)", "is required with a ComputeClass flavor"
-                    )
+        if where is not None:
             self.provider = gke_provider(
                 f"{name}-k8s", *where, opts=pulumi.ResourceOptions(parent=self)
             )
