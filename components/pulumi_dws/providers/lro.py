@@ -30,6 +30,7 @@ import uuid
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from .cancellation import GraceExpired
 from .create_machine import (
     OWNER_LABEL,
     CleanUp,
@@ -41,6 +42,7 @@ from .create_machine import (
     found_by_owner,
     kept_unless_gone,
     sent_after,
+    withdrawn,
 )
 from .paths import PathValueError, operation_name_path
 from .rest import ApiError, is_lro, wire
@@ -242,6 +244,7 @@ class LroCreate:
         ),
         "rejected": "create of {noun} {path} {detail}",
         "cleaned-up": "{noun} {path} failed: {error}. {detail}",
+        "withdrawn": "create of {noun} {path} stopped: {detail}",
         "unknown": (
             "create of {noun} {path}: {detail}. It may exist: run `pulumi up` again to adopt "
             "it (same inputs), or delete it."
@@ -451,8 +454,7 @@ class LroCreate:
             except (*undeletable, self.resource.error) as err:
                 text = err.text if isinstance(err, OperationFailed) else err
                 return self.kept(f"could not be deleted ({text})")
-            assert self.client.sleep is not None
-            self.client.sleep(self.resource.settle_seconds)
+            self.client.pause(self.resource.settle_seconds)
             try:
                 live = self.read()
             except ApiError:
@@ -466,6 +468,26 @@ class LroCreate:
                     else "Nothing was left behind.",
                 )
         return self.kept("came back after it was deleted")
+
+    def withdraw(self, reason: str) -> CleanUp[dict[str, Any]]:
+        """Interrupted: find the resource; delete it while it is in a declared ``queued``
+        state; return it once it is beyond (see :func:`~.create_machine.withdrawn`)."""
+        states = self.resource.states
+
+        def remove(_live: dict[str, Any]) -> str:
+            try:
+                self.provider.delete_and_wait(self.client, self.target)
+            except GraceExpired:
+                return "its delete was sent (not confirmed within the grace the engine gives)"
+            return "it was deleted"
+
+        return withdrawn(
+            self.find(),
+            queued=lambda live: states.of(live) in states.queued,
+            remove=remove,
+            what=f"the {self.resource.noun} {self.where()}",
+            reason=reason,
+        )
 
     def kept(self, why: str) -> CleanUp[dict[str, Any]]:
         """A failed resource that could not be removed: kept in the stack as it is."""
@@ -496,6 +518,7 @@ class LroCreate:
                 Phase.NOT_OURS: "not-ours",
                 Phase.REJECTED: "rejected",
                 Phase.CLEANED_UP: "cleaned-up",
+                Phase.WITHDRAWN: "withdrawn",
             }.get(phase, "unknown")
         return self.MESSAGES[key].format(
             noun=self.resource.noun,

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, ClassVar, TypeVar
 import pulumi.dynamic as dyn
 
 from .endpoints import Api
+from .host_hooks import install
 from .rest import GoogleRestClient
 
 if TYPE_CHECKING:
@@ -60,8 +61,11 @@ class RestProvider(dyn.ResourceProvider):
             self.timeout = timeout
 
     def configure(self, req: dyn.ConfigureRequest) -> None:
-        """Keep the endpoint override from stack config (e.g. ``dws:computeEndpoint``)."""
+        """Keep the endpoint override from stack config (e.g. ``dws:computeEndpoint``); inside
+        Pulumi's dynamic-provider host, let the engine's cancellation reach the waits
+        (:func:`~.host_hooks.install`)."""
         self.endpoint = req.config.get(self.API.config_key)
+        install()
 
     def client(self, location: str | None = None) -> GoogleRestClient:
         """A REST client for this call: the endpoint in force (for a regional API, the one of

@@ -43,6 +43,7 @@ that changes it reaches every stack.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -50,11 +51,13 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import pulumi
 import pulumi.dynamic as dyn
 
+from . import cancellation
 from .checks import CheckFailures
 from .create_machine import CreateFailed, CreateMachine, CreateSteps, Idempotency
 from .paths import PathTemplate, PathValueError
 from .rest import ApiError, OperationError
 from .rest_provider import RestProvider, shared_provider
+from .state import StateField, state_problem
 
 if TYPE_CHECKING:
     from .endpoints import Api
@@ -64,10 +67,15 @@ __all__ = [
     "DeclaredResource",
     "RestResource",
     "RestResourceProvider",
+    "ENTRY_POINTS",
     "States",
+    "StateField",
     "Target",
     "any_object",
 ]
+
+ENTRY_POINTS = ("check", "diff", "create", "read", "update", "delete")
+"""The provider methods the host calls: each runs guarded (:func:`_guarded`)."""
 
 
 def any_object(answer: Mapping[str, Any]) -> bool:
@@ -85,8 +93,11 @@ def _dig(value: Any, keys: tuple[str, ...]) -> Any:
 class States:
     """What the API's states mean: where a resource answer keeps its state (``at``, the keys
     down to it: ``("state", "state")``), and which states are ``ready`` (what a create asks
-    for), ``pending`` (on their way: queued, provisioning), ``ended`` (never ready on their
-    own: failed, suspended), ``busy`` (a change refused until it settles) and ``deleting``."""
+    for), ``pending`` (on their way: queued, provisioning), ``queued`` (of those, the ones where
+    nothing runs yet: an interrupted create removes such a request, losing only its place in
+    the queue), ``ended`` (never ready on their own: failed, suspended), ``busy`` (a change
+    refused until it settles) and ``deleting``. A state in none of them (``STATE_UNSPECIFIED``,
+    one a newer API added) is *unknown*: never a conclusion (:meth:`known`)."""
 
     at: tuple[str, ...] = ("state",)
     ready: frozenset[str] = frozenset()
@@ -94,11 +105,17 @@ class States:
     ended: frozenset[str] = frozenset()
     busy: frozenset[str] = frozenset()
     deleting: frozenset[str] = frozenset()
+    queued: frozenset[str] = frozenset()
 
     def of(self, resource: Mapping[str, Any] | None) -> str | None:
         """The state of ``resource`` (None when it has none, or there is none)."""
         state = _dig(resource, self.at)
         return state if isinstance(state, str) else None
+
+    def known(self, state: str | None) -> bool:
+        """Whether ``state`` is one the declaration gives a meaning to."""
+        every = self.ready | self.pending | self.ended | self.busy | self.deleting | self.queued
+        return state in every
 
 
 @dataclass(frozen=True)
@@ -130,6 +147,10 @@ class RestResource:
     id_param: str | None = None
     api_name: str = "the API"
     settle_seconds: float = 30.0
+    state: Mapping[str, StateField] = field(default_factory=dict)
+    """What the state must hold for ``read``, ``update``, ``delete`` and ``diff`` to act
+    (:class:`~.state.StateField` per key, nested ones dotted): an old or hand-edited state that
+    does not gets one clean error naming the key."""
 
     @property
     def type_token(self) -> str:
@@ -180,6 +201,34 @@ class Target:
             return f"the {self.resource.noun}"
 
 
+def _guarded(name: str, method: Callable[..., Any]) -> Callable[..., Any]:
+    """``method`` (an entry point the host calls) run the way every declared provider runs it:
+    in a call scope the engine's cancellation reaches (:func:`~.cancellation.call_scope`); its
+    state checked against the declaration first (``read``, ``update``, ``delete``, ``diff``);
+    an interruption, or an error that is not the kind's own (a state it can't read), turned into
+    one clean error of the kind naming the resource (never a Python traceback)."""
+    if getattr(method, "__dws_guarded__", False):
+        return method
+
+    @functools.wraps(method)
+    def guarded(self: RestResourceProvider, *args: Any) -> Any:
+        with cancellation.call_scope():
+            id_, state = self._state_of_call(name, args)
+            if state is not None:
+                self.check_state(name, id_, state)
+            try:
+                return method(self, *args)
+            except cancellation.Interrupted as stop:
+                raise self.failed(self.interrupted(name, id_, stop.reason)) from None
+            except self.RESOURCE.error:
+                raise
+            except Exception as err:  # noqa: BLE001 - one clean error, never a traceback
+                raise self.failed(self.malformed(name, id_, err)) from None
+
+    guarded.__dws_guarded__ = True  # type: ignore[attr-defined]
+    return guarded
+
+
 class RestResourceProvider(RestProvider):
     """CRUD of one declared REST resource (see the module docstring). A subclass sets
     :attr:`RESOURCE` (and :attr:`TARGET`, when its target reads more) and overrides the hooks
@@ -205,6 +254,64 @@ class RestResourceProvider(RestProvider):
         resource = cls.__dict__.get("RESOURCE")
         if resource is not None:
             cls.API = resource.api
+        for name in ENTRY_POINTS:
+            method = cls.__dict__.get(name)
+            if callable(method):
+                setattr(cls, name, _guarded(name, method))
+
+    # ------------------------------------------------------------------ the state
+    def _state_of_call(self, name: str, args: tuple[Any, ...]) -> tuple[str, Any]:
+        """The id and the state an entry point acts on (None: nothing to check)."""
+        if name in ("read", "delete") and len(args) == 2:
+            return str(args[0]), args[1]
+        if name in ("update", "diff") and len(args) == 3:
+            return str(args[0]), args[1]
+        return "", None
+
+    def check_state(self, method: str, id_: str, state: Any) -> None:
+        """Raise the declared error when ``state`` (what the engine holds for ``id_``) is not
+        what :attr:`RestResource.state` declares. An empty state is an import (read by id)."""
+        if not isinstance(state, dict):
+            raise self.failed(f"{self.named(id_)}: its state is not an object")
+        if not state and method == "read":
+            return
+        problem = state_problem(state, self.RESOURCE.state)
+        if problem:
+            raise self.failed(
+                f"{self.named(id_)}: its state can't be used: {problem}. Nothing was changed. "
+                "If the state was edited by hand, restore it; else run `pulumi refresh` (a read "
+                "by id rebuilds it)."
+            )
+
+    def named(self, id_: str) -> str:
+        """How messages about a call name the resource: ``QueuedTpu projects/p/...``."""
+        return f"{self.RESOURCE.name} {id_}".strip() if id_ else self.RESOURCE.name
+
+    def interrupted(self, method: str, id_: str, reason: str) -> str:
+        """Hook: the message of a call other than a create that was interrupted (a create
+        withdraws: see :class:`~.create_machine.CreateMachine`)."""
+        what = self.named(id_)
+        if method == "delete":
+            return (
+                f"delete of {what} was interrupted ({reason}) before it was confirmed; it is "
+                "still in the stack: run `pulumi destroy` (or `pulumi up`) again."
+            )
+        if method == "update":
+            return (
+                f"update of {what} was interrupted ({reason}); run `pulumi up --refresh` "
+                "again: it reads the resource and does what is still to do."
+            )
+        return f"{method} of {what} was interrupted ({reason}); nothing was changed."
+
+    def malformed(self, method: str, id_: str, err: Exception) -> str:
+        """Hook: the message of an entry point that failed on something other than the API (a
+        state it can't read, most likely)."""
+        key = f" (key {err.args[0]!r})" if isinstance(err, KeyError) and err.args else ""
+        return (
+            f"{self.named(id_)}: {method} failed on a state it can't read{key}: "
+            f"{type(err).__name__}: {err}. Nothing was changed. If the state was edited by "
+            "hand, restore it; else run `pulumi refresh`."
+        )
 
     # ------------------------------------------------------------------ targets
     def target(self, props: Mapping[str, Any]) -> Target:
@@ -301,10 +408,10 @@ class RestResourceProvider(RestProvider):
                 raise
             raise self.failed(f"the {self.RESOURCE.noun} can't be addressed: {err}") from None
         steps = self.create_steps(client, target)
-        sleep = client.sleep
-        assert sleep is not None
         settle = self.RESOURCE.settle_seconds
-        machine = CreateMachine(steps, settle=lambda: sleep(settle), mode=self.RESOURCE.idempotency)
+        machine = CreateMachine(
+            steps, settle=lambda: client.pause(settle), mode=self.RESOURCE.idempotency
+        )
         try:
             live = machine.run()
         except CreateFailed as err:
@@ -430,3 +537,7 @@ class DeclaredResource(dyn.Resource):
         full: dict[str, Any] = dict.fromkeys(cls.RESOURCE.outputs)
         full.update(props)
         super().__init__(provider or shared_provider(cls), name, full, opts)
+
+
+for _name in ENTRY_POINTS:
+    setattr(RestResourceProvider, _name, _guarded(_name, getattr(RestResourceProvider, _name)))

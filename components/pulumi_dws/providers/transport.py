@@ -28,6 +28,8 @@ from requests.adapters import HTTPAdapter
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
+from . import cancellation
+
 __all__ = ["Answer", "NoAnswer", "exchange", "mount_watched_adapter"]
 
 CONNECT_TIMEOUT_CAP = 20.0  # seconds: a connect never takes more of the deadline than this
@@ -230,7 +232,7 @@ def exchange(
 ) -> Answer:
     """Send one request and read its whole answer within ``deadline`` seconds; raise
     :class:`NoAnswer` when that is not possible."""
-    with _watched(deadline) as watch:
+    with _watched(deadline) as watch, cancellation.interruptible(watch.fire):
         try:
             response = session.request(
                 method,
@@ -247,8 +249,10 @@ def exchange(
             sent = not _never_connected(exc)
             raise NoAnswer(f"connection failed: {_short(exc)}", sent=sent) from None
         except requests.exceptions.Timeout as exc:
-            sent = not isinstance(exc, requests.exceptions.ConnectTimeout)
-            raise NoAnswer(f"timed out: {_short(exc)}", sent=sent) from None
+            if isinstance(exc, requests.exceptions.ConnectTimeout):
+                raise NoAnswer(f"timed out: {_short(exc)}", sent=False) from None
+            # the read timeout is the deadline too: whichever of it and the watchdog fires first
+            raise NoAnswer(f"no answer within the {deadline:g}s deadline") from None
         except (requests.exceptions.RequestException, OSError) as exc:
             if watch.expired:
                 raise NoAnswer(f"no answer within the {deadline:g}s deadline") from None

@@ -117,6 +117,7 @@ RESIZE_REQUEST = RestResource(
         ready=frozenset({"SUCCEEDED"}),
         pending=ACTIVE,
         ended=ENDED,
+        queued=ACTIVE,  # CREATING or ACCEPTED: no VM yet
     ),
     is_resource=is_resize_request,
     api_name="Compute Engine",

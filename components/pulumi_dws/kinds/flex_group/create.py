@@ -25,6 +25,7 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from ...providers.cancellation import GraceExpired
 from ...providers.compute_insert import (
     AttemptIds,
     insert_answer,
@@ -32,9 +33,9 @@ from ...providers.compute_insert import (
     unconfirmed_text,
 )
 from ...providers.compute_ops import create_request_id, is_operation
-from ...providers.create_machine import CleanUp, Found, Outcome, Phase, Sent
+from ...providers.create_machine import CleanUp, Found, Outcome, Phase, Sent, withdrawn
 from ...providers.rest import ApiError, OperationError
-from .api import ENDED, MigResizeError, typed_body
+from .api import ENDED, RESIZE_REQUEST, MigResizeError, typed_body
 from .ops import get_request, managed_instances, other_live_request, tear_down
 from .target import ResizeRequest
 from .waiting import await_request, failure_text, reached, read_view
@@ -255,9 +256,50 @@ class MigCreate:
             f"group's VMs."
         )
 
+    # ------------------------------------------------------------------ interrupted
+    def withdraw(self, reason: str) -> CleanUp[dict[str, Any]]:
+        """Interrupted: a request of ours still ``CREATING`` or ``ACCEPTED`` (no VM yet) is
+        cancelled and deleted; one that ``SUCCEEDED`` is kept with its VMs (see
+        :func:`~pulumi_dws.providers.create_machine.withdrawn`)."""
+        rr = self.rr
+        try:
+            request = get_request(self.client, rr.where, rr.name)
+        except ApiError as err:
+            found: Found[dict[str, Any]] = Found(unknown=True, why=str(err))
+        else:
+            if request is None:
+                found = Found()
+            else:
+                seen: dict[str, Any] = {"request": request, "members": []}
+                found = Found(seen, ours=same_request(request, rr.body))
+
+        def remove(_view: dict[str, Any]) -> str:
+            try:
+                tear_down(self.client, rr.where, rr.name)
+            except GraceExpired:
+                return "its cancel was sent (not confirmed within the grace the engine gives)"
+            return "the request was cancelled and deleted"
+
+        def queued(view: dict[str, Any]) -> bool:
+            return view["request"].get("state") in RESIZE_REQUEST.states.queued
+
+        left = withdrawn(
+            found, queued=queued, remove=remove, what=f"request {rr.name}", reason=reason
+        )
+        if left.left is not None:  # with capacity: returned with its VMs
+            try:
+                now = read_view(self.client, rr)
+            except Exception:  # noqa: BLE001 - as it was found
+                now = None
+            if now is not None:
+                return CleanUp(False, left.message, left=now)
+        return left
+
     # ------------------------------------------------------------------ messages
     def message(self, phase: Phase, detail: str, error: Exception | None) -> str:
         rr = self.rr
+        if phase is Phase.WITHDRAWN:
+            return f"{rr.describe()} was not created: {detail}"
         if phase is Phase.NOT_OURS and self.blocked_by is not None:
             return (
                 f"{rr.describe()}: {detail}. Nothing was created or changed. To change: use "

@@ -142,17 +142,13 @@ def poll_until(
 ) -> tuple[Any, float]:
     """Read until ``done(value)`` or ``budget`` seconds went by (virtual under an emulator
     clock), sleeping intervals that grow per the client's poll policy; returns the last value
-    read and the seconds waited."""
-    waited, interval = 0.0, client.poll.initial
-    value = read()
-    while not done(value) and waited < budget:
-        step = min(interval, budget - waited)
-        assert client.sleep is not None
-        client.sleep(step)
-        waited += step
-        interval = min(client.poll.cap, interval * client.poll.factor)
-        value = read()
-    return value, waited
+    read and the seconds waited. An outage is waited out (the client's
+    :meth:`~pulumi_dws.providers.rest.GoogleRestClient.wait_until`); when no read worked at all,
+    its error is raised."""
+    result = client.wait_until(read, done, budget)
+    if not result.seen and result.outage is not None:
+        raise result.outage
+    return result.value, result.waited
 
 
 def _act(client: GoogleRestClient, where: Group, method: str, path: str, body: Any = None) -> bool:

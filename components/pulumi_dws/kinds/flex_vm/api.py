@@ -111,6 +111,7 @@ FLEX_VM = RestResource(
         pending=QUEUED,
         busy=PASSING,
         ended=frozenset({"TERMINATED", "STOPPED", "SUSPENDED"}),
+        queued=frozenset({"PENDING"}),  # waiting in the DWS queue: no capacity yet
     ),
     is_resource=is_instance,
     api_name="Compute Engine",

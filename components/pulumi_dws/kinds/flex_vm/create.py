@@ -28,6 +28,7 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from ...providers.cancellation import GraceExpired
 from ...providers.compute_insert import (
     AttemptIds,
     insert_answer,
@@ -51,9 +52,10 @@ from ...providers.create_machine import (
     Phase,
     Sent,
     found_by_owner,
+    withdrawn,
 )
 from ...providers.rest import ApiError
-from .api import QUEUED, FlexStartError
+from .api import FLEX_VM, QUEUED, FlexStartError
 from .lifecycle import await_capacity, converge, reached_anyway
 from .messages import failure_text, rejected_text
 from .target import FlexVm
@@ -203,9 +205,32 @@ class FlexCreate:
             left=instance,
         )
 
+    # ------------------------------------------------------------------ interrupted
+    def withdraw(self, reason: str) -> CleanUp[dict[str, Any]]:
+        """Interrupted: a VM of ours still queued (``PENDING``) is deleted; one with capacity is
+        kept (see :func:`~pulumi_dws.providers.create_machine.withdrawn`)."""
+        vm = self.vm
+
+        def remove(_instance: dict[str, Any]) -> str:
+            try:
+                delete_instance(self.client, vm.project, vm.zone, vm.name)
+            except GraceExpired:
+                return "its delete was sent (not confirmed within the grace the engine gives)"
+            return "the VM was deleted"
+
+        return withdrawn(
+            self.find(),
+            queued=lambda instance: instance.get("status") in FLEX_VM.states.queued,
+            remove=remove,
+            what=f"VM {vm.name}",
+            reason=reason,
+        )
+
     # ------------------------------------------------------------------ messages
     def message(self, phase: Phase, detail: str, error: Exception | None) -> str:
         vm = self.vm
+        if phase is Phase.WITHDRAWN:
+            return f"{vm.describe()} was not created: {detail}"
         if phase is Phase.NOT_OURS:
             return name_taken_text(
                 vm.describe(), detail, "instance_name", "VM", vm.gcloud("delete")

@@ -127,39 +127,37 @@ def _settle(
     instance: dict[str, Any],
     current: Callable[[], dict[str, Any]],
 ) -> dict[str, Any]:
-    """Wait (growing intervals, virtual under an emulator clock) until the VM's status is not
-    a passing one (see :data:`PASSING`)."""
-    assert client.sleep is not None
-    waited, interval = 0.0, client.poll.initial
-    while str(instance.get("status")) in PASSING:
-        if waited >= DEFAULT_OPERATION_TIMEOUT:
-            raise FlexStartError(
-                f"{vm.describe()} is still {instance.get('status')} after {waited:.0f}s; "
-                "nothing was changed. To change: run `pulumi up` again once it has settled"
-            )
-        client.sleep(interval)
-        waited += interval
-        interval = min(client.poll.cap, interval * client.poll.factor)
-        instance = current()
-    return instance
+    """Wait (growing intervals, virtual under an emulator clock; an outage waited out) until
+    the VM's status is not a passing one (see :data:`PASSING`)."""
+    result = client.wait_until(
+        current,
+        lambda found: str(found.get("status")) not in PASSING,
+        DEFAULT_OPERATION_TIMEOUT,
+        initial=instance,
+    )
+    if not result.done:
+        seen = result.value or instance
+        raise FlexStartError(
+            f"{vm.describe()} is still {seen.get('status')} after {result.waited:.0f}s; "
+            "nothing was changed. To change: run `pulumi up` again once it has settled"
+        )
+    assert result.value is not None
+    return result.value
 
 
 def _wait_running(
     client: GoogleRestClient, vm: FlexVm, current: Callable[[], dict[str, Any]]
 ) -> None:
     """A queued VM (no operation at hand): poll until it runs, or fail when the window ends."""
-    assert client.sleep is not None
-    waited, interval = 0.0, client.poll.initial
     budget = (vm.window or FAIL_FAST_TRY_SECONDS) + WAIT_MARGIN_SECONDS
-    while True:
-        status = str(current().get("status"))
-        if status == "RUNNING":
-            return
-        if status not in ACCEPTED | PASSING or waited >= budget:
-            raise FlexStartError(f"{vm.describe()} did not get capacity (it is {status})")
-        client.sleep(interval)
-        waited += interval
-        interval = min(client.poll.cap, interval * client.poll.factor)
+
+    def settled(found: dict[str, Any]) -> bool:
+        return str(found.get("status")) not in (ACCEPTED | PASSING) - {"RUNNING"}
+
+    result = client.wait_until(current, settled, budget)
+    status = str((result.value or {}).get("status"))
+    if status != "RUNNING":
+        raise FlexStartError(f"{vm.describe()} did not get capacity (it is {status})")
 
 
 def _start(client: GoogleRestClient, vm: FlexVm, action: str = "start") -> None:

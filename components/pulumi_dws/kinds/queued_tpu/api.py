@@ -86,6 +86,7 @@ QUEUED_TPU = RestResource(
         pending=QUEUED,
         ended=ENDED,
         deleting=frozenset({"DELETING"}),
+        queued=frozenset({"CREATING", "ACCEPTED", "WAITING_FOR_RESOURCES"}),
     ),
     is_resource=is_queued_resource,
 )

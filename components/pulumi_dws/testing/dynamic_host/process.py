@@ -144,6 +144,26 @@ class HostProcess:
         for drain in (self._stdout, self._stderr):
             drain.join(timeout=self._shutdown_grace)
 
+    def signal_group(self, signum: int) -> None:
+        """Send ``signum`` to the host's process group, as the engine does (the host runs in a
+        group of its own: ``Setpgid`` in the engine, ``start_new_session`` here)."""
+        if self.proc.poll() is not None:
+            return
+        try:
+            if sys.platform == "win32":  # pragma: no cover - no process groups
+                self.proc.send_signal(signum)
+            else:
+                os.killpg(self.proc.pid, signum)
+        except ProcessLookupError:  # pragma: no cover - exited meanwhile
+            pass
+
+    def wait(self, timeout: float | None) -> int | None:
+        """Wait up to ``timeout`` real seconds for the host to exit; its status, or None."""
+        try:
+            return self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return None
+
     def kill(self) -> None:
         """SIGKILL the host, now, and wait for it."""
         if self.proc.poll() is None:

@@ -124,6 +124,18 @@ class Emulator:
             raise TimeoutError(f"no matching request within {timeout}s")
         return found
 
+    def wait_for_requests(self, predicate: Any, count: int, timeout: float = 30.0) -> list[Request]:
+        """Block until ``count`` requests for which ``predicate(request)`` is true have been
+        received; those requests, in order. ``TimeoutError`` after ``timeout`` real seconds."""
+        with self._seen:
+            found = self._seen.wait_for(
+                lambda: len([r for r in self.requests if predicate(r)]) >= count, timeout
+            )
+            matching = [r for r in self.requests if predicate(r)]
+        if not found:
+            raise TimeoutError(f"{len(matching)} matching requests within {timeout}s, not {count}")
+        return matching
+
     # ------------------------------------------------------------------ dispatch
     def exchange(
         self, method: str, target: str, headers: dict[str, str], raw: bytes
