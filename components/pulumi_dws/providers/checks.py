@@ -13,9 +13,13 @@ from pulumi.output import Unknown
 from .. import limits
 from ..errors import DwsValidationError
 from .create_machine import OWNER_LABEL
+from .ownership import STACK_LABEL
 from .paths import segment_problem
 
-__all__ = ["CheckFailures", "known"]
+__all__ = ["CheckFailures", "MARKS", "known"]
+
+MARKS = (OWNER_LABEL, STACK_LABEL)
+"""The labels a create adds to what it makes (see :mod:`~.ownership`)."""
 
 
 def known(value: Any) -> bool:
@@ -49,18 +53,19 @@ class CheckFailures(list[dyn.CheckFailure]):
             self.append(dyn.CheckFailure(prop, f"{prop}: {problem}"))
 
     def owner_label_room(self, prop: str, where: str, labels: Mapping[str, Any]) -> None:
-        """``labels`` (at ``where`` in ``prop``) don't set the ownership label the create adds
-        (:data:`~.create_machine.OWNER_LABEL`), and leave room for it under Google's label
-        count limit."""
-        if OWNER_LABEL in labels:
-            message = f"{where}: {OWNER_LABEL} is set by pulumi-dws itself"
-            self.append(dyn.CheckFailure(prop, message))
-        most = (limits.get("labels.count").maximum or 64) - 1
+        """``labels`` (at ``where`` in ``prop``) don't set the ownership labels the create adds
+        (:data:`~.create_machine.OWNER_LABEL` and :data:`~.ownership.STACK_LABEL`), and leave
+        room for them under Google's label count limit."""
+        for mark in MARKS:
+            if mark in labels:
+                message = f"{where}: {mark} is set by pulumi-dws itself"
+                self.append(dyn.CheckFailure(prop, message))
+        most = (limits.get("labels.count").maximum or 64) - len(MARKS)
         if len(labels) > most:
             self.append(
                 dyn.CheckFailure(
                     prop,
                     f"{where}: {len(labels)} labels; at most {most} (pulumi-dws adds "
-                    f"{OWNER_LABEL})",
+                    f"{' and '.join(MARKS)})",
                 )
             )

@@ -204,15 +204,34 @@ class CleanUp(Generic[T]):
 
 
 def found_by_owner(
-    resource: T, mark: str | None, key: str, exists: str, holder: str = "it"
+    resource: T,
+    mark: str | None,
+    key: str,
+    exists: str,
+    holder: str = "it",
+    *,
+    stack: str | None = None,
+    ours: str | None = None,
 ) -> Found[T]:
-    """What a find that met ``resource`` learnt from its ownership ``mark`` (the value of its
-    :data:`OWNER_LABEL`, None when it has none): ours when it is this create's ``key``, else
-    someone else's, saying why. ``exists`` says what was met (``"it already exists"``),
-    ``holder`` what carries the label (``"its node"``)."""
+    """What a find that met ``resource`` learnt from its ownership marks: ``mark`` (its
+    :data:`OWNER_LABEL`, None when it has none) and ``stack`` (its ``dws-stack`` label, None when
+    it has none); ``ours`` is this create's ``dws-stack`` (None: no stack identity). Ours when
+    ``mark`` is this create's ``key``. Else someone else's, saying whose: another stack's; this
+    stack's, left by a create of other inputs that did not finish (an interrupted or killed
+    ``pulumi up``: a leftover); made by pulumi-dws from other inputs; or not by pulumi-dws.
+    ``exists`` says what was met (``"it already exists"``), ``holder`` what carries the labels
+    (``"its node"``)."""
     if mark == key:
         return Found(resource, ours=True)
-    if mark is None:
+    if stack is not None and ours is not None and stack != ours:
+        whose = f"it belongs to another stack (label dws-stack={stack}; this stack is {ours})"
+    elif stack is not None and stack == ours:
+        whose = (
+            f"this stack made it from other inputs in a create that did not finish (an "
+            f"interrupted `pulumi up`; label {OWNER_LABEL}={mark}), and does not track it: "
+            "it is a leftover"
+        )
+    elif mark is None:
         whose = f"{holder} has no {OWNER_LABEL} label, so it was not made by pulumi-dws"
     else:
         whose = (

@@ -24,8 +24,6 @@ means), :meth:`~LroCreate.settled` (when waiting for it ends) and :attr:`~LroCre
 
 from __future__ import annotations
 
-import hashlib
-import json
 import uuid
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -44,6 +42,7 @@ from .create_machine import (
     sent_after,
     withdrawn,
 )
+from .ownership import STACK_LABEL, Owner, owner_key
 from .paths import PathValueError, operation_name_path
 from .rest import ApiError, is_lro, wire
 from .rest_provider import DEFAULT_TIMEOUT
@@ -259,26 +258,40 @@ class LroCreate:
         self.target = target
         self.resource = provider.RESOURCE
         self.mode = self.resource.idempotency
+        self.owner = Owner.of(target.props)
         self.key = self.owner_key()
         self.request_ids: dict[int, str] = {}
 
     # ------------------------------------------------------------------ hooks
     def owner_key(self) -> str:
-        """Hook: the ownership key of these inputs (20 hex digits, a valid label value): a hash
-        of the declared ``replace_keys`` inputs, numbers as sent."""
-        identity = {key: wire(self.target.props.get(key)) for key in self.resource.replace_keys}
-        text = json.dumps(identity, sort_keys=True, separators=(",", ":"), default=str)
-        return hashlib.sha256(text.encode()).hexdigest()[:20]
+        """Hook: the ownership key of these inputs (20 hex digits, a valid label value):
+        :func:`~.ownership.owner_key` of the declared ``replace_keys`` inputs, keyed with the
+        stack that creates (secret-bearing inputs left out)."""
+        inputs = {key: self.target.props.get(key) for key in self.resource.replace_keys}
+        return owner_key(self.owner, inputs)
+
+    def owner_labels(self, live: Mapping[str, Any]) -> Mapping[str, Any]:
+        """Hook: the labels of a resource found that carry the ownership marks (default: its
+        ``labels``)."""
+        labels = live.get("labels")
+        return labels if isinstance(labels, Mapping) else {}
 
     def owner_mark(self, live: Mapping[str, Any]) -> str | None:
-        """Hook: the ownership label of a resource found (None: it has none)."""
-        labels = live.get("labels")
-        return labels.get(OWNER_LABEL) if isinstance(labels, Mapping) else None
+        """The ownership label of a resource found (None: it has none)."""
+        mark = self.owner_labels(live).get(OWNER_LABEL)
+        return mark if isinstance(mark, str) else None
+
+    def marks(self) -> dict[str, str]:
+        """The labels a create adds: the ownership key, and the stack when it is known."""
+        added = {OWNER_LABEL: self.key}
+        if self.owner is not None:
+            added[STACK_LABEL] = self.owner.mark
+        return added
 
     def with_owner(self, body: Mapping[str, Any]) -> dict[str, Any]:
-        """Hook: the body with the ownership label (as sent: numbers typed)."""
+        """Hook: the body with the ownership labels (:meth:`marks`; numbers typed as sent)."""
         out = wire(body)
-        out["labels"] = {**dict(out.get("labels") or {}), OWNER_LABEL: self.key}
+        out["labels"] = {**dict(out.get("labels") or {}), **self.marks()}
         return dict(out)
 
     def body(self) -> dict[str, Any]:
@@ -299,8 +312,16 @@ class LroCreate:
     def owned(self, live: dict[str, Any]) -> Found[dict[str, Any]]:
         """Hook: whether a resource found is this create's own. Default: by its ownership
         label."""
-        mark = self.owner_mark(live)
-        return found_by_owner(live, mark, self.key, "it already exists", self.OWNER_HOLDER)
+        stack = self.owner_labels(live).get(STACK_LABEL)
+        return found_by_owner(
+            live,
+            self.owner_mark(live),
+            self.key,
+            "it already exists",
+            self.OWNER_HOLDER,
+            stack=stack if isinstance(stack, str) else None,
+            ours=self.owner.mark if self.owner is not None else None,
+        )
 
     def settled(self, live: dict[str, Any] | None) -> bool:
         """Hook: whether waiting for an accepted or adopted resource ends here. Default: gone,

@@ -53,7 +53,8 @@ import pulumi.dynamic as dyn
 
 from . import cancellation
 from .checks import CheckFailures
-from .create_machine import CreateFailed, CreateMachine, CreateSteps, Idempotency
+from .create_machine import OWNER_LABEL, CreateFailed, CreateMachine, CreateSteps, Idempotency
+from .ownership import OWNER_INPUT, OWNERSHIP_OUTPUT, Owner
 from .paths import PathTemplate, PathValueError
 from .rest import ApiError, OperationError
 from .rest_provider import RestProvider, shared_provider
@@ -201,6 +202,27 @@ class Target:
             return f"the {self.resource.noun}"
 
 
+class NotOurs(Exception):
+    """A delete refused: the live resource is not the one this stack created."""
+
+
+def _carried(name: str, state: Any, result: Any) -> Any:
+    """A read's or an update's result with the ownership the state knew (``owner`` and
+    ``ownership``) carried over, when the provider's own outputs left it out."""
+    if not isinstance(state, Mapping):
+        return result
+    outs = getattr(result, "outs", None)
+    if not isinstance(outs, dict) or (name == "read" and not outs):
+        return result
+    for key in (OWNER_INPUT, OWNERSHIP_OUTPUT):
+        if key in state and key not in outs:
+            outs[key] = state[key]
+    inputs = getattr(result, "inputs", None)
+    if isinstance(inputs, dict) and OWNER_INPUT in state and OWNER_INPUT not in inputs:
+        inputs[OWNER_INPUT] = state[OWNER_INPUT]
+    return result
+
+
 def _guarded(name: str, method: Callable[..., Any]) -> Callable[..., Any]:
     """``method`` (an entry point the host calls) run the way every declared provider runs it:
     in a call scope the engine's cancellation reaches (:func:`~.cancellation.call_scope`); its
@@ -217,7 +239,7 @@ def _guarded(name: str, method: Callable[..., Any]) -> Callable[..., Any]:
             if state is not None:
                 self.check_state(name, id_, state)
             try:
-                return method(self, *args)
+                return _carried(name, state, method(self, *args))
             except cancellation.Interrupted as stop:
                 raise self.failed(self.interrupted(name, id_, stop.reason)) from None
             except self.RESOURCE.error:
@@ -241,6 +263,9 @@ class RestResourceProvider(RestProvider):
     engine)."""
     UNREADABLE: ClassVar[tuple[type[Exception], ...]] = (ApiError, PathValueError)
     """What a failed read raises (wrapped in the declared error by :meth:`read`)."""
+    MARKED: ClassVar[bool] = True
+    """Whether the resources carry the ownership labels (a delete checks them:
+    :meth:`confirm_ours`)."""
     UNDELETABLE: ClassVar[tuple[type[Exception], ...]] = (
         ApiError,
         OperationError,
@@ -420,7 +445,14 @@ class RestResourceProvider(RestProvider):
             raise self.failed(f"{target.describe()} can't be addressed: {err}") from None
         if self.RESOURCE.idempotency is Idempotency.OWNER_SEARCH:  # the API named it
             target = self.target_of_id(str(live.get("name")), target.props)
-        return dyn.CreateResult(target.id, self.created(target, live, steps, machine))
+        outs = self.created(target, live, steps, machine)
+        key = getattr(steps, "key", None)
+        if isinstance(key, str):  # what a later delete checks the live resource against
+            owner = Owner.of(props)
+            outs[OWNERSHIP_OUTPUT] = {"key": key, "stack": owner.mark if owner else None}
+        if owner_of := props.get(OWNER_INPUT):
+            outs.setdefault(OWNER_INPUT, owner_of)
+        return dyn.CreateResult(target.id, outs)
 
     def create_steps(self, client: GoogleRestClient, target: Target) -> CreateSteps[Any, Any]:
         """Hook: the steps of one create (:class:`~.create_machine.CreateSteps`)."""
@@ -496,9 +528,46 @@ class RestResourceProvider(RestProvider):
         error says the resource is still in the stack."""
         target = self.target_of_id(id_, props)
         try:
-            self.delete_and_wait(self.client(target.location), target)
+            client = self.client(target.location)
+            self.confirm_ours(client, target, props)
+            self.delete_and_wait(client, target)
+        except NotOurs as err:
+            raise self.failed(str(err)) from None
         except (*self.UNDELETABLE, self.RESOURCE.error) as err:
             raise self.failed(self.undeletable(target, id_, err)) from None
+
+    def live_mark(self, live: Mapping[str, Any]) -> str | None:
+        """Hook: the :data:`~.create_machine.OWNER_LABEL` a resource carries (default: in its
+        ``labels``)."""
+        labels = live.get("labels")
+        mark = labels.get(OWNER_LABEL) if isinstance(labels, Mapping) else None
+        return mark if isinstance(mark, str) else None
+
+    def confirm_ours(
+        self, client: GoogleRestClient, target: Target, props: Mapping[str, Any]
+    ) -> None:
+        """Before a delete: a resource whose create recorded its ownership key
+        (:data:`~.ownership.OWNERSHIP_OUTPUT`) is deleted only while the live resource still
+        carries that key; one that carries another (it was replaced outside Pulumi, or another
+        stack made it) raises :class:`NotOurs`. A state without a recorded key (an older release)
+        and a resource that is gone pass. :attr:`MARKED` False (an API without labels) skips it."""
+        recorded = props.get(OWNERSHIP_OUTPUT)
+        key = recorded.get("key") if isinstance(recorded, Mapping) else None
+        if not self.MARKED or not isinstance(key, str):
+            return
+        live = self.read_live(client, target)
+        if live is None:
+            return
+        mark = self.live_mark(live)
+        if mark == key:
+            return
+        carries = f"{OWNER_LABEL}={mark}" if mark else f"no {OWNER_LABEL} label"
+        raise NotOurs(
+            f"{target.describe()} was not deleted: it carries {carries}, not {key}, the mark "
+            "this stack made it with, so it is not the resource this stack created (it was "
+            "replaced outside Pulumi, or another stack made it). To drop it from this stack "
+            "without deleting it: `pulumi state delete` its URN."
+        )
 
     def delete_and_wait(self, client: GoogleRestClient, target: Target) -> bool:
         """Hook: delete the resource and wait until it is gone; False when there was nothing to

@@ -20,7 +20,6 @@ it waited or cleaned up) holds no VMs: it is deleted, and the create asks again.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -34,6 +33,7 @@ from ...providers.compute_insert import (
 )
 from ...providers.compute_ops import create_request_id, is_operation
 from ...providers.create_machine import CleanUp, Found, Outcome, Phase, Sent, withdrawn
+from ...providers.ownership import Owner, owner_key
 from ...providers.rest import ApiError, OperationError
 from .api import ENDED, RESIZE_REQUEST, MigResizeError, typed_body
 from .ops import get_request, managed_instances, other_live_request, tear_down
@@ -63,7 +63,9 @@ def same_request(request: Mapping[str, Any], body: Mapping[str, Any]) -> bool:
 
 
 def create_key(props: Mapping[str, Any]) -> str:
-    """20 hex digits of a hash of the inputs that make the request what it is."""
+    """20 hex digits of an HMAC, keyed with the stack that creates, of the inputs that make the
+    request what it is (see :func:`~pulumi_dws.providers.ownership.owner_key`): its request
+    ids derive from it, so two stacks never share one."""
     identity = {
         "project": props.get("project"),
         "zone": props.get("zone"),
@@ -72,8 +74,7 @@ def create_key(props: Mapping[str, Any]) -> str:
         "name": props.get("name"),
         "body": _shape(dict(props.get("body") or {})),
     }
-    text = json.dumps(identity, sort_keys=True, separators=(",", ":"), default=str)
-    return hashlib.sha256(text.encode()).hexdigest()[:20]
+    return owner_key(Owner.of(props), identity)
 
 
 class MigCreate:

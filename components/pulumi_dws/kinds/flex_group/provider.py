@@ -126,6 +126,7 @@ class MigResizeRequestProvider(ComputeProvider):
 
     RESOURCE: ClassVar[RestResource] = RESIZE_REQUEST
     TARGET: ClassVar[type[Target]] = ResizeRequest
+    MARKED: ClassVar[bool] = False  # resize requests take no labels: the group is the stack's
 
     def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> dyn.CheckResult:
         return dyn.CheckResult(news, _check(news))

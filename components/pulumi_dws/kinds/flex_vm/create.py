@@ -23,8 +23,6 @@ it: the name is taken, and the label says whose it is).
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -54,6 +52,7 @@ from ...providers.create_machine import (
     found_by_owner,
     withdrawn,
 )
+from ...providers.ownership import STACK_LABEL, Owner, owner_key
 from ...providers.rest import ApiError
 from .api import FLEX_VM, QUEUED, FlexStartError
 from .lifecycle import await_capacity, converge, reached_anyway
@@ -67,8 +66,9 @@ __all__ = ["OWNER_LABEL", "FlexCreate", "create_key"]
 
 
 def create_key(props: Mapping[str, Any]) -> str:
-    """The ownership key of a VM's inputs: 20 hex digits of a hash of what makes the VM what it
-    is (a valid label value: lowercase, well under 63 characters)."""
+    """The ownership key of a VM's inputs: 20 hex digits (a valid label value) of an HMAC keyed
+    with the stack that creates, over what makes the VM what it is (not its labels, metadata or
+    queue window, which may change; see :func:`~pulumi_dws.providers.ownership.owner_key`)."""
     body = {k: v for k, v in dict(props.get("body") or {}).items() if k not in _NOT_IN_KEY}
     identity = {
         "project": props.get("project"),
@@ -77,8 +77,7 @@ def create_key(props: Mapping[str, Any]) -> str:
         "template": props.get("sourceInstanceTemplate") or "",
         "body": typed_instance(body),
     }
-    text = json.dumps(identity, sort_keys=True, separators=(",", ":"), default=str)
-    return hashlib.sha256(text.encode()).hexdigest()[:20]
+    return owner_key(Owner.of(props), identity)
 
 
 _NOT_IN_KEY = frozenset({"labels", "metadata", "params"})
@@ -90,6 +89,7 @@ class FlexCreate:
     def __init__(self, client: GoogleRestClient, vm: FlexVm) -> None:
         self.client = client
         self.vm = vm
+        self.owner = Owner.of(vm.props)
         self.key = create_key(vm.props)
         self.request_id: str | None = None
         self.started: float | None = None  # the server's time when this create began
@@ -111,14 +111,24 @@ class FlexCreate:
                 self.started = self.client.server_time
         if instance is None:
             return Found()
-        mark = (instance.get("labels") or {}).get(OWNER_LABEL)
+        labels = instance.get("labels") if isinstance(instance.get("labels"), Mapping) else {}
         exists = f"an instance named {vm.name} already exists in {vm.zone}"
-        return found_by_owner(instance, mark, self.key, exists)
+        return found_by_owner(
+            instance,
+            (labels or {}).get(OWNER_LABEL),
+            self.key,
+            exists,
+            stack=(labels or {}).get(STACK_LABEL),
+            ours=self.owner.mark if self.owner is not None else None,
+        )
 
     # ------------------------------------------------------------------ send
     def body(self) -> dict[str, Any]:
         body = dict(self.vm.body)
-        body["labels"] = {**dict(body.get("labels") or {}), OWNER_LABEL: self.key}
+        marks = {OWNER_LABEL: self.key}
+        if self.owner is not None:
+            marks[STACK_LABEL] = self.owner.mark
+        body["labels"] = {**dict(body.get("labels") or {}), **marks}
         return typed_instance(body)
 
     def send(self, attempt: int) -> Sent[dict[str, Any]]:

@@ -15,6 +15,7 @@ from ...providers.compute_ops import (
     wait_zone_operation,
 )
 from ...providers.create_machine import OWNER_LABEL
+from ...providers.ownership import STACK_LABEL
 from ...providers.rest import ApiError, GoogleRestClient, OperationError
 from .api import (
     ACCEPTED,
@@ -201,9 +202,9 @@ def _apply_labels_and_metadata(
     declares, when they differ."""
     labels = dict(vm.body.get("labels") or {})
     current = instance.get("labels") if isinstance(instance.get("labels"), Mapping) else {}
-    owner = (current or {}).get(OWNER_LABEL)
-    if owner is not None:
-        labels[OWNER_LABEL] = owner  # kept: it says who made the VM
+    for mark in (OWNER_LABEL, STACK_LABEL):  # kept: they say who made the VM
+        if (current or {}).get(mark) is not None:
+            labels[mark] = (current or {})[mark]
     if labels != dict(current or {}):
         instance_action(
             client,

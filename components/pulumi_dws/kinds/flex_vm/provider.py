@@ -74,6 +74,7 @@ from ...providers.checks import known as _known
 from ...providers.compute_ops import delete_instance, get_instance
 from ...providers.compute_provider import ComputeProvider
 from ...providers.create_machine import OWNER_LABEL, CreateMachine, Phase
+from ...providers.ownership import STACK_LABEL
 from ...providers.paths import PathValueError
 from ...providers.rest import ApiError, OperationError
 from ...providers.rest_provider import shared_provider
@@ -391,6 +392,7 @@ def _user_labels(instance: Mapping[str, Any]) -> dict[str, Any]:
     labels = instance.get("labels")
     labels = dict(labels) if isinstance(labels, Mapping) else {}
     labels.pop(OWNER_LABEL, None)
+    labels.pop(STACK_LABEL, None)
     return labels
 
 

@@ -67,7 +67,7 @@ from .api import (
     is_queued_resource,
     state_of,
 )
-from .create import QueuedTpuCreate
+from .create import QueuedTpuCreate, owner_mark
 from .drift import seen_body
 
 if TYPE_CHECKING:
@@ -149,6 +149,10 @@ class QueuedTpuProvider(LroProvider):
 
     def create_steps(self, client: GoogleRestClient, target: Target) -> QueuedTpuCreate:
         return QueuedTpuCreate(self, client, target)
+
+    def live_mark(self, live: Mapping[str, Any]) -> str | None:
+        """The ownership label is on the request's nodes."""
+        return owner_mark(live)
 
     def outputs(self, target: Target, live: Mapping[str, Any]) -> dict[str, Any]:
         state = live.get("state") if isinstance(live.get("state"), Mapping) else {}
