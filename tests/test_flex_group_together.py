@@ -36,6 +36,7 @@ REGION_TEMPLATE = "gcp:compute/regionInstanceTemplate:RegionInstanceTemplate"
 MIG = "gcp:compute/instanceGroupManager:InstanceGroupManager"
 REGION_MIG = "gcp:compute/regionInstanceGroupManager:RegionInstanceGroupManager"
 ARGS: dict[str, Any] = {
+    "group_name": "trainers",  # named, as the paths below expect (the default carries the stack)
     "machine_type": MACHINE,
     "count": 4,
     "run_duration": "3d",

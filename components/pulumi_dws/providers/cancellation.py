@@ -53,6 +53,7 @@ __all__ = [
     "PROCESS",
     "SIGNAL_BUDGET",
     "Token",
+    "bind_calls_with",
     "call_scope",
     "cancelled",
     "check",
@@ -234,6 +235,16 @@ def _wait_real(seconds: float) -> None:
             _changed.wait(left)
 
 
+_binders: list[Callable[[Token], None]] = []
+
+
+def bind_calls_with(bind: Callable[[Token], None]) -> None:
+    """Have ``bind(token)`` called at the start of every call scope (:mod:`~.host_hooks`
+    binds a call's token to its gRPC context)."""
+    if bind not in _binders:
+        _binders.append(bind)
+
+
 @contextmanager
 def call_scope() -> Iterator[Token]:
     """One provider call (``create``, ``read``, ``update``, ``delete``): a token of its own,
@@ -246,9 +257,8 @@ def call_scope() -> Iterator[Token]:
     token = Token(thread=threading.get_ident(), budget=SIGNAL_BUDGET)
     _local.call = token
     try:
-        from .host_hooks import bind_call  # the host's gRPC context, when there is one
-
-        bind_call(token)
+        for bind in list(_binders):  # the host's gRPC context, when there is one
+            bind(token)
         yield token
     finally:
         _local.call = None

@@ -71,6 +71,7 @@ def install() -> None:
         if _done:
             return
         main = sys.modules["__main__"]
+        cancellation.bind_calls_with(bind_call)
         _done["cancel"] = _hook_cancel(main)
         _done["workers"] = _widen_workers()
         _done["sigterm"] = _sigterm_as_sigint()

@@ -132,7 +132,7 @@ def owner_input(name: str) -> dict[str, str]:
     import pulumi
 
     return {
-        "organization": pulumi.get_organization(),
+        "organization": pulumi.get_organization() or "organization",  # the DIY backends' name
         "project": pulumi.get_project(),
         "stack": pulumi.get_stack(),
         "name": name,

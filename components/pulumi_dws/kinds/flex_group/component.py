@@ -44,11 +44,12 @@ import pulumi_gcp as gcp
 from pydantic import model_validator
 from typing_extensions import NotRequired, Required
 
-from ...defaults import default_name, resolve_project, type_token
+from ...defaults import resolve_project, stack_default_name, type_token
 from ...duration import Duration, DurationLike
 from ...errors import DwsValidationError
 from ...fields import Check, DurationWithin, Known, MaybeOutput, Name, ProjectId, Within, Zone
 from ...models import parse_args
+from ...providers.ownership import OWNER_INPUT, owner_input
 from ...validation import check_name, check_region, is_output
 from ...vm_settings import VmSettings, VmSettingsArgs, template_args
 from ..calendar.component import CalendarReservation
@@ -263,7 +264,8 @@ class FlexStartGroup(pulumi.ComponentResource):
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         spec = parse_args(FlexStartGroupSpec, args)
-        group_name = default_name("group_name", spec.group_name, name, check_name)
+        named = stack_default_name("group_name", spec.group_name, name, check_name)
+        group_name = named.value
         super().__init__(TYPE, name, {}, opts)
         project = resolve_project(spec.project, self)
         self.spec = spec
@@ -284,7 +286,9 @@ class FlexStartGroup(pulumi.ComponentResource):
             "instance_lifecycle_policy": {"default_action_on_failure": "DO_NOTHING"},
             "wait_for_instances": False,
         }
-        group_opts = pulumi.ResourceOptions(parent=self, ignore_changes=["targetSize"])
+        group_opts = pulumi.ResourceOptions(
+            parent=self, ignore_changes=["targetSize", *named.kept("name", "baseInstanceName")]
+        )
         if spec.regional:
             self.template: pulumi.CustomResource = gcp.compute.RegionInstanceTemplate(
                 f"{name}-template", region=spec.region, **template_kwargs, opts=child
@@ -322,15 +326,23 @@ class FlexStartGroup(pulumi.ComponentResource):
                 "name": group_name,
                 "body": spec.request_body(group_name),
                 "waitFor": spec.wait_for,
+                OWNER_INPUT: owner_input(f"{name}-request"),
             },
             pulumi.ResourceOptions(
-                parent=self, depends_on=[self.group], delete_before_replace=True
+                parent=self,
+                depends_on=[self.group],
+                delete_before_replace=True,
+                ignore_changes=named.kept("name", "body.name"),
             ),
         )
         self.self_link: pulumi.Output[str] = self.group.self_link
         self.request_state: pulumi.Output[str] = self.request.state  # type: ignore[attr-defined]
         self.group_name = group_name
-        self.register_outputs({"group_name": group_name, "zone": spec.zone, "region": spec.region})
+        """The group's name as asked for (the stack's default, unless given); a group made before
+        defaults carried the stack keeps its own name: ``self.group.name`` is always the one
+        it has."""
+        shown: Any = self.group.name if named.defaulted else group_name
+        self.register_outputs({"group_name": shown, "zone": spec.zone, "region": spec.region})
 
     def _observed(self, key: str) -> pulumi.Output[Any]:
         observed: pulumi.Output[Any] = self.request.observed  # type: ignore[attr-defined]

@@ -36,10 +36,11 @@ import pulumi_gcp as gcp
 from pydantic import model_validator
 from typing_extensions import NotRequired, Required
 
-from ...defaults import default_name, resolve_project, type_token
+from ...defaults import resolve_project, stack_default_name, type_token
 from ...duration import Duration, DurationLike
 from ...fields import DurationWithin, MaybeOutput, Name, ProjectId, Zone
 from ...models import parse_args
+from ...providers.ownership import OWNER_INPUT, owner_input
 from ...validation import check_name, is_output, when_known
 from ...vm_settings import (
     DEFAULT_IMAGE,
@@ -161,9 +162,10 @@ class FlexStartInstance(pulumi.ComponentResource):
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         spec = parse_args(FlexStartInstanceSpec, args)
-        instance_name = default_name(
+        named = stack_default_name(
             "instance_name", spec.instance_name, name, check_name, arg="instance_name"
         )
+        instance_name = named.value
         super().__init__(TYPE, name, {}, opts)
         project = resolve_project(spec.project, self)
         self.spec = spec
@@ -236,15 +238,20 @@ class FlexStartInstance(pulumi.ComponentResource):
                 "desiredStatus": spec.desired_status,
                 "waitFor": spec.wait_for,
                 **({"templateShape": shape} if shape is not None else {}),
+                OWNER_INPUT: owner_input(f"{name}-vm"),
             },
-            child,
+            pulumi.ResourceOptions(parent=self, ignore_changes=named.kept("name", "body.name")),
         )
         self.status = self.vm.status
         self.template_self_link = self.template.self_link
-        self._instance_name = instance_name
-        # Plain values only: every Output registered here is awaited and serialized once more;
-        # the VM's own state (status, observed) is already in the stack.
-        self.register_outputs({"instance_name": instance_name, "zone": zone, "project": project})
+        # A defaulted name is the one the VM has (a VM made before defaults carried the stack
+        # keeps the component's name); a given one is known now.
+        self._instance_name: Any = self.vm.name if named.defaulted else instance_name  # type: ignore[attr-defined]
+        # Plain values otherwise: every Output registered here is awaited and serialized once
+        # more; the VM's own state (status, observed) is already in the stack.
+        self.register_outputs(
+            {"instance_name": self._instance_name, "zone": zone, "project": project}
+        )
 
     @property
     def instance_name(self) -> pulumi.Output[str]:

@@ -37,7 +37,7 @@ from pydantic import model_validator
 from typing_extensions import NotRequired, Required
 
 from ... import catalog, limits
-from ...defaults import default_name, resolve_project, type_token
+from ...defaults import resolve_project, stack_default_name, type_token
 from ...duration import Duration, DurationLike
 from ...errors import DwsValidationError
 from ...fields import (
@@ -55,6 +55,7 @@ from ...fields import (
     Zone,
 )
 from ...models import DwsModel, parse_args
+from ...providers.ownership import OWNER_INPUT, owner_input
 from ...validation import check_name, is_output, when_known
 from ..calendar.component import CalendarReservation
 from ..calendar.consumers import check_tpu_consumer, reservation_spec
@@ -373,10 +374,11 @@ class QueuedTpu(pulumi.ComponentResource):
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         spec = parse_args(QueuedTpuSpec, args)
-        resource_id = default_name(
+        named = stack_default_name(
             "queued_resource_id", spec.queued_resource_id, name, check_name,
             arg="queued_resource_id",
         )  # fmt: skip
+        resource_id = named.value
         super().__init__(TYPE, name, {}, opts)
         project = resolve_project(spec.project, self)
         self.spec = spec
@@ -385,6 +387,9 @@ class QueuedTpu(pulumi.ComponentResource):
             node_name = spec.node_id_prefix or resource_id
         else:
             node_name = spec.node_id or resource_id
+        kept = named.kept("queuedResourceId")
+        if named.defaulted and spec.node_count is None and spec.node_id is None:
+            kept.append("body.tpu.nodeSpec[0].nodeId")  # the node is named after the request
         self.queued_resource = QueuedTpuResource(
             f"{name}-queued-resource",
             {
@@ -393,11 +398,15 @@ class QueuedTpu(pulumi.ComponentResource):
                 "queuedResourceId": resource_id,
                 "body": queued_resource_body(spec, project, node_name),
                 "waitFor": spec.wait_for,
+                OWNER_INPUT: owner_input(f"{name}-queued-resource"),
             },
-            pulumi.ResourceOptions(parent=self),
+            pulumi.ResourceOptions(parent=self, ignore_changes=kept),
         )
         self.state = self.queued_resource.state
         self.queued_resource_name = self.queued_resource.name
-        self.register_outputs(
-            {"queued_resource_id": resource_id, "zone": spec.zone, "chips": self.chips}
-        )
+        shown: Any = (
+            self.queued_resource.queuedResourceId  # type: ignore[attr-defined]
+            if named.defaulted
+            else resource_id
+        )  # a request made before defaults carried the stack keeps its id
+        self.register_outputs({"queued_resource_id": shown, "zone": spec.zone, "chips": self.chips})

@@ -48,7 +48,7 @@ from pydantic import model_validator
 from typing_extensions import NotRequired, Required
 
 from ... import catalog, limits
-from ...defaults import resolve_project, type_token
+from ...defaults import resolve_project, stack_default_name, type_token
 from ...duration import Duration, DurationLike
 from ...errors import DwsValidationError
 from ...fields import (
@@ -64,6 +64,7 @@ from ...fields import (
     Within,
 )
 from ...models import DwsModel, parse_args
+from ...providers.ownership import OWNER_INPUT, owner_input
 from ...validation import (
     check_name,
     check_region,
@@ -287,6 +288,16 @@ class _HomeFilestoreSpec(DwsModel):
     zone: str | None = None
     connect_mode: Literal["DIRECT_PEERING", "PRIVATE_SERVICE_ACCESS"] = "DIRECT_PEERING"
     share_name: str = "home"
+
+
+def _checked_cluster_id(field: str, value: str) -> str:
+    """``value`` when it is a cluster id the API takes (see :data:`_CLUSTER_ID`)."""
+    longest = limits.get("slurm.cluster_id_length").maximum or 10
+    if not _CLUSTER_ID.match(value) or len(value) > longest:
+        raise DwsValidationError(
+            field, value, "must be a lowercase letter, then lowercase letters or digits"
+        )
+    return value
 
 
 class SlurmClusterSpec(DwsModel):
@@ -739,14 +750,26 @@ class SlurmCluster(pulumi.ComponentResource):
             project, spec.network, spec.subnetwork, home, spec.labels, *reserved.values()
         ).apply(body)
         assert spec.cluster_id is not None and spec.region is not None
-        self.cluster_id = spec.cluster_id
+        given = args.get("cluster_id")
+        named = stack_default_name(
+            "cluster_id",
+            given,
+            spec.cluster_id[:6],  # display_name, checked: a lowercase letter, then letters/digits
+            _checked_cluster_id,
+            arg="cluster_id",
+            limit=10,
+            separator="",
+            suffix_length=4,
+        )
+        self.cluster_id = named.value
         self.cluster = SlurmClusterResource(
             f"{name}-cluster",
             {
                 "project": project,
                 "region": spec.region,
-                "cluster_id": spec.cluster_id,
+                "cluster_id": self.cluster_id,
                 "body": self.body,
+                OWNER_INPUT: owner_input(f"{name}-cluster"),
             },
             pulumi.ResourceOptions.merge(
                 child,
@@ -754,6 +777,7 @@ class SlurmCluster(pulumi.ComponentResource):
                     depends_on=list(self.iam_members),
                     protect=spec.protect,
                     custom_timeouts=pulumi.CustomTimeouts(create="2h", update="2h", delete="2h"),
+                    ignore_changes=named.kept("cluster_id"),
                 ),
             ),
         )
@@ -767,7 +791,8 @@ class SlurmCluster(pulumi.ComponentResource):
             {
                 "name": self.name,
                 "id": self.id,
-                "cluster_id": self.cluster_id,
+                # a cluster made before defaults carried the stack keeps its own id
+                "cluster_id": self.cluster.cluster_id if named.defaulted else self.cluster_id,  # type: ignore[attr-defined]
                 "state": self.state,
                 "login_address": self.login_address,
                 "partitions": self.partitions,
