@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import copy
 import json
-from collections.abc import Coroutine, Mapping
+import re
+from collections.abc import Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, TypeVar
 
@@ -17,6 +19,7 @@ from pulumi.runtime import rpc
 from pulumi.runtime._serialization import _serialize
 
 __all__ = [
+    "ignore_changes",
     "DEFAULT_PROJECT",
     "DEFAULT_STACK",
     "PROVIDER_KEY",
@@ -228,3 +231,39 @@ def check_config(config: Mapping[str, Any]) -> dict[str, Any]:
                 "'<project>:key' (stack configuration keys always are)"
             )
     return dict(config)
+
+
+_PATH_PART = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
+
+
+def _path(text: str) -> list[str | int]:
+    return [name if name else int(index) for name, index in _PATH_PART.findall(text)]
+
+
+def ignore_changes(
+    inputs: Mapping[str, Any], old_inputs: Mapping[str, Any], paths: Sequence[str]
+) -> dict[str, Any]:
+    """What the engine sends a provider for a resource already in the state that has
+    ``ignore_changes``: ``inputs`` with the value at each path (``name``, ``body.name``,
+    ``body.tpu.nodeSpec[0].nodeId``) put back to the one in ``old_inputs``
+    (``pkg/resource/deploy/step_generator.go``, ``processIgnoreChanges``, pulumi/pulumi at
+    1b5949891b3cefcb9974752b24a5ecef0acc86c8); a path the old inputs lack keeps the new value,
+    as there."""
+    result = copy.deepcopy(dict(inputs))
+    for text in paths:
+        parts = _path(text)
+        old: Any = old_inputs
+        for part in parts:
+            try:
+                old = old[part]
+            except (KeyError, IndexError, TypeError):
+                break
+        else:
+            target: Any = result
+            try:
+                for part in parts[:-1]:
+                    target = target[part]
+                target[parts[-1]] = copy.deepcopy(old)
+            except (KeyError, IndexError, TypeError):
+                continue
+    return result
