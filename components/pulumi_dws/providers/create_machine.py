@@ -186,11 +186,14 @@ def sent_after(error: Any, what: str = "the create") -> Sent[Any]:
 @dataclass(frozen=True)
 class Outcome(Generic[T]):
     """How following (or adopting) a create ended: ``phase`` is RUNNING or PENDING with the
-    ``resource``, or FAILED with the ``error``."""
+    ``resource``, or FAILED with the ``error``. ``note`` is what a success must tell the user
+    (a wait that ended with the resource still queued, kept: the create succeeds with its true
+    state and the provider warns)."""
 
     phase: Phase
     resource: T | None = None
     error: Exception | None = None
+    note: str = ""
 
 
 @dataclass(frozen=True)
@@ -363,6 +366,8 @@ class CreateMachine(Generic[T, H]):
     mode: Idempotency = Idempotency.REQUEST_ID
     trace: list[Transition] = field(default_factory=list)
     phase: Phase = Phase.NEW
+    note: str = ""
+    """What a successful create must tell the user (see :attr:`Outcome.note`)."""
 
     def move(self, target: Phase, why: str) -> None:
         step = Transition(self.phase, target, why)
@@ -454,7 +459,8 @@ class CreateMachine(Generic[T, H]):
 
     def _settle_outcome(self, outcome: Outcome[T]) -> T:
         if outcome.phase in (Phase.RUNNING, Phase.PENDING):
-            self.move(outcome.phase, "what was asked for")
+            self.note = outcome.note
+            self.move(outcome.phase, outcome.note or "what was asked for")
             assert outcome.resource is not None
             return outcome.resource
         error = outcome.error or RuntimeError("the create failed")

@@ -446,6 +446,11 @@ class RestResourceProvider(RestProvider):
         if self.RESOURCE.idempotency is Idempotency.OWNER_SEARCH:  # the API named it
             target = self.target_of_id(str(live.get("name")), target.props)
         outs = self.created(target, live, steps, machine)
+        if machine.note:  # a success the user must hear about (e.g. a request kept queued)
+            self.warn(f"{target.describe()}: {machine.note}")
+            observed = outs.get("observed")
+            if isinstance(observed, dict):
+                observed["note"] = machine.note
         key = getattr(steps, "key", None)
         if isinstance(key, str):  # what a later delete checks the live resource against
             owner = Owner.of(props)
@@ -453,6 +458,11 @@ class RestResourceProvider(RestProvider):
         if owner_of := props.get(OWNER_INPUT):
             outs.setdefault(OWNER_INPUT, owner_of)
         return dyn.CreateResult(target.id, outs)
+
+    def warn(self, message: str) -> None:
+        """Hook: tell the user ``message`` (``pulumi.log.warn``: inside the dynamic-provider host
+        it goes to stderr, which the engine shows with the run's diagnostics)."""
+        pulumi.log.warn(message)
 
     def create_steps(self, client: GoogleRestClient, target: Target) -> CreateSteps[Any, Any]:
         """Hook: the steps of one create (:class:`~.create_machine.CreateSteps`)."""

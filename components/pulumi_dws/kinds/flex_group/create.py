@@ -24,6 +24,7 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from ...duration import Duration
 from ...providers.cancellation import GraceExpired
 from ...providers.compute_insert import (
     AttemptIds,
@@ -38,7 +39,7 @@ from ...providers.rest import ApiError, OperationError
 from .api import ENDED, RESIZE_REQUEST, MigResizeError, typed_body
 from .ops import get_request, managed_instances, other_live_request, tear_down
 from .target import ResizeRequest
-from .waiting import await_request, failure_text, reached, read_view
+from .waiting import WaitEnded, await_request, failure_text, reached, read_view
 
 if TYPE_CHECKING:
     from ...providers.rest import GoogleRestClient
@@ -190,9 +191,24 @@ class MigCreate:
     def _await(self) -> Outcome[dict[str, Any]]:
         try:
             view = await_request(self.client, self.rr, self._seen)
+        except WaitEnded as ended:
+            if self.rr.on_timeout == "keep":
+                return Outcome(Phase.PENDING, ended.view, note=self._kept(ended.view))
+            return Outcome(Phase.FAILED, error=ended)
         except Exception as exc:  # noqa: BLE001 - every failure must settle or clean up first
             return Outcome(Phase.FAILED, error=exc)
         return Outcome(_phase_of(view), view)
+
+    def _kept(self, view: Mapping[str, Any]) -> str:
+        rr = self.rr
+        state = view["request"].get("state")
+        return (
+            f"the wait_timeout ({Duration(int(rr.wait_timeout)).human()}) passed with the "
+            f"request {state}, not yet what wait_for={rr.wait_for!r} asks: it is kept as it is "
+            "(DWS keeps a resize request queued until capacity and quota exist), and `pulumi "
+            "refresh` follows it. To cancel it at the wait_timeout instead, set "
+            "on_timeout='cancel'."
+        )
 
     def _seen(self, view: dict[str, Any]) -> None:
         self.last = view["request"]

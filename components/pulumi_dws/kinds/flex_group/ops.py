@@ -24,7 +24,9 @@ __all__ = [
     "is_resize_request",
     "get_request",
     "instance_name",
+    "confirmed_instances",
     "managed_instances",
+    "target_size",
     "other_live_request",
     "poll_until",
     "tear_down",
@@ -122,16 +124,61 @@ def other_live_request(client: GoogleRestClient, where: Group, name: str) -> dic
 
 
 def managed_instances(client: GoogleRestClient, where: Group) -> list[dict[str, Any]]:
-    """``listManagedInstances`` (every VM of the group; none when the group is gone)."""
-    try:
-        answer = client.post(  # a read: safe to send again
-            f"{where.path}/listManagedInstances", expect=_is_listing, idempotent=True
-        )
-    except ApiError as err:
-        if err.not_found:
-            return []
-        raise
-    return [dict(m) for m in answer.get("managedInstances") or [] if isinstance(m, Mapping)]
+    """``listManagedInstances``: every VM of the group, every page followed (a group set to
+    ``listManagedInstancesResults: PAGINATED`` answers 500 at a time); none when the group is
+    gone."""
+    found: list[dict[str, Any]] = []
+    token: str | None = None
+    while True:
+        params = {"pageToken": token} if token else {}
+        try:
+            answer = client.post(  # a read: safe to send again
+                f"{where.path}/listManagedInstances",
+                expect=_is_listing,
+                idempotent=True,
+                **params,
+            )
+        except ApiError as err:
+            if err.not_found:
+                return []
+            raise
+        found += [dict(m) for m in answer.get("managedInstances") or [] if isinstance(m, Mapping)]
+        following = answer.get("nextPageToken")
+        token = following if isinstance(following, str) and following else None
+        if token is None:
+            return found
+
+
+def target_size(client: GoogleRestClient, where: Group) -> int | None:
+    """The group's own record of how many VMs it holds or is making (``targetSize``); None when
+    the group is gone or does not say."""
+    group = client.find(where.path)
+    size = (group or {}).get("targetSize")
+    return int(size) if isinstance(size, (int, float)) and not isinstance(size, bool) else None
+
+
+def confirmed_instances(client: GoogleRestClient, where: Group) -> list[dict[str, Any]]:
+    """The group's VMs, an empty list never believed from one read: when
+    ``listManagedInstances`` says none while the group's own record (``targetSize``) says it
+    holds some, the list is asked again (a few times, with growing pauses); if it still says
+    none, :class:`ApiError` (``lost``): what runs can't be told now."""
+    members = managed_instances(client, where)
+    if members:
+        return members
+    for pause in (1.0, 4.0, 16.0):
+        size = target_size(client, where)
+        if not size:
+            return members
+        client.pause(pause)
+        members = managed_instances(client, where)
+        if members:
+            return members
+    raise ApiError(
+        0,
+        f"listManagedInstances of group {where.group} lists no VM while the group's targetSize "
+        f"is {size}",
+        lost=True,
+    )
 
 
 def poll_until(
@@ -151,10 +198,17 @@ def poll_until(
     return result.value, result.waited
 
 
-def _act(client: GoogleRestClient, where: Group, method: str, path: str, body: Any = None) -> bool:
+def _act(
+    client: GoogleRestClient,
+    where: Group,
+    method: str,
+    path: str,
+    body: Any = None,
+    **query: Any,
+) -> bool:
     """One mutation (POST or DELETE) with a fresh request id, waited for; False when the
     target was already gone (404)."""
-    params: dict[str, Any] = {"requestId": str(uuid.uuid4())}
+    params: dict[str, Any] = {"requestId": str(uuid.uuid4()), **query}
     try:
         if method == "DELETE":
             op = client.delete(path, expect=is_operation, **params)
@@ -199,7 +253,7 @@ def tear_down(client: GoogleRestClient, where: Group, name: str) -> list[str]:
         raise ApiError(0, f"the resize request {name} could not be cancelled and deleted")
     if get_request(client, where, name) is not None:
         raise ApiError(0, f"the resize request {name} is still there after its deletion")
-    members = managed_instances(client, where)
+    members = confirmed_instances(client, where)
     if members:
         other = other_live_request(client, where, name)
         if other is not None:
@@ -212,6 +266,9 @@ def tear_down(client: GoogleRestClient, where: Group, name: str) -> list[str]:
         urls = [str(m.get("instance")) for m in members]
         body = {"instances": urls, "skipInstancesOnValidationError": True}
         _act(client, where, "POST", f"{where.path}/deleteInstances", body)
+        left = target_size(client, where)
+        if left:  # the group still holds VMs the list did not show: it holds only this request's
+            _act(client, where, "POST", f"{where.path}/resize", None, size=0)
     return [instance_name(m) for m in members]
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from ...duration import Duration
 from ...providers.rest_resource import RestResource, Target
-from .api import RESIZE_REQUEST, typed_body
+from .api import ACCEPT_WAIT_SECONDS, RESIZE_REQUEST, RUNNING_WAIT_SECONDS, typed_body
 from .ops import Group
 
 __all__ = ["ResizeRequest"]
@@ -30,6 +30,13 @@ class ResizeRequest(Target):
         self.name = str(props["name"])
         self.body = typed_body(props.get("body") or {})  # numbers arrive as protobuf doubles
         self.wait_for = str(props.get("waitFor") or "running")
+        timeout = props.get("waitTimeout")
+        default = ACCEPT_WAIT_SECONDS if self.wait_for == "accepted" else RUNNING_WAIT_SECONDS
+        self.wait_timeout = float(timeout) if isinstance(timeout, (int, float)) else default
+        """Seconds ``waitFor`` is waited for (``waitTimeout``; default
+        :data:`~.api.RUNNING_WAIT_SECONDS`, or :data:`~.api.ACCEPT_WAIT_SECONDS` for
+        ``accepted``)."""
+        self.on_timeout = "cancel" if props.get("onTimeout") == "cancel" else "keep"
 
     @classmethod
     def of(cls, props: Mapping[str, Any]) -> ResizeRequest:

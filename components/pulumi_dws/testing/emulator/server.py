@@ -36,6 +36,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 from ..serving import serve_in_thread, stop_server
 from .base import GoogleError, Request, Response, Route, Service, VirtualClock, google_error
 from .faults import FaultPlan
+from .lies import Lie, Lies, Outage
 
 __all__ = ["Answer", "Emulator"]
 
@@ -57,6 +58,8 @@ class Emulator:
     ) -> None:
         self.clock = clock or VirtualClock()
         self.faults = FaultPlan()
+        self.lies = Lies()
+        """Answers that lie and outages (:meth:`lie`, :meth:`outage`)."""
         self.requests: list[Request] = []
         self._seen = threading.Condition()
         self.services: dict[str, Service] = {}
@@ -172,10 +175,38 @@ class Emulator:
         return _encode(self.dispatch(request), self.clock)
 
     # ------------------------------------------------------------------ dispatch
+    def lie(
+        self,
+        match: Any,
+        *,
+        status: int | None = None,
+        transform: Any = None,
+        times: int = 1,
+    ) -> Lie:
+        """Answer the next ``times`` requests ``match(request)`` accepts with ``status`` (and
+        Google's error), or with ``transform(true answer's body)``, after the service acted
+        (see :mod:`~pulumi_dws.testing.emulator.lies`)."""
+        told = Lie(match, status=status, transform=transform, times=times)
+        self.lies.lies.append(told)
+        return told
+
+    def outage(self, seconds: float, *, status: int = 401) -> Outage:
+        """From now, for ``seconds`` of virtual time, answer every API request with ``status``
+        (default 401: the credentials are refused) before the service sees it."""
+        down = Outage(self.clock.now(), seconds, status)
+        self.lies.outages.append(down)
+        return down
+
     def dispatch(self, request: Request) -> Response:
         with self._seen:
             self.requests.append(request)
             self._seen.notify_all()
+        down = self.lies.before(request, self.clock.now())
+        if down is not None:
+            return down
+        return self.lies.after(request, self._route(request))
+
+    def _route(self, request: Request) -> Response:
         for route in self._routes:
             if route.method != request.method:
                 continue

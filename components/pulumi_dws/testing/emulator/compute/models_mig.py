@@ -44,7 +44,7 @@ from .common import Operation, last, not_found, timestamp
 if TYPE_CHECKING:
     import itertools
     import threading
-    from collections.abc import Callable
+    from collections.abc import Callable, Mapping
 
     from ..capacity import CapacityModel
     from .models import _Vm
@@ -103,6 +103,11 @@ class MigBackend:
     mig_accept_seconds: float = 0.0
     """How long a new resize request stays ``CREATING`` (virtual seconds)."""
     mig_boot_seconds: float = 0.0
+    mig_page_size: int = 500
+    """``listManagedInstances`` page size of a group whose ``listManagedInstancesResults`` is
+    ``PAGINATED`` when the request gives no ``maxResults`` (Google's default and maximum, 500:
+    https://cloud.google.com/compute/docs/reference/rest/v1/instanceGroupManagers/listManagedInstances).
+    Tests set it lower to page small groups."""
     """How long a group's new VMs stay ``STAGING`` before ``RUNNING`` (virtual seconds)."""
 
     if TYPE_CHECKING:  # what ComputeBackend provides
@@ -519,6 +524,27 @@ class MigBackend:
             return self._op(project, scope, "delete", group.path)
 
         return self.once(project, request_id, action)
+
+    def managed_instances_page(
+        self, project: str, scope: str, name: str, query: Mapping[str, str]
+    ) -> dict[str, Any]:
+        """``listManagedInstances`` as Google answers it: every VM at once, unless the group's
+        ``listManagedInstancesResults`` is ``PAGINATED``; then ``maxResults`` (default and at
+        most :attr:`mig_page_size`) from ``pageToken``, and ``nextPageToken`` while more follow
+        (https://cloud.google.com/compute/docs/reference/rest/v1/instanceGroupManagers:
+        ``listManagedInstancesResults``: "PAGELESS ... maxResults and pageToken query parameters
+        are ignored")."""
+        every = self.list_managed_instances(project, scope, name)
+        with self._lock:
+            paged = self._group((project, scope, name)).resource.get("listManagedInstancesResults")
+        if paged != "PAGINATED":
+            return {"managedInstances": every}
+        size = min(int(query.get("maxResults") or self.mig_page_size), self.mig_page_size)
+        start = int(query.get("pageToken") or 0)
+        page: dict[str, Any] = {"managedInstances": every[start : start + max(1, size)]}
+        if start + max(1, size) < len(every):
+            page["nextPageToken"] = str(start + max(1, size))
+        return page
 
     def list_managed_instances(self, project: str, scope: str, name: str) -> list[dict[str, Any]]:
         """``listManagedInstances``: one entry per VM of the group."""

@@ -161,9 +161,7 @@ class ComputeResponses:
         return Response(200, self.backend.delete_group(*_group(req), request_id=_request_id(req)))
 
     def list_managed_instances(self, req: Request) -> Response:
-        return Response(
-            200, {"managedInstances": self.backend.list_managed_instances(*_group(req))}
-        )
+        return Response(200, self.backend.managed_instances_page(*_group(req), req.query))
 
     def resize_group(self, req: Request) -> Response:
         try:
