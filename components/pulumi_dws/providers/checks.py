@@ -16,10 +16,13 @@ from .create_machine import OWNER_LABEL
 from .ownership import STACK_LABEL
 from .paths import segment_problem
 
-__all__ = ["CheckFailures", "MARKS", "known"]
+__all__ = ["CheckFailures", "MARKS", "ON_TIMEOUT", "WAIT_KEYS", "known"]
 
 MARKS = (OWNER_LABEL, STACK_LABEL)
 """The labels a create adds to what it makes (see :mod:`~.ownership`)."""
+WAIT_KEYS = ("waitFor", "waitTimeout", "onTimeout")
+"""The inputs that say how a create waits in a DWS queue (they matter at create time only)."""
+ON_TIMEOUT = ("keep", "cancel")
 
 
 def known(value: Any) -> bool:
@@ -51,6 +54,18 @@ class CheckFailures(list[dyn.CheckFailure]):
         problem = segment_problem(kind or prop, value)
         if problem:
             self.append(dyn.CheckFailure(prop, f"{prop}: {problem}"))
+
+    def wait_policy(self, news: Mapping[str, Any]) -> None:
+        """``waitTimeout`` (seconds, when set) is a positive number and ``onTimeout`` (when
+        set) ``keep`` or ``cancel``."""
+        timeout = news.get("waitTimeout")
+        number = isinstance(timeout, (int, float)) and not isinstance(timeout, bool)
+        if timeout is not None and known(timeout) and not (number and timeout > 0):
+            message = "waitTimeout: a positive number of seconds"
+            self.append(dyn.CheckFailure("waitTimeout", message))
+        on_timeout = news.get("onTimeout")
+        if on_timeout is not None and known(on_timeout) and on_timeout not in ON_TIMEOUT:
+            self.append(dyn.CheckFailure("onTimeout", "onTimeout: keep or cancel"))
 
     def owner_label_room(self, prop: str, where: str, labels: Mapping[str, Any]) -> None:
         """``labels`` (at ``where`` in ``prop``) don't set the ownership labels the create adds

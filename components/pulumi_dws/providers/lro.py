@@ -261,6 +261,7 @@ class LroCreate:
         self.owner = Owner.of(target.props)
         self.key = self.owner_key()
         self.request_ids: dict[int, str] = {}
+        self._absent_since: tuple[float | None, int] | None = None
 
     # ------------------------------------------------------------------ hooks
     def owner_key(self) -> str:
@@ -324,18 +325,50 @@ class LroCreate:
         )
 
     def settled(self, live: dict[str, Any] | None) -> bool:
-        """Hook: whether waiting for an accepted or adopted resource ends here. Default: gone,
-        ready or ended."""
+        """Hook: whether waiting for an accepted or adopted resource ends here. Default: ready
+        or ended (a state the declaration knows), or gone *and confirmed gone*
+        (:meth:`absent`): an unknown state or one read of absence never ends the wait."""
+        if live is None:
+            return self.absent()
         states = self.resource.states
-        return live is None or states.of(live) in states.ready | states.ended
+        return states.of(live) in states.ready | states.ended
+
+    def absent(self) -> bool:
+        """A read found nothing: whether the absence is confirmed, i.e. every read for the
+        declared ``settle_seconds`` (by the server's clock; else four reads) found nothing. A
+        resource that exists but reads 404 right after its create (eventual consistency) shows
+        up again before then."""
+        now = self.client.server_time
+        if self._absent_since is None:
+            self._absent_since = (now, 0)
+        since, reads = self._absent_since
+        self._absent_since = (since, reads + 1)
+        if now is not None and since is not None:
+            return now - since >= self.resource.settle_seconds
+        return reads + 1 >= 4
+
+    def present(self) -> None:
+        """A read found the resource: absence starts over."""
+        self._absent_since = None
 
     def wait_seconds(self) -> float:
-        """Hook: how long a create waits for its resource to settle."""
+        """Hook: how long a create waits for its resource to settle: the ``waitTimeout`` input
+        when there is one, else the provider's timeout."""
+        given = self.target.props.get("waitTimeout")
+        if isinstance(given, (int, float)) and not isinstance(given, bool) and given > 0:
+            return float(given)
         return self.provider.timeout
+
+    @property
+    def on_timeout(self) -> str:
+        """What the ``onTimeout`` input asks when the wait passes with the resource still on its
+        way: ``keep`` (default: succeed with its true state, and say so) or ``cancel``."""
+        return "cancel" if self.target.props.get("onTimeout") == "cancel" else "keep"
 
     def judge(self, live: dict[str, Any] | None) -> Outcome[dict[str, Any]]:
         """Hook: what a settled resource means: ready (RUNNING), still on its way (PENDING), or
-        FAILED (gone, ended, or still not ready when the wait ran out)."""
+        FAILED (gone, ended); one still on its way, or in a state the declaration does not know,
+        when the wait ran out: :meth:`timed_out`."""
         if live is None:
             return Outcome(Phase.FAILED, error=Ended(f"the {self.resource.noun} is gone"))
         states = self.resource.states
@@ -344,10 +377,24 @@ class LroCreate:
             return Outcome(Phase.RUNNING, live)
         if state in states.ended:
             return Outcome(Phase.FAILED, error=Ended(f"it is {state}"))
-        if state in states.pending:
-            return Outcome(Phase.PENDING, live)
+        return self.timed_out(live)
+
+    def timed_out(self, live: dict[str, Any]) -> Outcome[dict[str, Any]]:
+        """The wait ran out with the resource not yet what was asked (or in a state that can't
+        be read as an end): kept as it is, a success that says so (``onTimeout: keep``); or
+        FAILED, so it is removed (``onTimeout: cancel``)."""
+        state = self.resource.states.of(live)
+        waited = f"{self.wait_seconds():.0f}s"
+        if self.on_timeout == "cancel":
+            return Outcome(Phase.FAILED, error=Ended(f"it is still {state} after {waited}"))
         return Outcome(
-            Phase.FAILED, error=Ended(f"it is still {state} after {self.wait_seconds():.0f}s")
+            Phase.PENDING,
+            live,
+            note=(
+                f"the wait ({waited}) ended with it {state}, not yet what was asked: it is kept "
+                "as it is, and `pulumi refresh` follows it. To cancel it when the wait ends "
+                "instead, set on_timeout='cancel'."
+            ),
         )
 
     def after_operation(self, done: dict[str, Any]) -> Outcome[dict[str, Any]]:
@@ -438,18 +485,31 @@ class LroCreate:
         return self.after_operation(done)
 
     def adopt(self, live: dict[str, Any] | None) -> Outcome[dict[str, Any]]:
-        """Wait for the resource (found, or just created) until it settles, then judge it."""
+        """Wait for the resource (found, or just created) until it settles, then judge it. The
+        wait outlasts outages (a read that fails transiently is no conclusion); one during which
+        no read worked at all ends as a wait that ran out (:meth:`timed_out`), never as a
+        removal."""
         if live is not None and self.settled(live):
             return self.judge(live)
         try:
-            live = self.poll(self.settled, timeout=self.wait_seconds())
-        except Exception as err:  # noqa: BLE001
+            result = self.client.wait_until(self._observed, self.settled, self.wait_seconds())
+        except Exception as err:  # noqa: BLE001 - accepted: never leave it untracked
             return self.as_it_is(err)
-        return self.judge(live)
+        if not result.seen:
+            return self.as_it_is(result.outage or TimeoutError("no read worked"))
+        if not result.done and result.value is None:  # absent, and not confirmed yet
+            return self.as_it_is(TimeoutError("it could not be read back"))
+        return self.judge(result.value)
+
+    def _observed(self) -> dict[str, Any] | None:
+        live = self.read()
+        if live is not None:
+            self.present()
+        return live
 
     def as_it_is(self, err: Exception) -> Outcome[dict[str, Any]]:
         """Accepted, but it could not be followed to the end: succeed with the resource as it
-        is, so it stays tracked (or fail when it cannot be read)."""
+        is, so it stays tracked, saying so (or fail when it cannot be read)."""
         try:
             live = self.read()
         except ApiError as lookup:
@@ -458,7 +518,15 @@ class LroCreate:
             return Outcome(Phase.FAILED, error=Ended(f"{err}; and it can't be found"))
         if live is None:
             return Outcome(Phase.FAILED, error=Ended(f"did not finish ({err}), and is gone"))
-        return Outcome(Phase.PENDING, live)
+        state = self.resource.states.of(live)
+        return Outcome(
+            Phase.PENDING,
+            live,
+            note=(
+                f"it could not be followed to the end ({err}); it is kept as it is ({state}), "
+                "and `pulumi refresh` follows it."
+            ),
+        )
 
     # ------------------------------------------------------------------ failure
     def reached(self, failure: Exception) -> dict[str, Any] | None:

@@ -39,6 +39,8 @@ INPUT_KEYS = (
     "desiredStatus",
     "waitFor",
     "templateShape",
+    "waitTimeout",
+    "onTimeout",
 )
 OUTPUT_KEYS = ("status", "observed")
 OBSERVED_KEYS = (

@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from ...duration import Duration
 from ...providers.cancellation import GraceExpired
 from ...providers.compute_insert import (
     AttemptIds,
@@ -156,9 +157,33 @@ class FlexCreate:
             instance = get_instance(self.client, vm.project, vm.zone, vm.name)
             if instance is None:
                 raise FlexStartError(f"{vm.describe()} disappeared right after it was created")
+        except TimeoutError as exc:
+            kept = self._kept_at_wait_timeout()
+            return kept if kept is not None else Outcome(Phase.FAILED, error=exc)
         except Exception as exc:  # noqa: BLE001 - every failure must settle or clean up first
             return Outcome(Phase.FAILED, error=exc)
         return Outcome(_phase_of(instance), instance)
+
+    def _kept_at_wait_timeout(self) -> Outcome[dict[str, Any]] | None:
+        """The ``waitTimeout`` passed inside the queue window with the VM still queued: with
+        ``onTimeout: keep`` (the default) it stays queued (its window still bounds it: Google
+        ends the request then), and the create succeeds saying so; else None (it is removed)."""
+        vm = self.vm
+        if vm.on_timeout != "keep" or vm.wait_timeout is None:
+            return None
+        try:
+            instance = get_instance(self.client, vm.project, vm.zone, vm.name)
+        except ApiError:
+            return None
+        if instance is None or instance.get("status") not in FLEX_VM.states.queued:
+            return None
+        note = (
+            f"the wait_timeout ({Duration(int(vm.wait_timeout)).human()}) passed with the VM "
+            f"still {instance.get('status')} in the queue: it is kept, queued until its window "
+            "ends, and `pulumi refresh` follows it. To cancel it at the wait_timeout instead, "
+            "set on_timeout='cancel'."
+        )
+        return Outcome(Phase.PENDING, instance, note=note)
 
     def adopt(self, instance: dict[str, Any]) -> Outcome[dict[str, Any]]:
         try:

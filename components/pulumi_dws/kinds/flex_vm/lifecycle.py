@@ -49,6 +49,8 @@ def await_capacity(client: GoogleRestClient, vm: FlexVm, op: dict[str, Any]) -> 
             return instance is not None and instance.get("status") in ACCEPTED
 
     budget = (vm.window or FAIL_FAST_TRY_SECONDS) + WAIT_MARGIN_SECONDS
+    if vm.wait_timeout is not None:  # the program's wait_timeout, within what the window allows
+        budget = min(budget, vm.wait_timeout)
     return wait_zone_operation(client, vm.project, vm.zone, op, timeout=budget, until=until)
 
 

@@ -287,6 +287,7 @@ def _check(news: Mapping[str, Any]) -> list[dyn.CheckFailure]:
     labels = body.get("labels") or {}
     if _known(labels) and isinstance(labels, Mapping):
         failures.owner_label_room("body", "body.labels", labels)
+    failures.wait_policy(news)
     for key, allowed in (("desiredStatus", ("RUNNING", "TERMINATED")), ("waitFor", _WAITS)):
         value = news.get(key)
         if value is not None and _known(value) and value not in allowed:
@@ -315,7 +316,14 @@ def _diff(olds: Mapping[str, Any], news: Mapping[str, Any]) -> dyn.DiffResult:
     # A template of the same shape is recorded by an update that changes nothing in the cloud.
     in_place = [
         k
-        for k in ("desiredStatus", "waitFor", "templateShape", "sourceInstanceTemplate")
+        for k in (
+            "desiredStatus",
+            "waitFor",
+            "waitTimeout",
+            "onTimeout",
+            "templateShape",
+            "sourceInstanceTemplate",
+        )
         if k not in replaces and (olds.get(k) or "") != (news.get(k) or "")
     ]
     changes = bool(replaces or in_place or changed_body)

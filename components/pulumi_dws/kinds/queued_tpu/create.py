@@ -108,8 +108,11 @@ class QueuedTpuCreate(LroCreate):
         return str(self.target.props.get("waitFor") or "active")
 
     def wait_seconds(self) -> float:
-        """The queue window plus an hour to provision, or ``timeout`` when the request has no
-        window."""
+        """The ``waitTimeout`` input when there is one; else the queue window plus an hour to
+        provision, or ``timeout`` when the request has no window."""
+        given = self.target.props.get("waitTimeout")
+        if isinstance(given, (int, float)) and not isinstance(given, bool) and given > 0:
+            return float(given)
         body = self.target.props.get("body")
         policy = body.get("queueingPolicy") if isinstance(body, Mapping) else None
         window = policy.get("validUntilDuration") if isinstance(policy, Mapping) else None
@@ -121,10 +124,15 @@ class QueuedTpuCreate(LroCreate):
         return self.provider.timeout
 
     def settled(self, live: dict[str, Any] | None) -> bool:
+        """Ended, active, or (``waitFor: accepted``) queued past ``CREATING``; gone once
+        confirmed (:meth:`~pulumi_dws.providers.lro.LroCreate.absent`). A state the API adds,
+        or ``STATE_UNSPECIFIED``, ends nothing."""
+        if live is None:
+            return self.absent()
         state = state_of(live)
-        if live is None or state in ENDED or state == "ACTIVE":
+        if state in ENDED or state == "ACTIVE":
             return True
-        return self.wanted == "accepted" and state not in ("CREATING", None)
+        return self.wanted == "accepted" and state in QUEUED - {"CREATING"}
 
     def judge(self, live: dict[str, Any] | None) -> Outcome[dict[str, Any]]:
         if live is None:
@@ -134,8 +142,6 @@ class QueuedTpuCreate(LroCreate):
             return Outcome(Phase.RUNNING, live)
         if state in ENDED:
             return Outcome(Phase.FAILED, error=Ended(f"it is {state}{failure_detail(live)}"))
-        if self.wanted == "accepted" and state in QUEUED:
+        if self.wanted == "accepted" and state in QUEUED - {"CREATING"}:
             return Outcome(Phase.PENDING, live)
-        return Outcome(
-            Phase.FAILED, error=Ended(f"it is still {state} after {self.wait_seconds():.0f}s")
-        )
+        return self.timed_out(live)

@@ -51,7 +51,7 @@ import pulumi
 import pulumi.dynamic as dyn
 from pulumi.output import Unknown
 
-from ...providers.checks import CheckFailures
+from ...providers.checks import WAIT_KEYS, CheckFailures
 from ...providers.lro import LroProvider
 from ...providers.rest import ApiError, is_lro
 from ...providers.rest_resource import DeclaredResource, RestResource, Target
@@ -143,6 +143,7 @@ class QueuedTpuProvider(LroProvider):
         wait_for = news.get("waitFor", "active")
         if not isinstance(wait_for, Unknown) and wait_for not in ("accepted", "active"):
             failures.append(dyn.CheckFailure("waitFor", "waitFor: accepted or active"))
+        failures.wait_policy(news)
         if not isinstance(news.get("body"), (Mapping, Unknown)):
             failures.append(dyn.CheckFailure("body", "body is required (a QueuedResource)"))
         _check_body(news.get("body"), failures)
@@ -180,8 +181,9 @@ class QueuedTpuProvider(LroProvider):
         return {**self.outputs(self.target(base), live), "drift": drift}
 
     def update(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> dyn.UpdateResult:
-        # Only waitFor can differ without a replacement: it matters at create time only.
-        return dyn.UpdateResult({**olds, "waitFor": news.get("waitFor")})
+        # Only how a create waits can differ without a replacement: it matters then only.
+        waits = {key: news.get(key) for key in WAIT_KEYS if key in news or key in olds}
+        return dyn.UpdateResult({**olds, **waits})
 
     def describe_status(self, status: Mapping[str, Any]) -> str:
         return describe_status(status)
