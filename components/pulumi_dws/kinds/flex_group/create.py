@@ -29,7 +29,6 @@ from ...providers.cancellation import GraceExpired
 from ...providers.compute_insert import (
     AttemptIds,
     insert_answer,
-    name_taken_text,
     unconfirmed_text,
 )
 from ...providers.compute_ops import create_request_id, is_operation
@@ -268,9 +267,8 @@ class MigCreate:
         rr = self.rr
         return (
             f"The request may still exist and could not be removed ({err}). Run `pulumi up` "
-            "again with the same inputs to adopt it (the same name and body), or remove it "
-            f"with `{rr.gcloud('cancel')}` and `{rr.gcloud('delete')}`, then delete the "
-            f"group's VMs."
+            "again with the same inputs to adopt it (the same name and body), or remove it and "
+            f"its VMs with {rr.removal()}."
         )
 
     # ------------------------------------------------------------------ interrupted
@@ -320,12 +318,14 @@ class MigCreate:
         if phase is Phase.NOT_OURS and self.blocked_by is not None:
             return (
                 f"{rr.describe()}: {detail}. Nothing was created or changed. To change: use "
-                f"another group, or wait until request {self.blocked_by}'s VMs are gone (or "
-                "delete it and its VMs) and deploy again."
+                f"another group, or wait until request {self.blocked_by}'s VMs are gone, or "
+                f"remove it and its VMs with {rr.removal(self.blocked_by)}, and deploy again."
             )
         if phase is Phase.NOT_OURS:
-            return name_taken_text(
-                rr.describe(), detail, "request name", "request", rr.gcloud("delete")
+            return (
+                f"{rr.describe()}: {detail}. Nothing was created or changed. To change: choose "
+                f"another request name, or remove that request and its VMs with "
+                f"{rr.removal()}, and deploy again."
             )
         if phase is Phase.REJECTED:
             if isinstance(error, ApiError) and error.ambiguous:

@@ -202,6 +202,8 @@ class MigResizeRequestProvider(ComputeProvider):
                 "creationTimestamp": previous.get("createdAt"),
             }
             view = {"request": request, "members": members, "gone": True}
+            if not members:  # its run's end: as seen, or at the latest a run after its create
+                view["ends"] = previous.get("runEndsAt") or _created_plus_run(rr, previous)
         if imported:
             body = view["request"]
             kept = ("name", "resizeBy", "requestedRunDuration", "description")
@@ -226,9 +228,8 @@ class MigResizeRequestProvider(ComputeProvider):
         assert isinstance(target, ResizeRequest)
         return (
             f"{target.describe()} could not be deleted: {err}. It is still in the stack: run "
-            f"`pulumi destroy` (or `pulumi up`) again, or remove it with "
-            f"`{target.gcloud('cancel')}`, `{target.gcloud('delete')}` and delete the group's "
-            "VMs, then `pulumi refresh`."
+            f"`pulumi destroy` (or `pulumi up`) again, or remove it and its VMs with "
+            f"{target.removal()}, then `pulumi refresh`."
         )
 
 
@@ -361,7 +362,7 @@ def _outputs(
     previous = (props.get("observed") or {}) if isinstance(props.get("observed"), Mapping) else {}
     members = view.get("members") or []
     google = request.get("state")
-    ends = _run_ends(rr, view, previous.get("runEndsAt"), now)
+    ends = view.get("ends") or _run_ends(rr, view, previous.get("runEndsAt"), now)
     state, derived = google, None
     listed_none = view.get("members") == []  # None: they could not be listed
     if google == "SUCCEEDED" and listed_none and (ends is None or _ended(str(ends), now)):
@@ -400,14 +401,21 @@ def _ran(
     ends = previous.get("runEndsAt")
     if ends and _ended(str(ends), now):
         return True
+    ends = _created_plus_run(rr, previous)
+    return ends is not None and _ended(ends, now)
+
+
+def _created_plus_run(rr: ResizeRequest, previous: Mapping[str, Any]) -> str | None:
+    """When a run that started at the request's create would have ended (RFC 3339): the
+    earliest its run can have ended; None without a create time or a run duration."""
     created = previous.get("createdAt")
-    if created and rr.run and now is not None:
-        try:
-            start = parse_timestamp("createdAt", str(created)).timestamp()
-        except Exception:  # noqa: BLE001 - an unreadable time proves nothing
-            return False
-        return start + rr.run <= now
-    return False
+    if not created or not rr.run:
+        return None
+    try:
+        start = parse_timestamp("createdAt", str(created)).timestamp()
+    except Exception:  # noqa: BLE001 - an unreadable time proves nothing
+        return None
+    return _rfc3339(start + rr.run)
 
 
 def _ended(stamp: str, now: float | None) -> bool:

@@ -61,6 +61,22 @@ class ResizeRequest(Target):
         parts.append(f"group {w.group} in {w.location}, project {w.project}")
         return f"Resize request '{self.name}' ({', '.join(parts)})"
 
+    def removal(self, name: str | None = None) -> str:
+        """The gcloud commands that remove request ``name`` (default: this one) *and its VMs*:
+        cancel it (while queued), delete it, then resize the group to 0 (deleting a request
+        alone leaves its VMs running; a group holds one request's VMs)."""
+        w = self.where
+        where = f"--zone {w.zone}" if w.zone else f"--region {w.region}"
+        request = name or self.name
+        base = "gcloud beta compute instance-groups managed resize-requests"
+        return (
+            f"`{base} cancel {w.group} --resize-requests={request} {where} --project "
+            f"{w.project}` (while it is queued), `{base} delete {w.group} "
+            f"--resize-requests={request} {where} --project {w.project}`, then `gcloud compute "
+            f"instance-groups managed resize {w.group} --size=0 {where} --project {w.project}` "
+            "(its VMs)"
+        )
+
     def gcloud(self, verb: str) -> str:
         """The gcloud command that does ``verb`` (``describe``, ``cancel``, ``delete``) to this
         request."""

@@ -193,8 +193,16 @@ class QueuedTpuProvider(LroProvider):
         gone; False when there was nothing to delete."""
         path = target.path
         live = self.read_live(client, target)
-        if live is None:
-            return False
+        if live is None:  # one read of absence is no conclusion: a delete by name confirms it
+            try:
+                op = client.delete(path, expect=is_lro, requestId=str(uuid.uuid4()), force="true")
+            except ApiError as err:
+                if err.not_found:
+                    return False
+                raise
+            done = self.wait_operation(client, op, f"delete of {path}")
+            self.check_operation(done, f"delete of {path}")
+            live = {"state": {"state": "DELETING"}}
         if state_of(live) != "DELETING":
             request_id = str(uuid.uuid4())
             force = state_of(live) not in NO_NODES

@@ -44,16 +44,22 @@ class Lie:
 
 @dataclass
 class Outage:
-    """From ``start`` for ``seconds`` of virtual time, every API request is answered with
-    ``status`` (default ``401``: the credentials are refused) before the service sees it."""
+    """From ``start`` (or, with ``trigger``, from the first request it accepts) for ``seconds``
+    of virtual time, every API request is answered with ``status`` (default ``401``: the
+    credentials are refused) before the service sees it."""
 
-    start: dt.datetime
+    start: dt.datetime | None
     seconds: float
     status: int = 401
     message: str = "Request had invalid authentication credentials."
     answered: int = 0
+    trigger: Callable[[Request], bool] | None = None
 
-    def covers(self, now: dt.datetime) -> bool:
+    def covers(self, request: Request, now: dt.datetime) -> bool:
+        if self.start is None:
+            if self.trigger is None or not self.trigger(request):
+                return False
+            self.start = now
         return self.start <= now < self.start + dt.timedelta(seconds=self.seconds)
 
 
@@ -71,7 +77,7 @@ class Lies:
             return None
         with self._lock:
             for outage in self.outages:
-                if outage.covers(now):
+                if outage.covers(request, now):
                     outage.answered += 1
                     return Response(
                         outage.status,

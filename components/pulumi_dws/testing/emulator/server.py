@@ -21,6 +21,7 @@ before routes see them, as Google does.
 
 from __future__ import annotations
 
+import datetime as dt
 import email.utils
 import json
 import logging
@@ -190,10 +191,15 @@ class Emulator:
         self.lies.lies.append(told)
         return told
 
-    def outage(self, seconds: float, *, status: int = 401) -> Outage:
-        """From now, for ``seconds`` of virtual time, answer every API request with ``status``
-        (default 401: the credentials are refused) before the service sees it."""
-        down = Outage(self.clock.now(), seconds, status)
+    def outage(
+        self, seconds: float, *, status: int = 401, after: float = 0.0, trigger: Any = None
+    ) -> Outage:
+        """For ``seconds`` of virtual time, answer every API request with ``status`` (default
+        401: the credentials are refused) before the service sees it: from ``after`` virtual
+        seconds from now, or (``trigger``) from the first request ``trigger(request)`` accepts
+        (a point in a wait, whatever time it comes at)."""
+        start = None if trigger is not None else self.clock.now() + dt.timedelta(seconds=after)
+        down = Outage(start, seconds, status, trigger=trigger)
         self.lies.outages.append(down)
         return down
 
