@@ -198,12 +198,37 @@ DEFAULT_LIMITS: dict[str, Limit] = {
             "VMs one MIG resize request adds (resizeBy)",
             "count",
             (
-                "Compute v1 discovery revision 20261106, InstanceGroupManager: a zonal group "
-                "holds up to 1000 VMs (a regional one 2000); GKE's DWS docs: one request "
-                "creates up to 1,000 VMs"
+                "Compute v1 discovery revision 20261106, InstanceGroupManagerResizeRequest."
+                "resizeBy: at least 1, and no more than the group holds (rows "
+                "mig.zonal_group_size, mig.regional_group_size)"
             ),
             minimum=1,
+            maximum=2000,
+        ),
+        Limit(
+            "mig.zonal_group_size",
+            "VMs a zonal managed instance group holds",
+            "count",
+            (
+                "Compute v1 discovery revision 20261106, InstanceGroupManager: a zonal group "
+                "holds up to 1000 VMs; Cluster Toolkit splits Flex-start nodes into groups of "
+                f"at most 1000 ({TOOLKIT} schedmd-slurm-gcp-v6-controller scripts/resume.py)"
+            ),
+            minimum=0,
             maximum=1000,
+        ),
+        Limit(
+            "mig.regional_group_size",
+            "VMs a regional managed instance group holds",
+            "count",
+            (
+                "Compute v1 discovery revision 20261106, InstanceGroupManager: a regional group "
+                "holds up to 2000 VMs; https://cloud.google.com/compute/docs/instance-groups/"
+                "regional-migs ('Regional MIGs can manage up to 2,000 instances, twice as many "
+                "as zonal MIGs')"
+            ),
+            minimum=0,
+            maximum=2000,
         ),
         Limit(
             "flex_start.request_valid_for",
@@ -297,14 +322,27 @@ DEFAULT_LIMITS: dict[str, Limit] = {
         ),
         Limit(
             "calendar.count",
-            "Calendar-mode VM count",
+            "Calendar-mode GPU VM count",
             "count",
             (
-                f"{FACTS} §4: specificSkuProperties.totalCount, at least 1 VM; the 1000 cap is a "
-                "pulumi-dws sanity bound, not a documented Google limit (override it)"
+                f"{CALENDAR_CREATE_DOCS} and the Calendar-mode overview (GPU VMs: 1 to 80 per "
+                "request; frontier-facts.md §1 'Calendar mode', checked against the pages' "
+                "stored copies, whose excerpts do not show the table: override the row if "
+                "Google serves more)"
             ),
             minimum=1,
-            maximum=1000,
+            maximum=80,
+        ),
+        Limit(
+            "calendar.count_h4d",
+            "Calendar-mode H4D VM count",
+            "count",
+            (
+                f"{CALENDAR_CREATE_DOCS} (H4D VMs: up to 256 per request; frontier-facts.md §1 "
+                "'Calendar mode'). The GPU row is calendar.count"
+            ),
+            minimum=1,
+            maximum=256,
         ),
         Limit(
             "calendar.tpu_chips.v6e",
