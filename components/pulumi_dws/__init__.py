@@ -8,6 +8,8 @@ Components (type tokens ``dws:index:<ClassName>``):
 - :class:`KueueQueue`: the Kueue objects that route labelled Jobs to such a pool.
 - :class:`FlexStartInstance`: one Flex-start GPU VM that can wait up to 2 h in the DWS queue.
 - :class:`FlexStartGroup`: N GPU VMs at once (all or nothing) through a MIG resize request.
+- :class:`GpuNetwork`: the regular and RDMA VPC networks A3 Ultra, A4, A4X and H4D VMs train
+  across (give it to ``FlexStartGroup`` / ``FlexStartInstance`` as ``gpu_network``).
 - :class:`QueuedTpu`: a Cloud TPU slice (or multislice) asked for as a queued resource, with
   Flex-start, Spot or a reservation.
 
@@ -19,6 +21,7 @@ emulator, gRPC-host driver) for testing stacks.
 from . import catalog, limits, regions
 from .duration import Duration
 from .errors import DwsValidationError
+from .gpu_network import GpuNetwork, GpuNetworkArgs
 from .kinds.calendar.component import CalendarReservation, CalendarReservationArgs
 from .kinds.flex_group.component import FlexStartGroup, FlexStartGroupArgs
 from .kinds.flex_vm.component import FlexStartInstance, FlexStartInstanceArgs
@@ -43,6 +46,8 @@ __all__ = [
     "FlexStartGroupArgs",
     "FlexStartInstance",
     "FlexStartInstanceArgs",
+    "GpuNetwork",
+    "GpuNetworkArgs",
     "KueueQueue",
     "KueueQueueArgs",
     "QueuedNodePool",

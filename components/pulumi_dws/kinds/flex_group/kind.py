@@ -29,6 +29,7 @@ __all__ = [
     "REGION_INSTANCE_GROUP_MANAGER",
     "RAW_RESIZE_REQUEST",
     "RAW_REGION_RESIZE_REQUEST",
+    "RESOURCE_POLICY",
     "group_template",
 ]
 
@@ -37,6 +38,7 @@ INSTANCE_GROUP_MANAGER = "gcp:compute/instanceGroupManager:InstanceGroupManager"
 REGION_INSTANCE_GROUP_MANAGER = "gcp:compute/regionInstanceGroupManager:RegionInstanceGroupManager"
 RAW_RESIZE_REQUEST = "gcp:compute/resizeRequest:ResizeRequest"
 RAW_REGION_RESIZE_REQUEST = "gcp:compute/regionResizeRequest:RegionResizeRequest"
+RESOURCE_POLICY = "gcp:compute/resourcePolicy:ResourcePolicy"
 _TEMPLATES = (INSTANCE_TEMPLATE, REGION_INSTANCE_TEMPLATE)
 
 
@@ -97,6 +99,33 @@ def _request_capacity(view: ResourceView, stack: Sequence[ResourceView]) -> Iter
     )
 
 
+def _group_capacity(view: ResourceView, stack: Sequence[ResourceView]) -> Iterator[CapacityItem]:
+    """A group created at its size (``targetSize`` > 0: an A4X ``FlexStartGroup``, or the
+    user's own group) holds ``targetSize`` VMs of its sibling template's shape; a group at size
+    0 holds what its resize requests bring (counted on them)."""
+    size = as_int(view.props.get("targetSize"))
+    if size == 0 or size is None:
+        return
+    template = group_template(view, stack)
+    units = None if size is UNKNOWN else size
+    notes: list[str] = []
+    if template is None:
+        notes.append("the group's instance template is not known: GPUs per VM not known")
+        yield item(
+            view, "instance_group", "", gpus=(None, UNKNOWN), machine=None, units=units,
+            hours=None, bounded=None, notes=tuple(notes),
+        )  # fmt: skip
+        return
+    vm: VmSpec = read_vm(template, template=True)
+    hours, bounded = run_hours(
+        vm.max_run_duration, "scheduling.maxRunDuration", vm.flex_start, "", notes
+    )
+    yield consumer_item(
+        view, "instance_group", "", vm.reservation_consumer, notes, gpus=vm.gpus(),
+        machine=vm.machine_type, units=units, hours=hours, bounded=bounded,
+    )  # fmt: skip
+
+
 def _request_summary(view: ResourceView) -> dict[str, Any]:
     body = body_of(view)
     return {
@@ -117,8 +146,21 @@ def _group_summary(view: ResourceView) -> dict[str, Any]:
         "name": props.get("name"),
         "target_size": props.get("targetSize"),
         "target_shape": props.get("distributionPolicyTargetShape"),
+        "zones": props.get("distributionPolicyZones"),
+        "workload_policy": last_segment(dig(props, "resourcePolicies", "workloadPolicy")),
         "on_failure": dig(props, "instanceLifecyclePolicy", "defaultActionOnFailure"),
         "template": last_segment(dig(props, "versions", 0, "instanceTemplate")),
+    }
+
+
+def _policy_summary(view: ResourceView) -> dict[str, Any]:
+    workload = view.props.get("workloadPolicy") or {}
+    return {
+        "region": view.props.get("region"),
+        "name": view.props.get("name"),
+        "type": dig(workload, "type"),
+        "max_topology_distance": dig(workload, "maxTopologyDistance"),
+        "accelerator_topology": dig(workload, "acceleratorTopology"),
     }
 
 
@@ -153,14 +195,22 @@ KIND = register(
             ResourceType(
                 "instance_group",
                 types=(INSTANCE_GROUP_MANAGER,),
+                stack_capacity=_group_capacity,
                 summary=_group_summary,
                 mock=Ref(f"{_AIDS}:instance_group_manager"),
             ),
             ResourceType(
                 "instance_group",
                 types=(REGION_INSTANCE_GROUP_MANAGER,),
+                stack_capacity=_group_capacity,
                 summary=_group_summary,
                 mock=Ref(f"{_AIDS}:region_instance_group_manager"),
+            ),
+            ResourceType(
+                "workload_policy",
+                types=(RESOURCE_POLICY,),
+                summary=_policy_summary,
+                mock=Ref(f"{_AIDS}:resource_policy"),
             ),
         ),
         test_aids=_AIDS,

@@ -21,6 +21,7 @@ __all__ = [
     "resize_request",
     "instance_group_manager",
     "region_instance_group_manager",
+    "resource_policy",
     "vm_names",
     "SAMPLES",
     "EXAMPLES",
@@ -89,6 +90,8 @@ def _group_manager(locate: Fill) -> Fill:
 
 instance_group_manager = _group_manager(compute_zonal("instanceGroupManagers"))
 region_instance_group_manager = _group_manager(compute_regional("instanceGroupManagers"))
+resource_policy = compute_regional("resourcePolicies")
+"""A workload policy (``gcp.compute.ResourcePolicy``): its regional path and ``selfLink``."""
 
 
 # ---------------------------------------------------------------------- policy samples

@@ -134,7 +134,10 @@ class FlexStartInstanceSpec(VmSettings):
     def _shape(cls, data: Any, handler: Any) -> FlexStartInstanceSpec:
         spec: FlexStartInstanceSpec = handler(data)
         spec.check_startup_script()
-        checked = spec.checked_machine(spec.machine_type)
+        checked = spec.checked_machine(spec.machine_type, flex_start=True)
+        spec.check_gpu_network(spec.machine_type)
+        if spec.gpu_network is not None:
+            spec.gpu_network.check_zone("zone", spec.zone)
         if is_output(spec.machine_type):
             return spec.model_copy(update={"machine_type": checked})
         return spec
