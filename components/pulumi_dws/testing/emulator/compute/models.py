@@ -20,6 +20,7 @@ from ..capacity import CapacityModel
 from .common import COMPUTE_SELF_LINK_ROOT, Operation, last, not_found, timestamp
 from .common import fingerprint as _fingerprint
 from .models_mig import MigBackend
+from .models_policies import PolicyBackend
 
 __all__ = ["COMPUTE_SELF_LINK_ROOT", "STOCKOUT_CODE", "ComputeBackend", "not_found"]
 
@@ -80,7 +81,7 @@ def _require_status(vm: _Vm, status: str, verb: str) -> None:
 
 
 @dataclass
-class ComputeBackend(MigBackend):
+class ComputeBackend(MigBackend, PolicyBackend):
     """Compute Engine's state, with Dynamic Workload Scheduler behaviour (see the package doc).
 
     Args:
@@ -114,6 +115,7 @@ class ComputeBackend(MigBackend):
         self._templates: dict[tuple[str, str], dict[str, Any]] = {}
         self._counter = itertools.count(1)
         self._init_migs()
+        self._init_policies()
         # Listen to the clock from construction on, so capacity arrivals are applied here, in
         # time order with window ends and run ends, before any other service's tick applies
         # them all at once (the server subscribes tick() again later; a second call is a no-op).

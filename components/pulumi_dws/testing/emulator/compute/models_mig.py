@@ -38,6 +38,8 @@ from typing import TYPE_CHECKING, Any
 
 from .... import limits
 from ..base import GoogleError
+from . import mig_rules
+from .models_policies import policy_key
 from .common import COMPUTE_SELF_LINK_ROOT as _ROOT
 from .common import Operation, last, not_found, timestamp
 
@@ -55,7 +57,7 @@ GroupKey = tuple[str, str, str]
 """``(project, scope, group name)``; the scope is ``zones/<zone>`` or ``regions/<region>``."""
 ACTIVE = frozenset({"CREATING", "ACCEPTED"})
 FINISHED = frozenset({"SUCCEEDED", "FAILED", "CANCELLED"})
-_MAX_GROUP_SIZE = {"zones": 1000, "regions": 2000}  # discovery: InstanceGroupManager docs
+_GROUP_SIZE_ROW = {"zones": "mig.zonal_group_size", "regions": "mig.regional_group_size"}
 
 
 def scope_of(zone: str | None = None, region: str | None = None) -> str:
@@ -149,6 +151,8 @@ class MigBackend:
         def _release(self, vm: _Vm) -> None: ...
 
         def _drop(self, vm: _Vm) -> None: ...
+
+        def find_policy(self, link: str, project: str, region: str) -> dict[str, Any] | None: ...
 
     def _init_migs(self) -> None:
         self._groups: dict[GroupKey, _Group] = {}
@@ -456,13 +460,22 @@ class MigBackend:
                     "invalid",
                 )
             where, place = scope.split("/", 1)
-            policy = body.get("distributionPolicy") or {}
-            if where == "regions":
-                zones = [last(z.get("zone", "")) for z in policy.get("zones") or []] or [
-                    f"{place}-{letter}" for letter in "abc"
-                ]
-            else:
-                zones = [place]
+            limits.get(_GROUP_SIZE_ROW[where]).check("resource.targetSize", size)
+            zones = mig_rules.check_distribution(body, scope, group_path)
+            mig_rules.check_update_policy(
+                body.get("updatePolicy"),
+                regional=where == "regions",
+                zones=len(zones),
+                target_size=size,
+                where=group_path,
+            )
+            link = (body.get("resourcePolicies") or {}).get("workloadPolicy")
+            region = place if where == "regions" else place.rsplit("-", 1)[0]
+            if link:
+                machine = last(str(properties.get("machineType") or ""))
+                found = self.find_policy(str(link), project, region)
+                mig_rules.check_workload_policy(found, str(link), machine, region)
+            mig_rules.check_series(properties, size, bool(link), group_path)
             resource = copy.deepcopy(body)
             resource.update(
                 kind="compute#instanceGroupManager",
@@ -497,6 +510,18 @@ class MigBackend:
             f"{count} x {machine} in {', '.join(group.zones)}.",
             "ZONE_RESOURCE_POOL_EXHAUSTED",
         )
+
+    def _policy_users(self, key: tuple[str, str, str]) -> list[str]:
+        """The groups whose workload policy is the policy ``(project, region, name)``."""
+        users = []
+        for group in self._groups.values():
+            link = (group.resource.get("resourcePolicies") or {}).get("workloadPolicy")
+            project, scope, _ = group.key
+            place = scope.split("/", 1)[1]
+            region = place if scope.startswith("regions/") else place.rsplit("-", 1)[0]
+            if link and policy_key(str(link), project, region) == key:
+                users.append(group.path)
+        return users
 
     def get_group(self, project: str, scope: str, name: str) -> dict[str, Any]:
         with self._lock:
@@ -679,8 +704,9 @@ class MigBackend:
     def _check_takes_requests(group: _Group) -> None:
         """Google's requirements on a group that takes resize requests ("Create a MIG with GPU
         VMs": repairs off; "Create an AI-optimized MIG": a regional group uses only the
-        ANY_SINGLE_ZONE shape)."""
+        ANY_SINGLE_ZONE shape; A4X groups take none)."""
         resource = group.resource
+        mig_rules.check_resize_requests_allowed(group.properties, group.path)
         flex = (group.properties.get("scheduling") or {}).get("provisioningModel") == "FLEX_START"
         action = (resource.get("instanceLifecyclePolicy") or {}).get("defaultActionOnFailure")
         if flex and action != "DO_NOTHING":
@@ -709,7 +735,7 @@ class MigBackend:
                 "invalid",
             )
         value = body.get("resizeBy")
-        cap = _MAX_GROUP_SIZE[scope.split("/", 1)[0]]
+        cap = limits.get(_GROUP_SIZE_ROW[scope.split("/", 1)[0]]).maximum or 0
         if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= cap:
             raise GoogleError(
                 400,

@@ -19,6 +19,16 @@ class ComputeResponses:
     def __init__(self, backend: ComputeBackend) -> None:
         self.backend = backend
         self.schema = DiscoverySchema.load("compute", "v1")
+        self._beta: DiscoverySchema | None = None
+
+    def schema_of(self, request: Request) -> DiscoverySchema:
+        """The discovery document of the request's API version (``v1``, or ``beta``: what the
+        pulumi-gcp provider calls)."""
+        if not request.path.startswith("/compute/beta/"):
+            return self.schema
+        if self._beta is None:
+            self._beta = DiscoverySchema.load("compute", "beta")
+        return self._beta
 
     def check_path(self, method_id: str, request: Request) -> None:
         """Path parameters must match the discovery document's patterns, as Google checks."""
@@ -27,8 +37,9 @@ class ComputeResponses:
             "name": "instanceTemplate" if "nstanceTemplates" in method_id else "instance",
             "group": "instanceGroupManager",
             "request": "resizeRequest",
+            "policy": "resourcePolicy",
         }
-        self.schema.check_path(method_id, request.params, aliases)
+        self.schema_of(request).check_path(method_id, request.params, aliases)
 
     # ------------------------------------------------------------------ instances
     def insert(self, req: Request) -> Response:
@@ -148,7 +159,7 @@ class ComputeResponses:
     # ------------------------------------------------------------------ managed instance groups
     def insert_group(self, req: Request) -> Response:
         body = _object(req, "an InstanceGroupManager")
-        self.schema.require("InstanceGroupManager", body, root="instance_group_manager")
+        self.schema_of(req).require("InstanceGroupManager", body, root="instance_group_manager")
         op = self.backend.insert_group(
             req.params["project"], _scope(req), body, request_id=_request_id(req)
         )
@@ -184,6 +195,27 @@ class ComputeResponses:
         )
         self.schema.require(schema, body)
         op = self.backend.delete_group_instances(*_group(req), body, request_id=_request_id(req))
+        return Response(200, op)
+
+    # ------------------------------------------------------------------ resource policies
+    def insert_policy(self, req: Request) -> Response:
+        body = _object(req, "a ResourcePolicy")
+        self.schema_of(req).require("ResourcePolicy", body, root="resource_policy")
+        p = req.params
+        op = self.backend.insert_policy(
+            p["project"], p["region"], body, request_id=_request_id(req)
+        )
+        return Response(200, op)
+
+    def get_policy(self, req: Request) -> Response:
+        p = req.params
+        return Response(200, self.backend.get_policy(p["project"], p["region"], p["policy"]))
+
+    def delete_policy(self, req: Request) -> Response:
+        p = req.params
+        op = self.backend.delete_policy(
+            p["project"], p["region"], p["policy"], request_id=_request_id(req)
+        )
         return Response(200, op)
 
     # ------------------------------------------------------------------ resize requests

@@ -3,6 +3,10 @@
 Each row is ``(HTTP method, path pattern, handler, discovery method id)``: the pattern's named
 groups become the request's ``params`` (checked against the discovery document's path
 patterns), the handler is the name of a :class:`~.responses.ComputeResponses` method.
+
+The ``v1`` API is served in full; of ``beta`` (the version the pulumi-gcp provider calls) the
+methods that create and read what pulumi-gcp registers for a ``FlexStartGroup``: managed
+instance groups and workload policies (checked against the beta discovery document).
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from ..base import RouteSpec
 __all__ = ["ROUTES"]
 
 PROJECT = r"/compute/v1/projects/(?P<project>[^/]+)"
+BETA = r"/compute/beta/projects/(?P<project>[^/]+)"
 ZONE = PROJECT + r"/zones/(?P<zone>[^/]+)"
 INSTANCE = ZONE + r"/instances/(?P<name>[^/:]+)"
 TEMPLATES = PROJECT + r"/global/instanceTemplates"
@@ -51,6 +56,40 @@ def _group_routes(scope: str, prefix: str) -> list[RouteSpec]:
         RouteSpec("POST", request + r"/cancel", "cancel_resize_request", f"{resize}.cancel"),
         RouteSpec("DELETE", request, "delete_resize_request", f"{resize}.delete"),
     ]
+
+
+def _policy_routes(region: str) -> list[RouteSpec]:
+    policies = region + r"/resourcePolicies"
+    policy = policies + r"/(?P<policy>[^/]+)"
+    return [
+        RouteSpec("POST", policies, "insert_policy", "compute.resourcePolicies.insert"),
+        RouteSpec("GET", policy, "get_policy", "compute.resourcePolicies.get"),
+        RouteSpec("DELETE", policy, "delete_policy", "compute.resourcePolicies.delete"),
+    ]
+
+
+def _beta_routes() -> list[RouteSpec]:
+    """The beta rows: groups (insert, get, delete), workload policies, operations."""
+    zone = BETA + r"/zones/(?P<zone>[^/]+)"
+    region = BETA + r"/regions/(?P<region>[^/]+)"
+    rows: list[RouteSpec] = []
+    for scope, prefix in ((zone, "i"), (region, "regionI")):
+        groups = scope + r"/instanceGroupManagers"
+        group = groups + r"/(?P<group>[^/]+)"
+        managers = f"compute.{prefix}nstanceGroupManagers"
+        rows += [
+            RouteSpec("POST", groups, "insert_group", f"{managers}.insert"),
+            RouteSpec("GET", group, "get_group", f"{managers}.get"),
+            RouteSpec("DELETE", group, "delete_group", f"{managers}.delete"),
+        ]
+    rows += _policy_routes(region)
+    rows += [
+        RouteSpec("GET", zone + r"/operations/(?P<op>[^/]+)", "get_op", "compute.zoneOperations.get"),
+        RouteSpec(
+            "GET", region + r"/operations/(?P<op>[^/]+)", "get_op", "compute.regionOperations.get"
+        ),
+    ]
+    return rows
 
 
 ROUTES: list[RouteSpec] = [
@@ -110,4 +149,6 @@ ROUTES: list[RouteSpec] = [
     ),
     *_group_routes(ZONE, "i"),
     *_group_routes(REGION, "regionI"),
+    *_policy_routes(REGION),
+    *_beta_routes(),
 ]
