@@ -295,10 +295,14 @@ def test_the_regional_group_older_versions_registered_is_refused_the_new_one_acc
     before = {**old["registered"][REGION_MIG], "name": "before", "baseInstanceName": "before"}
     before["versions"] = new["versions"]
     path, body = group_request(before)
-    assert body["updatePolicy"]["maxSurge"] == body["updatePolicy"]["maxUnavailable"] == {
-        "fixed": 0,
-        "percent": None,
-    }
+    assert (
+        body["updatePolicy"]["maxSurge"]
+        == body["updatePolicy"]["maxUnavailable"]
+        == {
+            "fixed": 0,
+            "percent": None,
+        }
+    )
     with pytest.raises(RuntimeError, match="maxSurge and maxUnavailable both 0"):
         deployment.send(path, body)
     id_, _, outs = deployment.request or ("", {}, {})

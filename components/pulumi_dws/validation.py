@@ -151,8 +151,9 @@ def check_zone(field: str, value: str) -> str:
             f"is not a Google Cloud zone: there is no region {region}; {guess}{_table_hint()}",
         )
     known = regions.zones_of(region) + regions.ai_zones_of(region)
+    listed = ", ".join(known)
     raise DwsValidationError(
-        field, value, f"is not a zone of {region}, whose zones are {', '.join(known)} {_table_hint()}"
+        field, value, f"is not a zone of {region}, whose zones are {listed} {_table_hint()}"
     )
 
 

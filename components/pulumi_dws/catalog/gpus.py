@@ -1,13 +1,12 @@
 """GPU machine types with their accelerators, and the CPU series (TPUs: :mod:`.tpus`).
 
-Accelerator-optimized families (A2, A3, A4, A4X, A4X Max, G2, G4) come with their GPUs attached; the table maps
-each machine type to the accelerator Compute Engine / GKE name (``nvidia-h100-80gb``), the
-Vertex AI enum name (``NVIDIA_H100_80GB``) and the GPU count. ``register`` adds a GPU machine
-type the library does not know yet. CPU machine types (``n2-standard-8``) are recognised by
-series and shape (:data:`CPU_SERIES`); ``register_cpu`` adds one outside them.
-:func:`machine_kind` checks any machine type against both, so a typo (``n2-standrd-8``,
-``a3-ultragpu-8gg``) is an error rather than a machine with no GPUs.
-"""
+Accelerator-optimized families (A2, A3, A4, A4X, A4X Max, G2, G4) come with their GPUs
+attached; the table maps each machine type to the accelerator Compute Engine / GKE name
+(``nvidia-h100-80gb``), the Vertex AI enum name (``NVIDIA_H100_80GB``) and the GPU count.
+``register`` adds a GPU machine type the library does not know yet. CPU machine types
+(``n2-standard-8``) are recognised by series and shape (:data:`CPU_SERIES`); ``register_cpu``
+adds one outside them. :func:`machine_kind` checks any machine type against both, so a typo
+(``n2-standrd-8``, ``a3-ultragpu-8gg``) is an error rather than a machine with no GPUs."""
 
 from __future__ import annotations
 

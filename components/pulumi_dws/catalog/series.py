@@ -78,9 +78,7 @@ WORKLOAD_POLICY_SOURCE = (
     "https://docs.cloud.google.com/compute/docs/instance-groups/about-workload-policies"
 )
 A4X_MIG_SOURCE = "https://docs.cloud.google.com/ai-hypercomputer/docs/create/create-mig-with-a4x"
-A4X_MAX_MIG_SOURCE = (
-    "https://docs.cloud.google.com/ai-hypercomputer/docs/create/create-a4xmax-mig"
-)
+A4X_MAX_MIG_SOURCE = "https://docs.cloud.google.com/ai-hypercomputer/docs/create/create-a4xmax-mig"
 RDMA_SOURCE = "https://docs.cloud.google.com/vpc/docs/rdma-network-profiles"
 TOOLKIT = "GoogleCloudPlatform/cluster-toolkit@1047080375"
 
@@ -88,7 +86,7 @@ WORKLOAD_POLICY_TYPES = ("HIGH_THROUGHPUT",)
 """The workload-policy types Google documents for MIGs (WP: "You can only specify
 HIGH_THROUGHPUT"; the API also has HIGH_AVAILABILITY)."""
 MAX_TOPOLOGY_DISTANCES = ("SUBBLOCK", "BLOCK", "CLUSTER")
-"""``maxTopologyDistance`` values, nearest first (Compute discovery ResourcePolicyWorkloadPolicy)."""
+"""``maxTopologyDistance`` values, nearest first (discovery ResourcePolicyWorkloadPolicy)."""
 
 _TOPOLOGY = re.compile(r"^([1-9][0-9]*)x([1-9][0-9]*)\Z")
 
@@ -282,4 +280,3 @@ def nic_layout(field: str, machine_type: object) -> NicLayout:
 def topologies_text(series: Series) -> str:
     """The accelerator topologies a series forms, for messages."""
     return ", ".join(series.topologies) or "none documented"
-

@@ -116,8 +116,8 @@ class GpuNetworkSpec(DwsModel):
                 ranges,
                 f"must list {layout.gvnics} ranges, one per gVNIC network of {self.machine_type}",
             )
-        given = [(f"gvnic_ranges[{i}]", r) for i, r in enumerate(self.ranges)]
-        clash = overlapping([*given, ("rdma_range", self.rdma_range)])
+        named = [(f"gvnic_ranges[{i}]", r) for i, r in enumerate(self.ranges)]
+        clash = overlapping([*named, ("rdma_range", self.rdma_range)])
         if clash is not None:
             field, cidr, other = clash
             raise DwsValidationError(field, cidr, f"overlaps {other}; give ranges apart")
@@ -133,7 +133,7 @@ class GpuNetworkSpec(DwsModel):
         """The gVNIC networks' ranges."""
         if self.gvnic_ranges is not None:
             return list(self.gvnic_ranges)
-        return list(DEFAULT_GVNIC_RANGES[: catalog.nic_layout("machine_type", self.machine_type).gvnics])
+        return list(DEFAULT_GVNIC_RANGES[: self.layout.gvnics])
 
 
 def describe(layout: NicLayout) -> str:

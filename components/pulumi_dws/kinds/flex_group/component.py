@@ -37,7 +37,7 @@ deletes the VMs and the group.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, cast
 
 import pulumi
 import pulumi_gcp as gcp
@@ -257,8 +257,9 @@ class FlexStartGroupSpec(VmSettings):
             )
         if not self.zones:
             raise DwsValidationError("zones", [], "must list at least one zone (or be left out)")
+        region: Any = self.region  # an Output: checked once known
         for i, zone in enumerate(self.zones):
-            check_zone_in_region(f"zones[{i}]", zone, self.region)
+            check_zone_in_region(f"zones[{i}]", zone, region)
             if zone in self.zones[:i]:
                 raise DwsValidationError(f"zones[{i}]", zone, "is listed twice")
 
@@ -429,7 +430,8 @@ class FlexStartGroup(pulumi.ComponentResource):
             group_kwargs["target_size"] = spec.count
         self.policy: pulumi.CustomResource | None = None
         if spec.placement is not None:
-            region = spec.region if spec.regional else region_of(spec.zone)
+            zone: Any = spec.zone
+            region = spec.region if spec.regional else region_of(zone)
             self.policy, link = workload_policy(
                 spec.placement,
                 name=name,
@@ -453,7 +455,7 @@ class FlexStartGroup(pulumi.ComponentResource):
                 f"{name}-group",
                 region=spec.region,
                 distribution_policy_target_shape="ANY_SINGLE_ZONE",
-                update_policy=update_policy(spec.zone_count),
+                update_policy=cast(Any, update_policy(spec.zone_count)),
                 **group_kwargs,
                 opts=group_opts,
             )

@@ -20,7 +20,7 @@ slice it names must hold exactly the group's VMs: ``1x72`` is 18 VMs of 4 GPUs),
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, TypedDict
+from typing import Annotated, Any, Literal, TypedDict, cast
 
 import pulumi
 import pulumi_gcp as gcp
@@ -91,7 +91,9 @@ def _policy(field: str, value: Any) -> Any:
             and parts[4] == "resourcePolicies"
         ):  # fmt: skip
             raise DwsValidationError(
-                field, value, "must be a name or projects/PROJECT/regions/REGION/resourcePolicies/NAME"
+                field,
+                value,
+                "must be a name or projects/PROJECT/regions/REGION/resourcePolicies/NAME",
             )
         check_name(field, name)
         return value
@@ -118,9 +120,8 @@ class PlacementSpec(DwsModel):
                 "(gcloud compute resource-policies create workload-policy: the flags are "
                 "exclusive)",
             )
-        if self.policy is not None and (
-            self.max_topology_distance or self.accelerator_topology or "type" in self.model_fields_set
-        ):
+        described = self.max_topology_distance or self.accelerator_topology
+        if self.policy is not None and (described or "type" in self.model_fields_set):
             raise DwsValidationError(
                 "policy",
                 _shown(self.policy),
@@ -246,8 +247,7 @@ def workload_policy(
         name=policy_name,
         project=project,
         region=region,
-        workload_policy=properties,
+        workload_policy=cast(Any, properties),
         opts=opts,
     )
     return policy, policy.self_link
-

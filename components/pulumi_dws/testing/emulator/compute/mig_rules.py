@@ -176,8 +176,10 @@ def check_workload_policy(
             f"Workload policy '{link}' has type {workload.get('type')}; a MIG takes only "
             f"HIGH_THROUGHPUT ({WORKLOAD_POLICY_SOURCE})."
         )
-    wanted = "acceleratorTopology" if series.workload_policy == "accelerator_topology" else (
-        "maxTopologyDistance"
+    wanted = (
+        "acceleratorTopology"
+        if series.workload_policy == "accelerator_topology"
+        else ("maxTopologyDistance")
     )
     other = "maxTopologyDistance" if wanted == "acceleratorTopology" else "acceleratorTopology"
     if workload.get(other):
@@ -218,4 +220,3 @@ def check_resize_requests_allowed(properties: Mapping[str, Any], where: str) -> 
             f"'{where}' runs {series.name} VMs: add them by setting the group's target size, "
             f"not with a resize request ({A4X_MIG_SOURCE})."
         )
-

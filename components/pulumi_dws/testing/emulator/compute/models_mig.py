@@ -39,9 +39,9 @@ from typing import TYPE_CHECKING, Any
 from .... import limits
 from ..base import GoogleError
 from . import mig_rules
-from .models_policies import policy_key
 from .common import COMPUTE_SELF_LINK_ROOT as _ROOT
 from .common import Operation, last, not_found, timestamp
+from .models_policies import policy_key
 
 if TYPE_CHECKING:
     import itertools
@@ -492,7 +492,11 @@ class MigBackend:
             group = _Group(key, resource, zones, properties)
             self._groups[key] = group
             if size:
-                self._grow(group, size)
+                try:
+                    self._grow(group, size)
+                except GoogleError:
+                    del self._groups[key]  # a refused create makes nothing
+                    raise
             return self._op(project, scope, "insert", group_path)
 
         return self.once(project, request_id, action)

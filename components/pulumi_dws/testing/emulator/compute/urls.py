@@ -84,7 +84,9 @@ def _beta_routes() -> list[RouteSpec]:
         ]
     rows += _policy_routes(region)
     rows += [
-        RouteSpec("GET", zone + r"/operations/(?P<op>[^/]+)", "get_op", "compute.zoneOperations.get"),
+        RouteSpec(
+            "GET", zone + r"/operations/(?P<op>[^/]+)", "get_op", "compute.zoneOperations.get"
+        ),
         RouteSpec(
             "GET", region + r"/operations/(?P<op>[^/]+)", "get_op", "compute.regionOperations.get"
         ),
