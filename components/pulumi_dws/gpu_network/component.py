@@ -8,9 +8,10 @@ Children (``parent=self``), for a machine type whose layout (:func:`pulumi_dws.c
 is ``G`` gVNIC + ``R`` RDMA NICs:
 
 * ``<name>-net-<i>`` / ``<name>-sub-<i>`` / ``<name>-internal-<i>`` (``i < G``): a regular VPC
-  (custom subnet mode, MTU 8896, regional routing as gcloud's default), one subnetwork in the zone's region and a firewall rule
-  letting the subnetwork's VMs talk (TCP, UDP, ICMP), as Cluster Toolkit's ``modules/network/vpc``
-  builds each gVNIC network (``examples/machine-learning/a4-highgpu-8g/a4high-vm.yaml``);
+  (custom subnet mode, MTU 8896, regional routing as gcloud's default), one subnetwork in the
+  zone's region and a firewall rule letting the subnetwork's VMs talk (TCP, UDP, ICMP), as
+  Cluster Toolkit's ``modules/network/vpc`` builds each gVNIC network
+  (``examples/machine-learning/a4-highgpu-8g/a4high-vm.yaml``);
 * ``<name>-rdma`` and ``<name>-rdma-sub-<j>`` (``j < R``): one RDMA VPC with the zone's RDMA
   network profile (``<zone>-vpc-roce`` for MRDMA NICs, ``<zone>-vpc-falcon`` for IRDMA),
   MTU 8896, and ``R`` subnetworks cut from one range (``modules/network/gpu-rdma-vpc``).

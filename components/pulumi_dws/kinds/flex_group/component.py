@@ -48,7 +48,7 @@ from ... import catalog, limits
 from ...defaults import default_name, resolve_project, type_token
 from ...duration import Duration, DurationLike
 from ...errors import DwsValidationError
-from ...fields import Check, DurationWithin, Known, MaybeOutput, Name, Within, Zone
+from ...fields import Check, DurationWithin, Known, MaybeOutput, Name, Within, Zone, Zones
 from ...models import parse_args
 from ...validation import check_name, check_region, check_zone_in_region, is_output, region_of
 from ...vm_settings import VmSettings, VmSettingsArgs, template_args
@@ -193,7 +193,7 @@ class FlexStartGroupSpec(VmSettings):
 
     zone: MaybeOutput[Zone] | None = None
     region: MaybeOutput[Annotated[str, Check(_region)]] | None = None
-    zones: Annotated[list[Zone], Known("it decides the group's zones")] | None = None
+    zones: Annotated[Zones, Known("it decides the group's zones")] | None = None
     machine_type: Annotated[str, Known("it decides the GPUs the group asks for")]
     count: Annotated[int, Within("mig.resize_by"), Known("it decides the VMs requested")]
     placement: PlacementSpec | None = None
@@ -255,8 +255,6 @@ class FlexStartGroupSpec(VmSettings):
                 self.zones,
                 "is for regional groups (give region); a zonal group's zone is zone",
             )
-        if not self.zones:
-            raise DwsValidationError("zones", [], "must list at least one zone (or be left out)")
         region: Any = self.region  # an Output: checked once known
         for i, zone in enumerate(self.zones):
             check_zone_in_region(f"zones[{i}]", zone, region)
