@@ -253,6 +253,28 @@ EXAMPLES: tuple[Example, ...] = (
         "lacks required label(s) team",
         unknown="labels",
     ),
+    Example(
+        "frontier-machine-fit",
+        "group_template",
+        (("machineType", "a4x-highgpu-4g"),),
+        "can't be Flex-start",
+    ),
+    Example(
+        "frontier-machine-fit",
+        "group_template",
+        (("networkInterfaces.0.nicType", "MRDMA"),),
+        "has no RDMA network profile",
+    ),
+    Example(
+        "frontier-machine-fit",
+        "group_template",
+        (
+            ("machineType", "a4-highgpu-8g"),
+            ("networkInterfaces", [{"nicType": "GVNIC"}, *([{"nicType": "MRDMA"}] * 4)]),
+        ),
+        "whose VMs take 2 gVNIC + 8 MRDMA NICs",
+        unknown="machineType",
+    ),
 )
 
 

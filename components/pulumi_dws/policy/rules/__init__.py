@@ -6,6 +6,7 @@ from .base import Finding, Option, Rule, Scope
 from .budget import GPU_BUDGET, TPU_BUDGET
 from .calendar import AUTO_DELETE, DELETE_OR_REPLACE, WINDOW
 from .flex_start import MAX_RUN_DURATION, QUEUE_WINDOW
+from .frontier import GROUP_PLACEMENT, MACHINE_FIT
 from .gke import AUTO_UPGRADE, QUEUED_POOL
 from .iam import NO_BASIC_ROLES
 from .labels import REQUIRED_LABELS
@@ -21,6 +22,8 @@ RULES: tuple[Rule, ...] = (
     QUEUED_POOL,
     AUTO_UPGRADE,
     RESIZE_REQUEST_GROUP,
+    MACHINE_FIT,
+    GROUP_PLACEMENT,
     TPU_SLICE,
     TPU_QUEUED_FLEX_START,
     NO_PUBLIC_IP,
