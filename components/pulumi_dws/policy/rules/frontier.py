@@ -204,8 +204,8 @@ def _group_placement(
     views: Sequence[ResourceView], cfg: dict[str, Any], ctx: Context
 ) -> Iterator[Finding]:
     for group in (v for v in views if kind_of(v) == "instance_group"):
-        for problem in _zone_problems(group):
-            yield Finding(f"{group.label}: {problem}", group)
+        for zone_problem in _zone_problems(group):
+            yield Finding(f"{group.label}: {zone_problem}", group)
         problem = _placement_problem(group, views)
         if problem:
             yield Finding(f"{group.label}: {problem}", group)
