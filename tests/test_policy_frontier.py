@@ -201,3 +201,33 @@ def test_plan_reports_a_hand_written_a4x_group_without_a_policy(
     out = capsys.readouterr().out
     assert code == 3, out  # mandatory violations
     assert f"[mandatory] {RULE}" in out and "is required for a group of 18 A4X VMs" in out
+
+
+def test_the_policy_pack_passes_the_a4_training_stack() -> None:
+    from pulumi_policy import ResourceValidationPolicy
+
+    from pulumi_dws.plan import run_plan
+    from pulumi_dws.testing.policy import validate_resource
+
+    repo = Path(__file__).resolve().parent.parent
+    plan = run_plan(repo / "stacks/a4-training")
+    views = [ResourceView.from_registered(r) for r in plan.registered]
+    assert any(v.type.endswith("ResourcePolicy") for v in views)
+    reported = []
+    for policy in policies():
+        if isinstance(policy, ResourceValidationPolicy):
+            for view in views:
+                reported += validate_resource(
+                    policy, view.type, view.props, name=view.name, urn=view.urn
+                )
+        else:
+            reported += validate_stack(policy, views)
+    assert reported == []
+    # ...and it is not silent: the same stack with an A4X machine breaks its rules
+    a4x = [
+        ResourceView(v.type, v.name, v.urn, {**v.props, "machineType": "a4x-highgpu-4g"}, None, v.parent)
+        if v.type.endswith("InstanceTemplate") else v
+        for v in views
+    ]  # fmt: skip
+    found = {f.rule for f in evaluate(a4x)}
+    assert {FIT, RULE} <= found
