@@ -1,11 +1,12 @@
 """Benchmark: registration cost per VM of ``FlexStartGroup`` vs the same capacity written with raw
-pulumi-gcp resources (an instance template, a managed instance group and a ``ResizeRequest``),
-under :class:`pulumi_dws.testing.GcpMocks`, in one run; prints ratios.
+pulumi-gcp resources (an instance template, a workload policy, a managed instance group and a
+``ResizeRequest``), under :class:`pulumi_dws.testing.GcpMocks`, in one run; prints ratios.
 
-A group registers four resources whatever its size (the component, a template, a MIG and the
-``MigResizeRequest`` dynamic resource, whose provider is pickled once per group); the raw set
-registers three. Per VM, both shrink as the group grows: the ratio shows what validation and the
-dynamic resource add, per group and per VM, for groups of ``--sizes`` VMs.
+The groups are frontier ones: A4 VMs with a workload policy (``placement``). A group registers
+five resources whatever its size (the component, a template, a ``ResourcePolicy``, a MIG and
+the ``MigResizeRequest`` dynamic resource, whose provider is pickled once per group); the raw
+set registers four. Per VM, both shrink as the group grows: the ratio shows what validation and
+the dynamic resource add, per group and per VM, for groups of ``--sizes`` VMs.
 
     .venv/bin/python benchmarks/flex_group_registration.py [GROUPS] [--sizes 1,4,64] [--repeat R]
 """
@@ -17,9 +18,11 @@ import statistics
 from collections.abc import Callable
 
 import pulumi_gcp as gcp
-from harness import IMAGE, MACHINE, ZONE, raw_flex_start_scheduling, timed
+from harness import IMAGE, ZONE, raw_flex_start_scheduling, timed
 
 from pulumi_dws.kinds.flex_group.component import FlexStartGroup
+
+MACHINE = "a4-highgpu-8g"
 
 
 def raw_groups(groups: int, size: int) -> Callable[[], None]:
@@ -45,6 +48,13 @@ def raw_groups(groups: int, size: int) -> Callable[[], None]:
                 reservation_affinity={"type": "NO_RESERVATION"},
                 labels={"team": "ml"},
             )
+            policy = gcp.compute.ResourcePolicy(
+                f"raw-{i}-policy",
+                project="bench",
+                region="us-central1",
+                name=f"raw-{i}",
+                workload_policy={"type": "HIGH_THROUGHPUT", "max_topology_distance": "BLOCK"},
+            )
             group = gcp.compute.InstanceGroupManager(
                 f"raw-{i}-group",
                 project="bench",
@@ -53,6 +63,7 @@ def raw_groups(groups: int, size: int) -> Callable[[], None]:
                 base_instance_name=f"raw-{i}",
                 versions=[{"instance_template": template.self_link}],
                 instance_lifecycle_policy={"default_action_on_failure": "DO_NOTHING"},
+                resource_policies={"workload_policy": policy.self_link},
                 wait_for_instances=False,
             )
             gcp.compute.ResizeRequest(
@@ -79,6 +90,7 @@ def component_groups(groups: int, size: int) -> Callable[[], None]:
                     "machine_type": MACHINE,
                     "count": size,
                     "run_duration": "3d",
+                    "placement": {"max_topology_distance": "BLOCK"},
                     "labels": {"team": "ml"},
                 },
             )
@@ -93,22 +105,25 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="alternating runs of each")
     args = parser.parse_args()
     groups = args.groups
-    timed(component_groups(10, 4), 40)  # warm-up: imports, first pickling
-    timed(raw_groups(10, 4), 30)
+    timed(component_groups(10, 4), 50)  # warm-up: imports, first pickling
+    timed(raw_groups(10, 4), 40)
     print(f"{groups} groups per run, median of {args.repeat} alternating runs under GcpMocks")
-    print("  raw = template + MIG + ResizeRequest (3 resources per group);")
-    print("  FlexStartGroup = component + template + MIG + MigResizeRequest (4 per group)")
+    print("  raw = template + workload policy + MIG + ResizeRequest (4 resources per group);")
+    print(
+        "  FlexStartGroup = component + template + workload policy + MIG + MigResizeRequest "
+        "(5 per group)"
+    )
     for size in (int(s) for s in args.sizes.split(",")):
         raw, comp = [], []
         for _ in range(args.repeat):
-            raw.append(timed(raw_groups(groups, size), 3 * groups))
-            comp.append(timed(component_groups(groups, size), 4 * groups))
+            raw.append(timed(raw_groups(groups, size), 4 * groups))
+            comp.append(timed(component_groups(groups, size), 5 * groups))
         raw_vm = statistics.median(raw) / (groups * size) * 1000
         comp_vm = statistics.median(comp) / (groups * size) * 1000
         print(
             f"  {size:4d} VMs per group: raw {raw_vm:8.3f} ms/VM, FlexStartGroup "
             f"{comp_vm:8.3f} ms/VM, ratio {comp_vm / raw_vm:5.2f} "
-            f"(per registered resource {comp_vm / 4 / (raw_vm / 3):4.2f})"
+            f"(per registered resource {comp_vm / 5 / (raw_vm / 4):4.2f})"
         )
 
 

@@ -116,18 +116,41 @@ def test_an_older_regional_group_gains_only_max_unavailable_when_upgraded() -> N
 
 
 # ---------------------------------------------------------------------- workload policies
-def test_a_workload_policy_is_a_resource_policy_child_the_group_names() -> None:
+def test_a_workload_policy_is_a_resource_policy_the_group_names() -> None:
     mocks = build({**A4, "placement": {"max_topology_distance": "BLOCK"}})
-    component = mocks.one("dws:index:FlexStartGroup")
     policy = mocks.one(POLICY)
-    assert policy.parent == component.urn
+    assert policy.name.startswith("workload-policy-")
+    assert policy.parent.split("::")[-2].endswith("pulumi:pulumi:Stack")  # the stack's root
     assert policy.inputs["workloadPolicy"] == {
         "type": "HIGH_THROUGHPUT",
         "maxTopologyDistance": "BLOCK",
     }
-    assert policy.inputs["region"] == "us-central1" and policy.inputs["name"] == "trainers"
+    assert policy.inputs["region"] == "us-central1" and "name" not in policy.inputs  # autonamed
     group = mocks.one(REGION_MIG).inputs
     assert group["resourcePolicies"]["workloadPolicy"] == policy.outputs["selfLink"]
+
+
+def test_groups_that_ask_for_the_same_policy_share_one_unless_protected() -> None:
+    mocks = GcpMocks(project="proj")
+
+    def program() -> Any:
+        same = {**A4, "placement": {"max_topology_distance": "BLOCK"}}
+        FlexStartGroup("a", same)
+        FlexStartGroup("b", {**same, "count": 8})
+        FlexStartGroup("c", {**A4, "placement": {"max_topology_distance": "CLUSTER"}})
+        FlexStartGroup("d", same, pulumi.ResourceOptions(protect=True))
+        return 1
+
+    mocks.run(program)
+    policies = mocks.resources(POLICY)
+    shared = [p for p in policies if p.name.startswith("workload-policy-")]
+    assert len(shared) == 2  # BLOCK (a, b) and CLUSTER (c)
+    (own,) = [p for p in policies if not p.name.startswith("workload-policy-")]
+    assert own.name == "d-placement" and own.parent.endswith("FlexStartGroup::d") and own.protect
+    links = {
+        g.name: g.inputs["resourcePolicies"]["workloadPolicy"] for g in mocks.resources(REGION_MIG)
+    }
+    assert links["a-group"] == links["b-group"] != links["c-group"]
 
 
 def test_a_zonal_group_s_policy_is_in_its_zone_s_region() -> None:

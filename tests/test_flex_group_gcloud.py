@@ -202,8 +202,9 @@ def _mig_rest(body: dict[str, Any]) -> dict[str, Any]:
             "instanceRedistributionType": body["updatePolicy"]["instanceRedistributionType"]
         }
     workload = (body.get("resourcePolicies") or {}).get("workloadPolicy")
-    if workload:
-        out["resourcePolicies"] = {"workloadPolicy": _relative(workload)}
+    if workload:  # the policy's name: gcloud's is given, the group's autonamed (see below)
+        path = _relative(workload).rsplit("/", 1)[0]
+        out["resourcePolicies"] = {"workloadPolicy": f"{path}/<policy>"}
     return out
 
 
@@ -251,6 +252,9 @@ def test_the_group_sets_what_gclouds_resize_request_group_sets(
     assert "targetSize" not in group.inputs
     unexplained = set(body) - set(sent) - set(PROVIDER_ADDS) - {"region", "zone"}
     assert unexplained == set()
+    if where == "frontier":
+        policy = mocks.one("gcp:compute/resourcePolicy:ResourcePolicy")
+        assert body["resourcePolicies"]["workloadPolicy"] == policy.outputs["selfLink"]
     if where != "zonal":  # gcloud sends no surge or unavailability: Google's defaults
         assert "maxSurge" not in sent["updatePolicy"]
         assert body["updatePolicy"]["maxUnavailable"]["fixed"] == (
@@ -272,12 +276,14 @@ def test_the_workload_policy_equals_what_gcloud_sends(case: str, gcloud_runs: Gc
     request = capture.create_request()
     sent = capture.canonical(request.body)
     policy = registered(POLICY_ARGS[case]).one("gcp:compute/resourcePolicy:ResourcePolicy")
-    ours = resource_policy_body(policy.inputs)
+    ours = resource_policy_body(policy.inputs, policy.outputs["name"])
     allowed = {
         "region": "gcloud sends the region's name, the provider projects/P/regions/R",
         "diskConsistencyGroupPolicy": "the provider sends it null (unset)",
+        "name": "a shared workload policy is autonamed (workload-policy-<fingerprint>-<suffix>)",
     }
     assert field_differences(ours, sent, allowed=allowed) == []
+    assert ours["name"].startswith("workload-policy-")
     assert ours["region"] == f"projects/demo-project/regions/{sent['region']}"
     assert request.path.endswith(f"/regions/{sent['region']}/resourcePolicies")
 

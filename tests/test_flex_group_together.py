@@ -264,10 +264,9 @@ def test_a_regional_a4_group_with_a_workload_policy_listed_zones_and_rdma_nics_g
         {"zone": f"zones/{REGION}-ai1a"},
     ]
     assert group["updatePolicy"]["maxUnavailable"] == {"fixed": 2, "percent": None}
-    assert group["resourcePolicies"]["workloadPolicy"].endswith(
-        f"/regions/{REGION}/resourcePolicies/trainers"
-    )
-    (policy,) = [p for p in compute.policies(PROJECT) if p["name"] == "trainers"]
+    link = group["resourcePolicies"]["workloadPolicy"]
+    assert f"/regions/{REGION}/resourcePolicies/workload-policy-" in link
+    (policy,) = [p for p in compute.policies(PROJECT) if p["selfLink"] == link]
     assert policy["workloadPolicy"] == {"type": "HIGH_THROUGHPUT", "maxTopologyDistance": "BLOCK"}
     vms = _group_vms(emu, "trainers")
     assert len(vms) == 16 and sorted(outputs["instance_names"]) == sorted(v["name"] for v in vms)

@@ -486,7 +486,7 @@ def test_plan_of_the_a4_training_stack_shows_the_frontier_group(
     assert "+ dws:index:GpuNetwork a4-net" in out
     assert "mtu=8896  network_profile=us-central1-b-vpc-roce" in out
     assert "type=HIGH_THROUGHPUT  max_topology_distance=BLOCK" in out
-    assert 'zones=["us-central1-b"]  workload_policy=a4-trainers' in out
+    assert 'zones=["us-central1-b"]  workload_policy=workload-policy-' in out
     assert "resize_by=16  run_duration=2d  wait_for=running  gpus=128  gpu_hours=6144" in out
     assert 'gpus_by_type: {"nvidia-b200": 128}' in out
     assert "Policies: no violations" in out

@@ -299,11 +299,12 @@ def group_request(inputs: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
     return path, group_body(inputs)
 
 
-def resource_policy_body(inputs: Mapping[str, Any]) -> dict[str, Any]:
+def resource_policy_body(inputs: Mapping[str, Any], name: str | None = None) -> dict[str, Any]:
     """The ``resourcePolicies.insert`` body of a pulumi-gcp ``ResourcePolicy``'s inputs with a
-    ``workload_policy`` (POLICY_SOURCE): ``name``, ``workloadPolicy`` (empty values left out),
-    ``region`` as ``projects/P/regions/R`` and ``diskConsistencyGroupPolicy: null``."""
-    body: dict[str, Any] = {"name": inputs["name"]}
+    ``workload_policy`` (POLICY_SOURCE): ``name`` (``name``: the one the provider gave an
+    autonamed policy), ``workloadPolicy`` (empty values left out), ``region`` as
+    ``projects/P/regions/R`` and ``diskConsistencyGroupPolicy: null``."""
+    body: dict[str, Any] = {"name": name or inputs["name"]}
     if inputs.get("description"):
         body["description"] = inputs["description"]
     body["diskConsistencyGroupPolicy"] = None

@@ -390,9 +390,10 @@ class FlexStartGroup(pulumi.ComponentResource):
     Outputs (``pulumi.Output``): ``self_link`` (the group's), ``request_state`` (``ACCEPTED``,
     ``SUCCEEDED``, ``FAILED``, ``CANCELLED``, ``EXPIRED``...; None for a group created at its
     size), ``instance_names`` (the VMs, once created), ``run_ends_at`` (RFC 3339, once they
-    run), ``group_name``. Children: ``template``, ``group``, ``request`` (None for A4X: the
-    group is created at its size) and ``policy`` (the workload policy declared, if any);
-    ``spec`` is the validated args.
+    run), ``group_name``. Children: ``template``, ``group`` and ``request`` (None for A4X: the
+    group is created at its size); ``policy`` is the workload policy declared for it (shared by
+    the program's groups that ask for the same one; None without ``placement`` or with an
+    existing policy); ``spec`` is the validated args.
     """
 
     def __init__(
@@ -431,12 +432,7 @@ class FlexStartGroup(pulumi.ComponentResource):
             zone: Any = spec.zone
             region = spec.region if spec.regional else region_of(zone)
             self.policy, link = workload_policy(
-                spec.placement,
-                name=name,
-                policy_name=group_name,
-                project=project,
-                region=region,
-                opts=child,
+                spec.placement, project=project, region=region, component=self, opts=opts
             )
             group_kwargs["resource_policies"] = {"workload_policy": link}
         group_opts = pulumi.ResourceOptions(

@@ -4,8 +4,9 @@ for it per machine series, and the pulumi-gcp ``ResourcePolicy`` it declares.
     FlexStartGroup("trainers", {..., "machine_type": "a4-highgpu-8g", "count": 16,
                                 "placement": {"max_topology_distance": "BLOCK"}})
 
-registers a child ``<name>-placement``: ``gcp.compute.ResourcePolicy`` with ``workload_policy``
-``{type: HIGH_THROUGHPUT, max_topology_distance: BLOCK}`` in the group's region, the body
+registers a ``gcp.compute.ResourcePolicy`` with ``workload_policy`` ``{type: HIGH_THROUGHPUT,
+max_topology_distance: BLOCK}`` in the group's region (shared by the program's groups that ask
+for the same one: :func:`workload_policy`), the body
 ``gcloud compute resource-policies create workload-policy NAME --type=HIGH_THROUGHPUT
 --max-topology-distance=BLOCK --region=R`` sends, and the group names it in
 ``resource_policies.workload_policy`` (``gcloud beta compute instance-groups managed create
@@ -24,6 +25,7 @@ from typing import Annotated, Any, Literal, TypedDict, cast
 
 import pulumi
 import pulumi_gcp as gcp
+from pulumi.runtime import settings
 from pydantic import model_validator
 from typing_extensions import NotRequired
 
@@ -40,8 +42,16 @@ from ...errors import DwsValidationError
 from ...fields import Check
 from ...models import DwsModel
 from ...validation import check_name, is_output
+from ..flex_vm.shapes import fingerprint, shareable
 
-__all__ = ["PlacementArgs", "PlacementSpec", "check_placement", "workload_policy"]
+__all__ = [
+    "PlacementArgs",
+    "PlacementSpec",
+    "POLICY_TYPE",
+    "check_placement",
+    "shared_policy",
+    "workload_policy",
+]
 
 _POLICY_PATH = "projects/{project}/regions/{region}/resourcePolicies/{name}"
 
@@ -220,14 +230,21 @@ def _placement_shown(placement: PlacementSpec) -> Any:
 def workload_policy(
     placement: PlacementSpec,
     *,
-    name: str,
-    policy_name: str,
     project: Any,
     region: Any,
-    opts: pulumi.ResourceOptions,
+    component: pulumi.Resource,
+    opts: pulumi.ResourceOptions | None,
 ) -> tuple[gcp.compute.ResourcePolicy | None, Any]:
     """The group's workload policy: ``(the ResourcePolicy declared, or None for an existing
-    one; the link the group's resource_policies.workload_policy names)``."""
+    one; the link the group's resource_policies.workload_policy names)``.
+
+    Google applies one workload policy to many groups, each on its own ("You can apply the same
+    workload policy to multiple MIGs. When you do so, Compute Engine applies the placement rules
+    independently to each MIG", :data:`WORKLOAD_POLICY_SOURCE`): groups of one program that ask
+    for the same policy in the same project and region share one ``ResourcePolicy``,
+    ``workload-policy-<fingerprint>`` at the stack's root (:func:`shared_policy`); with a
+    project not known yet, or ``protect`` / transformations on the component (a shared
+    resource is nobody's child), the group gets its own ``<name>-placement`` child."""
     given = placement.policy
     if isinstance(given, gcp.compute.ResourcePolicy):
         return None, given.self_link
@@ -242,12 +259,46 @@ def workload_policy(
         properties["max_topology_distance"] = placement.max_topology_distance
     if placement.accelerator_topology is not None:
         properties["accelerator_topology"] = placement.accelerator_topology
-    policy = gcp.compute.ResourcePolicy(
-        f"{name}-placement",
-        name=policy_name,
-        project=project,
-        region=region,
-        workload_policy=cast(Any, properties),
-        opts=opts,
-    )
+    inputs = {"project": project, "region": region, "workload_policy": properties}
+    provider = component.get_provider(POLICY_TYPE)
+    shape = fingerprint(inputs, provider) if shareable(component, opts) else None
+    if shape is not None:
+        policy = shared_policy(shape, inputs, provider)
+    else:
+        policy = gcp.compute.ResourcePolicy(
+            f"{component._name}-placement",  # noqa: SLF001
+            project=project,
+            region=region,
+            workload_policy=cast(Any, properties),
+            opts=pulumi.ResourceOptions(parent=component),
+        )
     return policy, policy.self_link
+
+
+POLICY_TYPE = "gcp:compute/resourcePolicy:ResourcePolicy"
+
+# The shared workload policies of the running program, keyed by fingerprint; a new resource
+# monitor (a new program run, e.g. under test mocks) starts an empty table.
+_program: tuple[Any, dict[str, gcp.compute.ResourcePolicy]] = (None, {})
+
+
+def shared_policy(
+    shape: str, inputs: dict[str, Any], provider: pulumi.ProviderResource | None
+) -> gcp.compute.ResourcePolicy:
+    """The program's workload policy of fingerprint ``shape``, registered on first use."""
+    global _program
+    monitor = settings.get_monitor()
+    if _program[0] is not monitor:
+        _program = (monitor, {})
+    policies = _program[1]
+    policy = policies.get(shape)
+    if policy is None:
+        policy = gcp.compute.ResourcePolicy(
+            f"workload-policy-{shape}",
+            project=inputs["project"],
+            region=inputs["region"],
+            workload_policy=cast(Any, inputs["workload_policy"]),
+            opts=pulumi.ResourceOptions(provider=provider),
+        )
+        policies[shape] = policy
+    return policy

@@ -127,11 +127,21 @@ def _policy_of(group: ResourceView, stack: Sequence[ResourceView]) -> Any:
     policies = [v for v in stack if v.type == RESOURCE_POLICY]
     name = last_segment(link)
     if isinstance(name, str):
-        found = [p for p in policies if name in (p.props.get("name"), p.name)]
+        found = [p for p in policies if _names(p, name)]
         if len(found) == 1:
             return found[0]
     siblings = [p for p in policies if group.parent and p.parent == group.parent]
     return siblings[0] if len(siblings) == 1 else UNKNOWN
+
+
+def _names(policy: ResourceView, name: str) -> bool:
+    """Whether ``policy`` is the one called ``name``: its ``name`` input, else (autonamed)
+    its logical name with Pulumi's random suffix (``<logical name>-<7 hex digits>``)."""
+    given = policy.props.get("name")
+    if isinstance(given, str) and given:
+        return given == name
+    head, _, suffix = name.rpartition("-")
+    return name == policy.name or (head == policy.name and len(suffix) == 7)
 
 
 def _count(group: ResourceView, stack: Sequence[ResourceView]) -> Any:
