@@ -73,6 +73,7 @@ import pulumi
 import pulumi.dynamic as dyn
 
 from ...providers.compute_provider import ComputeProvider
+from ...providers.dynamic_resource import init_dynamic
 from ...providers.rest_provider import shared_provider
 
 if TYPE_CHECKING:
@@ -177,7 +178,7 @@ class MigResizeRequest(dyn.Resource, module="dws", name="MigResizeRequest"):
     ) -> None:
         full = {key: None for key in OUTPUT_KEYS}
         full.update(props)
-        super().__init__(provider or default_provider(), name, full, opts)
+        init_dynamic(self, provider or default_provider(), name, full, opts)
 
 
 # ---------------------------------------------------------------------- the request handled
