@@ -14,6 +14,7 @@ import pulumi_gcp as gcp
 import pytest
 
 from pulumi_dws import (
+    ComputeClass,
     DwsValidationError,
     FlexStartGroup,
     FlexStartInstance,
@@ -323,6 +324,9 @@ def test_no_flex_start_door_takes_a4x_or_g4(machine: str) -> None:
         ("machine_type", lambda: QueuedNodePool("p", {
             "cluster": "c", "location": "us-central1", "node_locations": ["us-central1-a"],
             "machine_type": machine, "mode": "flex_start", "max_nodes": 2})),
+        ("priorities[0].machine_type", lambda: ComputeClass("cc", {
+            "machine_type": machine, "location": "us-central1", "zones": ["us-central1-b"],
+            "priorities": [{"capacity": "flex_start"}]})),
         ("node_pools[0].machine_type", lambda: SlurmCluster("s", {
             "project": "p", "region": "us-central1", "display_name": "s",
             "login": {"machine_type": "n2-standard-8", "zone": "us-central1-a"},
