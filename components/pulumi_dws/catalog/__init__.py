@@ -9,6 +9,10 @@ and the CPU series.
   :func:`cloud_tpu_slice`).
 * Machine series (:mod:`.series`): which may be Flex-start, take workload policies or resize
   requests, and their RDMA NIC layouts (:func:`check_flex_start`, :func:`nic_layout`).
+* Where each door offers each TPU generation (:mod:`.availability`, :mod:`.doors`): Cloud TPU
+  Flex-start, Spot and reservations, GKE Flex-start and queued pools, Calendar mode; and the
+  GKE versions they need (:func:`tpu_zones`, :func:`check_tpu_zone`, :func:`tpu_doors`,
+  :func:`gke_min_version`).
 * :func:`machine_accelerators` answers for any machine type: GPUs and TPU chips are counted
   apart (``kind``), so budgets and plans never add one to the other.
 """
@@ -18,6 +22,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from .availability import DOORS, GKE_VERSIONS, TPU_ZONES, GkeVersion, TpuZones
+from .doors import (
+    check_gke_version,
+    check_tpu_door,
+    check_tpu_zone,
+    gke_min_version,
+    tpu_doors,
+    tpu_zones,
+    zone_rows,
+)
 from .gpus import (
     ACCELERATORS,
     COMPACT_FLEX_START_PREFIXES,
@@ -113,6 +127,19 @@ __all__ = [
     "cloud_tpu_types",
     "check_runtime_version",
     "register_tpu_topology",
+    # where each door offers each TPU generation
+    "DOORS",
+    "TpuZones",
+    "TPU_ZONES",
+    "GkeVersion",
+    "GKE_VERSIONS",
+    "zone_rows",
+    "tpu_zones",
+    "tpu_doors",
+    "check_tpu_zone",
+    "check_tpu_door",
+    "gke_min_version",
+    "check_gke_version",
     # both
     "MachineAccelerators",
     "machine_accelerators",
