@@ -29,6 +29,7 @@ from pulumi_dws.testing import GcpMocks
 REGION_MIG = "gcp:compute/regionInstanceGroupManager:RegionInstanceGroupManager"
 MIG = "gcp:compute/instanceGroupManager:InstanceGroupManager"
 POLICY = "gcp:compute/resourcePolicy:ResourcePolicy"
+REGION_TEMPLATE = "gcp:compute/regionInstanceTemplate:RegionInstanceTemplate"
 REQUEST = "pulumi-python:dynamic/dws:MigResizeRequest"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 A4: dict[str, Any] = {
@@ -92,10 +93,12 @@ def test_listed_zones_may_be_ai_zones_google_documents() -> None:
     assert build({**A4, "zones": zones}).one(REGION_MIG).inputs["distributionPolicyZones"] == zones
 
 
-def test_an_older_regional_group_gains_only_max_unavailable_when_upgraded() -> None:
+def test_an_older_regional_group_gets_max_unavailable_and_a_shared_template() -> None:
     """The upgrade note: the inputs an older pulumi-dws registered for a regional group (the
-    fixture) and what the same args register now differ in updatePolicy.maxUnavailableFixed
-    alone (an in-place update of the group); the template and the request are unchanged."""
+    fixture) and what the same args register now differ in the group's
+    updatePolicy.maxUnavailableFixed and in its version's template, now the program's shared
+    ``flex-group-shape-<fp>`` (same inputs plus a description: a new template, the old
+    ``<name>-template`` child deleted); the request is unchanged."""
     old = json.loads((FIXTURES / "flex_group_regional_291f4fe.json").read_text())
     mocks = GcpMocks(project="p")
     mocks.run(lambda: FlexStartGroup("trainers", old["args"]).group_name)
@@ -105,14 +108,28 @@ def test_an_older_regional_group_gains_only_max_unavailable_when_upgraded() -> N
     }
     before = old["registered"]
     assert set(now) == set(before)
-    for typ in before:
-        if typ != REGION_MIG:
-            assert now[typ] == before[typ], typ
+    template = mocks.one(REGION_TEMPLATE)
+    assert (
+        template.name.startswith("flex-group-shape-") and "pulumi:pulumi:Stack" in template.parent
+    )
+    assert now[REGION_TEMPLATE] == {
+        **before[REGION_TEMPLATE],
+        "description": "pulumi-dws: the VMs of Flex-start groups (FlexStartGroup)",
+    }
+    request = "pulumi-python:dynamic/dws:MigResizeRequest"
+    assert now[request] == before[request]
     group_now, group_before = dict(now[REGION_MIG]), dict(before[REGION_MIG])
     assert group_now.pop("updatePolicy") == {
         **group_before.pop("updatePolicy"),
         "maxUnavailableFixed": 3,
     }
+    assert group_now.pop("versions") == [
+        {
+            "instanceTemplate": "projects/p/regions/us-central1/instanceTemplates/"
+            + template.outputs["name"]
+        }
+    ]
+    group_before.pop("versions")
     assert group_now == group_before
 
 
@@ -346,6 +363,6 @@ def test_h4d_may_be_a_flex_start_group_with_a_workload_policy_and_falcon_nics() 
     args = {**A4, "machine_type": "h4d-highmem-192-lssd", "zones": ["us-central1-b"]}
     args["placement"] = {"max_topology_distance": "CLUSTER"}
     mocks = build(args, lambda: _net("h4d-highmem-192-lssd"))
-    template = mocks.one("gcp:compute/regionInstanceTemplate:RegionInstanceTemplate").inputs
+    template = mocks.one(REGION_TEMPLATE).inputs
     assert [n["nicType"] for n in template["networkInterfaces"]] == ["GVNIC", "IRDMA"]
     assert mocks.one(POLICY).inputs["workloadPolicy"]["maxTopologyDistance"] == "CLUSTER"

@@ -8,8 +8,9 @@ created by its own provider, unpickled from the resource as Pulumi's dynamic-pro
 unpickles it: its ``check`` then its ``create``, over HTTP, against an
 :class:`~pulumi_dws.testing.emulator.Emulator` (queues, capacity and the virtual clock
 included). The instance templates, workload policies and managed instance groups a
-``FlexStartGroup`` registers are created in the emulator too (as pulumi-gcp sends them, :mod:`pulumi_dws.testing.gcp_rest`),
-so its resize request finds its group. Other pulumi-gcp resources stay mocked::
+``FlexStartGroup`` registers are created in the emulator too (as pulumi-gcp sends them,
+:mod:`pulumi_dws.testing.gcp_rest`), so its resize request finds its group. Other pulumi-gcp
+resources stay mocked::
 
     from pulumi_dws.testing.emulated import emulate
     from pulumi_dws.testing.emulator import Emulator

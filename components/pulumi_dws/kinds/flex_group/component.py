@@ -64,8 +64,10 @@ from ...validation import check_name, check_region, check_zone_in_region, is_out
 from ...vm_settings import VmSettings, VmSettingsArgs, template_args
 from ..calendar.component import CalendarReservation
 from ..calendar.consumers import check_vm_consumer, reservation_spec
+from ..flex_vm.shapes import fingerprint, shareable
 from .placement import PlacementArgs, PlacementSpec, check_placement, workload_policy
 from .provider import MigResizeRequest, resize_request_body
+from .shapes import TEMPLATE_TYPES, shared_group_template, template_path
 
 __all__ = [
     "FlexStartGroup",
@@ -396,7 +398,6 @@ class FlexStartGroup(pulumi.ComponentResource):
         super().__init__(TYPE, name, {}, opts)
         project = resolve_project(spec.project, self)
         self.spec = spec
-        child = pulumi.ResourceOptions(parent=self)
 
         template_kwargs = template_args(
             spec,
@@ -420,18 +421,16 @@ class FlexStartGroup(pulumi.ComponentResource):
         if spec.placement is not None:
             zone: Any = spec.zone
             region = spec.region if spec.regional else region_of(zone)
-            self.policy, link = workload_policy(
+            self.policy, policy_link = workload_policy(
                 spec.placement, project=project, region=region, component=self, opts=opts
             )
-            group_kwargs["resource_policies"] = {"workload_policy": link}
+            group_kwargs["resource_policies"] = {"workload_policy": policy_link}
         group_opts = pulumi.ResourceOptions(
             parent=self, ignore_changes=[] if sized else ["targetSize"]
         )
+        self.template, link = self._template(name, template_kwargs, project, opts)
+        group_kwargs["versions"] = [{"instance_template": link}]
         if spec.regional:
-            self.template: pulumi.CustomResource = gcp.compute.RegionInstanceTemplate(
-                f"{name}-template", region=spec.region, **template_kwargs, opts=child
-            )
-            group_kwargs["versions"] = [{"instance_template": self.template.self_link}]
             if spec.zones:
                 group_kwargs["distribution_policy_zones"] = list(spec.zones)
             self.group: pulumi.CustomResource = gcp.compute.RegionInstanceGroupManager(
@@ -443,10 +442,6 @@ class FlexStartGroup(pulumi.ComponentResource):
                 opts=group_opts,
             )
         else:
-            self.template = gcp.compute.InstanceTemplate(
-                f"{name}-template", **template_kwargs, opts=child
-            )
-            group_kwargs["versions"] = [{"instance_template": self.template.self_link}]
             self.group = gcp.compute.InstanceGroupManager(
                 f"{name}-group", zone=spec.zone, **group_kwargs, opts=group_opts
             )
@@ -464,9 +459,8 @@ class FlexStartGroup(pulumi.ComponentResource):
                     "body": spec.request_body(group_name),
                     "waitFor": spec.wait_for,
                 },
-                pulumi.ResourceOptions(
-                    parent=self, depends_on=[self.group], delete_before_replace=True
-                ),
+                # The request names self.group.name: it depends on the group through it.
+                pulumi.ResourceOptions(parent=self, delete_before_replace=True),
             )
         self.self_link: pulumi.Output[str] = self.group.self_link
         self.request_state: pulumi.Output[str | None] = (
@@ -476,6 +470,38 @@ class FlexStartGroup(pulumi.ComponentResource):
         )
         self.group_name = group_name
         self.register_outputs({"group_name": group_name, "zone": spec.zone, "region": spec.region})
+
+    def _template(
+        self,
+        name: str,
+        inputs: dict[str, Any],
+        project: Any,
+        opts: pulumi.ResourceOptions | None,
+    ) -> tuple[pulumi.CustomResource, Any]:
+        """The group's template and the link its version names: a template shared by the
+        program's groups of one shape (:mod:`.shapes`), or a ``<name>-template`` child."""
+        spec = self.spec
+        region = spec.region if spec.regional else None
+        given = {**inputs, **({"region": region} if region else {})}
+        typ = TEMPLATE_TYPES[1] if region else TEMPLATE_TYPES[0]
+        provider = self.get_provider(typ)
+        shape = (
+            fingerprint({"type": typ, **given}, provider)
+            if shareable(self, opts) and isinstance(project, str)
+            else None
+        )
+        if shape is not None:
+            template = shared_group_template(shape, given, provider)
+            where = region if isinstance(region, str) else None  # plain: it has a fingerprint
+            return template, template_path(template, project, where)
+        child = pulumi.ResourceOptions(parent=self)
+        if region:
+            made: pulumi.CustomResource = gcp.compute.RegionInstanceTemplate(
+                f"{name}-template", **given, opts=child
+            )
+        else:
+            made = gcp.compute.InstanceTemplate(f"{name}-template", **given, opts=child)
+        return made, made.self_link  # type: ignore[attr-defined]
 
     def _observed(self, key: str) -> pulumi.Output[Any]:
         if self.request is None:

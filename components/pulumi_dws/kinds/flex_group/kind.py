@@ -16,7 +16,7 @@ from typing import Any
 from ...plan.summary import duration_text
 from ...policy.capacity import CapacityItem, consumer_item, item, run_hours
 from ...policy.shapes import INSTANCE_TEMPLATE, REGION_INSTANCE_TEMPLATE, VmSpec, body_of
-from ...policy.values import UNKNOWN, as_int, dig, last_segment
+from ...policy.values import UNKNOWN, as_int, dig, is_called, last_segment
 from ...policy.view import ResourceView
 from ...registry import CapacityKind, Ref, ResourceType, register
 from ..flex_vm.kind import read_vm
@@ -40,16 +40,31 @@ RAW_RESIZE_REQUEST = "gcp:compute/resizeRequest:ResizeRequest"
 RAW_REGION_RESIZE_REQUEST = "gcp:compute/regionResizeRequest:RegionResizeRequest"
 RESOURCE_POLICY = "gcp:compute/resourcePolicy:ResourcePolicy"
 _TEMPLATES = (INSTANCE_TEMPLATE, REGION_INSTANCE_TEMPLATE)
+_GROUPS = (INSTANCE_GROUP_MANAGER, REGION_INSTANCE_GROUP_MANAGER)
 
 
 def group_template(view: ResourceView, stack: Sequence[ResourceView]) -> ResourceView | None:
-    """The instance template registered beside a resize request (same parent: a
-    ``FlexStartGroup``, or the user's own component); None when there is none, or several
-    (which one the group uses is then not known from the inputs)."""
-    if not view.parent:
+    """The instance template of a resize request's or a group's VMs: the one registered beside
+    it (same parent: a ``FlexStartGroup``'s own, or the user's component's), else the one its
+    group (``view`` itself, or the one group beside it) names in its first version, by name (a
+    ``FlexStartGroup`` of a shared shape names ``projects/P/global/instanceTemplates/NAME``,
+    known while Pulumi previews); None when that is not known."""
+    if view.parent:
+        found = [v for v in stack if v.parent == view.parent and v.type in _TEMPLATES]
+        if len(found) == 1:
+            return found[0]
+        if found:
+            return None  # several: which one the group uses is not known from the inputs
+    groups = [view] if view.type in _GROUPS else [
+        v for v in stack if view.parent and v.parent == view.parent and v.type in _GROUPS
+    ]  # fmt: skip
+    if len(groups) != 1:
         return None
-    found = [v for v in stack if v.parent == view.parent and v.type in _TEMPLATES]
-    return found[0] if len(found) == 1 else None
+    name = last_segment(dig(groups[0].props, "versions", 0, "instanceTemplate"))
+    if not isinstance(name, str):
+        return None
+    named = [v for v in stack if v.type in _TEMPLATES and is_called(v.props, v.name, name)]
+    return named[0] if len(named) == 1 else None
 
 
 def _request_capacity(view: ResourceView, stack: Sequence[ResourceView]) -> Iterator[CapacityItem]:

@@ -33,7 +33,7 @@ from ..shapes import (
     slurm_pools,
     vm_spec,
 )
-from ..values import UNKNOWN, as_int, dig, is_unknown, last_segment
+from ..values import UNKNOWN, as_int, dig, is_called, is_unknown, last_segment
 from ..view import Context, ResourceView
 from .base import Finding, Rule
 
@@ -111,7 +111,7 @@ def _template_of(group: ResourceView, stack: Sequence[ResourceView]) -> Resource
     named = last_segment(dig(group.props, "versions", 0, "instanceTemplate"))
     templates = [v for v in stack if v.type in _TEMPLATES]
     if isinstance(named, str):
-        found = [t for t in templates if named in (t.props.get("name"), t.name)]
+        found = [t for t in templates if is_called(t.props, t.name, named)]
         if len(found) == 1:
             return found[0]
     siblings = [t for t in templates if group.parent and t.parent == group.parent]
@@ -127,21 +127,11 @@ def _policy_of(group: ResourceView, stack: Sequence[ResourceView]) -> Any:
     policies = [v for v in stack if v.type == RESOURCE_POLICY]
     name = last_segment(link)
     if isinstance(name, str):
-        found = [p for p in policies if _names(p, name)]
+        found = [p for p in policies if is_called(p.props, p.name, name)]
         if len(found) == 1:
             return found[0]
     siblings = [p for p in policies if group.parent and p.parent == group.parent]
     return siblings[0] if len(siblings) == 1 else UNKNOWN
-
-
-def _names(policy: ResourceView, name: str) -> bool:
-    """Whether ``policy`` is the one called ``name``: its ``name`` input, else (autonamed)
-    its logical name with Pulumi's random suffix (``<logical name>-<7 hex digits>``)."""
-    given = policy.props.get("name")
-    if isinstance(given, str) and given:
-        return given == name
-    head, _, suffix = name.rpartition("-")
-    return name == policy.name or (head == policy.name and len(suffix) == 7)
 
 
 def _count(group: ResourceView, stack: Sequence[ResourceView]) -> Any:
