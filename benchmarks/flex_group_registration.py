@@ -19,7 +19,7 @@ from collections.abc import Callable
 import pulumi_gcp as gcp
 from harness import IMAGE, MACHINE, ZONE, raw_flex_start_scheduling, timed
 
-from pulumi_dws.flex_group import FlexStartGroup
+from pulumi_dws.kinds.flex_group.component import FlexStartGroup
 
 
 def raw_groups(groups: int, size: int) -> Callable[[], None]:

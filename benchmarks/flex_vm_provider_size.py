@@ -13,8 +13,8 @@ import time
 
 from pulumi.dynamic.dynamic import serialize_provider
 
-from pulumi_dws.flex_vm import FlexStartInstance
-from pulumi_dws.providers.flex_vm import FlexStartVmProvider
+from pulumi_dws.kinds.flex_vm.component import FlexStartInstance
+from pulumi_dws.kinds.flex_vm.provider import FlexStartVmProvider
 from pulumi_dws.testing import GcpMocks
 from pulumi_dws.testing.dynamic_host import serialized_provider_size
 

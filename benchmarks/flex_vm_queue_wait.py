@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from harness import MACHINE, ZONE, queue_wait_table
 
-from pulumi_dws.providers.flex_vm import FlexStartVmProvider
+from pulumi_dws.kinds.flex_vm.provider import FlexStartVmProvider
 from pulumi_dws.testing.clock_helpers import flex_start_vm_props
 
 

@@ -76,7 +76,7 @@ def raw_vms(n: int, prefix: str) -> Callable[[], None]:
 
 
 def component_vms(n: int, prefix: str) -> Callable[[], None]:
-    from pulumi_dws.flex_vm import FlexStartInstance
+    from pulumi_dws.kinds.flex_vm.component import FlexStartInstance
 
     def program() -> None:
         for i in range(n):

@@ -14,7 +14,7 @@ from typing import Any
 
 from harness import MACHINE, queue_wait_table
 
-from pulumi_dws.providers.mig_resize import MigResizeRequestProvider
+from pulumi_dws.kinds.flex_group.provider import MigResizeRequestProvider
 from pulumi_dws.testing.clock_helpers import flex_start_group, mig_resize_props
 from pulumi_dws.testing.emulator import Emulator
 

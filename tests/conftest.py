@@ -12,7 +12,7 @@ import pytest
 from pulumi.runtime.config import set_all_config
 
 from pulumi_dws import limits, regions
-from pulumi_dws.providers.flex_vm import FlexStartVmProvider
+from pulumi_dws.kinds.flex_vm.provider import FlexStartVmProvider
 from pulumi_dws.testing.clock_helpers import emulator_env, virtual_sleep
 from pulumi_dws.testing.emulator import Emulator, VirtualClock
 from pulumi_dws.testing.emulator.advice import AdviceService

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from pulumi_dws.gke import GKE_DEFAULT_SCOPES
+from pulumi_dws.kinds.node_pool.component import GKE_DEFAULT_SCOPES
 
 # Registered inputs are what the Pulumi engine hands the pulumi-gcp (Terraform) provider;
 # the provider turns them into the GKE request with expandNodePool/expandNodeConfig

@@ -42,7 +42,7 @@ from pulumi_dws.advice.inputs import TimeLike, asks
 from pulumi_dws.advice.render import group_args, group_hint
 from pulumi_dws.duration import DurationLike
 from pulumi_dws.errors import DwsValidationError
-from pulumi_dws.flex_group import FlexStartGroupSpec
+from pulumi_dws.kinds.flex_group.component import FlexStartGroupSpec
 from pulumi_dws.models import parse_args, signature_mismatches
 from pulumi_dws.providers.rest import ApiError, GoogleRestClient, RetryPolicy
 from pulumi_dws.testing.emulator import Emulator, VirtualClock

@@ -11,8 +11,8 @@ import pytest
 from slurm_helpers import ID, cluster_inputs
 
 from pulumi_dws.errors import DwsValidationError
-from pulumi_dws.providers.flex_vm import FlexStartError, FlexStartVmProvider
-from pulumi_dws.providers.slurm import SlurmClusterError, SlurmClusterProvider
+from pulumi_dws.kinds.flex_vm.provider import FlexStartError, FlexStartVmProvider
+from pulumi_dws.kinds.slurm.provider import SlurmClusterError, SlurmClusterProvider
 from pulumi_dws.testing.clock_helpers import flex_start_vm_props, virtual_sleep
 from pulumi_dws.testing.emulator import Emulator
 from pulumi_dws.testing.emulator.aiplatform import AiPlatformService

@@ -24,13 +24,13 @@ import pulumi_dws
 from pulumi_dws import FlexStartInstance, limits
 from pulumi_dws.blueprint import deploy, validate_capacity
 from pulumi_dws.errors import DwsValidationError
-from pulumi_dws.gke import QueuedNodePool
-from pulumi_dws.kueue import KueueQueue
+from pulumi_dws.kinds.flex_vm.provider import FlexStartVmProvider
+from pulumi_dws.kinds.kueue.component import KueueQueue
+from pulumi_dws.kinds.node_pool.component import QueuedNodePool
+from pulumi_dws.kinds.slurm.component import SlurmCluster
 from pulumi_dws.policy import rule
 from pulumi_dws.policy.engine import check_config
 from pulumi_dws.policy.pack import policies
-from pulumi_dws.providers.flex_vm import FlexStartVmProvider
-from pulumi_dws.slurm import SlurmCluster
 from pulumi_dws.testing import GcpMocks
 
 REPO = Path(__file__).resolve().parent.parent

@@ -11,7 +11,7 @@ import pytest
 from pulumi_dws import CalendarReservation, FlexStartGroup, FlexStartInstance, clock
 from pulumi_dws.blueprint import deploy_from_config
 from pulumi_dws.errors import DwsValidationError
-from pulumi_dws.flex_group import TYPE
+from pulumi_dws.kinds.flex_group.component import TYPE
 from pulumi_dws.policy import capacity_summary, evaluate
 from pulumi_dws.testing import GcpMocks
 from pulumi_dws.testing.samples import SAMPLE_NOW

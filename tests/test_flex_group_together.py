@@ -17,16 +17,16 @@ import pytest
 import requests
 
 from pulumi_dws import FlexStartGroup
-from pulumi_dws.providers.mig_resize import TYPE_TOKEN, MigResizeRequestProvider
+from pulumi_dws.kinds.flex_group.provider import TYPE_TOKEN, MigResizeRequestProvider
+from pulumi_dws.kinds.flex_group.testing import (
+    instance_group_manager,
+    region_instance_group_manager,
+)
 from pulumi_dws.testing import GcpMocks
 from pulumi_dws.testing.clock_helpers import emulator_env
 from pulumi_dws.testing.dynamic_host import DynamicProviderHost, urn
 from pulumi_dws.testing.emulator import Emulator
 from pulumi_dws.testing.gcp_rest import group_body, template_body
-from pulumi_dws.testing.kinds.flex_group import (
-    instance_group_manager,
-    region_instance_group_manager,
-)
 from pulumi_dws.testing.mocks import builtin_fill
 
 PROJECT, ZONE, REGION, MACHINE = "p", "us-central1-a", "us-central1", "a3-highgpu-8g"

@@ -15,8 +15,8 @@ from pulumi_dws import FlexStartInstance, limits
 from pulumi_dws.blueprint import deploy_from_config
 from pulumi_dws.duration import Duration
 from pulumi_dws.errors import DwsValidationError
-from pulumi_dws.flex_shapes import SHAPE_DESCRIPTION
-from pulumi_dws.flex_vm import TYPE, scheduling_block
+from pulumi_dws.kinds.flex_vm.component import TYPE, scheduling_block
+from pulumi_dws.kinds.flex_vm.shapes import SHAPE_DESCRIPTION
 from pulumi_dws.testing import GcpMocks
 from pulumi_dws.testing.emulator.discovery import DiscoverySchema
 from pulumi_dws.testing.gcloud import (

@@ -13,7 +13,7 @@ import pytest
 from emulator_helpers import HOUR, MACHINE, PROJECT, ZONE
 from fault_helpers import assert_clean_run
 
-from pulumi_dws.providers.flex_vm import FlexStartError, FlexStartVmProvider
+from pulumi_dws.kinds.flex_vm.provider import FlexStartError, FlexStartVmProvider
 from pulumi_dws.testing.clock_helpers import flex_start_vm_props, virtual_sleep
 from pulumi_dws.testing.emulator import Emulator, FaultPlan
 from pulumi_dws.testing.fault_proxy import AFTER_ACT, BEFORE_ACT, FaultProxy, ProxyFaultPlan

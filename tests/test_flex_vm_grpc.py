@@ -12,7 +12,7 @@ import pytest
 from emulator_helpers import MACHINE, PROJECT, ZONE
 from emulator_helpers import host_inputs as inputs
 
-from pulumi_dws.providers.flex_vm import TYPE_TOKEN, FlexStartVmProvider
+from pulumi_dws.kinds.flex_vm.provider import TYPE_TOKEN, FlexStartVmProvider
 from pulumi_dws.testing.clock_helpers import emulator_env
 from pulumi_dws.testing.dynamic_host import (
     DynamicProviderError,

@@ -12,8 +12,8 @@ from emulator_helpers import HOUR, MACHINE, PROJECT, ZONE, props
 from pulumi.dynamic import Config, ConfigureRequest
 from pulumi.dynamic.dynamic import serialize_provider
 
-from pulumi_dws.providers.flex_create import create_key
-from pulumi_dws.providers.flex_vm import (
+from pulumi_dws.kinds.flex_vm.create import create_key
+from pulumi_dws.kinds.flex_vm.provider import (
     OWNER_LABEL,
     TYPE_TOKEN,
     FlexStartError,

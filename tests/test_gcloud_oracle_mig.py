@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from pulumi_dws.providers.mig_resize import MigResizeRequestProvider, resize_request_body
+from pulumi_dws.kinds.flex_group.provider import MigResizeRequestProvider, resize_request_body
 from pulumi_dws.testing.clock_helpers import flex_start_group, mig_resize_props, virtual_sleep
 from pulumi_dws.testing.emulator import Emulator, Request
 from pulumi_dws.testing.gcloud import (

@@ -11,7 +11,11 @@ from gke_helpers import api_body, proto3
 
 from pulumi_dws import limits
 from pulumi_dws.errors import DwsValidationError
-from pulumi_dws.gke import GKE_DEFAULT_SCOPES, SERVICE_ACCOUNT_SCOPES, QueuedNodePool
+from pulumi_dws.kinds.node_pool.component import (
+    GKE_DEFAULT_SCOPES,
+    SERVICE_ACCOUNT_SCOPES,
+    QueuedNodePool,
+)
 from pulumi_dws.testing import GcpMocks
 from pulumi_dws.testing.gcloud import GcloudCommand, GcloudRuns, gcloud_unavailable_reason
 

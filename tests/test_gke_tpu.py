@@ -11,7 +11,7 @@ from component_helpers import args_with, build_component
 from gke_helpers import api_body, proto3
 
 from pulumi_dws.errors import DwsValidationError
-from pulumi_dws.gke import QueuedNodePool
+from pulumi_dws.kinds.node_pool.component import QueuedNodePool
 from pulumi_dws.testing import GcpMocks
 from pulumi_dws.testing.gcloud import (
     GcloudCapture,

@@ -19,9 +19,9 @@ from queued_tpu_helpers import props as queued_tpu_inputs
 from slurm_helpers import PROJECT as SLURM_PROJECT
 from slurm_helpers import REGION, cluster_inputs
 
-from pulumi_dws.providers.flex_vm import TYPE_TOKEN, FlexStartVmProvider
-from pulumi_dws.providers.queued_tpu import QueuedTpuProvider
-from pulumi_dws.providers.slurm import SlurmClusterProvider
+from pulumi_dws.kinds.flex_vm.provider import TYPE_TOKEN, FlexStartVmProvider
+from pulumi_dws.kinds.queued_tpu.provider import QueuedTpuProvider
+from pulumi_dws.kinds.slurm.provider import SlurmClusterProvider
 from pulumi_dws.testing.clock_helpers import emulator_env
 from pulumi_dws.testing.dynamic_host import (
     UNKNOWN,

@@ -15,8 +15,7 @@ import yaml
 from kueue_helpers import CRD_SCHEMAS, validate
 
 from pulumi_dws.errors import DwsValidationError
-from pulumi_dws.gke import QueuedNodePool
-from pulumi_dws.kueue import (
+from pulumi_dws.kinds.kueue.component import (
     KUEUE_CHART,
     KUEUE_VERSION,
     MAX_RUN_DURATION_ANNOTATION,
@@ -26,6 +25,7 @@ from pulumi_dws.kueue import (
     kueue_job_fields,
     kueue_manifests,
 )
+from pulumi_dws.kinds.node_pool.component import QueuedNodePool
 from pulumi_dws.testing import GcpMocks
 
 REPO = Path(__file__).resolve().parent.parent

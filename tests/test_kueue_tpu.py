@@ -9,8 +9,8 @@ import pytest
 from kueue_helpers import validate
 
 from pulumi_dws.errors import DwsValidationError
-from pulumi_dws.gke import QueuedNodePool
-from pulumi_dws.kueue import KueueQueue, kueue_job, kueue_manifests
+from pulumi_dws.kinds.kueue.component import KueueQueue, kueue_job, kueue_manifests
+from pulumi_dws.kinds.node_pool.component import QueuedNodePool
 from pulumi_dws.testing import GcpMocks
 
 TPU_POOL: dict[str, Any] = {

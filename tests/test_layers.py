@@ -78,7 +78,8 @@ def test_the_library_and_its_policy_load_no_test_aid() -> None:
         "from pulumi_dws.plan.summary import key_properties\n"
         "view = ResourceView('gcp:container/nodePool:NodePool', 'p', props={})\n"
         "evaluate([view]); capacity_summary([view]); key_properties(view.type, {})\n"
-        "print(sorted(m for m in sys.modules if m.startswith('pulumi_dws.testing')))\n"
+        "print(sorted(m for m in sys.modules if m.startswith('pulumi_dws.testing')\n"
+        "             or (m.startswith('pulumi_dws.kinds.') and m.endswith('.testing'))))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

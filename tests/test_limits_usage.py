@@ -9,11 +9,11 @@ import pytest
 
 from pulumi_dws import limits
 from pulumi_dws.errors import DwsValidationError
-from pulumi_dws.flex_vm import FlexStartInstanceSpec
-from pulumi_dws.gke import _check_k8s_labels
-from pulumi_dws.kueue import _check_dns_label
+from pulumi_dws.kinds.flex_vm.component import FlexStartInstanceSpec
+from pulumi_dws.kinds.kueue.component import _check_dns_label
+from pulumi_dws.kinds.node_pool.component import _check_k8s_labels
+from pulumi_dws.kinds.slurm.diff import valid_cluster_id
 from pulumi_dws.models import parse_args
-from pulumi_dws.providers.slurm_diff import valid_cluster_id
 
 
 def _flex_metadata(key: str) -> None:

@@ -14,13 +14,13 @@ import pytest
 from test_outputs import FULL
 
 from pulumi_dws.blueprint import validate_capacity
-from pulumi_dws.calendar import CalendarReservationSpec
 from pulumi_dws.errors import DwsValidationError
-from pulumi_dws.flex_vm import FlexStartInstanceSpec
-from pulumi_dws.gke import QueuedNodePoolSpec
-from pulumi_dws.kueue import KueueQueueSpec
+from pulumi_dws.kinds.calendar.component import CalendarReservationSpec
+from pulumi_dws.kinds.flex_vm.component import FlexStartInstanceSpec
+from pulumi_dws.kinds.kueue.component import KueueQueueSpec
+from pulumi_dws.kinds.node_pool.component import QueuedNodePoolSpec
+from pulumi_dws.kinds.slurm.component import SlurmClusterSpec
 from pulumi_dws.models import parse_args
-from pulumi_dws.slurm import SlurmClusterSpec
 from pulumi_dws.testing import GcpMocks
 from pulumi_dws.testing.event_loop import fresh_event_loop
 

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from pulumi_dws.providers.mig_resize import TYPE_TOKEN, MigResizeRequestProvider
+from pulumi_dws.kinds.flex_group.provider import TYPE_TOKEN, MigResizeRequestProvider
 from pulumi_dws.testing.clock_helpers import emulator_env, flex_start_group, mig_resize_props
 from pulumi_dws.testing.dynamic_host import DynamicProviderError, DynamicProviderHost, urn
 from pulumi_dws.testing.emulator import Emulator, Request

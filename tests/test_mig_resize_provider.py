@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from pulumi.dynamic.dynamic import serialize_provider
 
-from pulumi_dws.providers.mig_create import create_key
-from pulumi_dws.providers.mig_resize import (
+from pulumi_dws.kinds.flex_group.create import create_key
+from pulumi_dws.kinds.flex_group.provider import (
     RUNNING_WAIT_SECONDS,
     TYPE_TOKEN,
     MigResizeError,
@@ -515,4 +515,4 @@ def test_the_provider_pickles_small_and_by_reference() -> None:
     assert issubclass(MigResizeRequest, object)
     assert serialized_provider_size(MigResizeRequestProvider()) < 1024
     pickled = base64.b64decode(serialize_provider(MigResizeRequestProvider()))
-    assert b"pulumi_dws.providers.mig_resize" in pickled
+    assert b"pulumi_dws.kinds.flex_group.provider" in pickled

@@ -13,9 +13,9 @@ from types import ModuleType
 
 import pytest
 
+from pulumi_dws.kinds.slurm.testing import slurm_cluster_sample
 from pulumi_dws.testing import policy as new_policy
 from pulumi_dws.testing import samples as new_samples
-from pulumi_dws.testing.kinds.slurm import slurm_cluster_sample
 
 MOVED = {
     "pulumi_dws.policy.testing": "pulumi_dws.testing.policy",

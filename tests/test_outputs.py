@@ -15,10 +15,10 @@ import pytest
 
 from pulumi_dws import CalendarReservation, FlexStartInstance
 from pulumi_dws.errors import DwsValidationError
-from pulumi_dws.flex_shapes import SHAPE_DESCRIPTION
-from pulumi_dws.gke import QueuedNodePool
-from pulumi_dws.kueue import KueueQueue
-from pulumi_dws.slurm import SlurmCluster
+from pulumi_dws.kinds.flex_vm.shapes import SHAPE_DESCRIPTION
+from pulumi_dws.kinds.kueue.component import KueueQueue
+from pulumi_dws.kinds.node_pool.component import QueuedNodePool
+from pulumi_dws.kinds.slurm.component import SlurmCluster
 from pulumi_dws.testing import GcpMocks, Registered
 
 SA = "trainer@my-project.iam.gserviceaccount.com"

@@ -107,8 +107,8 @@ def test_unknown_values_are_shown_as_unknown() -> None:
 
 
 def test_a_reservation_slurm_pool_is_counted_on_its_reservation() -> None:
+    from pulumi_dws.kinds.slurm.component import build_cluster_body
     from pulumi_dws.policy import ResourceView, capacity_items
-    from pulumi_dws.slurm import build_cluster_body
 
     pools = [
         {"id": "res", "machine_type": "a3-ultragpu-8g", "max_nodes": 2, "reservation": "r1"},

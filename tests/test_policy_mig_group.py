@@ -11,12 +11,12 @@ import pulumi_gcp as gcp
 import pytest
 
 from pulumi_dws import FlexStartGroup
+from pulumi_dws.kinds.flex_group.testing import GROUP_EXAMPLE_STACKS, GROUP_EXAMPLES
 from pulumi_dws.policy import evaluate, rule
 from pulumi_dws.policy.pack import policies
 from pulumi_dws.policy.values import UNKNOWN
 from pulumi_dws.policy.view import ResourceView
 from pulumi_dws.testing import GcpMocks
-from pulumi_dws.testing.kinds.flex_group import GROUP_EXAMPLE_STACKS, GROUP_EXAMPLES
 from pulumi_dws.testing.policy import UNKNOWN as UNKNOWN_TEXT
 from pulumi_dws.testing.policy import UNKNOWN_OBJECT, find_policy, validate_stack
 from pulumi_dws.testing.samples import SAMPLES, Example

@@ -13,7 +13,7 @@ import pytest
 from component_helpers import args_with, build_component
 
 from pulumi_dws import DwsValidationError, limits
-from pulumi_dws.queued_tpu import QueuedTpu
+from pulumi_dws.kinds.queued_tpu.component import QueuedTpu
 from pulumi_dws.testing import GcpMocks
 from pulumi_dws.testing.gcloud import GcloudCommand, GcloudRuns, gcloud_unavailable_reason
 

@@ -13,7 +13,7 @@ import pytest
 from fault_helpers import assert_clean_run
 from queued_tpu_helpers import BODY, PROJECT, QR, ZONE, props
 
-from pulumi_dws.providers.queued_tpu import QueuedTpuProvider
+from pulumi_dws.kinds.queued_tpu.provider import QueuedTpuProvider
 from pulumi_dws.testing.clock_helpers import virtual_sleep
 from pulumi_dws.testing.emulator import Emulator
 from pulumi_dws.testing.emulator.tpu import TpuService

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import pytest
 from queued_tpu_helpers import PATH, PROJECT, QR, ZONE, props
 
-from pulumi_dws.providers.queued_tpu import TYPE_TOKEN, QueuedTpuProvider
+from pulumi_dws.kinds.queued_tpu.provider import TYPE_TOKEN, QueuedTpuProvider
 from pulumi_dws.testing.dynamic_host import (
     UNKNOWN,
     DynamicProviderError,

@@ -15,9 +15,9 @@ from pulumi.dynamic import ConfigureRequest
 from pulumi.dynamic.config import Config
 from queued_tpu_helpers import BODY, PATH, PROJECT, QR, ZONE, props
 
-from pulumi_dws.providers.queued_tpu import QueuedTpuError, QueuedTpuProvider
-from pulumi_dws.providers.queued_tpu_create import OWNER_LABEL, create_key, with_owner
-from pulumi_dws.providers.queued_tpu_drift import seen_body
+from pulumi_dws.kinds.queued_tpu.create import OWNER_LABEL, create_key, with_owner
+from pulumi_dws.kinds.queued_tpu.drift import seen_body
+from pulumi_dws.kinds.queued_tpu.provider import QueuedTpuError, QueuedTpuProvider
 from pulumi_dws.testing.clock_helpers import virtual_sleep
 from pulumi_dws.testing.emulator import Emulator, FaultPlan
 from pulumi_dws.testing.emulator.tpu import TpuService

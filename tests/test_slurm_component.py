@@ -18,7 +18,7 @@ from slurm_helpers import seed_body as seed_json
 
 from pulumi_dws import DwsValidationError, SlurmCluster, limits
 from pulumi_dws.blueprint import deploy_from_config
-from pulumi_dws.slurm import SERVICE_AGENT_ROLES, build_cluster_body
+from pulumi_dws.kinds.slurm.component import SERVICE_AGENT_ROLES, build_cluster_body
 from pulumi_dws.testing import GcpMocks
 from pulumi_dws.testing.mocks import MOCK_PROJECT_NUMBER
 

@@ -10,7 +10,7 @@ import pytest
 from fault_helpers import assert_clean_run
 from slurm_helpers import ID, PROJECT, REGION, cluster_inputs, seed_body
 
-from pulumi_dws.providers.slurm import SlurmClusterError, SlurmClusterProvider
+from pulumi_dws.kinds.slurm.provider import SlurmClusterError, SlurmClusterProvider
 from pulumi_dws.testing.emulator import Emulator
 from pulumi_dws.testing.emulator.aiplatform import AiPlatformService
 from pulumi_dws.testing.fault_proxy import AFTER_ACT, FaultProxy, ProxyFaultPlan

@@ -15,7 +15,7 @@ import pytest
 from slurm_helpers import ID, PROJECT, REGION, ZONE, aiplatform_emulator, fresh, seed_body
 from slurm_helpers import cluster_inputs as inputs
 
-from pulumi_dws.providers.slurm import SlurmClusterProvider
+from pulumi_dws.kinds.slurm.provider import SlurmClusterProvider
 from pulumi_dws.testing.dynamic_host import (
     DynamicProviderError,
     DynamicProviderHost,

@@ -21,14 +21,14 @@ from pulumi.output import Unknown
 from slurm_helpers import ID, PROJECT, REGION, ZONE, aiplatform_emulator, fresh, seed_body
 from slurm_helpers import cluster_inputs as props
 
-from pulumi_dws.providers.slurm import SlurmClusterError, SlurmClusterProvider
-from pulumi_dws.providers.slurm_diff import (
+from pulumi_dws.kinds.slurm.diff import (
     BUSY,
     canonical,
     differences,
     plan_change,
     project_live,
 )
+from pulumi_dws.kinds.slurm.provider import SlurmClusterError, SlurmClusterProvider
 from pulumi_dws.testing.dynamic_host import serialized_provider_size
 from pulumi_dws.testing.emulator import Emulator, FaultPlan
 from pulumi_dws.testing.emulator.aiplatform import AiPlatformService, LroFailure
@@ -567,7 +567,7 @@ def test_projection_and_differences() -> None:
 def test_provider_and_emulator_agree_on_what_changes_in_place() -> None:
     """Two records of Google's rules kept apart on purpose (the provider's table, the marks on
     the emulator's schema): when they disagree, one of them is wrong."""
-    from pulumi_dws.providers.slurm_diff import _POOL_IMMUTABLE, UPDATE_PATHS
+    from pulumi_dws.kinds.slurm.diff import _POOL_IMMUTABLE, UPDATE_PATHS
     from pulumi_dws.testing.emulator.aiplatform.rules import (
         _IMMUTABLE_POOL_FIELDS,
         UPDATABLE_PATHS,

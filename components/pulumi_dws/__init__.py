@@ -17,16 +17,22 @@ emulator, gRPC-host driver) for testing stacks.
 """
 
 from . import catalog, limits, regions
-from .calendar import CalendarReservation, CalendarReservationArgs
 from .duration import Duration
 from .errors import DwsValidationError
-from .flex_group import FlexStartGroup, FlexStartGroupArgs
-from .flex_vm import FlexStartInstance, FlexStartInstanceArgs
-from .gke import QueuedNodePool, QueuedNodePoolArgs
-from .kueue import KueueQueue, KueueQueueArgs, kueue_job, kueue_job_fields, kueue_manifests
-from .queued_tpu import QueuedTpu, QueuedTpuArgs
+from .kinds.calendar.component import CalendarReservation, CalendarReservationArgs
+from .kinds.flex_group.component import FlexStartGroup, FlexStartGroupArgs
+from .kinds.flex_vm.component import FlexStartInstance, FlexStartInstanceArgs
+from .kinds.kueue.component import (
+    KueueQueue,
+    KueueQueueArgs,
+    kueue_job,
+    kueue_job_fields,
+    kueue_manifests,
+)
+from .kinds.node_pool.component import QueuedNodePool, QueuedNodePoolArgs
+from .kinds.queued_tpu.component import QueuedTpu, QueuedTpuArgs
+from .kinds.slurm.component import SlurmCluster, SlurmClusterArgs
 from .relative_time import RelativeTime
-from .slurm import SlurmCluster, SlurmClusterArgs
 
 __all__ = [
     "CalendarReservation",

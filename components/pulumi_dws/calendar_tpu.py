@@ -1,6 +1,6 @@
 """What Calendar mode offers for TPUs: versions, workload types, chip counts and zones.
 
-Shared by :class:`~pulumi_dws.calendar.CalendarReservation`, the ``calendar-tpu-request``
+Shared by :class:`~pulumi_dws.CalendarReservation`, the ``calendar-tpu-request``
 policy rule and ``dws advise calendar --tpu-version``. Chip counts and zones are rows of the
 limits table (``calendar.tpu_chips.<version>``, ``calendar.tpu_zones.<version>``; v5e has a
 row per workload type), overridable like every row.

@@ -50,7 +50,7 @@ DYNAMIC_PREFIX = "pulumi-python:dynamic"
 
 @dataclass(frozen=True)
 class Ref:
-    """An attribute of a module, named by path (``"pulumi_dws.testing.kinds.flex_vm:SAMPLES"``)
+    """An attribute of a module, named by path (``"pulumi_dws.kinds.flex_vm.testing:SAMPLES"``)
     and imported only when :meth:`load` is called."""
 
     path: str
@@ -190,7 +190,7 @@ def _ensure_loaded() -> None:
     with _lock:
         if not _loaded:
             _loaded = True
-            importlib.import_module("pulumi_dws.kinds")
+            importlib.import_module("pulumi_dws.kinds").load()
 
 
 def kinds() -> tuple[CapacityKind, ...]:

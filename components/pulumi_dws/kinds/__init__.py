@@ -1,22 +1,25 @@
-"""The built-in capacity kinds, one module each; each declares itself to
-:mod:`pulumi_dws.registry` when imported (the registry imports this package when first asked).
+"""The built-in capacity kinds, one package each (``kinds/<kind>/``: its component, its
+declaration in ``kind.py``, its dynamic providers and its test aids); each declaration registers
+itself with :mod:`pulumi_dws.registry` when imported, and the registry calls :func:`load` when
+first asked.
 
-A new kind is a module here that calls :func:`~pulumi_dws.registry.register` once, named in
-:data:`BUILTIN` (see docs/architecture.md, "How to add a kind").
+A new kind is a package here whose ``kind`` module calls :func:`~pulumi_dws.registry.register`
+once, named in :data:`BUILTIN` (see docs/architecture.md, "How to add a kind").
 """
 
 import importlib
 
 from ..registry import register_resources
 
-__all__ = ["BUILTIN"]
+__all__ = ["BUILTIN", "load"]
 
-BUILTIN = ("calendar", "slurm", "gke", "kueue", "flex_vm", "flex_group", "queued_tpu")
-"""The kinds' modules, in the order ``dws:capacity`` lists them."""
+BUILTIN = ("calendar", "slurm", "node_pool", "kueue", "flex_vm", "flex_group", "queued_tpu")
+"""The kinds' packages, in the order ``dws:capacity`` lists them."""
 
-for _name in BUILTIN:
-    importlib.import_module(f"{__name__}.{_name}")
 
-from .common import RESOURCES  # noqa: E402  (after the kinds: its catch-alls come last)
-
-register_resources(*RESOURCES)
+def load() -> None:
+    """Import every built-in kind's declaration, then the resource types no kind owns."""
+    for name in BUILTIN:
+        importlib.import_module(f"{__name__}.{name}.kind")
+    common = importlib.import_module(f"{__name__}.common")
+    register_resources(*common.RESOURCES)  # after the kinds: its catch-alls come last

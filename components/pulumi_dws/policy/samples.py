@@ -8,12 +8,12 @@ warns (:class:`DeprecationWarning`); importing :mod:`pulumi_dws.policy` does not
 from typing import Any
 
 from .._moved import warn_moved
-from ..testing.kinds.calendar import calendar_reservation
-from ..testing.kinds.flex_vm import flex_instance, flex_template, flex_vm_body
-from ..testing.kinds.gke import private_cluster, queued_node_pool
-from ..testing.kinds.kueue import kueue_config
-from ..testing.kinds.slurm import service_agent_member
-from ..testing.kinds.slurm import slurm_cluster_sample as slurm_cluster
+from ..kinds.calendar.testing import calendar_reservation
+from ..kinds.flex_vm.testing import flex_instance, flex_template, flex_vm_body
+from ..kinds.kueue.testing import kueue_config
+from ..kinds.node_pool.testing import private_cluster, queued_node_pool
+from ..kinds.slurm.testing import service_agent_member
+from ..kinds.slurm.testing import slurm_cluster_sample as slurm_cluster
 from ..testing.samples import DELETE, SAMPLE_NOW, samples, variant
 
 __all__ = [

@@ -1,7 +1,7 @@
 """Helpers for driving pulumi-dws's dynamic providers against the local emulator on its virtual
 clock, in process (tests, benchmarks) or in another process (Pulumi's dynamic-provider host).
 
-    from pulumi_dws.providers.flex_vm import FlexStartVmProvider
+    from pulumi_dws.kinds.flex_vm.provider import FlexStartVmProvider
     from pulumi_dws.testing.clock_helpers import emulator_env, flex_start_vm_props, virtual_sleep
     from pulumi_dws.testing.emulator import Emulator
 
@@ -108,7 +108,7 @@ def flex_start_vm_props(
     wait_for: str = "running",
     **body: Any,
 ) -> dict[str, Any]:
-    """The inputs of a ``FlexStartVm`` (``pulumi_dws.providers.flex_vm``) without a template;
+    """The inputs of a ``FlexStartVm`` (``pulumi_dws.kinds.flex_vm.provider``) without a template;
     ``body`` takes :func:`flex_start_body`'s keywords."""
     return {
         "project": project,
@@ -193,9 +193,9 @@ def mig_resize_props(
     region: str | None = None,
     wait_for: str = "running",
 ) -> dict[str, Any]:
-    """The inputs of a ``MigResizeRequest`` (``pulumi_dws.providers.mig_resize``): ``count``
+    """The inputs of a ``MigResizeRequest`` (``pulumi_dws.kinds.flex_group.provider``): ``count``
     VMs for ``run`` seconds on ``group``, zonal (``zone``) or regional (``region``)."""
-    from ..providers.mig_resize import resize_request_body
+    from ..kinds.flex_group.provider import resize_request_body
 
     return {
         "project": project,

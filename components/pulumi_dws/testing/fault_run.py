@@ -186,7 +186,7 @@ def flex_vm_fault_run(
 ) -> FaultRunReport:
     """``cycles`` create/delete cycles of ``FlexStartVm`` through ``proxy`` (see the module
     docstring). Every fourth cycle waits in the queue for capacity; every tenth finds none."""
-    from ..providers.flex_vm import FlexStartError, FlexStartVmProvider
+    from ..kinds.flex_vm.provider import FlexStartError, FlexStartVmProvider
     from .clock_helpers import flex_start_vm_props, virtual_sleep
 
     compute = emu["compute"]
@@ -244,7 +244,7 @@ def slurm_fault_run(
 ) -> FaultRunReport:
     """``cycles`` create/delete cycles of ``SlurmCluster`` through ``proxy``; ``body(cluster_id)``
     gives the create body. Every seventh create's operation fails (the clean-up path)."""
-    from ..providers.slurm import SlurmClusterError, SlurmClusterProvider
+    from ..kinds.slurm.provider import SlurmClusterError, SlurmClusterProvider
     from .clock_helpers import virtual_sleep
 
     svc = emu["aiplatform"]
@@ -293,7 +293,7 @@ def queued_tpu_fault_run(
     Every fourth create waits in the queue for its chips, every seventh request fails when
     accepted, every tenth finds no chips (its window expires); every third returns once
     accepted."""
-    from ..providers.queued_tpu import QueuedTpuError, QueuedTpuProvider
+    from ..kinds.queued_tpu.provider import QueuedTpuError, QueuedTpuProvider
     from .clock_helpers import virtual_sleep
 
     svc = emu["tpu"]
@@ -343,7 +343,7 @@ def mig_resize_fault_run(
     for capacity, every seventh request fails while it queues, every tenth finds no capacity (the
     wait runs out: cancelled); some requests stay ``CREATING`` a while, some VMs boot slowly.
     An orphan is a resize request or a VM no successful create returned."""
-    from ..providers.mig_resize import MigResizeError, MigResizeRequestProvider
+    from ..kinds.flex_group.provider import MigResizeError, MigResizeRequestProvider
     from .clock_helpers import flex_start_group, mig_resize_props, virtual_sleep
 
     compute = emu["compute"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ...flex_shapes import SHAPE_DESCRIPTION
+from ...kinds.flex_vm.shapes import SHAPE_DESCRIPTION
 from ..shapes import accelerator_kind, body_of, kind_of, node_pools, vm_spec
 from ..values import UNKNOWN, pick
 from ..view import Context, ResourceView

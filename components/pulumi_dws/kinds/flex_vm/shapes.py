@@ -9,7 +9,7 @@ about as much as a raw VM: one per VM made a ``FlexStartInstance`` twice as slow
 The fingerprint (:func:`fingerprint`) is a hash of the template's inputs and of the gcp provider
 the VM would use; the ``FlexStartVm`` carries it as ``templateShape`` so that its diff replaces
 the VM when its shape changes, not when the template it was created from is renamed or
-recreated with the same shape (see :mod:`pulumi_dws.providers.flex_vm`).
+recreated with the same shape (see :mod:`pulumi_dws.kinds.flex_vm.provider`).
 
 A shape that holds an ``Output`` (a project, image or network not known until deployment) can't
 be fingerprinted before it is known, and a shared template is nobody's child, so it would not
@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import pulumi
 from pulumi.runtime import settings
 
-from .outputs import is_output
+from ...outputs import is_output
 
 if TYPE_CHECKING:  # policy rules import this module for SHAPE_DESCRIPTION alone
     import pulumi_gcp as gcp

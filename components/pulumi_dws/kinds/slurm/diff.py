@@ -19,7 +19,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from .rest import wire
+from ...providers.rest import wire
 
 __all__ = [
     "BUSY",
@@ -46,7 +46,7 @@ ID_PATTERN = re.compile(r"^[a-z][a-z0-9]*\Z")  # length: see valid_cluster_id
 
 def valid_cluster_id(value: object) -> bool:
     """A model_development_cluster_id the API accepts (pattern and the limits-table length)."""
-    from ..limits import get
+    from ...limits import get
 
     longest = get("slurm.cluster_id_length").maximum or 0
     return isinstance(value, str) and bool(ID_PATTERN.match(value)) and len(value) <= longest
@@ -123,7 +123,7 @@ class SlurmClusterError(Exception):
 def cluster_path(project: str, region: str, cluster_id: str) -> str:
     """``projects/{p}/locations/{r}/modelDevelopmentClusters/{id}`` (the resource id), every
     part checked in full and quoted (see :mod:`~pulumi_dws.providers.paths`)."""
-    from .paths import cluster_path as checked
+    from ...providers.paths import cluster_path as checked
 
     return checked(project, region, cluster_id)
 

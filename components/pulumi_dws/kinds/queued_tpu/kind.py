@@ -16,20 +16,20 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from .. import catalog
-from ..errors import DwsValidationError
-from ..plan.summary import duration_text, gpu_hours
-from ..policy.capacity import CapacityItem, consumer_item, run_hours
-from ..policy.shapes import VmFields, VmSpec, body_of
-from ..policy.values import UNKNOWN, as_int, dig, pick
-from ..policy.view import ResourceView
-from ..providers.queued_tpu import TYPE_TOKEN as QUEUED_TPU
-from ..queued_tpu import QueuedTpu, QueuedTpuArgs, QueuedTpuSpec
-from ..registry import CapacityKind, Ref, ResourceType, register
+from ... import catalog
+from ...errors import DwsValidationError
+from ...plan.summary import duration_text, gpu_hours
+from ...policy.capacity import CapacityItem, consumer_item, run_hours
+from ...policy.shapes import VmFields, VmSpec, body_of
+from ...policy.values import UNKNOWN, as_int, dig, pick
+from ...policy.view import ResourceView
+from ...registry import CapacityKind, Ref, ResourceType, register
+from .component import QueuedTpu, QueuedTpuArgs, QueuedTpuSpec
+from .provider import TYPE_TOKEN as QUEUED_TPU
 
 __all__ = ["KIND", "RAW_QUEUED_RESOURCE", "CLOUD_TPU_VM", "tpu_request", "read_queued_tpu"]
 
-_AIDS = "pulumi_dws.testing.kinds.queued_tpu"
+_AIDS = "pulumi_dws.kinds.queued_tpu.testing"
 RAW_QUEUED_RESOURCE = "gcp:tpu/v2QueuedResource:V2QueuedResource"
 _NODE = "tpu.nodeSpec[0].node"
 

@@ -1,6 +1,6 @@
 """The create of a Cloud TPU queued resource, as steps of the shared
 :class:`~pulumi_dws.providers.create_machine.CreateMachine` (see
-:mod:`pulumi_dws.providers.queued_tpu` for the behaviour).
+:mod:`pulumi_dws.kinds.queued_tpu.provider` for the behaviour).
 
 Ownership. The program chooses the queued resource's id, so a create run again after a crash
 (or after a lost answer) finds the resource, or meets ``409 ALREADY_EXISTS``. It is *ours* when
@@ -21,7 +21,7 @@ import uuid
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from .create_machine import (
+from ...providers.create_machine import (
     OWNER_LABEL,
     CleanUp,
     Found,
@@ -32,11 +32,11 @@ from .create_machine import (
     kept_unless_gone,
     sent_after,
 )
-from .rest import ApiError, is_lro, wire
+from ...providers.rest import ApiError, is_lro, wire
 
 if TYPE_CHECKING:
-    from .queued_tpu import QueuedTpuProvider, _Target
-    from .rest import GoogleRestClient
+    from ...providers.rest import GoogleRestClient
+    from .provider import QueuedTpuProvider, _Target
 
 __all__ = ["OWNER_LABEL", "QueuedTpuCreate", "create_key", "state_of"]
 
@@ -140,7 +140,7 @@ class QueuedTpuCreate:
 
     # ------------------------------------------------------------------ follow / adopt
     def follow(self, op: dict[str, Any]) -> Outcome[dict[str, Any]]:
-        from .queued_tpu import describe_status
+        from .provider import describe_status
 
         try:
             done = self.provider.wait_operation(self.client, op, f"create of {self.target.path}")
@@ -172,7 +172,7 @@ class QueuedTpuCreate:
         return self._judge(live, wanted)
 
     def _judge(self, live: dict[str, Any] | None, wanted: str) -> Outcome[dict[str, Any]]:
-        from .queued_tpu import failure_detail
+        from .provider import failure_detail
 
         if live is None:
             return Outcome(Phase.FAILED, error=_Failed("the queued resource is gone"))
@@ -207,7 +207,7 @@ class QueuedTpuCreate:
         return None  # a failed or expired request never becomes ACTIVE
 
     def clean_up(self, failure: Exception) -> CleanUp[dict[str, Any]]:
-        from .queued_tpu import QueuedTpuError  # a delete whose operation failed
+        from .provider import QueuedTpuError  # a delete whose operation failed
 
         path = self.target.path
         for _ in range(2):  # once more if it came back (a create that arrived late)

@@ -13,9 +13,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .compute_ops import DEFAULT_OPERATION_TIMEOUT, is_operation, wait_operation
-from .paths import group_path, resize_request_path
-from .rest import ApiError, GoogleRestClient
+from ...providers.compute_ops import DEFAULT_OPERATION_TIMEOUT, is_operation, wait_operation
+from ...providers.paths import group_path, resize_request_path
+from ...providers.rest import ApiError, GoogleRestClient
 
 __all__ = [
     "ACTIVE",

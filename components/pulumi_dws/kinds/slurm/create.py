@@ -1,15 +1,23 @@
 """The create of a managed Slurm cluster, as steps of the shared
 :class:`~pulumi_dws.providers.create_machine.CreateMachine` (see
-:mod:`pulumi_dws.providers.slurm` for the behaviour)."""
+:mod:`pulumi_dws.kinds.slurm.provider` for the behaviour)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from .create_machine import CleanUp, Found, Outcome, Phase, Sent, kept_unless_gone, sent_after
-from .rest import ApiError, is_lro
-from .slurm_diff import (
+from ...providers.create_machine import (
+    CleanUp,
+    Found,
+    Outcome,
+    Phase,
+    Sent,
+    kept_unless_gone,
+    sent_after,
+)
+from ...providers.rest import ApiError, is_lro
+from .diff import (
     BUSY,
     SlurmClusterError,
     canonical,
@@ -20,8 +28,8 @@ from .slurm_diff import (
 )
 
 if TYPE_CHECKING:
-    from .rest import GoogleRestClient
-    from .slurm import SlurmClusterProvider
+    from ...providers.rest import GoogleRestClient
+    from .provider import SlurmClusterProvider
 
 __all__ = ["SlurmCreate", "is_lro"]
 
@@ -49,13 +57,13 @@ class SlurmCreate:
         self.path = path
 
     def _get(self) -> dict[str, Any] | None:
-        from .slurm import _is_cluster
+        from .provider import _is_cluster
 
         return self.client.find(self.path, expect=_is_cluster)
 
     # ------------------------------------------------------------------ find
     def find(self) -> Found[dict[str, Any]]:
-        from .slurm import _state_of
+        from .provider import _state_of
 
         try:
             live = self._get()
@@ -114,7 +122,7 @@ class SlurmCreate:
         return self._judge(live)
 
     def adopt(self, live: dict[str, Any]) -> Outcome[dict[str, Any]]:
-        from .slurm import _state_of
+        from .provider import _state_of
 
         if _state_of(live) in BUSY:
             try:
@@ -129,7 +137,7 @@ class SlurmCreate:
         return self._judge(live)
 
     def _judge(self, live: dict[str, Any]) -> Outcome[dict[str, Any]]:
-        from .slurm import _state_of
+        from .provider import _state_of
 
         state = _state_of(live)
         if state == "ERROR":
@@ -153,7 +161,7 @@ class SlurmCreate:
         return None  # a failed cluster is never what was asked for
 
     def clean_up(self, failure: Exception) -> CleanUp[dict[str, Any]]:
-        from .slurm import _state_of
+        from .provider import _state_of
 
         for _ in range(2):  # once more if the cluster came back (a create that arrived late)
             try:

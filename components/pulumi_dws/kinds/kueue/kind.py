@@ -6,16 +6,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .. import catalog
-from ..errors import DwsValidationError
-from ..kueue import KueueQueue, KueueQueueArgs, KueueQueueSpec
-from ..models import suggest
-from ..registry import BlueprintEntry, CapacityKind, Ref, ResourceType, register
-from .common import kubernetes_summary
+from ... import catalog
+from ...errors import DwsValidationError
+from ...models import suggest
+from ...registry import BlueprintEntry, CapacityKind, Ref, ResourceType, register
+from ..common import kubernetes_summary
+from .component import KueueQueue, KueueQueueArgs, KueueQueueSpec
 
 __all__ = ["KIND", "PROVISIONING_REQUEST_CONFIG"]
 
-_AIDS = "pulumi_dws.testing.kinds.kueue"
+_AIDS = "pulumi_dws.kinds.kueue.testing"
 PROVISIONING_REQUEST_CONFIG = (
     r"^kubernetes:kueue\.x-k8s\.io/v1[a-z0-9]*:ProvisioningRequestConfig\Z"
 )

@@ -7,17 +7,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ..gke import QueuedNodePool, QueuedNodePoolArgs, QueuedNodePoolSpec
-from ..plan.summary import duration_text, gpu_hours
-from ..policy.capacity import CapacityItem, consumer_item, known_or_none, run_hours
-from ..policy.shapes import CLUSTER, NODE_POOL, PoolSpec, node_pools
-from ..policy.values import UNKNOWN, as_int, dig
-from ..policy.view import ResourceView
-from ..registry import CapacityKind, Ref, ResourceType, register
+from ...plan.summary import duration_text, gpu_hours
+from ...policy.capacity import CapacityItem, consumer_item, known_or_none, run_hours
+from ...policy.shapes import CLUSTER, NODE_POOL, PoolSpec, node_pools
+from ...policy.values import UNKNOWN, as_int, dig
+from ...policy.view import ResourceView
+from ...registry import CapacityKind, Ref, ResourceType, register
+from .component import QueuedNodePool, QueuedNodePoolArgs, QueuedNodePoolSpec
 
 __all__ = ["KIND", "read_pools"]
 
-_AIDS = "pulumi_dws.testing.kinds.gke"
+_AIDS = "pulumi_dws.kinds.node_pool.testing"
 
 
 def read_pools(view: ResourceView) -> Iterator[PoolSpec]:

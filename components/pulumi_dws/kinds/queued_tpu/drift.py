@@ -14,7 +14,7 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
-from .queued_tpu_create import OWNER_LABEL
+from .create import OWNER_LABEL
 
 __all__ = ["WATCHED", "seen_body"]
 

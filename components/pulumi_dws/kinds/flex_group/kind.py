@@ -13,15 +13,15 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from ..flex_group import FlexStartGroup, FlexStartGroupArgs, FlexStartGroupSpec
-from ..plan.summary import duration_text
-from ..policy.capacity import CapacityItem, consumer_item, item, run_hours
-from ..policy.shapes import INSTANCE_TEMPLATE, REGION_INSTANCE_TEMPLATE, VmSpec, body_of
-from ..policy.values import UNKNOWN, as_int, dig, last_segment
-from ..policy.view import ResourceView
-from ..providers.mig_resize import TYPE_TOKEN as RESIZE_REQUEST
-from ..registry import CapacityKind, Ref, ResourceType, register
-from .flex_vm import read_vm
+from ...plan.summary import duration_text
+from ...policy.capacity import CapacityItem, consumer_item, item, run_hours
+from ...policy.shapes import INSTANCE_TEMPLATE, REGION_INSTANCE_TEMPLATE, VmSpec, body_of
+from ...policy.values import UNKNOWN, as_int, dig, last_segment
+from ...policy.view import ResourceView
+from ...registry import CapacityKind, Ref, ResourceType, register
+from ..flex_vm.kind import read_vm
+from .component import FlexStartGroup, FlexStartGroupArgs, FlexStartGroupSpec
+from .provider import TYPE_TOKEN as RESIZE_REQUEST
 
 __all__ = [
     "KIND",
@@ -32,7 +32,7 @@ __all__ = [
     "group_template",
 ]
 
-_AIDS = "pulumi_dws.testing.kinds.flex_group"
+_AIDS = "pulumi_dws.kinds.flex_group.testing"
 INSTANCE_GROUP_MANAGER = "gcp:compute/instanceGroupManager:InstanceGroupManager"
 REGION_INSTANCE_GROUP_MANAGER = "gcp:compute/regionInstanceGroupManager:RegionInstanceGroupManager"
 RAW_RESIZE_REQUEST = "gcp:compute/resizeRequest:ResizeRequest"

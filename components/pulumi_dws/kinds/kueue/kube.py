@@ -13,7 +13,7 @@ import pulumi
 import pulumi_gcp as gcp
 import pulumi_kubernetes as kubernetes
 
-from .errors import DwsValidationError
+from ...errors import DwsValidationError
 
 __all__ = ["AUTH_PLUGIN", "cluster_name", "kubeconfig", "cluster_kubeconfig", "gke_provider"]
 

@@ -25,20 +25,20 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from .compute_insert import AttemptIds, insert_answer
-from .compute_ops import (
+from ...providers.compute_insert import AttemptIds, insert_answer
+from ...providers.compute_ops import (
     RESIZE_REQUEST_NUMBERS,
     create_request_id,
     is_operation,
     typed_numbers,
 )
-from .create_machine import CleanUp, Found, Outcome, Phase, Sent
-from .mig_ops import get_request, other_live_request, tear_down
-from .rest import ApiError, OperationError
+from ...providers.create_machine import CleanUp, Found, Outcome, Phase, Sent
+from ...providers.rest import ApiError, OperationError
+from .ops import get_request, other_live_request, tear_down
 
 if TYPE_CHECKING:
-    from .mig_resize import _Rr
-    from .rest import GoogleRestClient
+    from ...providers.rest import GoogleRestClient
+    from .provider import _Rr
 
 __all__ = ["MigCreate", "create_key", "typed_body", "same_request"]
 
@@ -195,7 +195,7 @@ class MigCreate:
         return self._await()
 
     def _await(self) -> Outcome[dict[str, Any]]:
-        from .mig_resize import await_request
+        from .provider import await_request
 
         try:
             view = await_request(self.client, self.rr, self._seen)
@@ -213,7 +213,7 @@ class MigCreate:
         """What a clean-up cut short left once the request is gone: the group's VMs (the
         request SUCCEEDED if any run; None when there are none: nothing is left), or the
         request as last seen with its VMs unknown."""
-        from .mig_ops import managed_instances
+        from .ops import managed_instances
 
         try:
             members = managed_instances(self.client, self.rr.where)
@@ -225,7 +225,7 @@ class MigCreate:
 
     # ------------------------------------------------------------------ failure
     def reached(self, failure: Exception) -> dict[str, Any] | None:
-        from .mig_resize import MigResizeError, reached, read_view
+        from .provider import MigResizeError, reached, read_view
 
         if isinstance(failure, (OperationError, MigResizeError)):
             return None  # Google said the request failed, or it is gone
@@ -236,7 +236,7 @@ class MigCreate:
         return view if view is not None and reached(self.rr, view) else None
 
     def clean_up(self, failure: Exception) -> CleanUp[dict[str, Any]]:
-        from .mig_resize import read_view
+        from .provider import read_view
 
         rr = self.rr
         self.failure = failure
@@ -274,7 +274,7 @@ class MigCreate:
 
     # ------------------------------------------------------------------ messages
     def message(self, phase: Phase, detail: str, error: Exception | None) -> str:
-        from .mig_resize import failure_text
+        from .provider import failure_text
 
         rr = self.rr
         if phase is Phase.NOT_OURS and self.blocked_by is not None:

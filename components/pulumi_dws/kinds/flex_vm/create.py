@@ -28,8 +28,8 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from .compute_insert import AttemptIds, insert_answer
-from .compute_ops import (
+from ...providers.compute_insert import AttemptIds, insert_answer
+from ...providers.compute_ops import (
     create_request_id,
     delete_instance,
     get_instance,
@@ -38,12 +38,20 @@ from .compute_ops import (
     is_operation,
     typed_instance,
 )
-from .create_machine import OWNER_LABEL, CleanUp, Found, Outcome, Phase, Sent, found_by_owner
-from .rest import ApiError, OperationError
+from ...providers.create_machine import (
+    OWNER_LABEL,
+    CleanUp,
+    Found,
+    Outcome,
+    Phase,
+    Sent,
+    found_by_owner,
+)
+from ...providers.rest import ApiError, OperationError
 
 if TYPE_CHECKING:
-    from .flex_vm import _Vm
-    from .rest import GoogleRestClient
+    from ...providers.rest import GoogleRestClient
+    from .provider import _Vm
 
 __all__ = ["OWNER_LABEL", "FlexCreate", "create_key"]
 
@@ -124,7 +132,7 @@ class FlexCreate:
 
     # ------------------------------------------------------------------ follow / adopt
     def follow(self, op: dict[str, Any]) -> Outcome[dict[str, Any]]:
-        from .flex_vm import FlexStartError, await_capacity
+        from .provider import FlexStartError, await_capacity
 
         vm = self.vm
         try:
@@ -139,7 +147,7 @@ class FlexCreate:
         return Outcome(_phase_of(instance), instance)
 
     def adopt(self, instance: dict[str, Any]) -> Outcome[dict[str, Any]]:
-        from .flex_vm import converge
+        from .provider import converge
 
         try:
             final = converge(self.client, self.vm, instance)
@@ -149,7 +157,7 @@ class FlexCreate:
 
     # ------------------------------------------------------------------ failure
     def reached(self, failure: Exception) -> dict[str, Any] | None:
-        from .flex_vm import ACCEPTED, FlexStartError
+        from .provider import ACCEPTED, FlexStartError
 
         vm = self.vm
         if isinstance(failure, (OperationError, FlexStartError)):
@@ -210,7 +218,7 @@ class FlexCreate:
 
     # ------------------------------------------------------------------ messages
     def message(self, phase: Phase, detail: str, error: Exception | None) -> str:
-        from .flex_vm import failure_text, rejected_text
+        from .provider import failure_text, rejected_text
 
         vm = self.vm
         where = f"{vm.name} --zone {vm.zone} --project {vm.project}"

@@ -7,20 +7,20 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from .. import catalog
-from ..calendar import CalendarReservation, CalendarReservationArgs, CalendarReservationSpec
-from ..errors import DwsValidationError
-from ..plan.summary import duration_text, gpu_hours
-from ..policy.capacity import CapacityItem, item, known_or_none, window_seconds
-from ..policy.shapes import DYNAMIC_PREFIX, FUTURE_RESERVATION, RESERVATION, body_of, machine_gpus
-from ..policy.values import UNKNOWN, as_int, dig, pick
-from ..policy.view import ResourceView
-from ..providers.stable_time import TYPE_TOKEN as STABLE_TIME
-from ..registry import CapacityKind, Ref, ResourceType, register
+from ... import catalog
+from ...errors import DwsValidationError
+from ...plan.summary import duration_text, gpu_hours
+from ...policy.capacity import CapacityItem, item, known_or_none, window_seconds
+from ...policy.shapes import DYNAMIC_PREFIX, FUTURE_RESERVATION, RESERVATION, body_of, machine_gpus
+from ...policy.values import UNKNOWN, as_int, dig, pick
+from ...policy.view import ResourceView
+from ...providers.stable_time import TYPE_TOKEN as STABLE_TIME
+from ...registry import CapacityKind, Ref, ResourceType, register
+from .component import CalendarReservation, CalendarReservationArgs, CalendarReservationSpec
 
 __all__ = ["KIND", "reservation_source"]
 
-_AIDS = "pulumi_dws.testing.kinds.calendar"
+_AIDS = "pulumi_dws.kinds.calendar.testing"
 _HOUR = 3600.0
 
 

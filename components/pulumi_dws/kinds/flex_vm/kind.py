@@ -12,10 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ..flex_vm import FlexStartInstance, FlexStartInstanceArgs, FlexStartInstanceSpec
-from ..plan.summary import duration_text, gpu_hours
-from ..policy.capacity import CapacityItem, consumer_item, item, run_hours
-from ..policy.shapes import (
+from ...plan.summary import duration_text, gpu_hours
+from ...policy.capacity import CapacityItem, consumer_item, item, run_hours
+from ...policy.shapes import (
     INSTANCE,
     INSTANCE_TEMPLATE,
     REGION_INSTANCE_TEMPLATE,
@@ -24,14 +23,15 @@ from ..policy.shapes import (
     body_of,
     vm_spec,
 )
-from ..policy.values import UNKNOWN, dig, last_segment, pick
-from ..policy.view import ResourceView
-from ..providers.flex_vm import TYPE_TOKEN as FLEX_VM
-from ..registry import CapacityKind, Items, Ref, ResourceType, register
+from ...policy.values import UNKNOWN, dig, last_segment, pick
+from ...policy.view import ResourceView
+from ...registry import CapacityKind, Items, Ref, ResourceType, register
+from .component import FlexStartInstance, FlexStartInstanceArgs, FlexStartInstanceSpec
+from .provider import TYPE_TOKEN as FLEX_VM
 
 __all__ = ["KIND", "read_vm"]
 
-_AIDS = "pulumi_dws.testing.kinds.flex_vm"
+_AIDS = "pulumi_dws.kinds.flex_vm.testing"
 
 
 def read_vm(view: ResourceView, *, dynamic: bool = False, template: bool = False) -> VmSpec:

@@ -7,18 +7,18 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from ..plan.summary import duration_text, gpu_hours, shown
-from ..policy.capacity import CapacityItem, consumer_item, known_or_none, run_hours
-from ..policy.shapes import SlurmPool, body_of, slurm_pools
-from ..policy.values import pick
-from ..policy.view import ResourceView
-from ..providers.slurm import TYPE_TOKEN as SLURM
-from ..registry import CapacityKind, Ref, ResourceType, register
-from ..slurm import SlurmCluster, SlurmClusterArgs, SlurmClusterSpec
+from ...plan.summary import duration_text, gpu_hours, shown
+from ...policy.capacity import CapacityItem, consumer_item, known_or_none, run_hours
+from ...policy.shapes import SlurmPool, body_of, slurm_pools
+from ...policy.values import pick
+from ...policy.view import ResourceView
+from ...registry import CapacityKind, Ref, ResourceType, register
+from .component import SlurmCluster, SlurmClusterArgs, SlurmClusterSpec
+from .provider import TYPE_TOKEN as SLURM
 
 __all__ = ["KIND", "read_pools", "IAM_PATTERN"]
 
-_AIDS = "pulumi_dws.testing.kinds.slurm"
+_AIDS = "pulumi_dws.kinds.slurm.testing"
 IAM_PATTERN = r"^gcp:[A-Za-z]+/iAM(Member|Binding|Policy):IAM(Member|Binding|Policy)\Z"
 """Project, folder, organization and service-account IAM members, bindings and policies."""
 IAM_MEMBER = "gcp:projects/iAMMember:IAMMember"

@@ -1,0 +1,359 @@
+"""``QueuedTpu``: a Cloud TPU slice asked for as a *queued resource*, with Flex-start.
+
+    tpu = QueuedTpu("trainer", {
+        "zone": "us-east5-a",
+        "accelerator_type": "v6e-16",          # 16 TPU v6e chips (4 VMs)
+        "max_run_duration": "1d",              # Flex-start: the slice runs up to a day
+        "request_valid_for": "2h",             # and waits up to 2 h in the queue for capacity
+    })
+
+pulumi-gcp's ``gcp.tpu.V2QueuedResource`` has no provisioning model, run duration or queueing
+policy (the Cloud TPU ``v2`` API has none): Flex-start needs the ``v2alpha1`` API, so the child
+is a dynamic resource, ``<name>-queued-resource``
+(:class:`~pulumi_dws.kinds.queued_tpu.provider.QueuedTpuResource`). Its ``body`` is field for field
+what ``gcloud alpha compute tpus queued-resources create --provisioning-model=flex-start
+--max-run-duration=1d --valid-until-duration=2h ...`` sends.
+
+``provisioning``: ``"flex_start"`` (default; needs ``max_run_duration``; the zone must offer
+Flex-start for the TPU version, limits rows ``queued_tpu.flex_start_zones.*``), ``"spot"``, or
+``"reservation_bound"`` with ``reservation`` (a short name, expanded as gcloud does to
+``projects/PROJECT/locations/ZONE/reservations/NAME``, or a full name:
+:meth:`CalendarReservation.queued_tpu_settings` gives one for a Calendar-mode reservation).
+
+``node_count`` (> 1) asks for a *multislice*: that many slices of ``accelerator_type``, nodes
+``<node_id_prefix>-0``, ``-1``...; otherwise one slice named ``node_id``.
+
+Every argument is validated before anything is registered.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal, TypedDict
+
+import pulumi
+from pydantic import model_validator
+from typing_extensions import NotRequired, Required
+
+from ... import catalog, limits
+from ...defaults import default_name, resolve_project, type_token
+from ...duration import Duration, DurationLike
+from ...errors import DwsValidationError
+from ...fields import Check, DurationWithin, Labels, MaybeOutput, Metadata, Name, Within, Zone
+from ...models import DwsModel, parse_args
+from ...validation import check_name, is_output, when_known
+from .provider import QueuedTpuResource
+
+__all__ = [
+    "QueuedTpu",
+    "QueuedTpuArgs",
+    "QueuedTpuSpec",
+    "PROVISIONING_MODELS",
+    "TYPE",
+    "queued_resource_body",
+    "reservation_name",
+]
+
+TYPE = type_token("QueuedTpu")
+PROVISIONING_MODELS: dict[str, str] = {
+    "flex_start": "FLEX_START",
+    "spot": "SPOT",
+    "reservation_bound": "RESERVATION_BOUND",
+}
+"""``provisioning`` -> the API's ``provisioningModel`` (gcloud ``--provisioning-model``)."""
+_SHORT_RESERVATION = re.compile(r"^[a-zA-Z0-9-]+\Z")  # what gcloud expands (util.py)
+_FULL_RESERVATION = re.compile(
+    r"^projects/(?P<project>[^/]+)/locations/(?P<zone>[^/]+)/reservations/(?P<name>[^/]+)\Z"
+)
+
+
+class QueuedTpuArgs(TypedDict, total=False):
+    """Arguments of :class:`QueuedTpu`."""
+
+    zone: Required[str | pulumi.Output[str]]
+    """Zone of the slice, e.g. ``us-east5-a``."""
+    accelerator_type: Required[str]
+    """Cloud TPU accelerator type: ``v6e-16``, ``v5litepod-8``, ``v5p-8`` (for v5p the number
+    counts TensorCores, 2 per chip)."""
+    runtime_version: NotRequired[str]
+    """TPU VM software (default: the generation's PyTorch/JAX runtime, ``v2-alpha-tpuv6e``)."""
+    node_id: NotRequired[str]
+    """Name of the TPU node (default: the queued resource's id). Not with ``node_count``."""
+    node_count: NotRequired[int]
+    """Multislice: this many slices (2 or more) of ``accelerator_type``."""
+    node_id_prefix: NotRequired[str]
+    """Multislice node names are ``<prefix>-0``, ``-1``... (default: the queued resource id)."""
+    provisioning: NotRequired[Literal["flex_start", "spot", "reservation_bound"]]
+    """``flex_start`` (default), ``spot`` or ``reservation_bound`` (with ``reservation``)."""
+    reservation: NotRequired[str | pulumi.Output[str]]
+    """The reservation a ``reservation_bound`` request consumes: a name in the project and
+    zone, or ``projects/P/locations/ZONE/reservations/NAME``."""
+    max_run_duration: NotRequired[DurationLike]
+    """Flex-start only (required there): how long the slice runs once it has capacity (10
+    minutes to 7 days); then its VMs are deleted and the request is ``SUSPENDED``."""
+    request_valid_for: NotRequired[DurationLike | None]
+    """How long the request waits in the queue for capacity (``validUntilDuration``); after
+    that it ``FAILED``. ``None`` (default): as long as Google keeps it."""
+    wait_for: NotRequired[Literal["accepted", "active"]]
+    """``active`` (default): the deployment waits until the slice is ``ACTIVE``.
+    ``accepted``: it returns once the request waits in the queue."""
+    project: NotRequired[str | pulumi.Output[str]]
+    """Project (default: the ``gcp:project`` stack config)."""
+    queued_resource_id: NotRequired[str]
+    """Id of the queued resource (default: the component's name)."""
+    network: NotRequired[str | pulumi.Output[str]]
+    """VPC network (default ``default``)."""
+    subnetwork: NotRequired[str | pulumi.Output[str]]
+    public_ip: NotRequired[bool]
+    """Give each TPU VM an external IP (default False: use Cloud NAT / IAP)."""
+    service_account: NotRequired[str | pulumi.Output[str]]
+    """Service account email of the TPU VMs (default: the Compute default one)."""
+    scopes: NotRequired[list[str]]
+    """OAuth scopes for ``service_account``."""
+    labels: NotRequired[Mapping[str, str | pulumi.Output[str]]]
+    metadata: NotRequired[Mapping[str, str | pulumi.Output[str]]]
+
+
+def _accelerator_type(field: str, value: Any) -> str:
+    catalog.cloud_tpu_slice(field, value)
+    return str(value)
+
+
+def _reservation(field: str, value: Any) -> Any:
+    if is_output(value):
+        return value
+    if not isinstance(value, str) or not (
+        _SHORT_RESERVATION.match(value) or _FULL_RESERVATION.match(value)
+    ):
+        raise DwsValidationError(
+            field,
+            value,
+            "is not a reservation: give its name (my-reservation) or "
+            "projects/PROJECT/locations/ZONE/reservations/NAME",
+        )
+    return value
+
+
+class QueuedTpuSpec(DwsModel):
+    """Validated :class:`QueuedTpuArgs` (also the ``dws:capacity`` config shape)."""
+
+    zone: MaybeOutput[Zone]
+    accelerator_type: Annotated[str, Check(_accelerator_type)]
+    runtime_version: str | None = None
+    node_id: Name | None = None
+    node_count: Annotated[int, Within("queued_tpu.node_count")] | None = None
+    node_id_prefix: Name | None = None
+    provisioning: Literal["flex_start", "spot", "reservation_bound"] = "flex_start"
+    reservation: MaybeOutput[Annotated[str, Check(_reservation)]] | None = None
+    max_run_duration: Annotated[Duration, DurationWithin("queued_tpu.max_run_duration")] | None = (
+        None
+    )
+    request_valid_for: (
+        Annotated[Duration, DurationWithin("queued_tpu.request_valid_for")] | None
+    ) = None
+    wait_for: Literal["accepted", "active"] = "active"
+    project: MaybeOutput[str] | None = None
+    queued_resource_id: Name | None = None
+    network: MaybeOutput[str] | None = None
+    subnetwork: MaybeOutput[str] | None = None
+    public_ip: bool = False
+    service_account: MaybeOutput[str] | None = None
+    scopes: list[str] | None = None
+    labels: MaybeOutput[Labels] = {}
+    metadata: MaybeOutput[Metadata] = {}
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _shape(cls, data: Any, handler: Any) -> QueuedTpuSpec:
+        spec: QueuedTpuSpec = handler(data)
+        tpu = catalog.cloud_tpu_slice("accelerator_type", spec.accelerator_type)
+        runtime = spec.runtime_version or tpu.generation.runtime_version
+        catalog.check_runtime_version("runtime_version", spec.accelerator_type, runtime)
+        if spec.node_id is not None and spec.node_count is not None:
+            raise DwsValidationError(
+                "node_id",
+                spec.node_id,
+                "give node_id (one slice) or node_count (a multislice), not both",
+            )
+        if spec.node_id_prefix is not None and spec.node_count is None:
+            raise DwsValidationError(
+                "node_id_prefix", spec.node_id_prefix, "only applies with node_count"
+            )
+        bound = spec.provisioning == "reservation_bound"
+        if bound and spec.reservation is None:
+            raise DwsValidationError(
+                "reservation", None, "is required with provisioning='reservation_bound'"
+            )
+        if not bound and spec.reservation is not None:
+            raise DwsValidationError(
+                "reservation",
+                spec.reservation,
+                f"only applies with provisioning='reservation_bound' (not {spec.provisioning!r})",
+            )
+        flex = spec.provisioning == "flex_start"
+        if flex and spec.max_run_duration is None:
+            raise DwsValidationError(
+                "max_run_duration",
+                None,
+                "is required with provisioning='flex_start' "
+                f"({limits.get('queued_tpu.max_run_duration').allowed()})",
+            )
+        if not flex and spec.max_run_duration is not None:
+            raise DwsValidationError(
+                "max_run_duration",
+                spec.max_run_duration.describe(),
+                f"only applies with provisioning='flex_start' (not {spec.provisioning!r})",
+            )
+        zone: Any = spec.zone
+        if flex:
+            zone = when_known(
+                spec.zone, lambda known: _flex_start_zone(tpu, spec.accelerator_type, known)
+            )
+        return spec.model_copy(update={"runtime_version": runtime, "zone": zone})
+
+    # ------------------------------------------------------------------ derived values
+    @property
+    def slice(self) -> catalog.TpuSlice:
+        """The slice ``accelerator_type`` stands for (chips, VMs, machine type)."""
+        return catalog.cloud_tpu_slice("accelerator_type", self.accelerator_type)
+
+    @property
+    def chips(self) -> int:
+        """TPU chips asked for: the slice's chips times the slices."""
+        return self.slice.chips * (self.node_count or 1)
+
+
+def _flex_start_zone(tpu: catalog.TpuSlice, accelerator_type: str, zone: str) -> str:
+    """``zone``, when Cloud TPU offers Flex-start there for the slice's version."""
+    key = f"queued_tpu.flex_start_zones.{tpu.generation.name}"
+    if key not in limits.DEFAULT_LIMITS:
+        offered = sorted(
+            k.rsplit(".", 1)[1] for k in limits.DEFAULT_LIMITS if "flex_start_zones" in k
+        )
+        raise DwsValidationError(
+            "accelerator_type",
+            accelerator_type,
+            f"is not offered with Flex-start through the Cloud TPU API ({tpu.generation.title}); "
+            f"Flex-start serves {', '.join(offered)}: use provisioning='spot' or "
+            "'reservation_bound', or a GKE pool",
+        )
+    return limits.check_zone("zone", zone, key)
+
+
+def reservation_name(reservation: Any, project: Any, zone: Any) -> Any:
+    """The ``reservationName`` gcloud sends for ``--reservation``: a short name becomes
+    ``projects/PROJECT/locations/ZONE/reservations/NAME``; anything else is sent as it is."""
+
+    def expand(values: list[Any]) -> str:
+        name, project_, zone_ = values
+        if _SHORT_RESERVATION.match(name):
+            return f"projects/{project_}/locations/{zone_}/reservations/{name}"
+        return str(name)
+
+    if any(is_output(v) for v in (reservation, project, zone)):
+        return pulumi.Output.all(reservation, project, zone).apply(expand)
+    return expand([reservation, project, zone])
+
+
+def _concat(*parts: Any) -> Any:
+    if any(is_output(p) for p in parts):
+        return pulumi.Output.concat(*parts)
+    return "".join(parts)
+
+
+def queued_resource_body(spec: QueuedTpuSpec, project: Any, node_name: str) -> dict[str, Any]:
+    """The ``QueuedResource`` JSON of ``spec``: field for field what ``gcloud alpha compute tpus
+    queued-resources create`` sends for the same flags (gcloud 528; its defaults included:
+    ``autocheckpointEnabled: false``, ``metadata: {}``, ``serviceAccount: {}``, network
+    ``default``). ``node_name`` is the node id, or the multislice prefix."""
+    network: dict[str, Any] = {
+        "enableExternalIps": spec.public_ip,
+        "network": spec.network if spec.network is not None else "default",
+    }
+    if spec.subnetwork is not None:
+        network["subnetwork"] = spec.subnetwork
+    account: dict[str, Any] = {}
+    if spec.service_account is not None:
+        account["email"] = spec.service_account
+    if spec.scopes:
+        account["scope"] = list(spec.scopes)
+    node: dict[str, Any] = {
+        "acceleratorType": spec.accelerator_type,
+        "autocheckpointEnabled": False,
+        "metadata": spec.metadata if is_output(spec.metadata) else dict(spec.metadata),
+        "networkConfig": network,
+        "runtimeVersion": spec.runtime_version,
+        "serviceAccount": account,
+    }
+    if spec.labels:
+        node["labels"] = spec.labels if is_output(spec.labels) else dict(spec.labels)
+    node_spec: dict[str, Any] = {
+        "node": node,
+        "parent": _concat("projects/", project, "/locations/", spec.zone),
+    }
+    if spec.node_count is not None:
+        multi: dict[str, Any] = {"nodeCount": spec.node_count}
+        if spec.node_id_prefix is not None:
+            multi["nodeIdPrefix"] = node_name
+        node_spec["multiNodeParams"] = multi
+    else:
+        node_spec["nodeId"] = node_name
+    body: dict[str, Any] = {
+        "provisioningModel": PROVISIONING_MODELS[spec.provisioning],
+        "tpu": {"nodeSpec": [node_spec]},
+    }
+    if spec.max_run_duration is not None:
+        body["runDuration"] = {"maxRunDuration": spec.max_run_duration.to_proto_string()}
+    if spec.request_valid_for is not None:
+        body["queueingPolicy"] = {"validUntilDuration": spec.request_valid_for.to_proto_string()}
+    if spec.reservation is not None:
+        body["reservationName"] = reservation_name(spec.reservation, project, spec.zone)
+    return body
+
+
+class QueuedTpu(pulumi.ComponentResource):
+    """A Cloud TPU queued resource (see the module docstring).
+
+    Outputs: ``state`` (``WAITING_FOR_RESOURCES``, ``PROVISIONING``, ``ACTIVE``, ``FAILED``,
+    ``SUSPENDED``...), ``queued_resource_name`` (``projects/P/locations/Z/queuedResources/ID``),
+    ``chips``. Child: ``queued_resource``
+    (:class:`~pulumi_dws.kinds.queued_tpu.provider.QueuedTpuResource`); ``spec`` is the validated
+    args.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        args: QueuedTpuArgs,
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None:
+        spec = parse_args(QueuedTpuSpec, args)
+        resource_id = default_name(
+            "queued_resource_id", spec.queued_resource_id, name, check_name,
+            arg="queued_resource_id",
+        )  # fmt: skip
+        super().__init__(TYPE, name, {}, opts)
+        project = resolve_project(spec.project, self)
+        self.spec = spec
+        self.chips = spec.chips
+        if spec.node_count is not None:
+            node_name = spec.node_id_prefix or resource_id
+        else:
+            node_name = spec.node_id or resource_id
+        self.queued_resource = QueuedTpuResource(
+            f"{name}-queued-resource",
+            {
+                "project": project,
+                "zone": spec.zone,
+                "queuedResourceId": resource_id,
+                "body": queued_resource_body(spec, project, node_name),
+                "waitFor": spec.wait_for,
+            },
+            pulumi.ResourceOptions(parent=self),
+        )
+        self.state = self.queued_resource.state
+        self.queued_resource_name = self.queued_resource.name
+        self.register_outputs(
+            {"queued_resource_id": resource_id, "zone": spec.zone, "chips": spec.chips}
+        )

@@ -1,0 +1,8 @@
+"""Managed Slurm: ``SlurmCluster`` and its dynamic resource.
+
+The kind's package: ``component`` (the component, its args and spec), ``kind`` (its
+declaration to :mod:`pulumi_dws.registry`), its dynamic provider modules if any, and
+``testing`` (its test aids, loaded only by :mod:`pulumi_dws.testing`)."""
+
+from .component import *  # noqa: F403
+from .component import __all__ as __all__
