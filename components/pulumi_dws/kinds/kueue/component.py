@@ -556,6 +556,19 @@ class KueueQueue(pulumi.ComponentResource):
     CustomResource), ``kueue_release`` (the Helm release, if installed), ``provider``.
     """
 
+    local_queue_name: str
+    """The LocalQueue a Job names in its ``kueue.x-k8s.io/queue-name`` label."""
+    cluster_queue_name: str
+    """The ClusterQueue behind the LocalQueues."""
+    resource_flavor_name: str
+    """The ResourceFlavor pinned to the node pool."""
+    admission_check_name: str | None
+    """The AdmissionCheck of the ProvisioningRequests (None without them)."""
+    api_version: str
+    """The Kueue API version of the objects (``v1beta2``, ``v1beta1``)."""
+    namespaces: list[str]
+    """The namespaces that have a LocalQueue."""
+
     def __init__(
         self, name: str, args: KueueQueueArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
@@ -625,14 +638,12 @@ class KueueQueue(pulumi.ComponentResource):
                 depends = [*depends, resource]
             else:
                 before_queue.append(resource)
-        self.api_version: str = spec.api_version
-        self.namespaces: list[str] = list(spec.namespaces)
-        self.local_queue_name: str = names["local_queue"]
-        self.cluster_queue_name: str = names["cluster_queue"]
-        self.resource_flavor_name: str = names["flavor"]
-        self.admission_check_name: str | None = (
-            names["check"] if spec.uses_provisioning_request else None
-        )
+        self.api_version = spec.api_version
+        self.namespaces = list(spec.namespaces)
+        self.local_queue_name = names["local_queue"]
+        self.cluster_queue_name = names["cluster_queue"]
+        self.resource_flavor_name = names["flavor"]
+        self.admission_check_name = names["check"] if spec.uses_provisioning_request else None
         self.register_outputs(
             {
                 "local_queue_name": self.local_queue_name,

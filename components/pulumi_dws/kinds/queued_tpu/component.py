@@ -322,6 +322,14 @@ class QueuedTpu(pulumi.ComponentResource):
     args.
     """
 
+    state: pulumi.Output[str]
+    """The request's state: ``WAITING_FOR_RESOURCES``, ``PROVISIONING``, ``ACTIVE``,
+    ``FAILED``, ``SUSPENDED``..."""
+    queued_resource_name: pulumi.Output[str]
+    """``projects/P/locations/ZONE/queuedResources/ID``."""
+    chips: int
+    """TPU chips asked for: the slice's chips times its slices."""
+
     def __init__(
         self,
         name: str,
