@@ -15,6 +15,7 @@ never the value itself.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -95,11 +96,9 @@ def _value(kind: FieldType, value: Any, path: str) -> Any:
         return [_value(kind.items, item, f"{path}[{i}]") for i, item in enumerate(value)]
     if kind.kind == "map" and kind.items is not None and isinstance(value, Mapping):
         return {k: _value(kind.items, item, f"{path}[{k}]") for k, item in value.items()}
-    if kind.kind == "integer" and isinstance(value, float) and value.is_integer():
+    if isinstance(value, float) and value.is_integer() and kind.kind != "number":
+        # Other languages send every number as a float: 2.0 is the 2 a Python program passes.
         return int(value)
-    if kind.kind == "union" and isinstance(value, float) and value.is_integer():
-        if any(o.kind == "integer" for o in kind.options):
-            return int(value)
     return value
 
 
@@ -145,12 +144,14 @@ def problem_of(
         message = _scrub(str(err), secret_values)
         return PropertyProblem("", message, message)
     path = property_path(field, rename=rename)
+    # A check may name more than the path ("labels key"): the words after it stay.
+    words = field[len(field.split(" ", 1)[0]) :]
     value = SECRET if _under(field, secret_paths) else err.value
     if value is not NO_VALUE and value != SECRET and _holds(value, secret_values):
         value = SECRET
-    shown = DwsValidationError(path, value, _scrub(err.problem, secret_values))
+    shown = DwsValidationError(path + words, value, _scrub(err.problem, secret_values))
     message = str(shown)
-    return PropertyProblem(path, message, message[len(path) + 2 :])
+    return PropertyProblem(path, message, message[len(path + words) + 2 :])
 
 
 def _under(field: str, secret_paths: Collection[str]) -> bool:
@@ -191,8 +192,17 @@ def _holds(value: Any, secrets: Collection[Any]) -> bool:
 
 
 def _scrub(text: str, secrets: Collection[Any]) -> str:
-    for secret in secrets:
-        for form in {str(secret), repr(secret)}:
-            if form:
-                text = text.replace(form, SECRET)
-    return text
+    """``text`` without any of ``secrets`` in it, nor any word made of a part of one (a check
+    may quote the region of a zone it was given)."""
+    texts = [str(s) for s in secrets if isinstance(s, str | int | float) and str(s)]
+    for secret in texts:
+        text = text.replace(secret, SECRET)
+
+    def word(match: re.Match[str]) -> str:
+        found = match.group(0)
+        return SECRET if len(found) >= 3 and any(found in s for s in texts) else found
+
+    return _WORD.sub(word, text) if texts else text
+
+
+_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/-]*[A-Za-z0-9]")

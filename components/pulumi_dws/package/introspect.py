@@ -367,8 +367,8 @@ def _type_of(annotation: Any, hint: Any) -> FieldType:
     args = typing.get_args(annotation)
     if origin is typing.Literal:
         kinds = {_scalar_kind(type(v)) for v in args}
-        kind = kinds.pop() if len(kinds) == 1 else "any"
-        return FieldType(kind, enum=tuple(args))
+        only = kinds.pop() if len(kinds) == 1 else None
+        return FieldType(only or "any", enum=tuple(args))
     if origin in (typing.Union, types.UnionType):
         hint_members = _union_members(hint)
         return _union([_type_of(a, _matching(a, hint_members)) for a in args])

@@ -20,6 +20,7 @@ It serves, over the Pulumi provider protocol (``pulumi.provider``'s gRPC server)
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import sys
 from collections.abc import Callable, Mapping
@@ -79,7 +80,7 @@ class DwsProvider(Provider):
         super().__init__(package_version(), None)
         self.served = ServedResources()
 
-    @property  # type: ignore[override]
+    @property
     def schema(self) -> str:
         """The package schema (built once, when first asked)."""
         return schema_json()
@@ -116,9 +117,16 @@ class DwsProvider(Provider):
             raise _input_error(problem_of(err, secret_paths=secret)) from None
         state = {
             camel(output.name): getattr(component, output.name)
-            for output in component_outputs(kind.component)
+            for output in component_outputs(_component_class(kind))
         }
         return ConstructResult(urn=component.urn, state=state)
+
+
+def _component_class(kind: registry.CapacityKind) -> type:
+    component = kind.component
+    if not isinstance(component, type):
+        raise TypeError(f"{kind.name}: its component is not a class")
+    return component
 
 
 def _input_error(problem: PropertyProblem) -> Exception:
@@ -171,7 +179,9 @@ def _unwrap_secrets(value: Any, path: str, found: dict[str, Any]) -> Any:
         found[path] = inner
         return inner
     if isinstance(value, Mapping):
-        return {k: _unwrap_secrets(v, f"{path}[{k}]" if path else k, found) for k, v in value.items()}
+        return {
+            k: _unwrap_secrets(v, f"{path}[{k}]" if path else k, found) for k, v in value.items()
+        }
     if isinstance(value, list):
         return [_unwrap_secrets(v, f"{path}[{i}]", found) for i, v in enumerate(value)]
     return value
@@ -249,6 +259,7 @@ class DwsServicer(ProviderServicer):
         kind = component_kinds().get(request.type)
         if kind is None:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"unknown type {request.type}")
+            raise AssertionError("abort raises")
         failures: list[Any] = []
         news = rpc.deserialize_properties(request.news, keep_unknowns=True)
         resolved, _, unknown = await _resolved(news)
@@ -275,7 +286,9 @@ class DwsServicer(ProviderServicer):
         result = await _in_thread(provider.check, olds, news)
         inputs = dict(result.inputs)
         inputs[PROVIDER_KEY] = news.get(PROVIDER_KEY, olds.get(PROVIDER_KEY))
-        failures = [proto.CheckFailure(property=f.property, reason=f.reason) for f in result.failures]
+        failures = [
+            proto.CheckFailure(property=f.property, reason=f.reason) for f in result.failures
+        ]
         return proto.CheckResponse(inputs=await _struct(inputs, secret), failures=failures)
 
     async def Diff(self, request: Any, context: Any) -> Any:  # noqa: N802
@@ -351,7 +364,7 @@ class DwsServicer(ProviderServicer):
             return self.provider.served.provider(*bags)
         except ServedProviderError as err:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(err))
-            raise  # abort raises; this line is for type checkers
+            raise AssertionError("abort raises") from None
 
 
 def _props(struct: Any, *, keep_unknowns: bool = False) -> tuple[dict[str, Any], set[str]]:
@@ -419,7 +432,5 @@ def main(argv: list[str] | None = None) -> None:
         sys.stdout.buffer.flush()
         await server.wait_for_termination()
 
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(serve())
-    except KeyboardInterrupt:
-        pass

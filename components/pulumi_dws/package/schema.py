@@ -104,14 +104,17 @@ class _Builder:
     # -------------------------------------------------------------- components
     def component(self, kind: registry.CapacityKind) -> None:
         token = type_token(kind.name)
-        declared = getattr(kind.component, "TYPE", None) or _module_type(kind.component)
+        component = kind.component
+        if not isinstance(component, type):
+            raise TypeError(f"{kind.name}: its component is not a class")
+        declared = getattr(component, "TYPE", None) or _module_type(component)
         if declared is not None and declared != token:
             raise ValueError(f"{kind.name}: its component's type is {declared}, not {token}")
         model = describe(kind.spec, kind.args)
         properties, required = self._properties(kind.name, model)
-        outputs, always = self._outputs(kind.component)
+        outputs, always = self._outputs(component)
         self.resources[token] = {
-            "description": markdown(first_paragraph(kind.component.__doc__), _renames(model)),
+            "description": markdown(first_paragraph(component.__doc__), _renames(model)),
             "isComponent": True,
             "inputProperties": properties,
             "requiredInputs": required,
@@ -153,9 +156,7 @@ class _Builder:
             spec["plain"] = True
         return spec
 
-    def _bare_type(
-        self, owner: str, field: str, kind: FieldType, *, plain: bool
-    ) -> dict[str, Any]:
+    def _bare_type(self, owner: str, field: str, kind: FieldType, *, plain: bool) -> dict[str, Any]:
         if kind.enum:
             return {"$ref": f"#/types/{self._enum(owner, field, kind)}"}
         if kind.kind in ("string", "duration", "timestamp"):

@@ -286,6 +286,48 @@ class ComponentProviderHost:
         failures = [PropertyError(f.property, f.reason) for f in response.failures]
         return _wire(response.inputs), failures
 
+    # ---------------------------------------------------------------- served resources
+    def create(self, type_: str, name: str, props: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+        """``Create`` a resource the provider serves (``dws:dynamic:*``); returns (id, outputs),
+        the outputs in wire form."""
+        request = provider_pb2.CreateRequest(
+            urn=urn(type_, name), name=name, type=type_, properties=to_struct(dict(props))
+        )
+        response = self.call("Create", request)
+        return response.id, _wire(response.properties)
+
+    def read(
+        self, type_: str, name: str, id_: str, props: Mapping[str, Any]
+    ) -> tuple[str, dict[str, Any]]:
+        """``Read`` (refresh): returns (id, outputs); an empty id means the resource is gone."""
+        request = provider_pb2.ReadRequest(
+            id=id_, urn=urn(type_, name), name=name, type=type_, properties=to_struct(dict(props))
+        )
+        response = self.call("Read", request)
+        return response.id, _wire(response.properties)
+
+    def diff(
+        self, type_: str, name: str, id_: str, olds: Mapping[str, Any], news: Mapping[str, Any]
+    ) -> provider_pb2.DiffResponse:
+        """``Diff`` the state ``olds`` against new inputs ``news``."""
+        request = provider_pb2.DiffRequest(
+            id=id_,
+            urn=urn(type_, name),
+            name=name,
+            type=type_,
+            olds=to_struct(dict(olds)),
+            news=to_struct(dict(news)),
+        )
+        response: provider_pb2.DiffResponse = self.call("Diff", request)
+        return response
+
+    def delete(self, type_: str, name: str, id_: str, props: Mapping[str, Any]) -> None:
+        """``Delete`` a served resource whose state is ``props``."""
+        request = provider_pb2.DeleteRequest(
+            id=id_, urn=urn(type_, name), name=name, type=type_, properties=to_struct(dict(props))
+        )
+        self.call("Delete", request)
+
     def call(self, method: str, request: Any) -> Any:
         """Call ``method``; a refusal raises :class:`ProviderCallError` (with the property
         errors of an ``INVALID_ARGUMENT``)."""
@@ -303,7 +345,7 @@ class ComponentProviderHost:
 
 def _property_errors(err: grpc.RpcError) -> list[PropertyError]:
     """The ``InputPropertiesError`` details of a refusal (``grpc-status-details-bin``)."""
-    trailers = err.trailing_metadata() if hasattr(err, "trailing_metadata") else None
+    trailers: Any = err.trailing_metadata() if hasattr(err, "trailing_metadata") else None
     for key, value in trailers or ():
         if key != "grpc-status-details-bin":
             continue

@@ -121,7 +121,8 @@ class LogRecord:
         self.urn = urn
 
     def __repr__(self) -> str:
-        return f"LogRecord({engine_pb2.LogSeverity.Name(self.severity)}, {self.message!r})"
+        severity = engine_pb2.LogSeverity.Name(self.severity)  # type: ignore[arg-type]
+        return f"LogRecord({severity}, {self.message!r})"
 
 
 class _Engine(engine_pb2_grpc.EngineServicer):
