@@ -140,3 +140,33 @@ def test_load_provider_refuses_damage() -> None:
         load_provider("not base64!")
     with pytest.raises(Exception, match="holds a dict"):
         load_provider(base64.b64encode(pickle.dumps({"a": 1})).decode())
+
+
+def _dynamic_examples() -> list[Any]:
+    from pulumi_dws.testing.samples import examples
+
+    return [e for e in examples() if e.type.startswith("pulumi-python:dynamic/dws:")]
+
+
+@pytest.mark.parametrize("example", _dynamic_examples(), ids=str)
+def test_the_policy_rules_read_a_served_resource_as_its_dynamic_twin(example: Any) -> None:
+    """A program in another language puts ``dws:dynamic:<Name>`` in its stack: the policy
+    pack judges it as the Python program's ``pulumi-python:dynamic/dws:<Name>``."""
+    from pulumi_dws import clock
+    from pulumi_dws.policy import ResourceView, evaluate
+    from pulumi_dws.testing.samples import SAMPLE_NOW
+
+    token = served_type(example.type)
+    assert token is not None
+
+    def found(type_: str) -> list[tuple[str, str]]:
+        view = ResourceView(type_, "r", f"urn:pulumi:dev::p::{type_}::r", example.props())
+        with clock.frozen(SAMPLE_NOW):
+            return [
+                (v.rule, v.message.replace(type_, "<type>"))
+                for v in evaluate([view], {example.rule: example.config or {}})
+            ]
+
+    dynamic = found(example.type)
+    assert any(rule == example.rule for rule, _ in dynamic)
+    assert found(token) == dynamic
