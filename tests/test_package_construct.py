@@ -25,16 +25,17 @@ from pulumi_dws import clock, registry
 from pulumi_dws.defaults import type_token
 from pulumi_dws.errors import DwsValidationError
 from pulumi_dws.package.component_outputs import component_outputs
-from pulumi_dws.package.introspect import FieldType, ModelInfo, describe
 from pulumi_dws.package.names import camel, property_path
 from pulumi_dws.package.schema import schema_json
 from pulumi_dws.package.served import served_type
 from pulumi_dws.testing import GcpMocks, Registered
 from pulumi_dws.testing.component_host import (
+    COMPONENT_ARGS,
     ComponentProviderHost,
     Deployment,
     PropertyError,
     ProviderCallError,
+    schema_inputs,
 )
 from pulumi_dws.testing.dynamic_host import secret
 
@@ -56,76 +57,27 @@ class Case:
 
 
 CASES: dict[str, Case] = {
-    "CalendarReservation": Case(
-        {
-            "zone": "us-central1-a",
-            "machine_type": "a3-highgpu-8g",
-            "count": 2,
-            "start_time": "+4w",  # a StableTime: a dynamic resource
-            "duration": "7d",
-            "labels": {"team": "research"},
-        },
-        {"count": 0},  # a value outside its limits
-        "count",
-    ),
-    "SlurmCluster": Case(
-        {
-            "display_name": "flexvm",
-            "login": {"machine_type": "n2-standard-8", "zone": "us-central1-b"},
-            "node_pools": [{"id": "a3u", "machine_type": "a3-ultragpu-8g", "max_nodes": 2}],
-            "labels": {"team": "research"},
-        },
+    "CalendarReservation": Case(COMPONENT_ARGS["CalendarReservation"], {"count": 0}, "count"),
+    "SlurmCluster": Case(  # a nested path
+        COMPONENT_ARGS["SlurmCluster"],
         {"node_pools": [{"id": "a3u", "machine_type": "a3-ultragpu-8g", "max_nodes": 0}]},
-        "nodePools[0].maxNodes",  # a nested path
+        "nodePools[0].maxNodes",
     ),
-    "QueuedNodePool": Case(
-        {
-            "cluster": "ml-cluster",
-            "location": "us-central1",
-            "node_locations": ["us-central1-a"],
-            "machine_type": "a3-highgpu-8g",
-            "max_nodes": 4,
-            "resource_labels": {"team": "research"},
-        },
-        {"mode": "fastest"},  # outside a closed set
-        "mode",
+    "QueuedNodePool": Case(  # a value outside a closed set
+        COMPONENT_ARGS["QueuedNodePool"], {"mode": "fastest"}, "mode"
     ),
-    "KueueQueue": Case(
-        {
-            "node_pool": "a3-queued",
-            "gpu_quota": 32,
-            "namespaces": ["default", "research"],
-            "cluster": "ml-cluster",
-            "location": "us-central1",
-        },
-        {"namespaces": "default"},  # the wrong type
-        "namespaces",
+    "KueueQueue": Case(  # the wrong type
+        COMPONENT_ARGS["KueueQueue"], {"namespaces": "default"}, "namespaces"
     ),
-    "FlexStartInstance": Case(
-        {
-            "zone": "us-central1-a",
-            "machine_type": "a3-highgpu-8g",
-            "max_run_duration": "3d",
-            "request_valid_for": "2h",
-            "labels": {"team": "research"},
-        },
-        {"max_run_duration": "8d"},
-        "maxRunDuration",
+    "FlexStartInstance": Case(  # a value outside its limits
+        COMPONENT_ARGS["FlexStartInstance"], {"max_run_duration": "8d"}, "maxRunDuration"
     ),
-    "FlexStartGroup": Case(
-        {
-            "zone": "us-central1-a",
-            "machine_type": "a3-highgpu-8g",
-            "count": 4,
-            "run_duration": "3d",
-        },
-        {},  # an Output where a plain value is required
-        "machineType",
-        bad_outputs=("machine_type",),
+    "FlexStartGroup": Case(  # an Output where a plain value is required
+        COMPONENT_ARGS["FlexStartGroup"], {}, "machineType", bad_outputs=("machine_type",)
     ),
-    "QueuedTpu": Case(
-        {"zone": "us-east5-a", "accelerator_type": "v6e-16", "max_run_duration": "1d"},
-        {"max_run_duraton": "1d"},  # an unknown property (a typo)
+    "QueuedTpu": Case(  # an unknown property (a typo)
+        COMPONENT_ARGS["QueuedTpu"],
+        {"max_run_duraton": "1d"},
         "maxRunDuraton",
         drop=("max_run_duration",),
     ),
@@ -149,24 +101,6 @@ def _frozen() -> Iterator[None]:
 
 
 # ---------------------------------------------------------------- both sides of a comparison
-def _schema_inputs(kind: FieldType | None, value: Any) -> Any:
-    """A Python program's value as another language writes it (argument names in camelCase;
-    map keys as they are)."""
-    if kind is not None and kind.model is not None and isinstance(value, Mapping):
-        return _schema_args(kind.model, value)
-    if kind is not None and kind.kind == "list" and isinstance(value, list):
-        return [_schema_inputs(kind.items, v) for v in value]
-    return value
-
-
-def _schema_args(model: ModelInfo, args: Mapping[str, Any]) -> dict[str, Any]:
-    fields = {f.name: f for f in model.fields}
-    return {
-        camel(k): _schema_inputs(fields[k].type if k in fields else None, v)
-        for k, v in args.items()
-    }
-
-
 def _python_run(kind: registry.CapacityKind, name: str, args: Mapping[str, Any]) -> GcpMocks:
     mocks = GcpMocks()
 
@@ -224,8 +158,7 @@ def _construct(
     args: Mapping[str, Any],
     **kw: Any,
 ) -> Any:
-    model = describe(kind.spec, kind.args)
-    return deployment.construct(type_token(kind.name), name, _schema_args(model, args), **kw)
+    return deployment.construct(type_token(kind.name), name, schema_inputs(kind, args), **kw)
 
 
 # ---------------------------------------------------------------- GetSchema
@@ -411,13 +344,12 @@ def test_check_finds_what_construct_refuses(
     host: ComponentProviderHost, kind: registry.CapacityKind
 ) -> None:
     case = CASES[kind.name]
-    model = describe(kind.spec, kind.args)
-    good = _schema_args(model, case.args)
+    good = schema_inputs(kind, case.args)
     inputs, failures = host.check(type_token(kind.name), "c", {}, good)
     assert failures == [] and inputs == good
     if case.bad_outputs:
         return  # a plain value given as an output: Check sees only the value
-    bad = _schema_args(model, {k: v for k, v in case.args.items() if k not in case.drop} | case.bad)
+    bad = schema_inputs(kind, {k: v for k, v in case.args.items() if k not in case.drop} | case.bad)
     _, failures = host.check(type_token(kind.name), "c", {}, bad)
     assert [f.path for f in failures] == [case.path]
 

@@ -21,8 +21,10 @@ from .host import (
     ProviderCallError,
 )
 from .monitor import FakeEngine, FakeMonitor, LogRecord
+from .samples import COMPONENT_ARGS, schema_inputs
 
 __all__ = [
+    "COMPONENT_ARGS",
     "PLUGIN_DIR",
     "ComponentProviderHost",
     "Constructed",
@@ -32,4 +34,5 @@ __all__ = [
     "LogRecord",
     "PropertyError",
     "ProviderCallError",
+    "schema_inputs",
 ]

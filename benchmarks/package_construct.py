@@ -1,0 +1,167 @@
+"""Benchmark: registering a component through the ``dws`` component provider (``Construct``, as
+a TypeScript, Go or YAML program does) against registering it with the Python API; prints, for
+every component of the registry, the time per component each way and their ratio.
+
+Method: both sides register against the same kind of resource monitor, a gRPC server in this
+process answering as ``GcpMocks`` (``pulumi_dws.testing.component_host.FakeMonitor``), as a
+real deployment registers against the engine over gRPC:
+
+* Python API: a fresh Python process whose Pulumi runtime is pointed at the monitor (as the
+  language host points a program at the engine) registers a warm-up program (5 components,
+  other monitor), then N components of the kind; the time is that of the N.
+* Construct: a fresh plugin process (``python provider <engine>``) gets 5 warm-up ``Construct``
+  calls (other monitor), then N calls at once, as the engine sends them for a program's
+  components (each call returns once its component's outputs are known, so the engine does not
+  wait for one before the next); the time is that of the N, round trips and the provider's own
+  registrations included. The same N calls one after the other (each waited for) are timed
+  too: the latency of one component, for comparison.
+
+Each kind takes the median of R alternating rounds (Python, Construct, Python...); the ratio is
+Construct (at once) over the Python API.
+
+    .venv/bin/python benchmarks/package_construct.py [--count 30] [--rounds 3] [--kinds QueuedTpu]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+WARM_UP = 5
+
+
+def python_side(kind_name: str, count: int, warm_monitor: str, monitor: str, engine: str) -> None:
+    """Runs in a fresh process: the Python API's registrations, timed, printed as JSON."""
+    import pulumi
+    from pulumi.runtime import settings
+    from pulumi.runtime.config import set_all_config
+    from pulumi.runtime.stack import run_pulumi_func
+    from pulumi.runtime.sync_await import _sync_await
+
+    from pulumi_dws import registry
+    from pulumi_dws.testing.component_host import COMPONENT_ARGS
+
+    kind = next(k for k in registry.kinds() if k.name == kind_name)
+    args = COMPONENT_ARGS[kind_name]
+
+    def run(address: str, n: int, prefix: str) -> float:
+        settings.reset_options(
+            project="project", stack="dev", monitor_address=address, engine_address=engine
+        )
+        set_all_config({"gcp:project": "mock-project"})
+        _sync_await(settings._load_monitor_feature_support())
+
+        def program() -> None:
+            for i in range(n):
+                kind.component(f"{prefix}-{i}", dict(args))
+
+        start = time.perf_counter()
+        _sync_await(run_pulumi_func(program))
+        return time.perf_counter() - start
+
+    del pulumi
+    run(warm_monitor, WARM_UP, "warm")
+    print(json.dumps({"seconds": run(monitor, count, "c")}))
+
+
+def _python_round(kind_name: str, count: int) -> float:
+    from pulumi_dws.testing.component_host import FakeEngine, FakeMonitor
+
+    engine, warm, timed = FakeEngine(), FakeMonitor(), FakeMonitor()
+    try:
+        out = subprocess.run(
+            [
+                sys.executable,
+                __file__,
+                "--python-side",
+                kind_name,
+                str(count),
+                warm.address,
+                timed.address,
+                engine.address,
+            ],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+        assert len(timed.mocks.registered) >= count, (kind_name, len(timed.mocks.registered))
+        seconds: float = json.loads(out.stdout.strip().splitlines()[-1])["seconds"]
+        return seconds
+    finally:
+        for server in (warm, timed, engine):
+            server.stop()
+
+
+def _construct_round(kind_name: str, count: int) -> tuple[float, float]:
+    from pulumi_dws import registry
+    from pulumi_dws.defaults import type_token
+    from pulumi_dws.testing.component_host import (
+        COMPONENT_ARGS,
+        ComponentProviderHost,
+        schema_inputs,
+    )
+
+    kind = next(k for k in registry.kinds() if k.name == kind_name)
+    inputs = schema_inputs(kind, COMPONENT_ARGS[kind_name])
+    token = type_token(kind_name)
+    with ComponentProviderHost() as host, ThreadPoolExecutor(max_workers=count) as pool:
+        with host.deployment() as warm:
+            list(pool.map(lambda i: warm.construct(token, f"warm-{i}", inputs), range(WARM_UP)))
+        with host.deployment() as timed:
+            start = time.perf_counter()
+            list(pool.map(lambda i: timed.construct(token, f"c-{i}", inputs), range(count)))
+            at_once = time.perf_counter() - start
+            assert len(timed.registered) >= count
+        with host.deployment() as timed:
+            start = time.perf_counter()
+            for i in range(count):
+                timed.construct(token, f"c-{i}", inputs)
+            one_by_one = time.perf_counter() - start
+    return at_once, one_by_one
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--count", type=int, default=30, help="components per timed run")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--kinds", nargs="*", help="component names (default: every kind)")
+    parser.add_argument("--python-side", nargs=5, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.python_side:
+        kind, count, warm, monitor, engine = args.python_side
+        python_side(kind, int(count), warm, monitor, engine)
+        return
+
+    from pulumi_dws import registry
+
+    names = args.kinds or [k.name for k in registry.kinds()]
+    print(f"N = {args.count} components per run, median of {args.rounds} rounds")
+    print(
+        "component | Python API ms/component | Construct ms/component | ratio "
+        "| Construct one by one ms/component"
+    )
+    ratios: list[float] = []
+    for name in names:
+        python: list[float] = []
+        at_once: list[float] = []
+        one_by_one: list[float] = []
+        for _ in range(args.rounds):
+            python.append(_python_round(name, args.count))
+            together, apart = _construct_round(name, args.count)
+            at_once.append(together)
+            one_by_one.append(apart)
+        py = statistics.median(python) / args.count * 1000
+        co = statistics.median(at_once) / args.count * 1000
+        seq = statistics.median(one_by_one) / args.count * 1000
+        ratios.append(co / py)
+        print(f"{name} | {py:.1f} | {co:.1f} | {co / py:.2f}x | {seq:.1f}", flush=True)
+    print(f"largest ratio: {max(ratios):.2f}x")
+
+
+if __name__ == "__main__":
+    main()
