@@ -15,6 +15,7 @@ import datetime as dt
 import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -358,3 +359,32 @@ def test_check_of_an_unknown_type_is_refused(host: ComponentProviderHost) -> Non
     with pytest.raises(ProviderCallError) as info:
         host.check("dws:index:Nothing", "x", {}, {})
     assert info.value.code == grpc.StatusCode.INVALID_ARGUMENT
+
+
+def test_the_messages_docs_show_are_the_providers(host: ComponentProviderHost) -> None:
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "multi-language.md").read_text()
+    block = doc.split("A bad input fails", 1)[1].split("```", 2)[1]
+    shown = [line.strip() for line in block.splitlines() if line.strip()]
+    refused = []
+    for type_, inputs in [
+        (
+            "dws:index:FlexStartInstance",
+            {"zone": "us-central1-a", "machineType": "a3-highgpu-8g", "maxRunDuration": "8d"},
+        ),
+        (
+            "dws:index:SlurmCluster",
+            {
+                "displayName": "x",
+                "login": {"zone": "us-central1-b"},
+                "nodePools": [{"id": "a", "machineType": "a3-ultragpu-8g", "maxNodes": 0}],
+            },
+        ),
+        (
+            "dws:index:QueuedTpu",
+            {"zone": "us-east5-a", "acceleratorType": "v6e-16", "maxRunDuraton": "1d"},
+        ),
+    ]:
+        with host.deployment() as deployment, pytest.raises(ProviderCallError) as info:
+            deployment.construct(type_, "x", inputs)
+        refused.append(info.value.message)
+    assert refused == shown
