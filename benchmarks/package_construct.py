@@ -4,15 +4,17 @@ every component of the registry, the time per component each way and their ratio
 
 Method: both sides register against the same kind of resource monitor, a gRPC server in this
 process answering as ``GcpMocks`` (``pulumi_dws.testing.component_host.FakeMonitor``), as a
-real deployment registers against the engine over gRPC:
+real deployment registers against the engine over gRPC; what plays the program (the Python
+program, or the engine's ``Construct`` calls) runs in a fresh process of its own:
 
 * Python API: a fresh Python process whose Pulumi runtime is pointed at the monitor (as the
   language host points a program at the engine) registers a warm-up program (5 components,
   other monitor), then N components of the kind; the time is that of the N.
-* Construct: a fresh plugin process (``python provider <engine>``) gets 5 warm-up ``Construct``
-  calls (other monitor), then N calls at once, as the engine sends them for a program's
-  components (each call returns once its component's outputs are known, so the engine does not
-  wait for one before the next); the time is that of the N, round trips and the provider's own
+* Construct: a fresh process starts the plugin (``python provider <engine>``) and sends it 5
+  warm-up ``Construct`` calls (other monitor), then N calls at once, as the engine sends a
+  program's components (each call returns once its component's outputs are known, so the
+  engine does not wait for one before the next), their requests made before the clock starts
+  (the engine makes them in Go); the time is that of the N, round trips and the provider's own
   registrations included. The same N calls one after the other (each waited for) are timed
   too: the latency of one component, for comparison.
 
@@ -31,6 +33,7 @@ import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 WARM_UP = 5
 
@@ -97,7 +100,10 @@ def _python_round(kind_name: str, count: int) -> float:
             server.stop()
 
 
-def _construct_round(kind_name: str, count: int) -> tuple[float, float]:
+def construct_side(kind_name: str, count: int, warm: str, at_once: str, one_by_one: str) -> None:
+    """Runs in a fresh process: the plugin's ``Construct`` calls, timed, printed as JSON."""
+    from pulumi.runtime.proto import provider_pb2
+
     from pulumi_dws import registry
     from pulumi_dws.defaults import type_token
     from pulumi_dws.testing.component_host import (
@@ -105,24 +111,66 @@ def _construct_round(kind_name: str, count: int) -> tuple[float, float]:
         ComponentProviderHost,
         schema_inputs,
     )
+    from pulumi_dws.testing.dynamic_host.wire import to_struct
 
     kind = next(k for k in registry.kinds() if k.name == kind_name)
-    inputs = schema_inputs(kind, COMPONENT_ARGS[kind_name])
-    token = type_token(kind_name)
+    inputs = to_struct(schema_inputs(kind, COMPONENT_ARGS[kind_name]))
+
+    def requests(monitor: str, prefix: str, n: int) -> list[Any]:
+        # Made before the clock starts: the engine makes them in Go.
+        return [
+            provider_pb2.ConstructRequest(
+                project="project",
+                stack="dev",
+                config={"gcp:project": "mock-project"},
+                monitorEndpoint=monitor,
+                type=type_token(kind_name),
+                name=f"{prefix}-{i}",
+                inputs=inputs,
+                organization="organization",
+            )
+            for i in range(n)
+        ]
+
     with ComponentProviderHost() as host, ThreadPoolExecutor(max_workers=count) as pool:
-        with host.deployment() as warm:
-            list(pool.map(lambda i: warm.construct(token, f"warm-{i}", inputs), range(WARM_UP)))
-        with host.deployment() as timed:
-            start = time.perf_counter()
-            list(pool.map(lambda i: timed.construct(token, f"c-{i}", inputs), range(count)))
-            at_once = time.perf_counter() - start
-            assert len(timed.registered) >= count
-        with host.deployment() as timed:
-            start = time.perf_counter()
-            for i in range(count):
-                timed.construct(token, f"c-{i}", inputs)
-            one_by_one = time.perf_counter() - start
-    return at_once, one_by_one
+        list(pool.map(lambda r: host.call("Construct", r), requests(warm, "warm", WARM_UP)))
+        together = requests(at_once, "c", count)
+        start = time.perf_counter()
+        list(pool.map(lambda r: host.call("Construct", r), together))
+        at_once_seconds = time.perf_counter() - start
+        apart = requests(one_by_one, "c", count)
+        start = time.perf_counter()
+        for request in apart:
+            host.call("Construct", request)
+        one_by_one_seconds = time.perf_counter() - start
+    print(json.dumps({"at_once": at_once_seconds, "one_by_one": one_by_one_seconds}))
+
+
+def _construct_round(kind_name: str, count: int) -> tuple[float, float]:
+    from pulumi_dws.testing.component_host import FakeMonitor
+
+    monitors = [FakeMonitor(), FakeMonitor(), FakeMonitor()]
+    try:
+        out = subprocess.run(
+            [
+                sys.executable,
+                __file__,
+                "--construct-side",
+                kind_name,
+                str(count),
+                *(m.address for m in monitors),
+            ],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+        for monitor in monitors[1:]:
+            assert len(monitor.mocks.registered) >= count, kind_name
+        result = json.loads(out.stdout.strip().splitlines()[-1])
+        return float(result["at_once"]), float(result["one_by_one"])
+    finally:
+        for monitor in monitors:
+            monitor.stop()
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -131,7 +179,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--kinds", nargs="*", help="component names (default: every kind)")
     parser.add_argument("--python-side", nargs=5, help=argparse.SUPPRESS)
+    parser.add_argument("--construct-side", nargs=5, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.construct_side:
+        kind, count, warm, together, apart = args.construct_side
+        construct_side(kind, int(count), warm, together, apart)
+        return
     if args.python_side:
         kind, count, warm, monitor, engine = args.python_side
         python_side(kind, int(count), warm, monitor, engine)

@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import contextvars
 import sys
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from functools import cache
 from typing import Any, TypeVar
 
@@ -34,6 +34,9 @@ from pulumi.provider import ConstructResult, Provider
 from pulumi.provider.server import ProviderServicer
 from pulumi.runtime import config as runtime_config
 from pulumi.runtime import proto, rpc, settings
+from pulumi.runtime._grpc_settings import _GRPC_CHANNEL_OPTIONS
+from pulumi.runtime.proto import engine_pb2_grpc, resource_pb2_grpc
+from pulumi.runtime.stack import wait_for_rpcs
 
 from .. import registry
 from ..defaults import type_token
@@ -56,7 +59,6 @@ from .served import (
 __all__ = ["DwsProvider", "DwsServicer", "main", "component_kinds"]
 
 T = TypeVar("T")
-_ENDPOINT: contextvars.ContextVar[str] = contextvars.ContextVar("dws_monitor_endpoint")
 
 
 @cache
@@ -101,10 +103,6 @@ class DwsProvider(Provider):
         kind = component_kinds().get(resource_type)
         if kind is None:
             raise ValueError(f"unknown resource type {resource_type}")
-        endpoint = _ENDPOINT.get(None)
-        if endpoint:
-            current = settings.SETTINGS.monitor
-            settings.SETTINGS.monitor = serving_monitor(endpoint, current, self.version or "")
         model = describe(kind.spec, kind.args)
         try:
             args = python_args(model, inputs)
@@ -222,29 +220,91 @@ def _leaves(values: list[Any]) -> list[Any]:
 
 
 # ---------------------------------------------------------------------------- the server
+@dataclass(frozen=True)
+class _Connection:
+    """The provider's connection to one engine's resource monitor."""
+
+    monitor: Any
+    features: frozenset[int]
+
+
 class DwsServicer(ProviderServicer):
     """``pulumi.provider``'s servicer (``Construct``, ``GetSchema``...) plus the checks before
     a ``Construct``, ``Check`` of components and the ``dws:dynamic:*`` resources."""
 
     provider: DwsProvider
 
+    def __init__(self, provider: DwsProvider, args: list[str], engine_address: str) -> None:
+        super().__init__(provider, args, engine_address)
+        self._connections: dict[str, _Connection] = {}
+        self._engine_stub: Any = None
+
     # -------------------------------------------------------------- components
     async def Construct(self, request: Any, context: Any) -> Any:  # noqa: N802
-        token = _ENDPOINT.set(request.monitorEndpoint)
-        try:
-            kind = component_kinds().get(request.type)
-            if kind is not None:
-                runtime_config.set_all_config(dict(request.config), list(request.configSecretKeys))
-                raw = rpc.deserialize_properties(request.inputs, keep_unknowns=True)
-                resolved, held_outputs, unknown = await _resolved(raw)
-                if held_outputs and not unknown:
-                    try:
-                        _validate(kind, resolved)
-                    except InvalidInputs as refused:
-                        await self._refuse(context, refused.problem)
-            return await super().Construct(request, context)
-        finally:
-            _ENDPOINT.reset(token)
+        kind = component_kinds().get(request.type)
+        if kind is not None:
+            runtime_config.set_all_config(dict(request.config), list(request.configSecretKeys))
+            raw = rpc.deserialize_properties(request.inputs, keep_unknowns=True)
+            resolved, held_outputs, unknown = await _resolved(raw)
+            if held_outputs and not unknown:
+                try:
+                    _validate(kind, resolved)
+                except InvalidInputs as refused:
+                    await self._refuse(context, refused.problem)
+        return await super().Construct(request, context)
+
+    async def _construct(self, request: Any, context: Any) -> Any:
+        """As ``pulumi.provider.server.ProviderServicer._construct``, except for the settings:
+        every ``Construct`` of a deployment shares one connection to its engine's monitor (a
+        :class:`~.served.ServingMonitor`, which also keeps what the program shares) and asks
+        the monitor's features once, where the SDK opens new connections and asks again for
+        each component."""
+        connection = await self._connection(request.monitorEndpoint)
+        settings.configure(
+            settings.Settings(
+                project=request.project or None,
+                stack=request.stack or None,
+                monitor=connection.monitor,
+                engine=self._engine(),
+                parallel=request.parallel or None,
+                dry_run=request.dryRun,
+                organization=request.organization or "organization",
+            )
+        )
+        settings.ROOT.set(None)
+        settings.SETTINGS.monitor_features = set(connection.features)
+        runtime_config.set_all_config(dict(request.config), list(request.configSecretKeys))
+        inputs = await self._construct_inputs(request.inputs, request.inputDependencies)
+        result = self.provider.construct(
+            name=request.name,
+            resource_type=request.type,
+            inputs=inputs,
+            options=self._construct_options(request),
+        )
+        response = await self._construct_response(result)
+        # As the SDK: wait for what the component started without awaiting it.
+        await wait_for_rpcs(await_all_outstanding_tasks=False)
+        return response
+
+    async def _connection(self, endpoint: str) -> _Connection:
+        found = self._connections.get(endpoint)
+        if found is None:
+            stub = resource_pb2_grpc.ResourceMonitorStub(
+                grpc.insecure_channel(endpoint, options=_GRPC_CHANNEL_OPTIONS)
+            )
+            monitor = serving_monitor(endpoint, stub, self.provider.version or "")
+            settings.configure(settings.Settings(project=None, stack=None, monitor=monitor))
+            await settings._load_monitor_feature_support()
+            found = _Connection(monitor, frozenset(settings.SETTINGS.monitor_features))
+            self._connections[endpoint] = found
+        return found
+
+    def _engine(self) -> Any:
+        if self._engine_stub is None and self.engine_address:
+            self._engine_stub = engine_pb2_grpc.EngineStub(
+                grpc.insecure_channel(self.engine_address, options=_GRPC_CHANNEL_OPTIONS)
+            )
+        return self._engine_stub
 
     async def _refuse(self, context: Any, problem: PropertyProblem) -> None:
         errors: list[Any] = []
@@ -412,7 +472,6 @@ def main(argv: list[str] | None = None) -> None:
     import argparse
 
     import grpc.aio
-    from pulumi.runtime._grpc_settings import _GRPC_CHANNEL_OPTIONS
     from pulumi.runtime.proto import provider_pb2_grpc
 
     parser = argparse.ArgumentParser(description="pulumi-dws component provider")

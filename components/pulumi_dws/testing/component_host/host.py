@@ -114,6 +114,25 @@ class Deployment:
         """``Construct`` component ``type_`` named ``name``; ``inputs`` in wire form (use
         :func:`~pulumi_dws.testing.dynamic_host.secret` for a secret), ``dependencies`` the
         URNs an input depends on (the provider then gets it as an Output)."""
+        request = self.construct_request(
+            type_, name, inputs, dependencies=dependencies, parent=parent, protect=protect
+        )
+        response = self.host.call("Construct", request)
+        deps = {k: list(v.urns) for k, v in response.stateDependencies.items()}
+        return Constructed(response.urn, _plain(response.state), deps)
+
+    def construct_request(
+        self,
+        type_: str,
+        name: str,
+        inputs: Mapping[str, Any],
+        *,
+        dependencies: Mapping[str, Sequence[str]] | None = None,
+        parent: str = "",
+        protect: bool = False,
+    ) -> provider_pb2.ConstructRequest:
+        """The ``ConstructRequest`` :meth:`construct` sends (to send it yourself with
+        ``host.call("Construct", request)``, as a benchmark does)."""
         request = provider_pb2.ConstructRequest(
             project=self.project,
             stack=self.stack,
@@ -130,9 +149,7 @@ class Deployment:
         )
         for key, urns in (dependencies or {}).items():
             request.inputDependencies[key].urns.extend(urns)
-        response = self.host.call("Construct", request)
-        deps = {k: list(v.urns) for k, v in response.stateDependencies.items()}
-        return Constructed(response.urn, _plain(response.state), deps)
+        return request
 
     def close(self) -> None:
         """Stop the deployment's monitor."""
