@@ -67,6 +67,11 @@ CASES: dict[str, Case] = {
     "QueuedNodePool": Case(  # a value outside a closed set
         COMPONENT_ARGS["QueuedNodePool"], {"mode": "fastest"}, "mode"
     ),
+    "ComputeClass": Case(  # a nested value outside a closed set
+        COMPONENT_ARGS["ComputeClass"],
+        {"priorities": [{"capacity": "someday"}]},
+        "priorities[0].capacity",
+    ),
     "KueueQueue": Case(  # the wrong type
         COMPONENT_ARGS["KueueQueue"], {"namespaces": "default"}, "namespaces"
     ),

@@ -57,6 +57,7 @@ __all__ = [
     "as_whole_number",
     "from_stack",
     "CONFIG_KEY",
+    "register",
 ]
 
 Unit = Literal["seconds", "count", "zones"]
@@ -544,6 +545,16 @@ DEFAULT_LIMITS: dict[str, Limit] = {
         ),
     ]
 }
+
+
+def register(*rows: Limit) -> None:
+    """Add rows a capacity kind declares in its own package (``kinds/<kind>/limits.py``,
+    imported with its component); a key already in the table is refused."""
+    for row in rows:
+        if row.key in DEFAULT_LIMITS:
+            raise ValueError(f"limits row {row.key} is declared twice")
+        DEFAULT_LIMITS[row.key] = row
+
 
 SEED_PROFILE: dict[str, dict[str, Any]] = {
     "calendar.duration": {

@@ -157,6 +157,8 @@ class CapacityKind:
             :mod:`pulumi_dws.testing.samples`.
         check_entries: a check across ``dws:capacity`` entries (a Kueue queue names a pool
             declared beside it), run on every entry once each is valid.
+        rules: the policy rules the kind carries (:class:`~pulumi_dws.policy.Rule`), run after
+            the general ones (:func:`pulumi_dws.policy.rules.all_rules`).
     """
 
     name: str
@@ -167,6 +169,7 @@ class CapacityKind:
     resources: tuple[ResourceType, ...] = ()
     test_aids: str | None = None
     check_entries: Callable[[Sequence[BlueprintEntry]], None] | None = None
+    rules: tuple[Any, ...] = ()
 
 
 _kinds: dict[str, CapacityKind] = {}

@@ -16,13 +16,14 @@ from __future__ import annotations
 
 from .capacity import CapacityItem, capacity_items, capacity_summary
 from .engine import check_config, evaluate, level_for, load_config, rule_config, stack_limits
-from .rules import RULES, Finding, Option, Rule, rule
+from .rules import RULES, Finding, Option, Rule, all_rules, rule
 from .values import UNKNOWN, is_unknown
 from .view import Context, Level, ResourceView, Violation, normalize_operation, type_of_urn
 
 __all__ = [
     "RULES",
     "UNKNOWN",
+    "all_rules",
     "CapacityItem",
     "Context",
     "Finding",

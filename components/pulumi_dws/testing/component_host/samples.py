@@ -42,6 +42,17 @@ COMPONENT_ARGS: dict[str, dict[str, Any]] = {
         "max_nodes": 4,
         "resource_labels": {"team": "research"},
     },
+    "ComputeClass": {
+        "priorities": [
+            {"capacity": "reservation", "reservation": "h200-block"},
+            {"capacity": "flex_start", "max_run_duration": "7d"},
+            {"capacity": "spot"},
+        ],
+        "machine_type": "a3-ultragpu-8g",
+        "zones": ["us-central1-b"],
+        "cluster": "ml-cluster",
+        "location": "us-central1",
+    },
     "KueueQueue": {
         "node_pool": "a3-queued",
         "gpu_quota": 32,
