@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import inspect
 import sys
+import types
 import typing
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
 import pulumi
-from pydantic import BaseModel
 
 from .introspect import FieldType, attribute_docstrings, describe_type
 
@@ -146,7 +147,7 @@ def _value_type(annotation: Any) -> tuple[Any, bool]:
     if origin is pulumi.Output:
         args = typing.get_args(annotation)
         return _value_type(args[0]) if args else (None, False)
-    if origin in (typing.Union, _union_type()):
+    if origin in (typing.Union, types.UnionType):
         members = typing.get_args(annotation)
         optional = type(None) in members
         values = []
@@ -163,12 +164,6 @@ def _value_type(annotation: Any) -> tuple[Any, bool]:
     return annotation, False
 
 
-def _union_type() -> Any:
-    import types
-
-    return types.UnionType
-
-
 def _plain_data(value: Any) -> bool:
     """A value a program in any language can read: a string, number, boolean, or a list or
     mapping of them (not a resource, a model or another object)."""
@@ -176,18 +171,10 @@ def _plain_data(value: Any) -> bool:
         return True
     origin = typing.get_origin(value)
     args = typing.get_args(value)
-    if origin in (list, tuple, typing.Sequence) or origin is _abc("Sequence"):
+    if origin in (list, tuple, Sequence):
         return all(_plain_data(a) for a in args if a is not Ellipsis)
-    if origin in (dict, typing.Mapping) or origin is _abc("Mapping"):
+    if origin in (dict, Mapping):
         return all(_plain_data(a) for a in args)
-    if origin in (typing.Union, _union_type()):
+    if origin in (typing.Union, types.UnionType):
         return all(a is type(None) or _plain_data(a) for a in args)
-    if isinstance(value, type) and issubclass(value, pulumi.Resource | BaseModel):
-        return False
-    return False
-
-
-def _abc(name: str) -> Any:
-    import collections.abc
-
-    return getattr(collections.abc, name)
+    return False  # a resource, a model, any other object

@@ -155,30 +155,22 @@ def problem_of(
 
 
 def _under(field: str, secret_paths: Collection[str]) -> bool:
+    """Whether the argument at ``field`` is, or is inside, one of ``secret_paths`` (whose
+    ``[*]`` stands for any item)."""
     segments = path_segments(field)
     for secret in secret_paths:
-        wanted = path_segments(secret.replace("[*]", "[0]"))
-        wildcard = [s for s in _wild(secret)]
+        wanted = path_segments(secret)
         if len(segments) >= len(wanted) and all(
-            w or _same(a, b) for a, b, w in zip(segments, wanted, wildcard, strict=False)
+            _same(got, want) for got, want in zip(segments, wanted, strict=False)
         ):
             return True
     return False
 
 
-def _wild(path: str) -> list[bool]:
-    """For each segment of ``path``, whether it is ``[*]`` (any item)."""
-    marks: list[bool] = []
-    for segment in path_segments(path.replace("[*]", "[0]")):
-        marks.append(False)
-        if segment.kind == "index":
-            marks[-1] = True
-    # Only the segments written [*] are wild; real indexes never appear in secret paths.
-    return marks
-
-
-def _same(a: Segment, b: Segment) -> bool:
-    return a.kind == b.kind and a.value == b.value
+def _same(got: Segment, want: Segment) -> bool:
+    if want.kind == "key" and want.value == "*":  # [*]: any item of a list or map
+        return got.kind in ("index", "key")
+    return got.kind == want.kind and got.value == want.value
 
 
 def _holds(value: Any, secrets: Collection[Any]) -> bool:

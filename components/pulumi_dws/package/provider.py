@@ -198,13 +198,9 @@ def _validate(kind: registry.CapacityKind, inputs: Mapping[str, Any]) -> None:
     try:
         parse_args(kind.spec, plain)
     except DwsValidationError as err:
-        paths = [*_python_paths(secrets), *secret_fields(model)]
+        paths = [*secrets, *secret_fields(model)]
         values = [v for v in _leaves(list(secrets.values())) if isinstance(v, str) and v]
         raise InvalidInputs(problem_of(err, secret_paths=paths, secret_values=values)) from None
-
-
-def _python_paths(secrets: Mapping[str, Any]) -> list[str]:
-    return list(secrets)
 
 
 def _leaves(values: list[Any]) -> list[Any]:

@@ -171,15 +171,12 @@ class ServedResources:
 
     def provider(self, *bags: Mapping[str, Any]) -> ResourceProvider:
         """The provider of the first property bag that names one (new inputs, else old)."""
-        serialized = next(
-            (
-                rpc.unwrap_rpc_secret(bag[PROVIDER_KEY])
-                for bag in bags
-                if isinstance(rpc.unwrap_rpc_secret(bag.get(PROVIDER_KEY)), str)
-                and rpc.unwrap_rpc_secret(bag.get(PROVIDER_KEY)) != rpc.UNKNOWN
-            ),
-            None,
-        )
+        serialized = None
+        for bag in bags:
+            value = rpc.unwrap_rpc_secret(bag.get(PROVIDER_KEY))
+            if isinstance(value, str) and value != rpc.UNKNOWN:
+                serialized = value
+                break
         if serialized is None:
             raise ServedProviderError(f"the resource has no {PROVIDER_KEY}")
         with self._lock:

@@ -119,7 +119,7 @@ class Deployment:
         )
         response = self.host.call("Construct", request)
         deps = {k: list(v.urns) for k, v in response.stateDependencies.items()}
-        return Constructed(response.urn, _plain(response.state), deps)
+        return Constructed(response.urn, _wire(response.state), deps)
 
     def construct_request(
         self,
@@ -376,12 +376,7 @@ def _property_errors(err: grpc.RpcError) -> list[PropertyError]:
     return []
 
 
-def _plain(struct: struct_pb2.Struct) -> dict[str, Any]:
-    """A response's properties as plain values (secrets and unknowns as the SDK reads them)."""
-    props: dict[str, Any] = rpc.deserialize_properties(struct, keep_unknowns=True)
-    return props
-
-
 def _wire(struct: struct_pb2.Struct) -> dict[str, Any]:
+    """A response's properties as the SDK reads them (secrets wrapped, unknowns kept)."""
     props: dict[str, Any] = rpc.deserialize_properties(struct, keep_unknowns=True)
     return props
