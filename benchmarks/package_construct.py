@@ -19,7 +19,9 @@ program, or the engine's ``Construct`` calls) runs in a fresh process of its own
   too: the latency of one component, for comparison.
 
 Each kind takes the median of R alternating rounds (Python, Construct, Python...); the ratio is
-Construct (at once) over the Python API.
+Construct (at once) over the Python API. The CPU each side's Pulumi SDK process uses (the
+Python program's; the plugin's) is measured too, and its ratio is the steadier one on a busy
+machine: wall time there measures the other processes as much as these.
 
     .venv/bin/python benchmarks/package_construct.py [--count 30] [--rounds 3] [--kinds QueuedTpu]
 """
@@ -28,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -52,7 +55,7 @@ def python_side(kind_name: str, count: int, warm_monitor: str, monitor: str, eng
     kind = next(k for k in registry.kinds() if k.name == kind_name)
     args = COMPONENT_ARGS[kind_name]
 
-    def run(address: str, n: int, prefix: str) -> float:
+    def run(address: str, n: int, prefix: str) -> tuple[float, float]:
         settings.reset_options(
             project="project", stack="dev", monitor_address=address, engine_address=engine
         )
@@ -63,16 +66,17 @@ def python_side(kind_name: str, count: int, warm_monitor: str, monitor: str, eng
             for i in range(n):
                 kind.component(f"{prefix}-{i}", dict(args))
 
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         _sync_await(run_pulumi_func(program))
-        return time.perf_counter() - start
+        return time.perf_counter() - start, time.process_time() - cpu
 
     del pulumi
     run(warm_monitor, WARM_UP, "warm")
-    print(json.dumps({"seconds": run(monitor, count, "c")}))
+    seconds, cpu = run(monitor, count, "c")
+    print(json.dumps({"seconds": seconds, "cpu": cpu}))
 
 
-def _python_round(kind_name: str, count: int) -> float:
+def _python_round(kind_name: str, count: int) -> tuple[float, float]:
     from pulumi_dws.testing.component_host import FakeEngine, FakeMonitor
 
     engine, warm, timed = FakeEngine(), FakeMonitor(), FakeMonitor()
@@ -93,8 +97,8 @@ def _python_round(kind_name: str, count: int) -> float:
             text=True,
         )
         assert len(timed.mocks.registered) >= count, (kind_name, len(timed.mocks.registered))
-        seconds: float = json.loads(out.stdout.strip().splitlines()[-1])["seconds"]
-        return seconds
+        result = json.loads(out.stdout.strip().splitlines()[-1])
+        return float(result["seconds"]), float(result["cpu"])
     finally:
         for server in (warm, timed, engine):
             server.stop()
@@ -135,18 +139,29 @@ def construct_side(kind_name: str, count: int, warm: str, at_once: str, one_by_o
     with ComponentProviderHost() as host, ThreadPoolExecutor(max_workers=count) as pool:
         list(pool.map(lambda r: host.call("Construct", r), requests(warm, "warm", WARM_UP)))
         together = requests(at_once, "c", count)
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), _cpu(host.pid)
         list(pool.map(lambda r: host.call("Construct", r), together))
         at_once_seconds = time.perf_counter() - start
+        provider_cpu = _cpu(host.pid) - cpu
         apart = requests(one_by_one, "c", count)
         start = time.perf_counter()
         for request in apart:
             host.call("Construct", request)
         one_by_one_seconds = time.perf_counter() - start
-    print(json.dumps({"at_once": at_once_seconds, "one_by_one": one_by_one_seconds}))
+    print(
+        json.dumps(
+            {"at_once": at_once_seconds, "one_by_one": one_by_one_seconds, "cpu": provider_cpu}
+        )
+    )
 
 
-def _construct_round(kind_name: str, count: int) -> tuple[float, float]:
+def _cpu(pid: int | None) -> float:
+    """CPU seconds process ``pid`` has used (user + system; Linux ``/proc``)."""
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()  # noqa: SIM115
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _construct_round(kind_name: str, count: int) -> tuple[float, float, float]:
     from pulumi_dws.testing.component_host import FakeMonitor
 
     monitors = [FakeMonitor(), FakeMonitor(), FakeMonitor()]
@@ -167,7 +182,7 @@ def _construct_round(kind_name: str, count: int) -> tuple[float, float]:
         for monitor in monitors[1:]:
             assert len(monitor.mocks.registered) >= count, kind_name
         result = json.loads(out.stdout.strip().splitlines()[-1])
-        return float(result["at_once"]), float(result["one_by_one"])
+        return float(result["at_once"]), float(result["one_by_one"]), float(result["cpu"])
     finally:
         for monitor in monitors:
             monitor.stop()
@@ -196,23 +211,38 @@ def main(argv: list[str] | None = None) -> None:
     print(f"N = {args.count} components per run, median of {args.rounds} rounds")
     print(
         "component | Python API ms/component | Construct ms/component | ratio "
-        "| Construct one by one ms/component"
+        "| Construct one by one ms | Python CPU ms | provider CPU ms | CPU ratio"
     )
     ratios: list[float] = []
+    cpu_ratios: list[float] = []
     for name in names:
         python: list[float] = []
+        python_cpu: list[float] = []
         at_once: list[float] = []
         one_by_one: list[float] = []
+        provider_cpu: list[float] = []
         for _ in range(args.rounds):
-            python.append(_python_round(name, args.count))
-            together, apart = _construct_round(name, args.count)
+            seconds, cpu = _python_round(name, args.count)
+            python.append(seconds)
+            python_cpu.append(cpu)
+            together, apart, used = _construct_round(name, args.count)
             at_once.append(together)
             one_by_one.append(apart)
-        py = statistics.median(python) / args.count * 1000
-        co = statistics.median(at_once) / args.count * 1000
-        seq = statistics.median(one_by_one) / args.count * 1000
+            provider_cpu.append(used)
+
+        def per(values: list[float]) -> float:
+            return statistics.median(values) / args.count * 1000
+
+        py, co, seq = per(python), per(at_once), per(one_by_one)
+        py_cpu, co_cpu = per(python_cpu), per(provider_cpu)
         ratios.append(co / py)
-        print(f"{name} | {py:.1f} | {co:.1f} | {co / py:.2f}x | {seq:.1f}", flush=True)
+        cpu_ratios.append(co_cpu / py_cpu)
+        print(
+            f"{name} | {py:.1f} | {co:.1f} | {co / py:.2f}x | {seq:.1f} | {py_cpu:.1f} | "
+            f"{co_cpu:.1f} | {co_cpu / py_cpu:.2f}x",
+            flush=True,
+        )
+    print(f"largest CPU ratio: {max(cpu_ratios):.2f}x")
     print(f"largest ratio: {max(ratios):.2f}x")
 
 

@@ -216,6 +216,18 @@ def _leaves(values: list[Any]) -> list[Any]:
 
 
 # ---------------------------------------------------------------------------- the server
+_SIGNATURE = rpc._special_sig_key.encode()  # noqa: SLF001 - how the wire marks a secret, an output
+
+
+def _may_hold_outputs(request: Any) -> bool:
+    """Whether a ``Construct``'s inputs may hold a secret, an output or an unknown (what the
+    checks before it are for): an input with dependencies, or a value the wire marks."""
+    if any(deps.urns for deps in request.inputDependencies.values()):
+        return True
+    raw = request.inputs.SerializeToString()
+    return _SIGNATURE in raw or rpc.UNKNOWN.encode() in raw
+
+
 @dataclass(frozen=True)
 class _Connection:
     """The provider's connection to one engine's resource monitor."""
@@ -238,7 +250,7 @@ class DwsServicer(ProviderServicer):
     # -------------------------------------------------------------- components
     async def Construct(self, request: Any, context: Any) -> Any:  # noqa: N802
         kind = component_kinds().get(request.type)
-        if kind is not None:
+        if kind is not None and _may_hold_outputs(request):
             runtime_config.set_all_config(dict(request.config), list(request.configSecretKeys))
             raw = rpc.deserialize_properties(request.inputs, keep_unknowns=True)
             resolved, held_outputs, unknown = await _resolved(raw)

@@ -253,6 +253,11 @@ class ComponentProviderHost:
         return self._process.stderr if self._process is not None else ""
 
     @property
+    def pid(self) -> int | None:
+        """The plugin's process id, None before :meth:`start`."""
+        return self._process.pid if self._process is not None else None
+
+    @property
     def returncode(self) -> int | None:
         """The plugin's exit status, None while it runs."""
         return self._process.returncode if self._process is not None else None
