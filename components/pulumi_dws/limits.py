@@ -32,6 +32,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, ValidationInfo
 
 from . import stack_config
+from .catalog.availability import TPU_ZONES
 from .duration import Duration, DurationLike
 from .errors import NO_VALUE, DwsValidationError
 from .outputs import output_aware
@@ -342,37 +343,6 @@ DEFAULT_LIMITS: dict[str, Limit] = {
             choices=(4, 8, 16, 32, 64, 128, 256, 512, 1024),
         ),
         Limit(
-            "calendar.tpu_zones.v6e",
-            "TPU v6e in Calendar mode",
-            "zones",
-            f"{TPU_CALENDAR_DOCS} (supported zones, updated 2025-12-18)",
-            zones=("asia-northeast1-b", "europe-west4-a", "us-east5-a", "us-east5-b"),
-        ),
-        Limit(
-            "calendar.tpu_zones.v5p",
-            "TPU v5p in Calendar mode",
-            "zones",
-            f"{TPU_CALENDAR_DOCS} (supported zones, updated 2025-12-18)",
-            zones=("us-east5-a",),
-        ),
-        Limit(
-            "calendar.tpu_zones.v5e_batch",
-            "TPU v5e for BATCH in Calendar mode",
-            "zones",
-            f"{TPU_CALENDAR_DOCS} (supported zones, updated 2025-12-18: BATCH)",
-            zones=("europe-west4-b", "us-west4-b"),
-        ),
-        Limit(
-            "calendar.tpu_zones.v5e_serving",
-            "TPU v5e for SERVING in Calendar mode",
-            "zones",
-            (
-                f"{TPU_CALENDAR_DOCS} (supported zones, updated 2025-12-18: SERVING; older "
-                "versions of the page said us-central1-a)"
-            ),
-            zones=("us-south1-a",),
-        ),
-        Limit(
             "calendar.name_prefix_length",
             "auto-created reservation name prefix length",
             "count",
@@ -517,31 +487,16 @@ DEFAULT_LIMITS: dict[str, Limit] = {
             maximum=256,
         ),
         Limit(
-            "queued_tpu.flex_start_zones.v6e",
-            "Cloud TPU Flex-start for TPU v6e",
-            "zones",
-            (
-                f'{TPU_FLEX_DOCS} ("TPU v6e for training and serving: asia-northeast1-b, '
-                'us-east5-a")'
-            ),
-            zones=("asia-northeast1-b", "us-east5-a"),
-        ),
-        Limit(
-            "queued_tpu.flex_start_zones.v5e",
-            "Cloud TPU Flex-start for TPU v5e",
-            "zones",
-            (
-                f'{TPU_FLEX_DOCS} ("TPU v5e for training: us-west4-a; TPU v5e for serving: '
-                'us-central1-a")'
-            ),
-            zones=("us-west4-a", "us-central1-a"),
-        ),
-        Limit(
             "compute.accelerator_count",
             "number of attached GPUs",
             "count",
             "Compute Engine guestAccelerators on N1/G-series: 1, 2, 4 or 8 per VM",
             choices=(1, 2, 4, 8),
+        ),
+        # Where each door offers each TPU generation: the catalog's table, one row each.
+        *(
+            Limit(row.key, row.description, "zones", row.source, zones=row.zones)
+            for row in TPU_ZONES
         ),
     ]
 }

@@ -240,6 +240,12 @@ class ComputeBackend(MigBackend):
                 self._expire(vm, now)
         self._settle_migs(now)
 
+    def _new_vm(
+        self, key: tuple[str, str, str], machine: str, resource: dict[str, Any], order: int
+    ) -> _Vm:
+        """A VM that does not wait for capacity (a group's), for the MIG models."""
+        return _Vm(key, machine, resource, None, order)
+
     def _place(self, vm: _Vm, now: dt.datetime) -> None:
         vm.holds_capacity = True
         res = vm.resource

@@ -144,6 +144,10 @@ class MigBackend:
             self, project: str, zone: str, body: dict[str, Any], order: int
         ) -> dict[str, Any]: ...
 
+        def _new_vm(
+            self, key: tuple[str, str, str], machine: str, resource: dict[str, Any], order: int
+        ) -> _Vm: ...
+
         def _place(self, vm: _Vm, now: dt.datetime) -> None: ...
 
         def _release(self, vm: _Vm) -> None: ...
@@ -273,8 +277,6 @@ class MigBackend:
     def _group_vm(
         self, group: _Group, zone: str, machine: str, run: int | None, now: dt.datetime
     ) -> tuple[str, str, str]:
-        from .models import _Vm
-
         project = group.key[0]
         base = str(group.resource["baseInstanceName"])
         while True:
@@ -289,8 +291,8 @@ class MigBackend:
         items.append({"key": "created-by", "value": group.path})
         body["metadata"] = {"items": items}
         order = next(self._counter)
-        vm = _Vm(
-            (project, zone, name), machine, self._resource(project, zone, body, order), None, order
+        vm = self._new_vm(
+            (project, zone, name), machine, self._resource(project, zone, body, order), order
         )
         vm.group = group.key
         self._vms[vm.key] = vm
