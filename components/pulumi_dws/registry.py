@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DYNAMIC_PREFIX",
+    "SERVED_PREFIX",
+    "is_dynamic",
     "Ref",
     "ResourceType",
     "CapacityKind",
@@ -46,6 +48,16 @@ __all__ = [
 ]
 
 DYNAMIC_PREFIX = "pulumi-python:dynamic"
+SERVED_PREFIX = "dws:dynamic:"
+"""The type prefix of the components' dynamic resources when the component provider
+(:mod:`pulumi_dws.package`) serves them, for programs in other languages: ``dws:dynamic:QueuedTpu``
+is ``pulumi-python:dynamic/dws:QueuedTpu``, read alike."""
+
+
+def is_dynamic(token: str) -> bool:
+    """A dynamic resource's type: Python's (``pulumi-python:dynamic/...``) or one the component
+    provider serves (``dws:dynamic:...``)."""
+    return token.startswith((DYNAMIC_PREFIX, SERVED_PREFIX))
 
 
 @dataclass(frozen=True)
@@ -113,7 +125,7 @@ class ResourceType:
             return True
         if self.pattern is not None and re.match(self.pattern, token):
             return True
-        if by_name and token.startswith(DYNAMIC_PREFIX):
+        if by_name and is_dynamic(token):
             return token.rsplit(":", 1)[-1].lower() in self.dynamic_names
         return False
 
@@ -228,7 +240,7 @@ def reader_for(view: ResourceView) -> ResourceType | None:
     """The entry that reads ``view``: by its type token, else (a dynamic resource of a type
     nobody declared) by what its props look like."""
     found = resource_type(view.type)
-    if found is not None or not view.type.startswith(DYNAMIC_PREFIX):
+    if found is not None or not is_dynamic(view.type):
         return found
     return next(
         (entry for entry in _resources if entry.recognise is not None and entry.recognise(view)),

@@ -256,6 +256,13 @@ class FlexStartGroup(pulumi.ComponentResource):
     ``template``, ``group`` and ``request``; ``spec`` is the validated args.
     """
 
+    self_link: pulumi.Output[str]
+    """The managed instance group's URL."""
+    request_state: pulumi.Output[str]
+    """The resize request's state: ``ACCEPTED``, ``SUCCEEDED``, ``FAILED``, ``CANCELLED``..."""
+    group_name: str
+    """Name of the managed instance group (and the prefix of its VMs' names)."""
+
     def __init__(
         self,
         name: str,
@@ -327,8 +334,8 @@ class FlexStartGroup(pulumi.ComponentResource):
                 parent=self, depends_on=[self.group], delete_before_replace=True
             ),
         )
-        self.self_link: pulumi.Output[str] = self.group.self_link
-        self.request_state: pulumi.Output[str] = self.request.state  # type: ignore[attr-defined]
+        self.self_link = self.group.self_link
+        self.request_state = self.request.state  # type: ignore[attr-defined]
         self.group_name = group_name
         self.register_outputs({"group_name": group_name, "zone": spec.zone, "region": spec.region})
 
