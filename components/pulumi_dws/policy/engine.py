@@ -10,7 +10,7 @@ from typing import Any
 
 from .. import limits
 from ..errors import DwsValidationError
-from .rules import RULES, Rule
+from .rules import Rule, all_rules
 from .view import LEVELS, Context, Level, ResourceView, Violation
 
 __all__ = ["evaluate", "level_for", "rule_config", "check_config", "load_config", "stack_limits"]
@@ -48,13 +48,14 @@ def rule_config(rule: Rule, config: Mapping[str, Any] | None) -> dict[str, Any]:
 
 def check_config(config: Mapping[str, Any] | None) -> None:
     """Raise :class:`DwsValidationError` for an unknown rule, level or option."""
-    names = {r.name for r in RULES}
+    rules = all_rules()
+    names = {r.name for r in rules}
     for key in config or {}:
         if key != "all" and key not in names:
             raise DwsValidationError(
                 "policy config", key, f"is not a rule; rules: {', '.join(sorted(names))}"
             )
-    for rule in RULES:
+    for rule in rules:
         level_for(rule, config)
         rule_config(rule, config)
 
@@ -116,7 +117,7 @@ def evaluate(
     views = [ResourceView.coerce(r) for r in resources]
     ctx = Context(stack=views, operations=operations)
     out: list[Violation] = []
-    for rule in RULES:
+    for rule in all_rules():
         level = level_for(rule, config)
         if level == "disabled":
             continue

@@ -27,7 +27,7 @@ from pulumi_policy import (
 )
 
 from .engine import stack_limits
-from .rules import RULES, Rule
+from .rules import Rule, all_rules
 from .view import Context, ResourceView
 
 __all__ = ["PACK_NAME", "policies", "serve", "limits_config"]
@@ -78,7 +78,7 @@ def policies() -> list[Policy]:
     """One Pulumi policy per rule (``plan``-scope rules, which need planned operations the
     policy runtime does not give, are left out)."""
     out: list[Policy] = []
-    for rule in RULES:
+    for rule in all_rules():
         common: dict[str, Any] = {
             "name": rule.name,
             "description": rule.description,

@@ -17,6 +17,7 @@ from ...policy.view import ResourceView
 from ...providers.stable_time import TYPE_TOKEN as STABLE_TIME
 from ...registry import CapacityKind, Ref, ResourceType, register
 from .component import CalendarReservation, CalendarReservationArgs, CalendarReservationSpec
+from .rules import RULES
 
 __all__ = ["KIND", "reservation_source"]
 
@@ -173,5 +174,6 @@ KIND = register(
             ),
         ),
         test_aids=_AIDS,
+        rules=RULES,
     )
 )

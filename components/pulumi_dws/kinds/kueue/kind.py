@@ -4,11 +4,14 @@ resources; the rules read a ``ProvisioningRequestConfig``'s ``maxRunDurationSeco
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from ... import catalog
 from ...errors import DwsValidationError
 from ...models import suggest
+from ...policy.facts import RunLimit
+from ...policy.values import dig
+from ...policy.view import ResourceView
 from ...registry import BlueprintEntry, CapacityKind, Ref, ResourceType, register
 from ..common import kubernetes_summary
 from .component import KueueQueue, KueueQueueArgs, KueueQueueSpec
@@ -20,6 +23,12 @@ PROVISIONING_REQUEST_CONFIG = (
     r"^kubernetes:kueue\.x-k8s\.io/v1[a-z0-9]*:ProvisioningRequestConfig\Z"
 )
 _POOLS = "queued_node_pools"
+
+
+def _config_parts(view: ResourceView) -> Iterator[RunLimit]:
+    """A ProvisioningRequestConfig's run limit (the facts the general rules check)."""
+    raw = dig(view.props, "spec", "parameters", "maxRunDurationSeconds")
+    yield RunLimit("spec.parameters.maxRunDurationSeconds", raw, "kueue.max_run_duration")
 
 
 def check_entries(entries: Sequence[BlueprintEntry]) -> None:
@@ -81,6 +90,7 @@ KIND = register(
             ResourceType(
                 "kueue_config",
                 pattern=PROVISIONING_REQUEST_CONFIG,
+                parts=_config_parts,
                 summary=kubernetes_summary,
                 mock=Ref("pulumi_dws.testing.kinds.common:kubernetes"),
             ),

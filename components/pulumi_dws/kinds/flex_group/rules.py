@@ -1,4 +1,5 @@
-"""Managed instance groups that take resize requests: what Google requires of the group.
+"""The rule of managed instance groups that take resize requests (``FlexStartGroup``, or a
+hand-written group with a resize request): what Google requires of the group.
 
 A ``FlexStartGroup`` builds its group right; a hand-written pulumi-gcp group paired with a
 resize request (a raw ``ResizeRequest`` / ``RegionResizeRequest``, or a ``MigResizeRequest``)
@@ -16,12 +17,12 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from ..shapes import kind_of
-from ..values import dig, is_unknown, last_segment
-from ..view import Context, ResourceView
-from .base import Finding, Rule
+from ...policy.rules.base import Finding, Rule
+from ...policy.shapes import kind_of
+from ...policy.values import dig, is_unknown, last_segment
+from ...policy.view import Context, ResourceView
 
-__all__ = ["RESIZE_REQUEST_GROUP", "AUTOSCALERS"]
+__all__ = ["RESIZE_REQUEST_GROUP", "AUTOSCALERS", "RULES"]
 
 AUTOSCALERS = (
     "gcp:compute/autoscaler:Autoscaler",
@@ -123,4 +124,11 @@ RESIZE_REQUEST_GROUP = Rule(
         "Use pulumi_dws FlexStartGroup, which builds the group right, or set the fields the "
         "message names on your group (and remove its autoscaler)."
     ),
+    note=(
+        "a group a resize request asks for VMs: no autoscaler, `DO_NOTHING` on failure; "
+        "regional: `ANY_SINGLE_ZONE`, redistribution `NONE`"
+    ),
 )
+
+RULES = (RESIZE_REQUEST_GROUP,)
+"""This kind's rules."""
