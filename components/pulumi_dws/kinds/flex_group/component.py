@@ -52,6 +52,7 @@ from ...models import parse_args
 from ...validation import check_name, check_region, is_output, region_of
 from ...vm_settings import VmSettings, VmSettingsArgs, template_args
 from ..calendar.component import CalendarReservation
+from . import limits as _rows  # noqa: F401 (registers this kind's limit rows)
 from .provider import MigResizeRequest, resize_request_body
 
 __all__ = [

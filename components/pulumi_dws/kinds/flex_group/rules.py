@@ -5,7 +5,8 @@ A ``FlexStartGroup`` builds its group right; a hand-written pulumi-gcp group pai
 resize request (a raw ``ResizeRequest`` / ``RegionResizeRequest``, or a ``MigResizeRequest``)
 is checked here: no autoscaler targets it, repairs are off (``DO_NOTHING``), and a regional
 group uses the ``ANY_SINGLE_ZONE`` target shape without proactive redistribution (Google's
-"About resize requests in a MIG" limitations, :data:`~pulumi_dws.limits.MIG_RESIZE_DOCS`).
+"About resize requests in a MIG" limitations,
+:data:`~pulumi_dws.kinds.flex_group.limits.MIG_RESIZE_DOCS`).
 
 A request is paired with the group it names (``group`` / ``instanceGroupManager``, a name or a
 link) in the same zone or region; while that name is unknown (a preview), with the one group

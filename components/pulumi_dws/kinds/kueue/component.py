@@ -35,6 +35,7 @@ from ...fields import Check, DurationWithin, Known, MaybeOutput, OneOf
 from ...models import DwsModel, parse_args
 from ...validation import check_name
 from ..node_pool.component import NODE_POOL_LABEL, QueuedNodePool
+from . import limits as _rows  # noqa: F401 (registers this kind's limit rows)
 from .kube import gke_provider
 
 __all__ = [

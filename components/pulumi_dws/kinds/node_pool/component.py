@@ -61,6 +61,7 @@ from ...validation import (
     region_of_location,
     when_known,
 )
+from . import limits as _rows  # noqa: F401 (registers this kind's limit rows)
 
 __all__ = [
     "TYPE",

@@ -43,6 +43,7 @@ from ...errors import DwsValidationError
 from ...fields import Check, DurationWithin, Labels, MaybeOutput, Metadata, Name, Within, Zone
 from ...models import DwsModel, parse_args
 from ...validation import check_name, is_output, when_known
+from . import limits as _rows  # noqa: F401 (registers this kind's limit rows)
 from .provider import QueuedTpuResource
 
 __all__ = [

@@ -60,6 +60,7 @@ from ...validation import (
     is_output,
     region_of,
 )
+from . import limits as _rows  # noqa: F401 (registers this kind's limit rows)
 from .provider import SlurmClusterResource
 
 __all__ = [
