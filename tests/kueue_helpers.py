@@ -1,5 +1,6 @@
-"""The Kueue CRDs' structural schemas (vendored in tests/fixtures), applied as the API server's
-strict field validation applies them: shared by the GPU and TPU Kueue tests."""
+"""The Kueue CRDs' structural schemas, one set per Kueue release (vendored in tests/fixtures),
+applied as the API server's strict field validation applies them: shared by the GPU, TPU,
+fallback-flavor and job tests."""
 
 from __future__ import annotations
 
@@ -10,20 +11,22 @@ from typing import Any
 
 import jsonschema
 
+from pulumi_dws.kinds.kueue.component import KUEUE_VERSION
+
 REPO = Path(__file__).resolve().parent.parent
 CRD_SCHEMAS = REPO / "tests" / "fixtures" / "kueue_crd_schemas.json"
 
 
-def _strict(schema: Any) -> Any:
+def strict(schema: Any) -> Any:
     """The CRD schema as the API server's strict field validation applies it: an object with
     ``properties`` and no ``additionalProperties`` (or preserve-unknown-fields) rejects
     fields it does not declare, instead of silently pruning them. (CEL rules in
     ``x-kubernetes-validations`` are not evaluated here.)"""
     if isinstance(schema, list):
-        return [_strict(s) for s in schema]
+        return [strict(s) for s in schema]
     if not isinstance(schema, dict):
         return schema
-    out = {k: _strict(v) for k, v in schema.items()}
+    out = {k: strict(v) for k, v in schema.items()}
     pattern = out.get("pattern")
     if isinstance(pattern, str) and pattern.startswith("^(?i)"):
         out["pattern"] = "(?i)^" + pattern[5:]  # RE2 takes inline flags anywhere, Python not
@@ -37,19 +40,33 @@ def _strict(schema: Any) -> Any:
 
 
 @cache
-def _validators() -> dict[tuple[str, str], jsonschema.Validator]:
-    """The Kueue CRDs' structural schemas, vendored by scripts/vendor_kueue_crd_schemas.py."""
-    vendored = json.loads(CRD_SCHEMAS.read_text())
-    return {
-        (kind, version): jsonschema.Draft7Validator(_strict(entry["schema"]))
-        for kind, versions in vendored["crds"].items()
-        for version, entry in versions.items()
-    }
+def vendored() -> dict[str, Any]:
+    """The file scripts/vendor_kueue_crd_schemas.py writes."""
+    return json.loads(CRD_SCHEMAS.read_text())  # type: ignore[no-any-return]
 
 
-def validate(manifest: dict[str, Any]) -> None:
+def kueue_versions() -> list[str]:
+    """Every Kueue release whose CRDs are vendored, oldest first."""
+    return list(vendored()["versions"])
+
+
+@cache
+def _validator(kueue_version: str, kind: str, api_version: str) -> jsonschema.Validator:
+    entry = vendored()["versions"][kueue_version]["crds"][kind]
+    if api_version not in entry:
+        raise AssertionError(
+            f"Kueue {kueue_version} does not serve {kind} {api_version} (it serves "
+            f"{', '.join(entry)})"
+        )
+    schema = vendored()["schemas"][entry[api_version]["schema"]]
+    return jsonschema.Draft7Validator(strict(schema))
+
+
+def validate(manifest: dict[str, Any], kueue_version: str = KUEUE_VERSION) -> None:
+    """Raise AssertionError unless ``manifest`` is valid for the CRDs of ``kueue_version``
+    (default: the release pulumi-dws installs)."""
     group, _, version = manifest["apiVersion"].partition("/")
     assert group == "kueue.x-k8s.io"
-    validator = _validators()[(manifest["kind"], version)]
+    validator = _validator(kueue_version, manifest["kind"], version)
     errors = sorted(validator.iter_errors(manifest), key=lambda e: list(e.path))
     assert not errors, [f"{'.'.join(map(str, e.path))}: {e.message}" for e in errors]

@@ -4,6 +4,7 @@ check fails :func:`test_every_readme_block_is_checked`."""
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import re
@@ -54,8 +55,8 @@ class Block:
         return [c for c in (ln.split("  #")[0].strip() for ln in self.code.splitlines()) if c]
 
 
-def readme_blocks() -> list[Block]:
-    text = README.read_text()
+def readme_blocks(path: Path = README) -> list[Block]:
+    text = path.read_text()
     found = []
     for match in re.finditer(r"^( *)```(\w*)\n(.*?)^\1```", text, re.S | re.M):
         indent, lang, code = match.groups()
@@ -302,6 +303,7 @@ CHECKS: dict[str, Callable[[Block], None]] = {
     'FlexStartInstance("trainer"': check_python_under_mocks,
     "from pulumi_dws.gke import QueuedNodePool": check_python_under_mocks,
     "from pulumi_dws import CalendarReservation, KueueQueue": check_python_under_mocks,
+    "from pulumi_dws import ComputeClass": check_python_under_mocks,
     "from pulumi_dws import QueuedTpu": check_python_under_mocks,
     'SlurmCluster("flexvm"': check_python_under_mocks,
     "import pulumi_gcp as gcp": check_python_under_mocks,
@@ -469,7 +471,7 @@ def test_ci_preview_installs_into_the_virtualenv_the_stacks_name() -> None:
 README_TEXT = README.read_text()
 SOURCES = {p: p.read_text() for p in sorted((REPO / "components").rglob("*.py"))}
 COMPONENTS = ("FlexStartInstance", "QueuedNodePool", "KueueQueue", "SlurmCluster")
-COMPONENTS += ("CalendarReservation", "FlexStartGroup", "QueuedTpu")
+COMPONENTS += ("CalendarReservation", "FlexStartGroup", "QueuedTpu", "ComputeClass")
 LOCATOR = re.compile(r"https://\S+|[\w.-]+/[\w.-]+@[0-9a-f]{40}|\bseed 00\d")
 
 
@@ -527,3 +529,76 @@ def test_citations_of_the_cluster_definition_name_where_to_look(
 )
 def test_the_rows_this_issue_decided_cite_checkable_sources(key: str) -> None:
     assert LOCATOR.search(limits.get(key).source), limits.get(key).source
+
+
+# ------------------------------------------------------------------------------ docs pages
+# Each code block of a page under docs/ has a check too (a new block without one fails).
+COMPUTE_CLASS_DOC = REPO / "docs" / "gke-compute-class.md"
+
+
+def check_topology_jobset(b: Block) -> None:
+    from pulumi_dws.kueue import provisioning_request_pod_sets
+
+    namespace = run_python(b.code)
+    [request] = provisioning_request_pod_sets(namespace["job"], namespace["queue"])
+    assert request.names == ("leader", "workers") and request.count == 8
+    pod = namespace["job"]["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]
+    assert pod["metadata"]["annotations"] == {
+        "kueue.x-k8s.io/podset-required-topology": "cloud.google.com/gce-topology-block"
+    }
+
+
+def check_compute_class_blueprint(b: Block) -> None:
+    capacity = yaml.safe_load(b.code)["config"]["dws:capacity"]
+    assert [e.kind.key for e in validate_capacity(capacity)] == [
+        "calendar_reservations",
+        "compute_classes",
+        "queued_node_pools",
+        "kueue_queues",
+    ]
+    mocks = GcpMocks(project="my-project")
+    built = mocks.run(lambda: deploy(capacity))
+    assert sorted(built) == [
+        "calendar_reservations/h200-block",
+        "compute_classes/h200",
+        "kueue_queues/training",
+        "queued_node_pools/h200-queued",
+    ]
+    [cls] = mocks.resources("kubernetes:cloud.google.com/v1:ComputeClass")
+    assert cls.inputs["spec"]["priorities"][0]["reservations"]["specific"] == [
+        {"name": "h200-block"}
+    ]
+    moved = copy.deepcopy(capacity)
+    moved["calendar_reservations"][0]["zone"] = "us-central1-c"
+    with pytest.raises(DwsValidationError, match="outside the class's zones"):
+        validate_capacity(moved)
+
+
+DOC_CHECKS: dict[Path, dict[str, Callable[[Block], None]]] = {
+    COMPUTE_CLASS_DOC: {
+        "from pulumi_dws import KueueQueue, QueuedNodePool, kueue_jobset": check_topology_jobset,
+        "config:\n  dws:capacity:": check_compute_class_blueprint,
+    },
+}
+DOC_BLOCKS = [(page, b) for page in DOC_CHECKS for b in readme_blocks(page)]
+
+
+def _doc_check(page: Path, b: Block) -> Callable[[Block], None]:
+    found = [check for key, check in DOC_CHECKS[page].items() if b.code.startswith(key)]
+    assert len(found) == 1, f"{page.name}:{b.line}: {len(found)} checks match {b.first!r}"
+    return found[0]
+
+
+def test_every_docs_block_is_checked() -> None:
+    for page, checks in DOC_CHECKS.items():
+        blocks = readme_blocks(page)
+        assert blocks and len(blocks) == len(checks), page.name
+        for b in blocks:
+            _doc_check(page, b)
+
+
+@pytest.mark.parametrize(
+    ("page", "b"), DOC_BLOCKS, ids=[f"{p.stem}:{b.line}" for p, b in DOC_BLOCKS]
+)
+def test_docs_block(page: Path, b: Block) -> None:
+    _doc_check(page, b)(b)

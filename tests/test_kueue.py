@@ -390,7 +390,8 @@ REJECTIONS: list[tuple[dict[str, Any], dict[str, Any], str, str]] = [
     ({"retry_strategy": {"backoff_limit_count": -1}}, {}, "retry_strategy", "between"),
     ({"queueing_strategy": "LIFO"}, {}, "queueing_strategy", "StrictFIFO"),
     ({"local_queue_name": "Q"}, {}, "local_queue_name", "Kubernetes name"),
-    ({"flavours": 1}, {}, "flavours", "unknown argument; known: node_pool, namespaces"),
+    ({"flavours": 1}, {}, "flavours", "unknown argument; did you mean flavors?"),
+    ({"zzz": 1}, {}, "zzz", "unknown argument; known: node_pool, flavors, namespaces"),
 ]
 
 
@@ -587,13 +588,17 @@ def test_blueprint_reports_the_entry_path() -> None:
 
 
 def test_the_vendored_crd_schemas_say_where_they_come_from() -> None:
-    """No test needs ../shared: the structural schemas are in the repository, with their
-    source, Kueue version, licence, and no prose."""
+    """No test needs ../shared: the structural schemas of every supported Kueue release are in
+    the repository, each with its tag, the SHA-256 of its source files, licence, and no prose."""
     vendored = json.loads(CRD_SCHEMAS.read_text())
     source = vendored["source"]
     assert source["project"] == "kubernetes-sigs/kueue" and "Apache" in source["licence"]
-    assert source["kueueVersion"] and source["sha256"]
-    assert set(vendored["crds"]) == {*KINDS, "LocalQueue"}
+    assert KUEUE_VERSION in vendored["versions"]
+    for version, entry in vendored["versions"].items():
+        assert entry["tag"] == f"v{version}" and entry["sha256"] and entry["vendored"]
+        assert set(entry["crds"]) == {*KINDS, "LocalQueue", "Topology"}
+        for kind in entry["crds"].values():
+            assert all(one["schema"] in vendored["schemas"] for one in kind.values())
 
     def keywords(schema: Any) -> set[str]:
         if not isinstance(schema, dict):
@@ -608,8 +613,6 @@ def test_the_vendored_crd_schemas_say_where_they_come_from() -> None:
                         found |= keywords(item)
         return found
 
-    used = set().union(
-        *(keywords(e["schema"]) for v in vendored["crds"].values() for e in v.values())
-    )
+    used = set().union(*(keywords(schema) for schema in vendored["schemas"].values()))
     assert {"type", "properties", "required", "enum"} <= used
     assert not used & {"description", "default", "x-kubernetes-validations", "example"}

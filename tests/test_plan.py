@@ -50,6 +50,15 @@ EXPECTED: dict[str, dict[str, int]] = {
         "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue": 1,
         "kubernetes:kueue.x-k8s.io/v1beta2:LocalQueue": 1,
     },
+    "stacks/gke-compute-class": {
+        "dws:index:ComputeClass": 1,
+        "kubernetes:cloud.google.com/v1:ComputeClass": 1,
+        "gcp:compute/futureReservation:FutureReservation": 1,
+        "gcp:container/nodePool:NodePool": 1,
+        "kubernetes:kueue.x-k8s.io/v1beta2:ResourceFlavor": 2,
+        "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue": 1,
+        "kubernetes:ray.io/v1:RayJob": 1,
+    },
     "stacks/tpu-dws": {
         "gcp:container/nodePool:NodePool": 1,
         "dws:index:QueuedTpu": 1,

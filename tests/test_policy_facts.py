@@ -14,7 +14,7 @@ import pytest
 from pulumi_dws import registry
 from pulumi_dws.policy import ResourceView, evaluate
 from pulumi_dws.policy.facts import Grant, Labels, PublicIp, QueueWindow, RunLimit
-from pulumi_dws.policy.rules import GENERAL, Finding, Rule, all_rules, markdown_table, owners
+from pulumi_dws.policy.rules import RULES, Finding, Rule, all_rules, markdown_table, owners
 from pulumi_dws.policy.values import UNKNOWN
 
 JOB = "pulumi-python:dynamic/dws:VertexJob"
@@ -96,14 +96,14 @@ def test_general_rules_check_a_new_kind_through_its_facts() -> None:
 @pytest.mark.usefixtures("new_kind")
 def test_a_kinds_rules_are_gathered_after_the_general_ones() -> None:
     names = [r.name for r in all_rules()]
-    assert names[: len(GENERAL)] == [r.name for r in GENERAL]
+    assert names[: len(RULES)] == [r.name for r in RULES]
     assert names[-1] == "vertex-job-named"
     assert ("vertex-job-named", "VertexJob") in [(r.name, owner) for r, owner in owners()]
 
 
 def test_a_rule_declared_twice_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     known = registry.kinds()
-    twice = dataclasses.replace(known[0], key="again", rules=(GENERAL[0],))
+    twice = dataclasses.replace(known[0], key="again", rules=(RULES[0],))
     monkeypatch.setattr(registry, "kinds", lambda: (*known, twice))
     with pytest.raises(ValueError, match="flex-start-max-run-duration is declared twice"):
         all_rules()

@@ -27,7 +27,7 @@ from pulumi_policy import (
 from pulumi_policy.proxy import UnknownValueError
 
 from pulumi_dws import FlexStartGroup, clock
-from pulumi_dws.policy import RULES, ResourceView, rule
+from pulumi_dws.policy import ResourceView, all_rules, rule
 from pulumi_dws.policy.pack import PACK_NAME, policies
 from pulumi_dws.testing import GcpMocks
 from pulumi_dws.testing.policy import (
@@ -88,7 +88,7 @@ def offending(example: Example) -> Any:
 
 
 def test_pack_has_one_policy_per_rule_with_levels_and_kinds() -> None:
-    expected = [r for r in RULES if r.scope != "plan"]
+    expected = [r for r in all_rules() if r.scope != "plan"]
     assert [p.name for p in POLICIES] == [r.name for r in expected]
     for policy, r in zip(POLICIES, expected, strict=True):
         assert policy.enforcement_level == EnforcementLevel(r.level)

@@ -17,10 +17,10 @@ from hypothesis import strategies as st
 from pulumi_dws import clock, limits
 from pulumi_dws.errors import DwsValidationError
 from pulumi_dws.policy import (
-    RULES,
     UNKNOWN,
     ResourceView,
     Violation,
+    all_rules,
     capacity_summary,
     check_config,
     evaluate,
@@ -81,7 +81,7 @@ def set_path(value: Any, path: tuple, new: Any) -> Any:
 
 
 ALL_ON = {"flex-start-queue-window": {"requireQueueWindow": True}}
-RESOURCE_RULES = [r for r in RULES if r.scope == "resource"]
+RESOURCE_RULES = [r for r in all_rules() if r.scope == "resource"]
 
 # ---------------------------------------------------------------- values and views
 

@@ -150,7 +150,8 @@ class CapacityKind:
         check_entries: a check across ``dws:capacity`` entries (a Kueue queue names a pool
             declared beside it), run on every entry once each is valid.
         rules: the policy rules of this kind alone (in ``kinds/<kind>/rules.py``); the policy
-            engine runs them after the general rules, which check the facts every kind's
+            engine runs them after the general rules
+            (:func:`pulumi_dws.policy.rules.all_rules`), which check the facts every kind's
             readers yield (:mod:`pulumi_dws.policy.facts`).
     """
 

@@ -15,7 +15,16 @@ from ..registry import register_resources
 
 __all__ = ["BUILTIN", "load", "load_limits"]
 
-BUILTIN = ("calendar", "slurm", "node_pool", "kueue", "flex_vm", "flex_group", "queued_tpu")
+BUILTIN = (
+    "calendar",
+    "slurm",
+    "node_pool",
+    "compute_class",
+    "kueue",
+    "flex_vm",
+    "flex_group",
+    "queued_tpu",
+)
 """The kinds' packages, in the order ``dws:capacity`` lists them."""
 
 

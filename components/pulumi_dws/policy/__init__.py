@@ -14,17 +14,16 @@ Importing this package imports neither pulumi-policy (only ``.pack`` does) nor a
 
 from __future__ import annotations
 
-from typing import Any
-
 from .capacity import CapacityItem, capacity_items, capacity_summary
 from .engine import check_config, evaluate, level_for, load_config, rule_config, stack_limits
-from .rules import Finding, Option, Rule, all_rules, rule
+from .rules import RULES, Finding, Option, Rule, all_rules, rule
 from .values import UNKNOWN, is_unknown
 from .view import Context, Level, ResourceView, Violation, normalize_operation, type_of_urn
 
 __all__ = [
-    "RULES",  # noqa: F822 (from __getattr__)
+    "RULES",
     "UNKNOWN",
+    "all_rules",
     "CapacityItem",
     "Context",
     "Finding",
@@ -46,11 +45,3 @@ __all__ = [
     "stack_limits",
     "type_of_urn",
 ]
-
-
-def __getattr__(name: str) -> Any:
-    # Every rule, the kinds' included: gathered when first asked for (the kinds' rules import
-    # this package's pieces).
-    if name == "RULES":
-        return all_rules()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,4 +1,4 @@
-"""``KueueQueue``: the Kueue objects that route labelled Jobs to one DWS node pool.
+"""``KueueQueue``: the Kueue objects that route labelled Jobs to DWS node pools and ComputeClasses.
 
 For a :class:`~pulumi_dws.QueuedNodePool` (or a pool name) it creates, with
 pulumi-kubernetes: a ``ResourceFlavor`` pinned to the pool (``cloud.google.com/gke-nodepool``),
@@ -8,48 +8,91 @@ pin each job's Pods to the nodes provisioned for it) and its ``AdmissionCheck``,
 On a TPU pool the same objects manage ``google.com/tpu`` instead: the quota is the pool's TPU
 chips, the flavor selects the slice's GKE TPU labels and tolerates the ``google.com/tpu`` taint
 TPU nodes carry (and, for a queued pool, ``cloud.google.com/gke-queued``).
-``kueue.x-k8s.io/v1beta2`` by default, ``v1beta1`` on request; optionally installs Kueue itself
-from its Helm chart (pinned version) before the objects.
+
+With ``flavors`` instead of ``node_pool`` the ClusterQueue tries several flavors in order (a
+reservation or Calendar-block pool, a :class:`~pulumi_dws.ComputeClass`, then the DWS pool),
+each with its own quota; the ProvisioningRequest check applies only to queued pools' flavors
+(:mod:`.flavors`). ``topology`` adds a Kueue ``Topology`` of GKE's block, sub-block and host
+labels that the flavors use (topology-aware scheduling). ``pod_set_merge_policy`` lets one
+ProvisioningRequest carry a job with several pod sets (a RayJob's head and workers), which
+GKE's queued provisioning needs: it accepts one pod set per request.
+
+``kueue.x-k8s.io/v1beta2`` by default, ``v1beta1`` on request; ``kueue_version`` is the Kueue
+release in the cluster (or to install, from its Helm chart, with ``install_kueue``): every
+field is checked against what that release serves (:data:`KUEUE_VERSIONS`).
 
 :func:`kueue_manifests` builds the same objects as plain dicts (no Pulumi needed), and
-:func:`kueue_job_fields` / :func:`kueue_job` give what a Job needs to use the queue.
+:func:`kueue_job_fields` / :func:`kueue_job` (and :mod:`.jobs` for RayJobs and JobSets) give
+what a job needs to use the queue.
 """
 
 from __future__ import annotations
 
-import copy
 import re
-from collections.abc import Mapping, Sequence
-from typing import Annotated, Any, Literal, TypedDict
+from collections.abc import Sequence
+from typing import Any
 
 import pulumi
 import pulumi_kubernetes as kubernetes
-from pydantic import model_validator
-from typing_extensions import Required
 
-from ... import catalog, limits
+from ... import limits
 from ...defaults import type_token
-from ...duration import Duration, DurationLike
+from ...duration import DurationLike
 from ...errors import DwsValidationError
-from ...fields import Check, DurationWithin, Known, MaybeOutput, OneOf
-from ...models import DwsModel, parse_args
-from ...validation import check_name
-from ..node_pool.component import NODE_POOL_LABEL, QueuedNodePool
-from . import limits as _rows  # noqa: F401 (registers this kind's limit rows)
-from .kube import gke_provider
+from ...kube import gke_provider, has_kubernetes_provider
+from ...models import parse_args
+from ..node_pool.component import QueuedNodePool
+from .flavors import Flavor
+from .manifests import build_manifests, kueue_manifests, label_values, quotas
+from .spec import (
+    A4X_TOPOLOGY_LEVELS,
+    API_GROUP,
+    API_VERSIONS,
+    GPU_RESOURCE,
+    KUEUE_CHART,
+    KUEUE_NAMESPACE,
+    KUEUE_VERSION,
+    KUEUE_VERSIONS,
+    MAX_RUN_DURATION_ANNOTATION,
+    MERGE_POLICIES,
+    POD_SET_UPDATES,
+    PROVISIONING_CLASS,
+    PROVISIONING_CONTROLLER,
+    PROVISIONING_REQUEST_LABEL,
+    QUEUE_NAME_LABEL,
+    QUEUED_TAINT_KEY,
+    TAS_BETA_SINCE,
+    TOPOLOGY_LEVELS,
+    TPU_RESOURCE,
+    ApiVersion,
+    FlavorArgs,
+    KueueQueueArgs,
+    KueueQueueSpec,
+    MergePolicy,
+    RetryStrategyArgs,
+    _check_dns_label,
+    _check_quantity,
+    check_k8s_name,
+    check_quantity,
+    kueue_release,
+)
 
 __all__ = [
     "TYPE",
     "KueueQueue",
     "KueueQueueArgs",
     "KueueQueueSpec",
+    "FlavorArgs",
     "RetryStrategyArgs",
     "ApiVersion",
+    "MergePolicy",
     "API_GROUP",
     "API_VERSIONS",
     "KUEUE_CHART",
     "KUEUE_VERSION",
+    "KUEUE_VERSIONS",
     "KUEUE_NAMESPACE",
+    "MERGE_POLICIES",
     "PROVISIONING_CLASS",
     "PROVISIONING_CONTROLLER",
     "QUEUE_NAME_LABEL",
@@ -59,485 +102,17 @@ __all__ = [
     "QUEUED_TAINT_KEY",
     "PROVISIONING_REQUEST_LABEL",
     "POD_SET_UPDATES",
+    "TOPOLOGY_LEVELS",
+    "A4X_TOPOLOGY_LEVELS",
+    "kueue_release",
+    "check_k8s_name",
+    "check_quantity",
     "kueue_manifests",
     "kueue_job_fields",
     "kueue_job",
 ]
 
 TYPE = type_token("KueueQueue")
-ApiVersion = Literal["v1beta2", "v1beta1"]
-API_GROUP = "kueue.x-k8s.io"
-API_VERSIONS: tuple[str, ...] = ("v1beta2", "v1beta1")
-KUEUE_CHART = "oci://registry.k8s.io/kueue/charts/kueue"
-# Pinned chart version. v1beta2 is served from Kueue 0.15 and is the storage version from 0.16.
-KUEUE_VERSION = "0.16.1"
-_V1BETA2_SINCE = (0, 15)
-KUEUE_NAMESPACE = "kueue-system"
-PROVISIONING_CLASS = "queued-provisioning.gke.io"
-PROVISIONING_CONTROLLER = "kueue.x-k8s.io/provisioning-request"
-QUEUE_NAME_LABEL = "kueue.x-k8s.io/queue-name"
-MAX_RUN_DURATION_ANNOTATION = "provreq.kueue.x-k8s.io/maxRunDurationSeconds"
-GPU_RESOURCE = "nvidia.com/gpu"
-PROVISIONING_REQUEST_LABEL = "autoscaling.gke.io/provisioning-request"
-POD_SET_UPDATES: dict[str, Any] = {
-    "nodeSelector": [
-        {"key": PROVISIONING_REQUEST_LABEL, "valueFromProvisioningClassDetail": "ResizeRequestName"}
-    ]
-}
-"""The ProvisioningRequestConfig's ``podSetUpdates``: once a request is provisioned, Kueue adds a
-nodeSelector on the GKE label of the nodes made for it (its value is the request's
-``ResizeRequestName`` class detail), so a job's Pods land on the nodes provisioned for that
-job and not on nodes another job is waiting for. As Google's xpk writes it
-(AI-Hypercomputer/xpk ``src/xpk/templates/kueue_config.yaml.j2``); the field is in both
-``v1beta1`` and ``v1beta2`` of the Kueue CRD."""
-# GPU nodes on GKE carry the taint nvidia.com/gpu=present:NoSchedule; Kueue adds the flavor's
-# tolerations to the Pods it admits.
-GPU_TOLERATION = {"key": GPU_RESOURCE, "operator": "Exists", "effect": "NoSchedule"}
-TPU_RESOURCE = catalog.TPU_RESOURCE
-# TPU nodes carry google.com/tpu=present:NoSchedule (catalog.TPU_TAINT); nodes of a queued pool
-# also carry cloud.google.com/gke-queued (NoSchedule), which Google's TPU samples tolerate
-# (https://docs.cloud.google.com/kubernetes-engine/docs/tutorials/ray-kueue-dws, whose YAML is
-# GoogleCloudPlatform/kubernetes-engine-samples ai-ml/gke-ray/tpu/dws/rayjob-tpu-v6e-dws.yaml;
-# GoogleCloudPlatform/cluster-toolkit@1047080375afbb44da4b596be314634e7486af4a
-# examples/gke-consumption-options/dws-flex-start-queued-provisioning: "Mandatory for Queued
-# Provisioning").
-TPU_TOLERATION = {"key": TPU_RESOURCE, "operator": "Exists", "effect": "NoSchedule"}
-QUEUED_TAINT_KEY = "cloud.google.com/gke-queued"
-QUEUED_TOLERATION = {"key": QUEUED_TAINT_KEY, "operator": "Exists", "effect": "NoSchedule"}
-# Effectively unlimited, as in GKE's DWS samples: the pool's GPUs are the real bound.
-UNBOUNDED_CPU = 1000000000
-UNBOUNDED_MEMORY = "1000000000Gi"
-UNBOUNDED_EPHEMERAL = "1000000000Ti"
-QUEUEING_STRATEGIES = ("BestEffortFIFO", "StrictFIFO")
-
-_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?\Z")
-_QUANTITY = re.compile(
-    r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?"
-    r"(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?\Z"
-)
-_VERSION = re.compile(r"^v?(\d+)\.(\d+)\.(\d+)\Z")
-_INT32 = 2**31 - 1
-
-
-class RetryStrategyArgs(TypedDict, total=False):
-    """ProvisioningRequest retries (Kueue defaults: 3 retries, 60 s base, 1800 s max)."""
-
-    backoff_limit_count: int
-    backoff_base_seconds: int
-    backoff_max_seconds: int
-
-
-class KueueQueueArgs(TypedDict, total=False):
-    """Arguments of :class:`KueueQueue`.
-
-    ``node_pool`` is a :class:`~pulumi_dws.QueuedNodePool` or a pool name; with a name,
-    give ``gpu_quota`` (a GPU pool) or ``tpu_quota`` (a TPU pool, in chips), and
-    ``cluster``/``location`` unless a Kubernetes provider comes through ``opts``. ``name`` is
-    the prefix of the Kueue object names (default: the component name);
-    ``local_queue_name`` defaults to ``<name>-local-queue``.
-    """
-
-    node_pool: Required[Any]
-    namespaces: Required[Sequence[str]]
-    gpu_quota: pulumi.Input[int]
-    tpu_quota: pulumi.Input[int]
-    max_run_duration: DurationLike
-    api_version: ApiVersion
-    install_kueue: bool
-    kueue_version: str
-    name: str
-    local_queue_name: str
-    provisioning_request: bool
-    retry_strategy: RetryStrategyArgs
-    cpu_quota: int | str
-    memory_quota: int | str
-    queueing_strategy: str
-    cluster: pulumi.Input[str]
-    location: str
-    project: pulumi.Input[str]
-
-
-class _Retry(DwsModel):
-    backoff_limit_count: int = 3
-    backoff_base_seconds: int = 60
-    backoff_max_seconds: int = 1800
-
-    @model_validator(mode="after")
-    def _bounds(self) -> _Retry:
-        for field in ("backoff_limit_count", "backoff_base_seconds", "backoff_max_seconds"):
-            value = getattr(self, field)
-            if not 0 <= value <= _INT32:
-                raise DwsValidationError(field, value, f"must be between 0 and {_INT32}")
-        if self.backoff_base_seconds > self.backoff_max_seconds:
-            raise DwsValidationError(
-                "backoff_base_seconds",
-                self.backoff_base_seconds,
-                f"is above backoff_max_seconds ({self.backoff_max_seconds})",
-            )
-        return self
-
-    def manifest(self) -> dict[str, int]:
-        return {
-            "backoffLimitCount": self.backoff_limit_count,
-            "backoffBaseSeconds": self.backoff_base_seconds,
-            "backoffMaxSeconds": self.backoff_max_seconds,
-        }
-
-
-def _check_dns_label(field: str, value: Any) -> str:
-    row = limits.get("kubernetes.name_length")
-    longest = row.maximum or 0
-    if not isinstance(value, str) or not 0 < len(value) <= longest or not _DNS_LABEL.match(value):
-        raise DwsValidationError(
-            field,
-            value,
-            f"is not a valid Kubernetes name: {row.allowed()} lowercase letters, digits or '-', "
-            "starting and ending with a letter or digit",
-        )
-    return value
-
-
-def _check_quantity(field: str, value: Any) -> int | str:
-    ok = (isinstance(value, int) and not isinstance(value, bool) and value >= 0) or (
-        isinstance(value, str) and _QUANTITY.match(value) is not None
-    )
-    if not ok:
-        raise DwsValidationError(
-            field, value, "is not a Kubernetes quantity such as 96, 500m, 1000Gi"
-        )
-    return value
-
-
-def _node_pool(field: str, value: Any) -> Any:
-    if isinstance(value, QueuedNodePool):
-        return value
-    if isinstance(value, str):
-        return check_name(field, value)
-    raise DwsValidationError(field, value, "must be a QueuedNodePool or a node pool name")
-
-
-def _namespaces(field: str, value: Any) -> list[str]:
-    if isinstance(value, str) or not isinstance(value, Sequence) or not value:
-        raise DwsValidationError(
-            field, value, "must be a non-empty list of namespaces for the LocalQueues"
-        )
-    seen: set[str] = set()
-    for i, ns in enumerate(value):
-        _check_dns_label(f"{field}[{i}]", ns)
-        if ns in seen:
-            raise DwsValidationError(f"{field}[{i}]", ns, "is listed twice")
-        seen.add(ns)
-    return list(value)
-
-
-def _gpu_quota(field: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise DwsValidationError(field, value, "must be a whole number of GPUs >= 1")
-    return value
-
-
-def _tpu_quota(field: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise DwsValidationError(field, value, "must be a whole number of TPU chips >= 1")
-    return value
-
-
-def _kueue_version(field: str, value: str) -> str:
-    if not _VERSION.match(value):
-        raise DwsValidationError(field, value, f"is not a Kueue chart version like {KUEUE_VERSION}")
-    return value.lstrip("v")
-
-
-K8sName = Annotated[str, Check(_check_dns_label, before=False)]
-"""A Kubernetes DNS label: lowercase letters, digits or '-' (the length from the limits table)."""
-Quantity = Annotated[int | str, Check(_check_quantity)]
-"""A Kubernetes quantity: a whole number, or a string such as ``500m`` or ``1000Gi``."""
-_RunDuration = Annotated[Duration, DurationWithin("kueue.max_run_duration")]
-
-
-class KueueQueueSpec(DwsModel):
-    """The validated form of :class:`KueueQueueArgs`."""
-
-    node_pool: Annotated[Any, Check(_node_pool)]
-    namespaces: Annotated[
-        list[str],
-        Check(_namespaces),
-        Known("each namespace gets a LocalQueue resource named after it"),
-    ]
-    gpu_quota: MaybeOutput[Annotated[int, Check(_gpu_quota)]] | None = None
-    tpu_quota: MaybeOutput[Annotated[int, Check(_tpu_quota)]] | None = None
-    max_run_duration: Annotated[
-        _RunDuration | None, Known("it is checked against the node pool's max_run_duration")
-    ] = None
-    api_version: Annotated[
-        str, OneOf(API_VERSIONS), Known("it decides the shape of every Kueue object")
-    ] = "v1beta2"
-    install_kueue: bool = False
-    kueue_version: Annotated[
-        str, Check(_kueue_version, before=False), Known("it is checked against api_version")
-    ] = KUEUE_VERSION
-    name: Annotated[K8sName | None, Known("it names the Kueue objects and their resources")] = None
-    local_queue_name: K8sName | None = None
-    provisioning_request: Annotated[
-        bool | None, Known("it decides which Kueue objects are made")
-    ] = None
-    retry_strategy: Annotated[_Retry, Known("its values are checked against each other")] = _Retry()
-    cpu_quota: Quantity = UNBOUNDED_CPU
-    memory_quota: Quantity = UNBOUNDED_MEMORY
-    queueing_strategy: Annotated[str, OneOf(QUEUEING_STRATEGIES)] = "BestEffortFIFO"
-    cluster: MaybeOutput[str] | None = None
-    location: str | None = None
-    project: MaybeOutput[str] | None = None
-
-    @model_validator(mode="after")
-    def _rules(self) -> KueueQueueSpec:
-        pool = self.node_pool if isinstance(self.node_pool, QueuedNodePool) else None
-        if self.gpu_quota is not None and self.tpu_quota is not None:
-            raise DwsValidationError(
-                "tpu_quota", "(set)", "give gpu_quota (a GPU pool) or tpu_quota (a TPU pool)"
-            )
-        if pool is None and self.gpu_quota is None and self.tpu_quota is None:
-            raise DwsValidationError(
-                "gpu_quota",
-                "(missing)",
-                "is required when node_pool is a name, not a pool (or tpu_quota for a TPU pool)",
-            )
-        if pool is not None and pool.tpu is not None and self.gpu_quota is not None:
-            raise DwsValidationError(
-                "gpu_quota",
-                self.gpu_quota,
-                f"is not allowed: the pool has TPUs ({pool.machine_type}); give tpu_quota "
-                "(chips) or leave it to the pool",
-            )
-        if pool is not None and pool.tpu is None and self.tpu_quota is not None:
-            raise DwsValidationError(
-                "tpu_quota",
-                self.tpu_quota,
-                f"is not allowed: the pool has GPUs ({pool.machine_type}); give gpu_quota",
-            )
-        if self.provisioning_request is False and pool is not None and pool.queued:
-            raise DwsValidationError(
-                "provisioning_request",
-                False,
-                "is not allowed: a pool in mode queued only gets nodes through "
-                "ProvisioningRequests; leave provisioning_request on",
-            )
-        if self.provisioning_request and pool is not None and not pool.queued:
-            raise DwsValidationError(
-                "provisioning_request",
-                True,
-                f"is not allowed: the pool is in mode {pool.mode}; ProvisioningRequests "
-                f"({PROVISIONING_CLASS}) need a pool in mode queued",
-            )
-        if self.max_run_duration is not None and not self.uses_provisioning_request:
-            raise DwsValidationError(
-                "max_run_duration",
-                self.max_run_duration.human(),
-                "only applies to ProvisioningRequests (a pool in mode queued); "
-                "set the pool's max_run_duration instead",
-            )
-        node_limit = pool.spec.max_run_duration if pool is not None else None
-        if (
-            self.max_run_duration is not None
-            and isinstance(node_limit, Duration)
-            and self.max_run_duration > node_limit
-        ):
-            raise DwsValidationError(
-                "max_run_duration",
-                self.max_run_duration.human(),
-                f"is above the node pool's max_run_duration ({node_limit.describe()})",
-            )
-        if self.api_version == "v1beta2" and self.install_kueue:
-            version = _VERSION.match(self.kueue_version)
-            assert version is not None  # checked by the field's type
-            major, minor = (int(x) for x in version.groups()[:2])
-            if (major, minor) < _V1BETA2_SINCE:
-                raise DwsValidationError(
-                    "kueue_version",
-                    self.kueue_version,
-                    "does not serve kueue.x-k8s.io/v1beta2 (Kueue 0.15 or later does); "
-                    "use a newer version or api_version v1beta1",
-                )
-        return self
-
-    @property
-    def tpu(self) -> bool:
-        """Whether the queue manages TPU chips (a TPU pool, or ``tpu_quota``) rather than GPUs."""
-        pool = self.node_pool
-        if isinstance(pool, QueuedNodePool):
-            return pool.tpu is not None
-        return self.tpu_quota is not None
-
-    @property
-    def resource(self) -> str:
-        """The extended resource the queue manages: ``nvidia.com/gpu`` or ``google.com/tpu``."""
-        return TPU_RESOURCE if self.tpu else GPU_RESOURCE
-
-    @property
-    def uses_provisioning_request(self) -> bool:
-        """Whether the ClusterQueue gets the ProvisioningRequest admission check."""
-        if self.provisioning_request is not None:
-            return self.provisioning_request
-        pool = self.node_pool
-        return pool.queued if isinstance(pool, QueuedNodePool) else True
-
-    def object_names(self, default_name: str) -> dict[str, str]:
-        """Names of the Kueue objects: flavor, config, check, cluster_queue, local_queue."""
-        base = self.name or default_name
-        names = {
-            "flavor": f"{base}-flavor",
-            "config": f"{base}-config",
-            "check": f"{base}-prov",
-            "cluster_queue": f"{base}-cluster-queue",
-            "local_queue": self.local_queue_name or f"{base}-local-queue",
-        }
-        field = "name" if self.name else "component name"
-        for value in names.values():
-            if value == self.local_queue_name:
-                continue
-            try:
-                _check_dns_label(field, value)
-            except DwsValidationError:
-                raise DwsValidationError(
-                    field,
-                    base,
-                    f"makes the Kueue object name {value}, which is not a valid Kubernetes "
-                    f"name ({limits.get('kubernetes.name_length').allowed()} lowercase letters, "
-                    "digits or '-'); pass a shorter args['name']",
-                ) from None
-        return names
-
-
-def _flavor(spec: KueueQueueSpec, pool_name: Any) -> dict[str, Any]:
-    """The ResourceFlavor's spec: the pool's nodes, and the tolerations of their taints."""
-    pool = spec.node_pool if isinstance(spec.node_pool, QueuedNodePool) else None
-    labels: dict[str, Any] = {NODE_POOL_LABEL: pool_name}
-    if not spec.tpu:
-        return {"nodeLabels": labels, "tolerations": [dict(GPU_TOLERATION)]}
-    if pool is not None and pool.tpu is not None:
-        labels.update(pool.tpu.gke_node_labels())
-    tolerations = [dict(TPU_TOLERATION)]
-    if spec.uses_provisioning_request:
-        tolerations.append(dict(QUEUED_TOLERATION))
-    return {"nodeLabels": labels, "tolerations": tolerations}
-
-
-def _build(
-    spec: KueueQueueSpec, names: Mapping[str, str], pool_name: Any, quota: Any
-) -> list[dict[str, Any]]:
-    """The manifests; ``pool_name`` and ``quota`` (GPUs or TPU chips) may be Pulumi Outputs."""
-    api = f"{API_GROUP}/{spec.api_version}"
-    queued = spec.uses_provisioning_request
-    resource = spec.resource
-
-    def obj(
-        kind: str, name: str, body: dict[str, Any], namespace: str | None = None
-    ) -> dict[str, Any]:
-        meta = {"name": name, **({"namespace": namespace} if namespace else {})}
-        return {"apiVersion": api, "kind": kind, "metadata": meta, "spec": body}
-
-    out = [
-        obj("ResourceFlavor", names["flavor"], _flavor(spec, pool_name)),
-    ]
-    if queued:
-        config: dict[str, Any] = {
-            "provisioningClassName": PROVISIONING_CLASS,
-            "managedResources": [resource],
-            "podSetUpdates": copy.deepcopy(POD_SET_UPDATES),
-            "retryStrategy": spec.retry_strategy.manifest(),
-        }
-        if spec.max_run_duration is not None:
-            config["parameters"] = {"maxRunDurationSeconds": str(spec.max_run_duration.seconds)}
-        out.append(obj("ProvisioningRequestConfig", names["config"], config))
-        check = {
-            "controllerName": PROVISIONING_CONTROLLER,
-            "parameters": {
-                "apiGroup": API_GROUP,
-                "kind": "ProvisioningRequestConfig",
-                "name": names["config"],
-            },
-        }
-        out.append(obj("AdmissionCheck", names["check"], check))
-    quotas = [
-        ("cpu", spec.cpu_quota),
-        ("memory", spec.memory_quota),
-        ("ephemeral-storage", UNBOUNDED_EPHEMERAL),
-        (resource, quota),
-    ]
-    cluster_queue: dict[str, Any] = {
-        "namespaceSelector": {
-            "matchExpressions": [
-                {
-                    "key": "kubernetes.io/metadata.name",
-                    "operator": "In",
-                    "values": list(spec.namespaces),
-                }
-            ]
-        },
-        "queueingStrategy": spec.queueing_strategy,
-        "resourceGroups": [
-            {
-                "coveredResources": [name for name, _ in quotas],
-                "flavors": [
-                    {
-                        "name": names["flavor"],
-                        "resources": [{"name": n, "nominalQuota": q} for n, q in quotas],
-                    }
-                ],
-            }
-        ],
-    }
-    if queued:
-        if spec.api_version == "v1beta2":
-            cluster_queue["admissionChecksStrategy"] = {
-                "admissionChecks": [{"name": names["check"]}]
-            }
-        else:
-            cluster_queue["admissionChecks"] = [names["check"]]
-    out.append(obj("ClusterQueue", names["cluster_queue"], cluster_queue))
-    for ns in spec.namespaces:
-        out.append(
-            obj("LocalQueue", names["local_queue"], {"clusterQueue": names["cluster_queue"]}, ns)
-        )
-    return out
-
-
-def kueue_manifests(
-    pool_name: str,
-    namespaces: Sequence[str],
-    gpu_quota: int | None = None,
-    *,
-    name: str = "dws",
-    **options: Any,
-) -> list[dict[str, Any]]:
-    """The Kueue objects for one DWS pool as plain dicts (pure: no Pulumi, no cluster).
-
-    ``options`` are the other :class:`KueueQueueArgs` (``tpu_quota`` instead of ``gpu_quota``
-    for a TPU pool, ``api_version``, ``max_run_duration``, ``provisioning_request``,
-    ``local_queue_name``, ``retry_strategy``, ``cpu_quota``, ``memory_quota``,
-    ``queueing_strategy``). Raises :class:`DwsValidationError` like the component does.
-    """
-    args = {"node_pool": pool_name, "namespaces": namespaces, "name": name, **options}
-    if gpu_quota is not None:
-        args["gpu_quota"] = gpu_quota
-    spec = parse_args(KueueQueueSpec, args)
-    quota = spec.tpu_quota if spec.tpu else spec.gpu_quota
-    return _build(spec, spec.object_names(name), pool_name, quota)
-
-
-def _has_kubernetes_provider(opts: pulumi.ResourceOptions | None) -> bool:
-    if opts is None:
-        return False
-    if getattr(opts.provider, "package", None) == "kubernetes":
-        return True
-    providers = opts.providers
-    if isinstance(providers, Mapping):
-        if "kubernetes" in providers:
-            return True
-    elif any(getattr(p, "package", None) == "kubernetes" for p in providers or []):
-        return True
-    inherited = getattr(opts.parent, "_providers", None) or {}
-    return "kubernetes" in inherited
 
 
 _PULUMI_ROLES = {
@@ -545,16 +120,53 @@ _PULUMI_ROLES = {
     "ProvisioningRequestConfig": "provisioning-config",
     "AdmissionCheck": "admission-check",
     "ClusterQueue": "cluster-queue",
+    "Topology": "topology",
 }
 
 
-class KueueQueue(pulumi.ComponentResource):
-    """Kueue objects that send Jobs labelled ``kueue.x-k8s.io/queue-name`` to one DWS pool.
+def _cluster_of(spec: KueueQueueSpec, flavors: Sequence[Flavor]) -> tuple[Any, Any, Any]:
+    """Where to build a Kubernetes provider: the queue's ``cluster``/``location``, else its first
+    pool's, else its first ComputeClass's (one that knows its cluster)."""
+    if spec.cluster is not None and spec.location:
+        return spec.cluster, spec.location, spec.project
+    pool = next((f.pool for f in flavors if f.pool is not None), None)
+    if pool is not None:
+        return pool.cluster, pool.location, pool.project
+    for flavor in flavors:
+        cls = flavor.compute_class
+        if cls is not None and cls.spec.cluster is not None and cls.spec.location:
+            return cls.spec.cluster, cls.spec.location, cls.spec.project
+    raise DwsValidationError(
+        "cluster",
+        "(missing)",
+        "and location are required to build a Kubernetes provider when node_pool is a name "
+        "(or every flavor is a name, or a ComputeClass given its provider through opts) and no "
+        "kubernetes provider comes through opts",
+    )
 
-    Outputs: ``local_queue_name``, ``cluster_queue_name``, ``resource_flavor_name``,
-    ``admission_check_name`` (None without ProvisioningRequests), ``api_version``,
-    ``namespaces``, ``manifests`` (the object dicts), ``resources`` (kind/namespace ->
-    CustomResource), ``kueue_release`` (the Helm release, if installed), ``provider``.
+
+class KueueQueue(pulumi.ComponentResource):
+    """Kueue objects that send Jobs labelled ``kueue.x-k8s.io/queue-name`` to DWS capacity:
+    one pool, or flavors (pools and ComputeClasses) tried in order.
+
+    Outputs: ``local_queue_name``, ``cluster_queue_name``, ``resource_flavor_name`` (the
+    first flavor's), ``flavor_names`` (all, in order), ``admission_check_name`` (None without
+    ProvisioningRequests), ``topology_name`` (None without ``topology``), ``api_version``,
+    ``kueue_version``, ``pod_set_merge_policy``, ``namespaces``, ``manifests`` (the object
+    dicts), ``resources`` (kind/namespace -> CustomResource), ``kueue_release`` (the Helm
+    release, if installed), ``provider``.
+
+    Multi-pod-set jobs: with ``pod_set_merge_policy`` a job whose GPU pod sets share their
+    scheduling requirements (a RayJob's head and workers built by
+    :func:`~pulumi_dws.kinds.kueue.jobs.kueue_ray_job`) gets one ProvisioningRequest with one
+    pod set, which GKE accepts. Kueue then gives the request's nodeSelector and GKE's
+    consume-provisioning-request annotations to the first merged pod set only (an open Kueue
+    bug, kubernetes-sigs/kueue#14408): the queue's queued flavors also tolerate
+    ``cloud.google.com/gke-queued`` so the other pod sets can start on the pool's nodes, and the
+    job helpers give every pod set the same node selectors and tolerations. What stays lost
+    until Kueue fixes it: the other pod sets are held to the pool, not to the nodes of their
+    own request (in a pool that serves several jobs at once they may start on nodes made for
+    another job's request).
     """
 
     def __init__(
@@ -562,31 +174,31 @@ class KueueQueue(pulumi.ComponentResource):
     ) -> None:
         spec = parse_args(KueueQueueSpec, args)
         names = spec.object_names(name)
-        pool = spec.node_pool if isinstance(spec.node_pool, QueuedNodePool) else None
-        has_provider = _has_kubernetes_provider(opts)
-        if not has_provider and pool is None and (spec.cluster is None or not spec.location):
-            raise DwsValidationError(
-                "cluster",
-                "(missing)",
-                "and location are required to build a Kubernetes provider when node_pool is a "
-                "name and no kubernetes provider comes through opts",
-            )
+        flavors = spec.resolved_flavors()
+        has_provider = has_kubernetes_provider(opts)
+        where = None if has_provider else _cluster_of(spec, flavors)
         super().__init__(TYPE, name, None, opts)
         self.spec = spec
         self.provider: kubernetes.Provider | None = None
-        if not has_provider:
-            where: tuple[Any, Any, Any] = (
-                (pool.cluster, pool.location, pool.project)
-                if pool is not None
-                else (spec.cluster, spec.location, spec.project)
-            )
+        if where is not None:
             self.provider = gke_provider(
                 f"{name}-k8s", *where, opts=pulumi.ResourceOptions(parent=self)
             )
         child = pulumi.ResourceOptions(parent=self, provider=self.provider)
         self.kueue_release: kubernetes.helm.v3.Release | None = None
-        depends: list[pulumi.Resource] = []
+        depends: list[pulumi.Resource] = [
+            f.compute_class.resource for f in flavors if f.compute_class is not None
+        ]
         if spec.install_kueue:
+            release = kueue_release(spec.kueue_version)
+            values: dict[str, Any] = {}
+            if spec.topology is not False and release[:2] < TAS_BETA_SINCE:
+                # Before 0.14 TAS is alpha, off by default (Google's TAS guide enables it so).
+                values = {
+                    "controllerManager": {
+                        "featureGates": [{"name": "TopologyAwareScheduling", "enabled": True}]
+                    }
+                }
             self.kueue_release = kubernetes.helm.v3.Release(
                 f"{name}-kueue",
                 chart=KUEUE_CHART,
@@ -595,24 +207,24 @@ class KueueQueue(pulumi.ComponentResource):
                 namespace=KUEUE_NAMESPACE,
                 create_namespace=True,
                 timeout=600,
+                values=values or None,
                 opts=child,
             )
             depends.append(self.kueue_release)
-        pool_name = pool.name if pool is not None else spec.node_pool
-        given = spec.tpu_quota if spec.tpu else spec.gpu_quota
-        if given is None:
-            assert pool is not None
-            given = pool.tpu_chips_total if spec.tpu else pool.gpus_total
-        self.manifests = _build(spec, names, pool_name, given)
+        self.manifests = build_manifests(spec, names, label_values(flavors), quotas(flavors))
         self.resources: dict[str, kubernetes.apiextensions.CustomResource] = {}
         # Kueue's CRDs first; the ClusterQueue after what it references; LocalQueues last.
         before_queue = list(depends)
         for manifest in self.manifests:
             kind = manifest["kind"]
+            object_name = manifest["metadata"]["name"]
             namespace = manifest["metadata"].get("namespace")
-            after = before_queue if kind == "ClusterQueue" else depends
+            after = before_queue if kind in ("ClusterQueue", "ResourceFlavor") else depends
+            role = _PULUMI_ROLES.get(kind) or f"local-queue-{namespace}"
+            if kind == "ResourceFlavor" and spec.flavors is not None:
+                role = f"flavor-{object_name.removeprefix((spec.name or name) + '-')}"
             resource = kubernetes.apiextensions.CustomResource(
-                f"{name}-{_PULUMI_ROLES.get(kind) or f'local-queue-{namespace}'}",
+                f"{name}-{role}",
                 api_version=manifest["apiVersion"],
                 kind=kind,
                 metadata=manifest["metadata"],
@@ -621,26 +233,37 @@ class KueueQueue(pulumi.ComponentResource):
                     child, pulumi.ResourceOptions(depends_on=list(after))
                 ),
             )
-            self.resources[kind if namespace is None else f"{kind}/{namespace}"] = resource
+            key = kind if namespace is None else f"{kind}/{namespace}"
+            if kind == "ResourceFlavor" and spec.flavors is not None:
+                key = f"{kind}/{object_name}"
+            self.resources[key] = resource
             if kind == "ClusterQueue":
                 depends = [*depends, resource]
             else:
                 before_queue.append(resource)
         self.api_version: str = spec.api_version
+        self.kueue_version: str = spec.kueue_version
+        self.pod_set_merge_policy: str | None = spec.pod_set_merge_policy
         self.namespaces: list[str] = list(spec.namespaces)
         self.local_queue_name: str = names["local_queue"]
         self.cluster_queue_name: str = names["cluster_queue"]
-        self.resource_flavor_name: str = names["flavor"]
+        self.flavors: list[Flavor] = flavors
+        self.flavor_names: list[str] = [spec.flavor_name(names, f) for f in flavors]
+        self.resource_flavor_name: str = self.flavor_names[0]
         self.admission_check_name: str | None = (
             names["check"] if spec.uses_provisioning_request else None
         )
+        self.topology_name: str | None = names["topology"] if spec.topology is not False else None
         self.register_outputs(
             {
                 "local_queue_name": self.local_queue_name,
                 "cluster_queue_name": self.cluster_queue_name,
                 "resource_flavor_name": self.resource_flavor_name,
+                "flavor_names": self.flavor_names,
                 "admission_check_name": self.admission_check_name,
+                "topology_name": self.topology_name,
                 "api_version": self.api_version,
+                "kueue_version": self.kueue_version,
                 "namespaces": self.namespaces,
             }
         )

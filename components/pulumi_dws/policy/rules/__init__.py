@@ -1,15 +1,12 @@
-"""Every rule: the general rules here, each checking the facts any kind's reader yields
-(:mod:`pulumi_dws.policy.facts`), and each capacity kind's own rules (``kinds/<kind>/rules.py``,
-declared with the kind: :attr:`pulumi_dws.registry.CapacityKind.rules`).
+"""Every rule: the general rules here (:data:`RULES`), each checking the facts any kind's
+reader yields (:mod:`pulumi_dws.policy.facts`), and each capacity kind's own rules
+(``kinds/<kind>/rules.py``, declared with the kind: :attr:`pulumi_dws.registry.CapacityKind.rules`).
 
-:func:`all_rules` gathers them, general rules first, then each kind's in the order kinds are
-declared; ``RULES`` is that tuple, gathered when first asked for (the kinds import this
-package's pieces to write their rules).
+:func:`all_rules` gathers them in the order they are reported: the general rules, then each
+kind's in the order kinds are declared.
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 from ... import registry
 from .base import Finding, Option, Rule, Scope
@@ -20,8 +17,7 @@ from .labels import REQUIRED_LABELS
 from .network import NO_PUBLIC_IP
 
 __all__ = [
-    "GENERAL",
-    "RULES",  # noqa: F822 (from __getattr__)
+    "RULES",
     "Finding",
     "Option",
     "Rule",
@@ -32,7 +28,7 @@ __all__ = [
     "rule",
 ]
 
-GENERAL: tuple[Rule, ...] = (
+RULES: tuple[Rule, ...] = (
     MAX_RUN_DURATION,
     QUEUE_WINDOW,
     NO_PUBLIC_IP,
@@ -46,7 +42,7 @@ GENERAL: tuple[Rule, ...] = (
 
 def owners() -> list[tuple[Rule, str | None]]:
     """Every rule with the kind that owns it (its class name; None for a general rule)."""
-    found: list[tuple[Rule, str | None]] = [(r, None) for r in GENERAL]
+    found: list[tuple[Rule, str | None]] = [(r, None) for r in RULES]
     for kind in registry.kinds():
         found.extend((r, kind.name) for r in kind.rules)
     seen: dict[str, str | None] = {}
@@ -87,9 +83,3 @@ def markdown_table() -> str:
         keys += f" ({candidate.note})" if candidate.note else ""
         lines.append(f"| `{candidate.name}`{scope} | {checks} | {candidate.level} | {keys} |")
     return "\n".join(lines)
-
-
-def __getattr__(name: str) -> Any:
-    if name == "RULES":
-        return all_rules()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

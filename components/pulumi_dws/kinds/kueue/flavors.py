@@ -1,0 +1,290 @@
+"""The flavors of a :class:`~pulumi_dws.KueueQueue`: each node pool or ComputeClass the queue
+admits Jobs to, in the order Kueue tries them, with its quota.
+
+A queue with one flavor (``node_pool``) is what it always was. With ``flavors`` the
+ClusterQueue lists them in order (a reservation or Calendar-block pool first, the DWS pool
+next, as Google's "Reservation and Dynamic Workload Scheduler node pool setup" does:
+https://docs.cloud.google.com/kubernetes-engine/docs/how-to/provisioningrequest), each with its
+own quota, and the ProvisioningRequest admission check applies only to the flavors of queued
+pools (``admissionChecksStrategy.admissionChecks[].onFlavors``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Annotated, Any, TypedDict
+
+import pulumi
+
+from ... import catalog
+from ...errors import DwsValidationError
+from ...fields import Check, Known, MaybeOutput
+from ...models import DwsModel
+from ...validation import check_name, is_output
+from ..compute_class.component import COMPUTE_CLASS_LABEL, ComputeClass
+from ..node_pool.component import NODE_POOL_LABEL, QueuedNodePool
+
+__all__ = ["FlavorArgs", "FlavorSpec", "Flavor", "resolve_flavors", "TAS_MACHINES"]
+
+# Machine types whose GKE nodes carry the topology labels TAS reads (AI Hypercomputer,
+# "Schedule GKE workloads with Topology Aware Scheduling": A4X, A4, A3 Ultra, A3 Mega and
+# A3 High with 8 GPUs; https://docs.cloud.google.com/ai-hypercomputer/docs/workloads/
+# schedule-gke-workloads-tas).
+TAS_MACHINES = (
+    "a4x-highgpu-4g",
+    "a4-highgpu-8g",
+    "a3-ultragpu-8g",
+    "a3-megagpu-8g",
+    "a3-highgpu-8g",
+)
+
+
+class FlavorArgs(TypedDict, total=False):
+    """One flavor of a queue: ``node_pool`` (a QueuedNodePool or a pool name) or
+    ``compute_class`` (a ComputeClass or a class name), its quota (``gpu_quota`` or
+    ``tpu_quota``; a pool object's default is its GPUs or chips, a class needs one), and
+    ``name`` (the ResourceFlavor's name suffix). A pool given by name is taken as a queued
+    pool unless ``provisioning_request`` is False."""
+
+    node_pool: Any
+    compute_class: Any
+    gpu_quota: pulumi.Input[int]
+    tpu_quota: pulumi.Input[int]
+    name: str
+    provisioning_request: bool
+
+
+def _pool(field: str, value: Any) -> Any:
+    if value is None or isinstance(value, QueuedNodePool) or is_output(value):
+        return value
+    if isinstance(value, str):
+        return check_name(field, value)
+    raise DwsValidationError(field, value, "must be a QueuedNodePool or a node pool name")
+
+
+def _class(field: str, value: Any) -> Any:
+    if value is None or isinstance(value, ComputeClass):
+        return value
+    if isinstance(value, str):
+        return check_name(field, value)
+    raise DwsValidationError(field, value, "must be a ComputeClass or a ComputeClass name")
+
+
+def _quota(field: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise DwsValidationError(field, value, "must be a whole number >= 1")
+    return value
+
+
+class FlavorSpec(DwsModel):
+    """The validated form of :class:`FlavorArgs`."""
+
+    node_pool: Annotated[Any, Check(_pool)] = None
+    compute_class: Annotated[Any, Check(_class)] = None
+    gpu_quota: MaybeOutput[Annotated[int, Check(_quota)]] | None = None
+    tpu_quota: MaybeOutput[Annotated[int, Check(_quota)]] | None = None
+    name: Annotated[str, Check(check_name, before=False), Known("it names the flavor")] | None = (
+        None
+    )
+    provisioning_request: Annotated[bool, Known("it decides the admission check")] | None = None
+
+
+@dataclass(frozen=True)
+class Flavor:
+    """A flavor resolved: what it selects, its quota and whether DWS queues for it."""
+
+    where: str
+    suffix: str
+    pool: QueuedNodePool | None
+    pool_name: Any
+    compute_class: ComputeClass | None
+    class_name: Any
+    quota: Any
+    tpu: bool
+    queued: bool
+    machine_type: str | None
+    slice: catalog.TpuSlice | None
+
+    @property
+    def label(self) -> tuple[str, Any]:
+        """The node label the flavor selects: the pool's or the class's."""
+        if self.compute_class is not None or self.class_name is not None:
+            return COMPUTE_CLASS_LABEL, self.class_name
+        return NODE_POOL_LABEL, self.pool_name
+
+
+def _one_kind(where: str, flavor: FlavorSpec) -> None:
+    if (flavor.node_pool is None) == (flavor.compute_class is None):
+        raise DwsValidationError(
+            f"{where}node_pool",
+            "(both)" if flavor.node_pool is not None else "(missing)",
+            "give node_pool (a QueuedNodePool or pool name) or compute_class, one of them",
+        )
+    if flavor.gpu_quota is not None and flavor.tpu_quota is not None:
+        raise DwsValidationError(
+            f"{where}tpu_quota", "(set)", "give gpu_quota (a GPU pool) or tpu_quota (a TPU pool)"
+        )
+
+
+def _class_flavor(where: str, spec: FlavorSpec) -> Flavor:
+    cls = spec.compute_class if isinstance(spec.compute_class, ComputeClass) else None
+    if spec.provisioning_request:
+        raise DwsValidationError(
+            f"{where}provisioning_request",
+            True,
+            "does not apply to a ComputeClass: GKE's queued provisioning serves node pools "
+            "with queued provisioning, a class's Flex-start nodes come one by one",
+        )
+    tpu = spec.tpu_quota is not None
+    if cls is not None:
+        kinds = {
+            ("tpu" if r.tpu is not None else "gpu") for r in cls.resolved_priorities if r.per_node
+        }
+        if len(kinds) > 1:
+            raise DwsValidationError(
+                f"{where}compute_class",
+                cls.name,
+                "mixes GPU and TPU priorities; a flavor manages one of them (give the queue one "
+                "class per accelerator)",
+            )
+        tpu = kinds == {"tpu"}
+        if tpu and spec.gpu_quota is not None:
+            raise DwsValidationError(
+                f"{where}gpu_quota", spec.gpu_quota, f"does not fit {cls.name}, a TPU class"
+            )
+        if not tpu and spec.tpu_quota is not None:
+            raise DwsValidationError(
+                f"{where}tpu_quota", spec.tpu_quota, f"does not fit {cls.name}, a GPU class"
+            )
+    quota = spec.tpu_quota if tpu else spec.gpu_quota
+    if quota is None:
+        raise DwsValidationError(
+            f"{where}gpu_quota",
+            "(missing)",
+            "is required for a ComputeClass flavor (a class sets no maximum of its own): the "
+            "GPUs (or tpu_quota, TPU chips) the queue may admit on it",
+        )
+    machines = {r.machine_type for r in cls.resolved_priorities} if cls is not None else set()
+    machine = next(iter(machines)) if len(machines) == 1 else None
+    name = cls.name if cls is not None else spec.compute_class
+    return Flavor(
+        where=where,
+        suffix=spec.name or "class",
+        pool=None,
+        pool_name=None,
+        compute_class=cls,
+        class_name=name,
+        quota=quota,
+        tpu=tpu,
+        queued=False,
+        machine_type=machine,
+        slice=None,
+    )
+
+
+def _pool_flavor(where: str, spec: FlavorSpec, default_queued: bool | None) -> Flavor:
+    pool = spec.node_pool if isinstance(spec.node_pool, QueuedNodePool) else None
+    if pool is not None:
+        tpu = pool.tpu is not None
+        if tpu and spec.gpu_quota is not None:
+            raise DwsValidationError(
+                f"{where}gpu_quota",
+                spec.gpu_quota,
+                f"is not allowed: the pool has TPUs ({pool.machine_type}); give tpu_quota "
+                "(chips) or leave it to the pool",
+            )
+        if not tpu and spec.tpu_quota is not None:
+            raise DwsValidationError(
+                f"{where}tpu_quota",
+                spec.tpu_quota,
+                f"is not allowed: the pool has GPUs ({pool.machine_type}); give gpu_quota",
+            )
+        queued = pool.queued
+        wanted = spec.provisioning_request
+        if wanted is None:
+            wanted = default_queued
+        if wanted is False and queued:
+            raise DwsValidationError(
+                f"{where}provisioning_request",
+                False,
+                "is not allowed: a pool in mode queued only gets nodes through "
+                "ProvisioningRequests; leave provisioning_request on",
+            )
+        if wanted and not queued:
+            raise DwsValidationError(
+                f"{where}provisioning_request",
+                True,
+                f"is not allowed: the pool is in mode {pool.mode}; ProvisioningRequests "
+                "(queued-provisioning.gke.io) need a pool in mode queued",
+            )
+        quota = spec.tpu_quota if tpu else spec.gpu_quota
+        return Flavor(
+            where=where,
+            suffix=spec.name or pool.mode,
+            pool=pool,
+            pool_name=pool.name,
+            compute_class=None,
+            class_name=None,
+            quota=quota,
+            tpu=tpu,
+            queued=queued,
+            machine_type=pool.machine_type,
+            slice=pool.tpu,
+        )
+    if spec.gpu_quota is None and spec.tpu_quota is None:
+        raise DwsValidationError(
+            f"{where}gpu_quota",
+            "(missing)",
+            "is required when node_pool is a name, not a pool (or tpu_quota for a TPU pool)",
+        )
+    queued = next((v for v in (spec.provisioning_request, default_queued) if v is not None), True)
+    return Flavor(
+        where=where,
+        suffix=spec.name or ("queued" if queued else "pool"),
+        pool=None,
+        pool_name=spec.node_pool,
+        compute_class=None,
+        class_name=None,
+        quota=spec.tpu_quota if spec.tpu_quota is not None else spec.gpu_quota,
+        tpu=spec.tpu_quota is not None,
+        queued=queued,
+        machine_type=None,
+        slice=None,
+    )
+
+
+def resolve_flavors(
+    flavors: Sequence[FlavorSpec], default_queued: bool | None, single: bool
+) -> list[Flavor]:
+    """The flavors in order, checked: one accelerator (GPUs or TPU chips) for all, unique
+    names. ``single``: the queue's ``node_pool`` (its path is the queue's own fields)."""
+    out: list[Flavor] = []
+    for i, spec in enumerate(flavors):
+        where = "" if single else f"flavors[{i}]."
+        _one_kind(where, spec)
+        if spec.compute_class is not None:
+            out.append(_class_flavor(where, spec))
+        else:
+            out.append(_pool_flavor(where, spec, default_queued))
+    if not out:
+        raise DwsValidationError("flavors", [], "must list at least one flavor")
+    first = out[0]
+    for flavor in out[1:]:
+        if flavor.tpu != first.tpu:
+            what = "TPU chips" if first.tpu else "GPUs"
+            raise DwsValidationError(
+                f"{flavor.where.rstrip('.')}",
+                flavor.suffix,
+                f"manages {'TPU chips' if flavor.tpu else 'GPUs'} while the queue's first flavor "
+                f"manages {what}: one queue, one accelerator",
+            )
+    named = [f.suffix for f, s in zip(out, flavors, strict=True) if s.name is not None]
+    for name in named:
+        if named.count(name) > 1:
+            raise DwsValidationError("flavors", name, "names two flavors; give each its own name")
+    counts = {f.suffix: sum(1 for g in out if g.suffix == f.suffix) for f in out}
+    return [
+        replace(f, suffix=f"{f.suffix}-{i}") if counts[f.suffix] > 1 and not single else f
+        for i, f in enumerate(out)
+    ]
