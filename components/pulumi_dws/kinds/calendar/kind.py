@@ -138,6 +138,10 @@ def _summary(view: ResourceView) -> dict[str, Any]:
     }
 
 
+def _stable_time_summary(view: ResourceView) -> dict[str, Any]:
+    return {"timestamp": view.props.get("timestamp")}
+
+
 def _looks_like_a_future_reservation(view: ResourceView) -> bool:
     body = body_of(view)
     return isinstance(body, Mapping) and "reservationMode" in body and "timeWindow" in body
@@ -169,7 +173,7 @@ KIND = register(
             ResourceType(
                 "stable_time",
                 types=(STABLE_TIME,),
-                summary=lambda v: {"timestamp": v.props.get("timestamp")},
+                summary=_stable_time_summary,
                 mock=Ref(f"{_AIDS}:stable_time"),
             ),
         ),
