@@ -109,7 +109,7 @@ def test_a_specific_reservation_is_required_only_when_asked() -> None:
                 "zone": "us-west4-b",
             },
             "zone",
-            "TPU v5e SERVING: use us-south1-a",
+            "TPU v5e SERVING is offered through Calendar mode: use us-south1-a",
         ),
         ({"tpu_version": "tpu7x"}, "tpu_version", "not offered in Calendar mode"),
         ({"tpu_version": "v7"}, "tpu_version", "not a known TPU generation"),

@@ -78,16 +78,21 @@ def test_a_zonal_location_is_the_slices_zone() -> None:
     assert mocks.one(NP).inputs["nodeLocations"] == ["us-east5-b"]
 
 
+# Zones where GKE offers Flex-start TPU nodes of each generation (catalog.availability).
+V5E = {"location": "us-west4", "node_locations": ["us-west4-a"]}
+V5P = {"node_locations": ["us-east5-a"]}
+
+
 @pytest.mark.parametrize(
-    ("machine", "topology", "vms"),
+    ("machine", "topology", "vms", "where"),
     [
-        ("ct5lp-hightpu-4t", "4x4", 4),
-        ("ct5p-hightpu-4t", "2x2x4", 4),
-        ("ct5p-hightpu-4t", "4x4x8", 32),
+        ("ct5lp-hightpu-4t", "4x4", 4, V5E),
+        ("ct5p-hightpu-4t", "2x2x4", 4, V5P),
+        ("ct5p-hightpu-4t", "4x4x8", 32, V5P),
     ],
 )
-def test_v5e_and_v5p_slices(machine: str, topology: str, vms: int) -> None:
-    mocks, pool = build(tpu(machine_type=machine, tpu_topology=topology))
+def test_v5e_and_v5p_slices(machine: str, topology: str, vms: int, where: dict[str, Any]) -> None:
+    mocks, pool = build(tpu(machine_type=machine, tpu_topology=topology, **where))
     p = mocks.one(NP).inputs
     assert p["placementPolicy"]["tpuTopology"] == topology
     assert p["autoscaling"]["maxNodeCount"] == vms
@@ -96,7 +101,8 @@ def test_v5e_and_v5p_slices(machine: str, topology: str, vms: int) -> None:
 
 @pytest.mark.parametrize("machine", ["ct6e-standard-8t", "ct6e-standard-4t", "ct5lp-hightpu-1t"])
 def test_a_single_host_pool_has_no_placement_and_any_total(machine: str) -> None:
-    mocks, pool = build(tpu(machine_type=machine, tpu_topology=None))
+    where = V5E if machine.startswith("ct5lp") else {}
+    mocks, pool = build(tpu(machine_type=machine, tpu_topology=None, **where))
     p = mocks.one(NP).inputs
     assert "placementPolicy" not in p
     assert p["autoscaling"] == {
@@ -104,7 +110,7 @@ def test_a_single_host_pool_has_no_placement_and_any_total(machine: str) -> None
         "totalMaxNodeCount": 1,
         "locationPolicy": "ANY",
     }
-    mocks, _ = build(tpu(machine_type=machine, tpu_topology=None, max_nodes=3))
+    mocks, _ = build(tpu(machine_type=machine, tpu_topology=None, max_nodes=3, **where))
     assert mocks.one(NP).inputs["autoscaling"]["totalMaxNodeCount"] == 3
 
 
@@ -214,21 +220,29 @@ def test_an_output_max_nodes_is_checked_against_the_slice_once_known() -> None:
 # policy's type (NodePoolPlacementPolicyArgs.type), so the equal gcloud command carries
 # --placement-type=COMPACT; and a slice's maximum is per zone (--max-nodes), see below.
 _SKIP = gcloud_unavailable_reason("beta")
-_BASE = [
-    "beta",
-    "container",
-    "node-pools",
-    "create",
-    "tpu-pool",
-    "--cluster=ml-cluster",
-    "--location=us-east5",
-    "--node-locations=us-east5-b",
-    "--enable-autoscaling",
-    "--num-nodes=0",
-    "--location-policy=ANY",
-    "--no-enable-autorepair",
-    "--no-enable-autoupgrade",
-]
+
+
+def _base(over: dict[str, Any]) -> list[str]:
+    """The flags every case shares, in the case's location and zone."""
+    zone = (over.get("node_locations") or ["us-east5-b"])[0]
+    return [
+        "beta",
+        "container",
+        "node-pools",
+        "create",
+        "tpu-pool",
+        "--cluster=ml-cluster",
+        f"--location={over.get('location', 'us-east5')}",
+        f"--node-locations={zone}",
+        "--enable-autoscaling",
+        "--num-nodes=0",
+        "--location-policy=ANY",
+        "--no-enable-autorepair",
+        "--no-enable-autoupgrade",
+    ]
+
+
+_BASE = _base({})
 _FLEX = ["--flex-start", "--reservation-affinity=none"]
 _QUEUED = ["--enable-queued-provisioning", *_FLEX]
 _SLICE = ["--placement-type=COMPACT", "--min-nodes=0"]
@@ -263,7 +277,7 @@ ORACLE_CASES: dict[str, tuple[list[str], dict[str, Any]]] = {
             "--tpu-topology=4x4",
             "--max-nodes=4",
         ],
-        {"machine_type": "ct5lp-hightpu-4t"},
+        {"machine_type": "ct5lp-hightpu-4t", **V5E},
     ),
     "queued-v5p-2x2x4": (
         [
@@ -273,7 +287,7 @@ ORACLE_CASES: dict[str, tuple[list[str], dict[str, Any]]] = {
             "--tpu-topology=2x2x4",
             "--max-nodes=4",
         ],
-        {"machine_type": "ct5p-hightpu-4t", "tpu_topology": "2x2x4"},
+        {"machine_type": "ct5p-hightpu-4t", "tpu_topology": "2x2x4", **V5P},
     ),
     "queued-single-host-8t": (
         [*_QUEUED, "--machine-type=ct6e-standard-8t", "--total-max-nodes=2"],
@@ -309,7 +323,7 @@ def _theirs(capture: GcloudCapture) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def gcloud_bodies() -> dict[str, dict[str, Any]]:
-    commands = {name: [*_BASE, *flags] for name, (flags, _) in ORACLE_CASES.items()}
+    commands = {name: [*_base(over), *flags] for name, (flags, over) in ORACLE_CASES.items()}
     commands["as-in-the-issue"] = [
         *_BASE,
         *_QUEUED,

@@ -175,8 +175,11 @@ def test_validation_error_in_config_fails_before_anything_is_created(
 
 
 def test_not_a_project(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["plan", str(tmp_path)]) == 1
+    """No project to plan is a usage error (2); a project dws plan cannot run is invalid (1)."""
+    assert main(["plan", str(tmp_path)]) == 2
     assert "no Pulumi.yaml here" in capsys.readouterr().err
+    assert main(["plan", str(tmp_path / "nonexistent")]) == 2
+    assert "no such directory" in capsys.readouterr().err
     (tmp_path / "Pulumi.yaml").write_text("name: x\nruntime: nodejs\n")
     assert main(["plan", str(tmp_path)]) == 1
     assert "dws plan runs python programs" in capsys.readouterr().err

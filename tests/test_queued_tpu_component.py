@@ -42,6 +42,11 @@ def build(args: dict[str, Any], name: str = "qr1") -> tuple[GcpMocks, Any]:
     )
 
 
+def chips_of(args: dict[str, Any], name: str = "qr1") -> Any:
+    """The ``chips`` Output of a QueuedTpu, resolved."""
+    return GcpMocks().run(lambda: QueuedTpu(name, args).chips)  # type: ignore[arg-type]
+
+
 def body_of(args: dict[str, Any], name: str = "qr1") -> dict[str, Any]:
     mocks, _ = build(args, name)
     return mocks.one(DYNAMIC).inputs["body"]
@@ -73,8 +78,8 @@ def test_it_registers_one_queued_resource_under_the_component() -> None:
         "queuedResourceId": "qr1",
         "waitFor": "accepted",
     }
-    assert tpu.chips == 16
     assert set(mocks.types()) == {COMPONENT, DYNAMIC}
+    assert chips_of(flex(wait_for="accepted")) == 16
 
 
 def test_the_flex_start_body_is_gclouds() -> None:
@@ -134,10 +139,9 @@ def test_the_runtime_defaults_to_the_generations_own() -> None:
 
 
 def test_chips_count_every_slice() -> None:
-    _, tpu = build(flex(node_count=4))
-    assert tpu.chips == 64
-    _, v5p = build(flex(accelerator_type="v5p-8", provisioning="spot", max_run_duration=None))
-    assert v5p.chips == 4  # v5p-8 counts TensorCores: 4 chips
+    assert chips_of(flex(node_count=4)) == 64
+    spot = flex(accelerator_type="v5p-8", provisioning="spot", max_run_duration=None)
+    assert chips_of(spot) == 4  # v5p-8 counts TensorCores: 4 chips
 
 
 def test_an_overridden_zone_row_admits_a_new_flex_start_zone() -> None:

@@ -18,7 +18,11 @@ before any resource is registered: one bad entry fails the run with the
 entry's path (``dws:capacity.calendar_reservations[0].duration: ...``) and nothing is created.
 References between entries are checked too, by the kinds that have them (a
 ``kueue_queues[].node_pool`` must name a pool declared under ``queued_node_pools``, on the same
-cluster). The kinds and their keys are those of :mod:`pulumi_dws.registry`.
+cluster). A ``reservation:`` (or a Slurm pool's) naming a ``calendar_reservations`` entry is
+that entry, as a :class:`~pulumi_dws.CalendarReservation` object is in Python: the consumer is
+checked against what the block holds (machine type or TPU generation, count or chips, zone)
+before anything is made, and is given the block's component when it is made. The kinds and
+their keys are those of :mod:`pulumi_dws.registry`.
 """
 
 from __future__ import annotations
@@ -42,7 +46,7 @@ from pydantic_core import ErrorDetails
 from . import limits, regions, registry
 from .errors import NO_VALUE, DwsValidationError
 from .fields import Known, Name
-from .models import DwsModel, first_error, suggest, tag_outputs
+from .models import DwsModel, first_error, parse_args, suggest, tag_outputs
 from .registry import BlueprintEntry as Entry
 
 __all__ = [
@@ -66,7 +70,8 @@ def validate_capacity(capacity: Mapping[str, Any] | None) -> list[Entry]:
     if not isinstance(capacity, Mapping):
         raise DwsValidationError(CONFIG_KEY, capacity, "must be a mapping of kinds")
     model = capacity_model()
-    data = tag_outputs(model, dict(capacity), CONFIG_KEY)
+    wired = _wire_reservations(capacity)
+    data = tag_outputs(model, wired, CONFIG_KEY)
     try:
         model.model_validate(data)
     except ValidationError as exc:
@@ -74,13 +79,90 @@ def validate_capacity(capacity: Mapping[str, Any] | None) -> list[Entry]:
     kinds = registry.kinds_by_key()
     entries = [
         Entry(kinds[key], item["name"], _without_name(item), f"{CONFIG_KEY}.{key}[{i}]")
-        for key, items in capacity.items()
+        for key, items in wired.items()
         for i, item in enumerate(items)
     ]
     for kind in kinds.values():
         if kind.check_entries is not None:
             kind.check_entries(entries)
     return entries
+
+
+RESERVATIONS_KEY = "calendar_reservations"
+
+
+def _reservation_refs(args: Mapping[str, Any]) -> list[tuple[tuple[Any, ...], str]]:
+    """Where an entry names a reservation: ``("reservation",)`` and, in a list of objects
+    (a Slurm cluster's ``node_pools``), ``("node_pools", i, "reservation")``."""
+    found: list[tuple[tuple[Any, ...], str]] = []
+    if isinstance(args.get("reservation"), str):
+        found.append((("reservation",), args["reservation"]))
+    for key, value in args.items():
+        if isinstance(value, list):
+            for i, item in enumerate(value):
+                if isinstance(item, Mapping) and isinstance(item.get("reservation"), str):
+                    found.append(((key, i, "reservation"), item["reservation"]))
+    return found
+
+
+def _replaced(args: Mapping[str, Any], at: tuple[Any, ...], value: Any) -> dict[str, Any]:
+    copy: Any = {k: (list(v) if isinstance(v, list) else v) for k, v in args.items()}
+    holder = copy
+    for part in at[:-1]:
+        holder[part] = dict(holder[part]) if isinstance(holder[part], Mapping) else holder[part]
+        holder = holder[part]
+    holder[at[-1]] = value
+    return dict(copy)
+
+
+def _wire_reservations(capacity: Mapping[str, Any]) -> dict[str, Any]:
+    """``capacity`` with each ``reservation:`` naming a ``calendar_reservations`` entry
+    replaced by that entry (a :class:`~pulumi_dws.kinds.calendar.consumers.DeclaredReservation`,
+    its spec validated first), so the consumer is validated with it as its component validates
+    a ``CalendarReservation`` object."""
+    from .kinds.calendar.component import CalendarReservationSpec
+    from .kinds.calendar.consumers import DeclaredReservation
+
+    declared = capacity.get(RESERVATIONS_KEY)
+    if not isinstance(declared, list):
+        return dict(capacity)
+    blocks: dict[str, DeclaredReservation] = {}
+    for i, item in enumerate(declared):
+        name = item.get("name") if isinstance(item, Mapping) else None
+        if not isinstance(name, str):
+            return dict(capacity)  # the model reports the entry
+        where = f"{CONFIG_KEY}.{RESERVATIONS_KEY}[{i}]"
+        try:
+            spec = parse_args(CalendarReservationSpec, _without_name(item), where)
+        except DwsValidationError:
+            return dict(capacity)  # the model reports it, in declaration order
+        blocks[name] = DeclaredReservation(name, spec)
+    wired: dict[str, Any] = {}
+    for key, items in capacity.items():
+        if key == RESERVATIONS_KEY or not isinstance(items, list):
+            wired[key] = items
+            continue
+        wired[key] = []
+        for item in items:
+            if isinstance(item, Mapping):
+                for at, name in _reservation_refs(item):
+                    if name in blocks:
+                        item = _replaced(item, at, blocks[name])
+            wired[key].append(item)
+    return wired
+
+
+def _made(args: Any, built: Mapping[str, pulumi.ComponentResource]) -> Any:
+    """``args`` with each declared reservation replaced by the block's component."""
+    from .kinds.calendar.consumers import DeclaredReservation
+
+    if isinstance(args, DeclaredReservation):
+        return built[f"{RESERVATIONS_KEY}/{args.name}"]
+    if isinstance(args, Mapping):
+        return {k: _made(v, built) for k, v in args.items()}
+    if isinstance(args, list):
+        return [_made(v, built) for v in args]
+    return args
 
 
 def capacity_model() -> type[BaseModel]:
@@ -163,9 +245,12 @@ def deploy(
     entries = validate_capacity(capacity)
     built: dict[str, pulumi.ComponentResource] = {}
     opts = pulumi.ResourceOptions(transformations=[secret_inputs]) if secret else None
-    for entry in entries:
-        built[f"{entry.kind.key}/{entry.name}"] = entry.kind.component(entry.name, entry.args, opts)
-    return built
+    # Blocks first: their consumers are given the block's component.
+    ordered = sorted(entries, key=lambda e: e.kind.key != RESERVATIONS_KEY)
+    for entry in ordered:
+        args = _made(entry.args, built)
+        built[f"{entry.kind.key}/{entry.name}"] = entry.kind.component(entry.name, args, opts)
+    return {f"{e.kind.key}/{e.name}": built[f"{e.kind.key}/{e.name}"] for e in entries}
 
 
 def secret_inputs(

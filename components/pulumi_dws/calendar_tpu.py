@@ -54,20 +54,14 @@ def tpu_chip_row(version: str, workload_type: str | None) -> str:
 
 
 def tpu_zone_rows(version: str, workload_type: str | None) -> tuple[str, ...]:
-    """The limits rows of the zones a TPU request may use (v5e: per workload type)."""
-    if version != "v5e":
-        return (f"calendar.tpu_zones.{version}",)
-    if workload_type is None:
-        return ("calendar.tpu_zones.v5e_batch", "calendar.tpu_zones.v5e_serving")
-    return (f"calendar.tpu_zones.v5e_{workload_type.lower()}",)
+    """The limits rows of the zones a TPU request may use (v5e: per workload type): the
+    catalog's Calendar-mode rows (:mod:`pulumi_dws.catalog.availability`)."""
+    return tuple(row.key for row in catalog.zone_rows(version, "calendar", workload_type))
 
 
 def tpu_zones(version: str, workload_type: str | None) -> tuple[str, ...] | None:
-    """The zones where Calendar mode offers ``version`` (None: any zone, a row overridden so)."""
-    rows = [limits.get(key) for key in tpu_zone_rows(version, workload_type)]
-    if any(row.zones is None for row in rows):
-        return None
-    return tuple(zone for row in rows for zone in row.zones or ())
+    """The zones where Calendar mode offers ``version`` (None: it offers it nowhere)."""
+    return catalog.tpu_zones(version, "calendar", workload_type)
 
 
 def check_tpu_chips(field: str, chips: int, version: str, workload_type: str | None) -> int:
@@ -77,14 +71,5 @@ def check_tpu_chips(field: str, chips: int, version: str, workload_type: str | N
 
 def check_tpu_zone(field: str, zone: str, version: str, workload_type: str | None) -> str:
     """``zone`` must be one where Calendar mode offers TPU ``version`` (for ``workload_type``)."""
-    zones = tpu_zones(version, workload_type)
-    if zones is None or zone in zones:
-        return zone
-    what = f"TPU {version}" + (f" {workload_type}" if workload_type else "")
-    rows = ", ".join(tpu_zone_rows(version, workload_type))
-    raise DwsValidationError(
-        field,
-        zone,
-        f"is not a zone where Calendar mode offers {what}: use {', '.join(zones)} "
-        f"(limits rows {rows})",
-    )
+    result: str = catalog.check_tpu_zone(field, zone, version, "calendar", workload=workload_type)
+    return result

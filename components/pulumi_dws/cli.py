@@ -1,7 +1,8 @@
 """The ``dws`` command: ``dws plan``, ``dws emulator``, ``dws advise``, ``dws limits``.
 
 Exit codes: 0 success; 1 the program or its configuration is invalid; 2 usage error (also
-``dws plan --stack`` naming a stack with no config file in a project that has other stacks);
+``dws plan`` of a directory that does not exist or holds no ``Pulumi.yaml``, and ``dws plan
+--stack`` naming a stack with no config file in a project that has other stacks);
 3 a mandatory policy was violated.
 """
 
@@ -14,7 +15,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["main", "build_parser"]
+__all__ = ["main", "build_parser", "version"]
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE, EXIT_POLICY = 0, 1, 2, 3
 
@@ -45,6 +46,10 @@ def _plan(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
+    missing = _no_project(args.project_dir)
+    if missing:
+        print(f"error: {missing}", file=sys.stderr)
+        return EXIT_USAGE
     try:
         plan = run_plan(args.project_dir, args.stack)
     except UnknownStackError as exc:
@@ -67,6 +72,31 @@ def _plan(args: argparse.Namespace) -> int:
     return EXIT_POLICY if report.mandatory_failed else EXIT_OK
 
 
+def _no_project(directory: str) -> str | None:
+    """Why ``directory`` is no Pulumi project to plan (a usage error), or None."""
+    from pathlib import Path
+
+    path = Path(directory)
+    if not path.exists():
+        return f"{directory}: no such directory"
+    if not path.is_dir():
+        return f"{directory}: not a directory (give the directory that holds Pulumi.yaml)"
+    if not any((path / name).is_file() for name in ("Pulumi.yaml", "Pulumi.yml")):
+        return f"{directory}: no Pulumi.yaml here"
+    return None
+
+
+def version() -> str:
+    """The installed pulumi-dws version (``unknown`` when not installed as a distribution)."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as dist_version
+
+    try:
+        return dist_version("pulumi-dws")
+    except PackageNotFoundError:
+        return "unknown"
+
+
 def _calendar_block(spec: str, now: dt.datetime) -> tuple[str, str, int, dt.datetime, dt.datetime]:
     """``ZONE:MACHINE_TYPE:COUNT:FROM:TO`` (GPU VMs) or ``ZONE:TPU_VERSION:CHIPS:FROM:TO`` (a TPU
     version Calendar mode offers: ``v6e``, ``v5e``, ``v5p``); FROM and TO: ``2027-03-01`` or
@@ -87,6 +117,12 @@ def _calendar_block(spec: str, now: dt.datetime) -> tuple[str, str, int, dt.date
     zone, machine, count, start, end = parts
     check_zone("--calendar zone", zone)
     offered = _calendar_offer(machine)
+    if offered != machine:  # TPU chips: where Calendar mode offers the version
+        from . import catalog
+
+        catalog.check_tpu_zone(
+            "--calendar zone", zone, catalog.tpu_generation("v", machine), "calendar"
+        )
     if not count.isdecimal() or int(count) < 1:
         raise DwsValidationError("--calendar count", count, "must be a whole number >= 1")
     begins, ends = parse_when("--calendar from", start, now), parse_when("--calendar to", end, now)
@@ -121,16 +157,48 @@ def _calendar_offer(machine: str) -> str:
     return generation.vm_family
 
 
-def _capacity_spec(spec: str) -> tuple[str, str, int]:
+def _capacity_spec(spec: str) -> tuple[str, str, int, bool]:
+    """``ZONE:MACHINE_TYPE:COUNT`` (VMs of a GPU, TPU or CPU machine type the catalog knows)
+    or ``ZONE:TPU_VERSION:CHIPS`` (Cloud TPU chips of a version the Cloud TPU API serves, in a
+    zone where the version is): ``(zone, machine type or version, count, is_tpu_chips)``."""
+    from . import catalog
     from .errors import DwsValidationError
     from .validation import check_zone
 
     parts = spec.split(":")
-    if len(parts) != 3 or not parts[2].isdecimal():
+    if len(parts) != 3:
         raise DwsValidationError(
-            "--capacity", spec, "is not ZONE:MACHINE_TYPE:COUNT, e.g. us-central1-a:a3-highgpu-8g:2"
+            "--capacity",
+            spec,
+            "is not ZONE:MACHINE_TYPE:COUNT or ZONE:TPU_VERSION:CHIPS, e.g. "
+            "us-central1-a:a3-highgpu-8g:2 or us-east5-a:v6e:16",
         )
-    return check_zone("--capacity zone", parts[0]), parts[1], int(parts[2])
+    zone, name, count = parts
+    check_zone("--capacity zone", zone)
+    if not count.isdecimal() or int(count) < 1:
+        raise DwsValidationError("--capacity count", count, "must be a whole number >= 1")
+    if catalog.is_tpu_machine(name) or name in catalog.known():
+        return zone, name, int(count), False
+    try:
+        generation = catalog.tpu_generation("--capacity TPU version", name)
+    except DwsValidationError:
+        try:
+            catalog.machine_kind("--capacity machine type", name)  # a CPU type, or refused
+        except DwsValidationError as unknown:
+            versions = ", ".join(g.name for g in catalog.tpu_generations() if g.cloud_tpu_prefix)
+            raise DwsValidationError(
+                unknown.field, name, f"{unknown.problem}; or a TPU version ({versions})"
+            ) from None
+        return zone, name, int(count), False
+    if generation.cloud_tpu_prefix is None:
+        raise DwsValidationError(
+            "--capacity TPU version",
+            name,
+            f"is not served by the Cloud TPU API ({generation.title}); use one of "
+            + ", ".join(g.name for g in catalog.tpu_generations() if g.cloud_tpu_prefix),
+        )
+    catalog.check_tpu_zone("--capacity zone", zone, generation, "tpu")
+    return zone, generation.name, int(count), True
 
 
 def _emulator(args: argparse.Namespace) -> int:
@@ -153,8 +221,11 @@ def _emulator(args: argparse.Namespace) -> int:
     advice = emulator.services["advice"]
     assert isinstance(advice, AdviceService)  # the default services include it
     model = advice.capacity
-    for zone, machine, count in capacity:
-        model.add(zone, machine, count)
+    for zone, machine, count, chips in capacity:
+        if chips:
+            emulator.services["tpu"].add_chips(zone, machine, count)  # type: ignore[attr-defined]
+        else:
+            model.add(zone, machine, count)
     for zone, machine, count, begins, ends in blocks:
         model.offer_calendar(zone, machine, count, begins, ends)
     try:
@@ -175,6 +246,40 @@ def _emulator(args: argparse.Namespace) -> int:
         pass
     finally:
         emulator.stop()
+    return EXIT_OK
+
+
+def _emulate(args: argparse.Namespace) -> int:
+    """Run a project's dynamic resources against an emulator started here (with the
+    ``--capacity`` given), and print what each became."""
+    from .errors import DwsValidationError
+    from .plan import PlanError
+    from .testing.emulated import emulate
+    from .testing.emulator import Emulator
+
+    missing = _no_project(args.project_dir)
+    if missing:
+        print(f"error: {missing}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        capacity = [_capacity_spec(spec) for spec in args.capacity]
+    except DwsValidationError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    with Emulator() as emulator:
+        for zone, machine, count, chips in capacity:
+            if chips:
+                emulator.services["tpu"].add_chips(zone, machine, count)  # type: ignore[attr-defined]
+            else:
+                emulator.services["compute"].add_capacity(zone, machine, count)  # type: ignore[attr-defined]
+        try:
+            run = emulate(args.project_dir, args.stack, emulator)
+        except PlanError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return EXIT_INVALID
+    _out(f"Created in the emulator ({len(run.created)} dynamic resources):")
+    for name, id_, state in run.created:
+        _out(f"  {name}  {id_}" + (f"  {state}" if state else ""))
     return EXIT_OK
 
 
@@ -225,6 +330,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="dws", description="Dynamic Workload Scheduler capacity as Pulumi code."
     )
+    parser.add_argument("--version", action="version", version=f"dws (pulumi-dws) {version()}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     plan = sub.add_parser("plan", help="plan a Pulumi project offline, with policy checks")
@@ -247,7 +353,9 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="ZONE:MACHINE_TYPE:COUNT",
-        help="free capacity to start with (repeatable)",
+        help="free capacity to start with (repeatable): COUNT VMs of a machine type "
+        "(us-central1-a:a3-highgpu-8g:2), or COUNT Cloud TPU chips of a TPU version "
+        "(us-east5-a:v6e:16)",
     )
     emu.add_argument(
         "--calendar",
@@ -264,6 +372,25 @@ def build_parser() -> argparse.ArgumentParser:
         help="the project the printed GOOGLE_CLOUD_PROJECT names (the emulator serves any)",
     )
     emu.set_defaults(func=_emulator)
+
+    emulate = sub.add_parser(
+        "emulate",
+        help="create a project's dynamic resources in a local emulator",
+        description="Run a Pulumi project as `pulumi up` would, offline: its pulumi-dws dynamic "
+        "resources (Flex-start VMs, queued TPUs, resize requests, Slurm clusters) are created "
+        "by their own providers against an emulator started here, with the capacity given; "
+        "instance templates and groups are created there too, other resources are mocked.",
+    )
+    emulate.add_argument("project_dir", nargs="?", default=".", help="directory with Pulumi.yaml")
+    emulate.add_argument("--stack", "-s", default="dev", help="stack whose config to load")
+    emulate.add_argument(
+        "--capacity",
+        action="append",
+        default=[],
+        metavar="ZONE:MACHINE_TYPE:COUNT",
+        help="free capacity (repeatable), as for `dws emulator`",
+    )
+    emulate.set_defaults(func=_emulate)
 
     lim = sub.add_parser(
         "limits",

@@ -31,9 +31,15 @@ from . import catalog, limits
 from .errors import DwsValidationError
 from .validation import (
     check_choice,
+    check_image,
     check_labels,
     check_metadata,
+    check_metadata_values,
     check_name,
+    check_network,
+    check_project,
+    check_service_account,
+    check_subnetwork,
     check_zone,
     region_of_location,
 )
@@ -55,6 +61,12 @@ __all__ = [
     "GpuMachineType",
     "AcceleratorMachineType",
     "AcceleratorName",
+    "ProjectId",
+    "Network",
+    "Subnetwork",
+    "Image",
+    "ServiceAccount",
+    "MetadataText",
 ]
 
 T = TypeVar("T")
@@ -189,6 +201,18 @@ Labels = Annotated[dict[str, Any], Check(_labels)]
 """Google Cloud labels (keys and values of lowercase letters, digits, ``_`` and ``-``)."""
 Metadata = Annotated[dict[str, Any], Check(check_metadata)]
 """VM metadata (keys of letters, digits, ``_`` and ``-``)."""
+MetadataText = Annotated[dict[str, Any], Check(check_metadata_values)]
+"""VM metadata whose values are strings (what the API sends; a number is refused)."""
+ProjectId = Annotated[str, Check(check_project)]
+"""A project id (``my-project``), the Compute API's pattern."""
+Network = Annotated[str, Check(check_network)]
+"""A VPC network name (``default``) or ``projects/P/global/networks/NAME``."""
+Subnetwork = Annotated[str, Check(check_subnetwork)]
+"""A subnetwork name or ``projects/P/regions/R/subnetworks/NAME``."""
+Image = Annotated[str, Check(check_image)]
+"""A boot image or image family (``projects/debian-cloud/global/images/family/debian-12``)."""
+ServiceAccount = Annotated[str, Check(check_service_account)]
+"""A service account email, or ``default``."""
 GpuMachineType = Annotated[str, Check(_gpu_machine)]
 """A GPU machine type of the catalog (``a3-highgpu-8g``)."""
 AcceleratorMachineType = Annotated[str, Check(_accelerator_machine)]

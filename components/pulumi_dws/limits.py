@@ -36,6 +36,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, ValidationInfo
 
 from . import stack_config
+from .catalog.availability import TPU_ZONES
 from .duration import Duration, DurationLike
 from .errors import NO_VALUE, DwsValidationError
 from .outputs import output_aware
@@ -242,6 +243,11 @@ DEFAULT_LIMITS: dict[str, Limit] = {
             "count",
             "Compute Engine guestAccelerators on N1/G-series: 1, 2, 4 or 8 per VM",
             choices=(1, 2, 4, 8),
+        ),
+        # Where each door offers each TPU generation: the catalog's table, one row each.
+        *(
+            Limit(row.key, row.description, "zones", row.source, zones=row.zones)
+            for row in TPU_ZONES
         ),
     ]
 }

@@ -81,11 +81,17 @@ class DwsModel(BaseModel):
 def _once_known(cls: type[BaseModel], value: Any, handler: Any, info: Any) -> Any:
     """Validate an Output's value when it arrives, with the field's own rules; a mapping or
     list with Outputs inside is validated now without them, and each Output later."""
-    if is_output(value):
-        where = path_of(value) or info.field_name
-        return when_known(value, lambda known: _run(handler, known, where))
     field = cls.model_fields.get(info.field_name)
     annotation = field.annotation if field is not None else Any
+    if is_output(value):
+        where = path_of(value) or info.field_name
+
+        def known_value(known: Any) -> Any:
+            _exact_scalar(where, annotation, known)
+            return _run(handler, known, where)
+
+        return when_known(value, known_value)
+    _exact_scalar(info.field_name, annotation, value)
     try:
         if _model_in(annotation) is not None:
             return handler(value)  # nested args: their own fields take care of Outputs
@@ -97,6 +103,23 @@ def _once_known(cls: type[BaseModel], value: Any, handler: Any, info: Any) -> An
     except TypeError:
         # A field's own check stumbled on a value of the wrong kind: say what it takes.
         raise DwsValidationError(info.field_name, value, _kind_wanted(annotation)) from None
+
+
+def _exact_scalar(field: str, annotation: Any, value: Any) -> None:
+    """Numbers as numbers and booleans as booleans, in every component alike: pydantic would
+    take ``"16"`` for 16 and ``"yes"`` for True (and send a public IP); both are refused with
+    what the field takes. (Whole floats such as ``2.0``, as YAML and the engine give them, are
+    numbers.)"""
+    if value is None:
+        return
+    kinds = _kinds(annotation)
+    if not kinds or "any" in kinds:
+        return
+    if kinds <= {"int", "float"} and (isinstance(value, str | bool)):
+        wanted = "must be a whole number" if kinds == {"int"} else "must be a number"
+        raise DwsValidationError(field, value, wanted)
+    if kinds == {"bool"} and not isinstance(value, bool):
+        raise DwsValidationError(field, value, "must be true or false")
 
 
 def _kind_wanted(annotation: Any) -> str:

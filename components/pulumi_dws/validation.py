@@ -21,6 +21,7 @@ import pulumi
 from . import limits, regions
 from .errors import DwsValidationError
 from .outputs import is_output, output_aware, when_known
+from .providers.paths import PATTERNS
 
 __all__ = [
     "check_name",
@@ -34,6 +35,12 @@ __all__ = [
     "format_timestamp",
     "check_choice",
     "check_metadata",
+    "check_metadata_values",
+    "check_project",
+    "check_network",
+    "check_subnetwork",
+    "check_image",
+    "check_service_account",
     "when_known",
     "is_output",
 ]
@@ -247,3 +254,113 @@ def check_metadata(field: str, value: Any) -> dict[str, Any]:
                 f"{field} key", key, f"must be {row.allowed()} letters, digits, _ or -"
             )
     return metadata
+
+
+# ------------------------------------------------------------------ strings that reach an API
+# Each string below goes into a Google API request as it is: it is checked here with the API's
+# own pattern, so a typo is refused at construction (and by ``dws plan``), not by the API.
+_API_NAME = r"[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?"
+"""Compute resource names (networks, subnetworks, images, families): the ``name`` pattern of
+the Compute v1 discovery document (``[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?``)."""
+_PROJECT = PATTERNS["project"].pattern
+_COMPUTE_URL = r"(?:https://(?:www|compute)\.googleapis\.com/compute/(?:v1|beta|alpha)/)?"
+_NETWORK = re.compile(
+    rf"^(?:{_API_NAME}|{_COMPUTE_URL}(?:projects/{_PROJECT}/)?global/networks/{_API_NAME})\Z"
+)
+_SUBNETWORK = re.compile(
+    rf"^(?:{_API_NAME}|{_COMPUTE_URL}(?:projects/{_PROJECT}/)?regions/[a-z]+-[a-z]+[0-9]+"
+    rf"/subnetworks/{_API_NAME})\Z"
+)
+_IMAGE = re.compile(
+    rf"^(?:(?:family/)?{_API_NAME}|{_PROJECT}/(?:family/)?{_API_NAME}"
+    rf"|{_COMPUTE_URL}(?:projects/{_PROJECT}/)?global/images/(?:family/)?{_API_NAME})\Z"
+)
+_SERVICE_ACCOUNT = re.compile(r"^[a-z0-9][-a-z0-9._+]*@[a-z0-9][-a-z0-9.]*\.[a-z]{2,}\Z")
+
+
+@output_aware
+def check_project(field: str, value: str) -> str:
+    """A project id as Google's APIs take it (the ``project`` pattern of the Compute v1
+    discovery document: ``my-project``, a project number, or ``example.com:my-project``)."""
+    if not isinstance(value, str) or not PATTERNS["project"].fullmatch(value):
+        raise DwsValidationError(
+            field,
+            value,
+            "is not a project id: lowercase letters, digits and hyphens, starting with a "
+            "letter (e.g. my-project; or a project number, or example.com:my-project)",
+        )
+    return value
+
+
+@output_aware
+def check_network(field: str, value: str) -> str:
+    """A VPC network: its name (``default``), ``projects/P/global/networks/NAME`` or the
+    network's self link, as the Compute API's ``networkInterfaces[].network`` takes it."""
+    if not isinstance(value, str) or not _NETWORK.match(value):
+        raise DwsValidationError(
+            field,
+            value,
+            "is not a network: give its name (e.g. default: lowercase letters, digits and "
+            "hyphens) or projects/PROJECT/global/networks/NAME",
+        )
+    return value
+
+
+@output_aware
+def check_subnetwork(field: str, value: str) -> str:
+    """A subnetwork: its name, ``projects/P/regions/R/subnetworks/NAME`` or its self link,
+    as the Compute API's ``networkInterfaces[].subnetwork`` takes it."""
+    if not isinstance(value, str) or not _SUBNETWORK.match(value):
+        raise DwsValidationError(
+            field,
+            value,
+            "is not a subnetwork: give its name (lowercase letters, digits and hyphens) or "
+            "projects/PROJECT/regions/REGION/subnetworks/NAME",
+        )
+    return value
+
+
+@output_aware
+def check_image(field: str, value: str) -> str:
+    """A boot image as pulumi-gcp and the Compute API take it: an image or ``family/NAME``,
+    ``PROJECT/NAME``, ``projects/P/global/images/[family/]NAME`` or its self link."""
+    if not isinstance(value, str) or not _IMAGE.match(value):
+        raise DwsValidationError(
+            field,
+            value,
+            "is not an image: give projects/PROJECT/global/images/NAME, "
+            "projects/PROJECT/global/images/family/FAMILY (e.g. "
+            "projects/debian-cloud/global/images/family/debian-12), PROJECT/NAME or an image name",
+        )
+    return value
+
+
+@output_aware
+def check_service_account(field: str, value: str) -> str:
+    """A service account email (``NAME@PROJECT.iam.gserviceaccount.com``), or ``default``
+    (the Compute Engine default service account)."""
+    if value == "default":
+        return value
+    if not isinstance(value, str) or not _SERVICE_ACCOUNT.match(value):
+        raise DwsValidationError(
+            field,
+            value,
+            "is not a service account email (e.g. trainer@my-project.iam.gserviceaccount.com) "
+            "or default",
+        )
+    return value
+
+
+def check_metadata_values(field: str, value: Any) -> dict[str, Any]:
+    """Metadata whose values are strings (Compute and Cloud TPU send ``items[].value`` as a
+    string: a number would be sent as ``1.0``); an Output value is checked once known."""
+    metadata = check_metadata(field, value)
+    for key, item in metadata.items():
+        metadata[key] = when_known(item, partial(_metadata_value, f"{field}[{key}]"))
+    return metadata
+
+
+def _metadata_value(field: str, value: Any) -> str:
+    if not isinstance(value, str):
+        raise DwsValidationError(field, value, "must be a string (metadata values are text)")
+    return value

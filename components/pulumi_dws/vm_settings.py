@@ -19,7 +19,17 @@ from typing_extensions import NotRequired
 
 from . import catalog
 from .errors import DwsValidationError
-from .fields import Check, Labels, MaybeOutput, Metadata, Within
+from .fields import (
+    Check,
+    Image,
+    Labels,
+    MaybeOutput,
+    MetadataText,
+    Network,
+    ServiceAccount,
+    Subnetwork,
+    Within,
+)
 from .models import DwsModel
 from .validation import is_output, when_known
 
@@ -104,16 +114,16 @@ def check_machine(machine: Any, accelerators: list[dict[str, Any]]) -> Any:
 class VmSettings(DwsModel):
     """Validated :class:`VmSettingsArgs`: the base of the specs of the VM components."""
 
-    image: MaybeOutput[str] = DEFAULT_IMAGE
+    image: MaybeOutput[Image] = DEFAULT_IMAGE
     boot_disk_size_gb: Annotated[int, Within("compute.boot_disk_gb")] = 100
     boot_disk_type: str | None = None
-    network: MaybeOutput[str] | None = None
-    subnetwork: MaybeOutput[str] | None = None
+    network: MaybeOutput[Network] | None = None
+    subnetwork: MaybeOutput[Subnetwork] | None = None
     public_ip: bool = False
-    service_account: MaybeOutput[str] | None = None
+    service_account: MaybeOutput[ServiceAccount] | None = None
     scopes: list[str] = list(DEFAULT_SCOPES)
     labels: MaybeOutput[Labels] = {}
-    metadata: MaybeOutput[Metadata] = {}
+    metadata: MaybeOutput[MetadataText] = {}
     startup_script: MaybeOutput[str] | None = None
     accelerators: list[_Accelerator] = []
 

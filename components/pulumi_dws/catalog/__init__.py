@@ -7,6 +7,10 @@ and the CPU series.
   each API gives a slice: Cloud TPU ``v6e-16``, GKE ``ct6e-standard-4t`` + ``4x4`` and its node
   labels, the reservation ``vmFamily``, the runtime version (:func:`tpu_slice`,
   :func:`cloud_tpu_slice`).
+* Where each door offers each TPU generation (:mod:`.availability`, :mod:`.doors`): Cloud TPU
+  Flex-start, Spot and reservations, GKE Flex-start and queued pools, Calendar mode; and the
+  GKE versions they need (:func:`tpu_zones`, :func:`check_tpu_zone`, :func:`tpu_doors`,
+  :func:`gke_min_version`).
 * :func:`machine_accelerators` answers for any machine type: GPUs and TPU chips are counted
   apart (``kind``), so budgets and plans never add one to the other.
 """
@@ -16,6 +20,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from .availability import DOORS, GKE_VERSIONS, TPU_ZONES, GkeVersion, TpuZones
+from .doors import (
+    check_gke_version,
+    check_tpu_door,
+    check_tpu_zone,
+    gke_min_version,
+    tpu_doors,
+    tpu_zones,
+    zone_rows,
+)
 from .gpus import (
     ACCELERATORS,
     COMPACT_FLEX_START_PREFIXES,
@@ -92,6 +106,19 @@ __all__ = [
     "cloud_tpu_types",
     "check_runtime_version",
     "register_tpu_topology",
+    # where each door offers each TPU generation
+    "DOORS",
+    "TpuZones",
+    "TPU_ZONES",
+    "GkeVersion",
+    "GKE_VERSIONS",
+    "zone_rows",
+    "tpu_zones",
+    "tpu_doors",
+    "check_tpu_zone",
+    "check_tpu_door",
+    "gke_min_version",
+    "check_gke_version",
     # both
     "MachineAccelerators",
     "machine_accelerators",

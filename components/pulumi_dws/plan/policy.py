@@ -11,6 +11,7 @@ import yaml
 
 from .. import limits
 from ..errors import DwsValidationError
+from .project import load_yaml
 from .render import as_text
 from .runner import Plan
 
@@ -93,7 +94,7 @@ def _load_config(path: str | None, plan: Plan) -> dict[str, Any] | None:
     """``--policy-config FILE`` if given, else the stack's ``dws:policy`` config object."""
     if path:
         try:
-            data = yaml.safe_load(Path(path).read_text())
+            data = load_yaml(Path(path).read_text())
         except yaml.YAMLError as exc:
             problem = " ".join(str(exc).split())
             raise DwsValidationError(

@@ -31,6 +31,23 @@ _SCHEMA_KEYS = {"type", "description", "default", "value", "secret", "items"}
 _STACK_SUFFIXES = (".yaml", ".yml", ".json")
 
 
+class _ConfigLoader(yaml.SafeLoader):
+    """YAML as Pulumi hands stack config to a program: an unquoted date or time
+    (``start_time: 2027-03-01T00:00:00Z``) stays the text written, as the engine passes it,
+    not a Python ``datetime``."""
+
+
+_ConfigLoader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
+def load_yaml(text: str) -> Any:
+    """Parse YAML the way stack config is read: dates and times stay text."""
+    return yaml.load(text, Loader=_ConfigLoader)  # noqa: S506 - a SafeLoader subclass
+
+
 class ProjectError(ValueError):
     """The directory is not a usable Pulumi Python project (or the stack's config is not)."""
 
@@ -71,9 +88,9 @@ def load_project(directory: str | Path) -> PulumiProject:
     if path is None:
         raise ProjectError(f"{root}: no Pulumi.yaml here")
     try:
-        raw = yaml.safe_load(path.read_text()) or {}
+        raw = load_yaml(path.read_text()) or {}
     except yaml.YAMLError as exc:
-        raise ProjectError(f"{path}: not valid YAML: {exc}") from None
+        raise ProjectError(f"{path}: not valid YAML: {_one_line(exc)}") from None
     if not isinstance(raw, dict) or not isinstance(raw.get("name"), str) or not raw["name"]:
         raise ProjectError(f"{path}: a Pulumi project needs a 'name'")
     runtime = raw.get("runtime")
@@ -134,9 +151,9 @@ def _mask_secure(value: Any) -> tuple[Any, bool]:
 
 def _read_stack_file(path: Path) -> dict[str, Any]:
     try:
-        raw = yaml.safe_load(path.read_text()) or {}
+        raw = load_yaml(path.read_text()) or {}
     except yaml.YAMLError as exc:
-        raise ProjectError(f"{path}: not valid YAML: {exc}") from None
+        raise ProjectError(f"{path}: not valid YAML: {_one_line(exc)}") from None
     if not isinstance(raw, dict):
         raise ProjectError(f"{path}: a stack file is a mapping with a 'config' key")
     config = raw.get("config") or {}
@@ -239,4 +256,18 @@ def _encode(value: Any) -> str:
         return value
     if isinstance(value, bool):
         return "true" if value else "false"
-    return json.dumps(value)
+    # Values YAML may give that JSON has no form for (bytes of a !!binary, a !!set) become
+    # text: the program then reports them as a value it does not take, on one line.
+    return json.dumps(value, default=_as_text)
+
+
+def _as_text(value: Any) -> Any:
+    if isinstance(value, set | frozenset):
+        return sorted(value, key=str)
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    return str(value)
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(part.strip() for part in str(exc).splitlines() if part.strip())

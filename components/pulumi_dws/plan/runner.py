@@ -148,13 +148,16 @@ def run_plan(
     stack: str = "dev",
     *,
     mocks: GcpMocks | None = None,
+    preview: bool = True,
 ) -> Plan:
     """Plan the Pulumi project in ``directory`` for ``stack`` without credentials.
 
     Raises :class:`PlanError` with a one-line message for a bad project, a validation error or
     an exception in the program (:class:`UnknownStackError` for a stack with no config file in
-    a project that has others). Resources are listed parents first; siblings after what they
-    depend on, else by name: the same program gives the same plan every time.
+    a project that has others). ``preview=False`` runs it as ``pulumi up`` (for mocks that
+    create resources, :mod:`pulumi_dws.testing.emulated`). Resources are listed parents
+    first; siblings after what they depend on, else by name: the same program gives the same
+    plan every time.
     """
     try:
         project = load_project(directory)
@@ -178,7 +181,7 @@ def run_plan(
                 program,
                 project=project.name,
                 stack=short_stack_name(stack),
-                preview=True,
+                preview=preview,
                 config=config.values,
                 secret_keys=config.secret_keys,
             )

@@ -201,6 +201,11 @@ def item(view: ResourceView, kind: str, part: str, **values: Any) -> CapacityIte
         chips = catalog.machine_accelerators(machine)
         assert chips is not None
         accel, per_unit, accelerator_kind = chips.name, chips.count, "tpu"
+    if accelerator_kind == "tpu" and "notes" in values:  # chips are counted in chip-hours
+        values["notes"] = tuple(
+            note.replace("GPU-hours", "chip-hours").replace("no GPUs", "no TPU chips")
+            for note in values["notes"]
+        )
     return CapacityItem(
         urn=view.urn,
         name=view.name,

@@ -57,6 +57,7 @@ __all__ = [
     "compute_global",
     "short_hash",
     "DYNAMIC_TYPE_PREFIX",
+    "PLANNED",
     "MOCK_PROJECT_NUMBER",
     "COMPUTE",
     "COMPUTE_BETA",
@@ -64,6 +65,9 @@ __all__ = [
 ]
 
 DYNAMIC_TYPE_PREFIX = "pulumi-python:dynamic/"
+PLANNED = "planned"
+"""The state of a resource in a preview (``GcpMocks(...).run(..., preview=True)``, ``dws
+plan``): planned, not made."""
 MOCK_PROJECT_NUMBER = "123456789012"
 COMPUTE = "https://www.googleapis.com/compute/v1/"
 COMPUTE_BETA = "https://www.googleapis.com/compute/beta/"
@@ -253,6 +257,7 @@ class GcpMocks(pulumi.runtime.Mocks):
         self.registered: list[Registered] = []
         self.invokes: list[tuple[str, dict[str, Any]]] = []
         self.monitor: _RecordingMonitor | None = None
+        self.preview = False
         self._local = threading.local()
         self._lock = threading.Lock()
 
@@ -277,6 +282,7 @@ class GcpMocks(pulumi.runtime.Mocks):
             ThreadPoolExecutor(max_workers=1, thread_name_prefix="gcp-mocks")
         )
         self.monitor = _RecordingMonitor(self)
+        self.preview = preview
         _settings.SETTINGS.rpc_manager.clear()  # no failure leaks in from an earlier run
         _settings.SETTINGS.outputs.clear()
         _settings.ROOT.set(None)  # a fresh root Stack for every install
@@ -318,6 +324,12 @@ class GcpMocks(pulumi.runtime.Mocks):
         with _validation_errors_surfaced():
             _sync_await(run_in_stack(program))
         return dict(self.monitor.stack_outputs) if self.monitor else {}
+
+    def lifecycle(self, state: str) -> str:
+        """A lifecycle state a fill reports (``ACTIVE``, ``RUNNING``, ``SUCCEEDED``):
+        :data:`PLANNED` in a preview, where nothing has been made (``dws plan`` shows it so,
+        not a state the mocks made up)."""
+        return PLANNED if self.preview else state
 
     # ------------------------------------------------------------------ queries for tests
     def resources(

@@ -48,6 +48,7 @@ from ...fields import (
     MaybeOutput,
     Name,
     OneOf,
+    ProjectId,
     Within,
     Zone,
 )
@@ -177,7 +178,7 @@ class CalendarReservationSpec(DwsModel):
     start_time: MaybeOutput[Annotated[Any, BeforeValidator(_start_time)]]
     end_time: MaybeOutput[Annotated[str | dt.datetime, Check(_end_time)]] | None = None
     duration: MaybeOutput[Annotated[Duration, DurationWithin("calendar.duration")]] | None = None
-    project: str | None = None
+    project: ProjectId | None = None
     name: Name | None = None
     accelerator_type: Annotated[str | None, Known(_BY_SHAPE)] = None
     accelerator_count: Annotated[int | None, Known(_BY_SHAPE)] = None

@@ -1,11 +1,7 @@
 """The limit rows of Calendar-mode reservations (``CalendarReservation``): window, look-ahead, VM
-and TPU chip counts, TPU zones, name prefix; and what the ``seed`` profile changes. Each row
-names its source.
-
-Registered with :mod:`pulumi_dws.limits` when this module is imported (by the kind's component,
-and by ``pulumi_dws.limits`` itself when a look-up needs every row), so ``limits.get``,
-``dws limits`` and ``dws:limits`` overrides know them.
-"""
+and TPU chip counts, name prefix (the TPU zones are the catalog's table); and what the ``seed``
+profile changes: each row with its source, registered with :mod:`pulumi_dws.limits` when this
+module is imported."""
 
 from __future__ import annotations
 
@@ -14,8 +10,6 @@ from typing import Any
 from ...limits import DAY, FACTS, WEEK, Limit, register
 
 __all__ = ["ROWS", "SEED"]
-
-TPU_CALENDAR_DOCS = "https://docs.cloud.google.com/tpu/docs/calendar-mode-reservation"
 
 CALENDAR_CREATE_DOCS = (
     "https://cloud.google.com/compute/docs/instances/create-future-reservations-calendar-mode"
@@ -82,37 +76,6 @@ ROWS: tuple[Limit, ...] = (
         "count",
         f"{CALENDAR_CREATE_DOCS} (table: TPU v5p 4, 8, 16, 32, 64, 128, 256, 512, or 1,024)",
         choices=(4, 8, 16, 32, 64, 128, 256, 512, 1024),
-    ),
-    Limit(
-        "calendar.tpu_zones.v6e",
-        "TPU v6e in Calendar mode",
-        "zones",
-        f"{TPU_CALENDAR_DOCS} (supported zones, updated 2025-12-18)",
-        zones=("asia-northeast1-b", "europe-west4-a", "us-east5-a", "us-east5-b"),
-    ),
-    Limit(
-        "calendar.tpu_zones.v5p",
-        "TPU v5p in Calendar mode",
-        "zones",
-        f"{TPU_CALENDAR_DOCS} (supported zones, updated 2025-12-18)",
-        zones=("us-east5-a",),
-    ),
-    Limit(
-        "calendar.tpu_zones.v5e_batch",
-        "TPU v5e for BATCH in Calendar mode",
-        "zones",
-        f"{TPU_CALENDAR_DOCS} (supported zones, updated 2025-12-18: BATCH)",
-        zones=("europe-west4-b", "us-west4-b"),
-    ),
-    Limit(
-        "calendar.tpu_zones.v5e_serving",
-        "TPU v5e for SERVING in Calendar mode",
-        "zones",
-        (
-            f"{TPU_CALENDAR_DOCS} (supported zones, updated 2025-12-18: SERVING; older "
-            "versions of the page said us-central1-a)"
-        ),
-        zones=("us-south1-a",),
     ),
     Limit(
         "calendar.name_prefix_length",

@@ -113,7 +113,7 @@ EXAMPLES: tuple[Example, ...] = (
         "calendar-tpu-request",
         "tpu_calendar_reservation",
         (("zone", "us-central1-a"),),
-        "not a zone where Calendar mode offers TPU v6e",
+        "Calendar mode: use asia-northeast1-b",
     ),
     Example(
         "calendar-tpu-request",

@@ -15,7 +15,7 @@ from typing_extensions import Required
 from ... import catalog, limits
 from ...duration import Duration, DurationLike
 from ...errors import DwsValidationError
-from ...fields import Check, DurationWithin, Known, MaybeOutput, OneOf, Zones
+from ...fields import Check, DurationWithin, Known, MaybeOutput, OneOf, ProjectId, Zones
 from ...models import DwsModel
 from ...validation import check_zone_in_region, is_output, region_of_location
 from . import limits as _rows  # noqa: F401 (registers the kind's limits rows)
@@ -331,7 +331,7 @@ class ComputeClassSpec(DwsModel):
     name: Annotated[str, Check(check_class_name), Known("it is the class's name")] | None = None
     cluster: MaybeOutput[str] | None = None
     location: str | None = None
-    project: MaybeOutput[str] | None = None
+    project: MaybeOutput[ProjectId] | None = None
 
     @model_validator(mode="after")
     def _rules(self) -> ComputeClassSpec:

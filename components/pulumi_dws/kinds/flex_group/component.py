@@ -47,11 +47,12 @@ from typing_extensions import NotRequired, Required
 from ...defaults import default_name, resolve_project, type_token
 from ...duration import Duration, DurationLike
 from ...errors import DwsValidationError
-from ...fields import Check, DurationWithin, Known, MaybeOutput, Name, Within, Zone
+from ...fields import Check, DurationWithin, Known, MaybeOutput, Name, ProjectId, Within, Zone
 from ...models import parse_args
-from ...validation import check_name, check_region, is_output, region_of
+from ...validation import check_name, check_region, is_output
 from ...vm_settings import VmSettings, VmSettingsArgs, template_args
 from ..calendar.component import CalendarReservation
+from ..calendar.consumers import check_vm_consumer, reservation_spec
 from . import limits as _rows  # noqa: F401 (registers this kind's limit rows)
 from .provider import MigResizeRequest, resize_request_body
 
@@ -127,7 +128,7 @@ def _fixed(data: Any) -> None:
 
 
 def _reservation(field: str, value: Any) -> Any:
-    if isinstance(value, CalendarReservation) or is_output(value):
+    if reservation_spec(value) is not None or is_output(value):
         return value
     if isinstance(value, str) and value:
         name = value.rsplit("/", 1)[-1]
@@ -158,7 +159,7 @@ class FlexStartGroupSpec(VmSettings):
     ] = "flex_start"
     reservation: Annotated[Any, Check(_reservation)] | None = None
     wait_for: Literal["accepted", "running"] = "running"
-    project: MaybeOutput[str] | None = None
+    project: MaybeOutput[ProjectId] | None = None
     group_name: Name | None = None
 
     @model_validator(mode="wrap")
@@ -190,36 +191,14 @@ class FlexStartGroupSpec(VmSettings):
                 raise DwsValidationError(
                     "reservation", "(missing)", "is required with provisioning reservation_bound"
                 )
-            if isinstance(spec.reservation, CalendarReservation):
-                spec._check_reservation(spec.reservation)
+            check_vm_consumer(
+                spec.reservation,
+                machine_type=spec.machine_type,
+                count=spec.count,
+                zone=spec.zone,
+                region=spec.region,
+            )
         return spec
-
-    def _check_reservation(self, reservation: CalendarReservation) -> None:
-        held = reservation.spec
-        if held.machine_type is None:
-            raise DwsValidationError(
-                "reservation", reservation._name, "holds TPU chips; a group needs GPU VMs"
-            )
-        if held.machine_type != self.machine_type:
-            raise DwsValidationError(
-                "machine_type",
-                self.machine_type,
-                f"does not match the reservation, which holds {held.machine_type} VMs",
-            )
-        if isinstance(held.count, int) and self.count > held.count:
-            raise DwsValidationError(
-                "count", self.count, f"is above the reservation's {held.count} VMs"
-            )
-        zone = held.zone
-        if isinstance(zone, str) and isinstance(self.zone, str) and zone != self.zone:
-            raise DwsValidationError(
-                "zone", self.zone, f"does not match the reservation's zone {zone}"
-            )
-        region = self.region
-        if isinstance(zone, str) and isinstance(region, str) and region_of(zone) != region:
-            raise DwsValidationError(
-                "region", region, f"does not hold the reservation's zone {zone}"
-            )
 
     # ------------------------------------------------------------------ derived values
     @property

@@ -1,10 +1,6 @@
 """The limit rows of groups of VMs through MIG resize requests (``FlexStartGroup``): a resize
-request's run duration and size. Each row names its source.
-
-Registered with :mod:`pulumi_dws.limits` when this module is imported (by the kind's component,
-and by ``pulumi_dws.limits`` itself when a look-up needs every row), so ``limits.get``,
-``dws limits`` and ``dws:limits`` overrides know them.
-"""
+request's run duration and size: each row with its source, registered with
+:mod:`pulumi_dws.limits` when this module is imported."""
 
 from __future__ import annotations
 

@@ -60,7 +60,7 @@ def resize_request(mocks: GcpMocks, typ: str, name: str, s: dict[str, Any]) -> s
     running = s.get("waitFor", "running") == "running"
     seconds = int((body.get("requestedRunDuration") or {}).get("seconds", 0))
     digest = hashlib.sha256(rid.encode()).hexdigest()
-    s["state"] = "SUCCEEDED" if running else "ACCEPTED"
+    s["state"] = mocks.lifecycle("SUCCEEDED" if running else "ACCEPTED")
     s["observed"] = {
         "selfLink": COMPUTE + rid,
         "instances": vm_names(group, int(body.get("resizeBy") or 0)) if running else [],

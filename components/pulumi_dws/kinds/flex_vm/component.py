@@ -38,7 +38,7 @@ from typing_extensions import NotRequired, Required
 
 from ...defaults import default_name, resolve_project, type_token
 from ...duration import Duration, DurationLike
-from ...fields import DurationWithin, MaybeOutput, Name, Zone
+from ...fields import DurationWithin, MaybeOutput, Name, ProjectId, Zone
 from ...models import parse_args
 from ...validation import check_name, is_output, when_known
 from ...vm_settings import (
@@ -127,7 +127,7 @@ class FlexStartInstanceSpec(VmSettings):
     ) = None
     desired_status: Literal["RUNNING", "TERMINATED"] = "RUNNING"
     wait_for: Literal["accepted", "running"] = "running"
-    project: MaybeOutput[str] | None = None
+    project: MaybeOutput[ProjectId] | None = None
     instance_name: Name | None = None
 
     @model_validator(mode="wrap")

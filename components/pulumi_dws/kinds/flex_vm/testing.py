@@ -52,7 +52,7 @@ def flex_start_vm(mocks: GcpMocks, typ: str, name: str, s: dict[str, Any]) -> st
     started = now()
     seconds = int(((body.get("scheduling") or {}).get("maxRunDuration") or {}).get("seconds", 0))
     running = status == "RUNNING"
-    s["status"] = status
+    s["status"] = mocks.lifecycle(status)
     s["observed"] = {
         "instanceId": str(int(digest[:12], 16)),
         "selfLink": COMPUTE + rid,

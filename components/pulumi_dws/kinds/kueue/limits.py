@@ -1,10 +1,5 @@
-"""The limit rows of Kueue queues (``KueueQueue``): a ProvisioningRequest's run duration. Each row
-names its source.
-
-Registered with :mod:`pulumi_dws.limits` when this module is imported (by the kind's component,
-and by ``pulumi_dws.limits`` itself when a look-up needs every row), so ``limits.get``,
-``dws limits`` and ``dws:limits`` overrides know them.
-"""
+"""The limit rows of Kueue queues (``KueueQueue``): a ProvisioningRequest's run duration: each row
+with its source, registered with :mod:`pulumi_dws.limits` when this module is imported."""
 
 from __future__ import annotations
 

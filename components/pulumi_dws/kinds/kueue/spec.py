@@ -13,7 +13,7 @@ from pydantic import model_validator
 from ... import catalog, limits
 from ...duration import Duration, DurationLike
 from ...errors import DwsValidationError
-from ...fields import Check, DurationWithin, Known, MaybeOutput, OneOf
+from ...fields import Check, DurationWithin, Known, MaybeOutput, OneOf, ProjectId
 from ...models import DwsModel
 from ...validation import check_name
 from ..node_pool.component import QueuedNodePool
@@ -421,7 +421,7 @@ class KueueQueueSpec(DwsModel):
     queueing_strategy: Annotated[str, OneOf(QUEUEING_STRATEGIES)] = "BestEffortFIFO"
     cluster: MaybeOutput[str] | None = None
     location: str | None = None
-    project: MaybeOutput[str] | None = None
+    project: MaybeOutput[ProjectId] | None = None
 
     @model_validator(mode="after")
     def _rules(self) -> KueueQueueSpec:

@@ -49,6 +49,8 @@ from ...fields import (
     Location,
     MaybeOutput,
     OneOf,
+    ProjectId,
+    ServiceAccount,
     Within,
     Zones,
 )
@@ -61,6 +63,7 @@ from ...validation import (
     region_of_location,
     when_known,
 )
+from ..calendar.consumers import check_tpu_consumer, check_vm_consumer, reservation_spec
 from . import limits as _rows  # noqa: F401 (registers this kind's limit rows)
 
 __all__ = [
@@ -131,7 +134,6 @@ _CLUSTER_ID = re.compile(r"^projects/[^/]+/(locations|zones)/[^/]+/clusters/[a-z
 _SHARED_RESERVATION = re.compile(r"^projects/[a-z][-a-z0-9]{4,28}[a-z0-9]/reservations/(.+)\Z")
 _K8S_NAME = re.compile(r"^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?\Z")
 _DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\Z")
-_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[a-z]+\Z")
 
 
 class TaintArgs(TypedDict):
@@ -256,16 +258,8 @@ def _cluster(field: str, value: Any) -> str:
     return check_name(field, value)
 
 
-def _service_account(field: str, value: Any) -> Any:
-    if value == "default":
-        return value
-    if not isinstance(value, str) or not _EMAIL.match(value):
-        raise DwsValidationError(field, value, "is not a service account email (or 'default')")
-    return value
-
-
 def _reservation(field: str, value: Any) -> Any:
-    if value is None or hasattr(value, "reservation_name"):
+    if value is None or reservation_spec(value) is not None or hasattr(value, "reservation_name"):
         return value
     if isinstance(value, str):
         shared = _SHARED_RESERVATION.match(value)
@@ -308,7 +302,7 @@ class QueuedNodePoolSpec(DwsModel):
     accelerator_type: Annotated[str | None, Known(_BY_SHAPE)] = None
     accelerator_count: Annotated[int | None, Known(_BY_SHAPE)] = None
     name: Annotated[str, Check(_check_pool_name, before=False)] | None = None
-    project: MaybeOutput[str] | None = None
+    project: MaybeOutput[ProjectId] | None = None
     node_locations: Zones | None = None
     gpu_driver_version: Annotated[str, OneOf(DRIVER_VERSIONS, upper=True)] | None = None
     max_run_duration: (
@@ -317,7 +311,7 @@ class QueuedNodePoolSpec(DwsModel):
     labels: K8sLabels = {}
     resource_labels: MaybeOutput[Labels] = {}
     taints: list[_Taint] = []
-    service_account: MaybeOutput[Annotated[str, Check(_service_account)]] | None = None
+    service_account: MaybeOutput[ServiceAccount] | None = None
     oauth_scopes: list[str] | None = None
     disk_size_gb: Annotated[int, Within("gke.disk_size_gb")] | None = None
     disk_type: Annotated[str, OneOf(DISK_TYPES)] | None = None
@@ -390,6 +384,7 @@ class QueuedNodePoolSpec(DwsModel):
                 )
         tpu = self.tpu
         assert tpu is not None
+        self._tpu_door_rules(tpu)
         if not tpu.multi_host:
             return
         what = f"a multi-host TPU pool ({tpu.topology} on {self.machine_type}: {tpu.vms} VMs)"
@@ -414,6 +409,29 @@ class QueuedNodePoolSpec(DwsModel):
                 self.min_nodes,
                 f"is not allowed for {what}: a slice has all its {tpu.vms} VMs or none "
                 f"(use 0 or {tpu.vms})",
+            )
+
+    def _tpu_door_rules(self, tpu: catalog.TpuSlice) -> None:
+        """The generation where GKE offers it: Flex-start TPU nodes in the zones of GKE's
+        flex-start page, other pools where the generation is (catalog tables); and the GKE
+        version the generation or Flex-start TPU nodes need."""
+        door = "gke_flex_start" if self.uses_flex_start else "tpu"
+        hint = (
+            "pass flex_start: False (queued provisioning without Flex-start) or use mode reserved"
+            if self.mode == "queued"
+            else "use mode queued with flex_start: False, or mode reserved"
+        )
+        catalog.check_tpu_door("machine_type", self.machine_type, tpu.generation, door, hint=hint)
+        if self.mode == "reserved" and reservation_spec(self.reservation) is not None:
+            return  # the reservation's zone and generation are checked against the pool
+        zones = self.tpu_zones or []
+        where = "node_locations" if self.node_locations else "location"
+        for i, zone in enumerate(zones):
+            field = f"node_locations[{i}]" if self.node_locations else where
+            catalog.check_tpu_zone(field, zone, tpu.generation, door)
+        if tpu.generation.name == "tpu7x":
+            catalog.check_gke_version(
+                "version", self.version, "tpu7x", "TPU7x nodes", "use a newer version"
             )
 
     def _mode_rules(self) -> None:
@@ -564,6 +582,35 @@ class QueuedNodePoolSpec(DwsModel):
             )
         if zone is not None:
             check_zone_in_region("reservation zone", zone, _region(self.location))
+        self._reservation_size()
+
+    def _reservation_size(self) -> None:
+        """The pool holds no more than the reservation: a GPU pool's ``max_nodes`` VMs, a TPU
+        pool's chips (its nodes times the chips per VM)."""
+        tpu = self.tpu
+        nodes = self.node_count
+        if tpu is None:
+            check_vm_consumer(
+                self.reservation,
+                machine_type=self.machine_type,
+                count=nodes,
+                fields=("machine_type", "max_nodes", "node_locations"),
+                what="VMs (the pool's max_nodes may not exceed them)",
+            )
+            return
+        chips = nodes * tpu.chips_per_vm if isinstance(nodes, int) else None
+        check_tpu_consumer(
+            self.reservation,
+            generation=tpu.generation,
+            chips=chips,
+            fields=(
+                "machine_type",
+                "tpu_topology" if tpu.multi_host else "max_nodes",
+                "node_locations",
+            ),
+            value=self.machine_type,
+            chips_shown=tpu.topology if tpu.multi_host else nodes,
+        )
 
     # ------------------------------------------------------------------ derived values
     @property

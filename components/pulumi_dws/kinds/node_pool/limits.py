@@ -1,10 +1,6 @@
 """The limit rows of GKE node pools DWS fills (``QueuedNodePool``): GKE node run duration, node
-counts, names and disks. Each row names its source.
-
-Registered with :mod:`pulumi_dws.limits` when this module is imported (by the kind's component,
-and by ``pulumi_dws.limits`` itself when a look-up needs every row), so ``limits.get``,
-``dws limits`` and ``dws:limits`` overrides know them.
-"""
+counts, names and disks: each row with its source, registered with :mod:`pulumi_dws.limits` when
+this module is imported."""
 
 from __future__ import annotations
 

@@ -40,9 +40,24 @@ from ... import catalog, limits
 from ...defaults import default_name, resolve_project, type_token
 from ...duration import Duration, DurationLike
 from ...errors import DwsValidationError
-from ...fields import Check, DurationWithin, Labels, MaybeOutput, Metadata, Name, Within, Zone
+from ...fields import (
+    Check,
+    DurationWithin,
+    Labels,
+    MaybeOutput,
+    MetadataText,
+    Name,
+    Network,
+    ProjectId,
+    ServiceAccount,
+    Subnetwork,
+    Within,
+    Zone,
+)
 from ...models import DwsModel, parse_args
 from ...validation import check_name, is_output, when_known
+from ..calendar.component import CalendarReservation
+from ..calendar.consumers import check_tpu_consumer, reservation_spec
 from . import limits as _rows  # noqa: F401 (registers this kind's limit rows)
 from .provider import QueuedTpuResource
 
@@ -81,15 +96,18 @@ class QueuedTpuArgs(TypedDict, total=False):
     """TPU VM software (default: the generation's PyTorch/JAX runtime, ``v2-alpha-tpuv6e``)."""
     node_id: NotRequired[str]
     """Name of the TPU node (default: the queued resource's id). Not with ``node_count``."""
-    node_count: NotRequired[int]
-    """Multislice: this many slices (2 or more) of ``accelerator_type``."""
+    node_count: NotRequired[int | pulumi.Output[int]]
+    """Multislice: this many slices (2 or more) of ``accelerator_type`` (an Output is checked
+    once known; ``chips`` is then known with it)."""
     node_id_prefix: NotRequired[str]
     """Multislice node names are ``<prefix>-0``, ``-1``... (default: the queued resource id)."""
     provisioning: NotRequired[Literal["flex_start", "spot", "reservation_bound"]]
     """``flex_start`` (default), ``spot`` or ``reservation_bound`` (with ``reservation``)."""
-    reservation: NotRequired[str | pulumi.Output[str]]
-    """The reservation a ``reservation_bound`` request consumes: a name in the project and
-    zone, or ``projects/P/locations/ZONE/reservations/NAME``."""
+    reservation: NotRequired[CalendarReservation | str | pulumi.Output[str]]
+    """The reservation a ``reservation_bound`` request consumes: a
+    :class:`~pulumi_dws.CalendarReservation` of TPU chips (its generation, zone and chips are
+    checked), a name in the project and zone, or
+    ``projects/P/locations/ZONE/reservations/NAME``."""
     max_run_duration: NotRequired[DurationLike]
     """Flex-start only (required there): how long the slice runs once it has capacity (10
     minutes to 7 days); then its VMs are deleted and the request is ``SUSPENDED``."""
@@ -122,7 +140,7 @@ def _accelerator_type(field: str, value: Any) -> str:
 
 
 def _reservation(field: str, value: Any) -> Any:
-    if is_output(value):
+    if is_output(value) or reservation_spec(value) is not None:
         return value
     if not isinstance(value, str) or not (
         _SHORT_RESERVATION.match(value) or _FULL_RESERVATION.match(value)
@@ -130,7 +148,7 @@ def _reservation(field: str, value: Any) -> Any:
         raise DwsValidationError(
             field,
             value,
-            "is not a reservation: give its name (my-reservation) or "
+            "is not a reservation: give a CalendarReservation, its name (my-reservation) or "
             "projects/PROJECT/locations/ZONE/reservations/NAME",
         )
     return value
@@ -143,10 +161,10 @@ class QueuedTpuSpec(DwsModel):
     accelerator_type: Annotated[str, Check(_accelerator_type)]
     runtime_version: str | None = None
     node_id: Name | None = None
-    node_count: Annotated[int, Within("queued_tpu.node_count")] | None = None
+    node_count: MaybeOutput[Annotated[int, Within("queued_tpu.node_count")]] | None = None
     node_id_prefix: Name | None = None
     provisioning: Literal["flex_start", "spot", "reservation_bound"] = "flex_start"
-    reservation: MaybeOutput[Annotated[str, Check(_reservation)]] | None = None
+    reservation: Annotated[Any, Check(_reservation)] | None = None
     max_run_duration: Annotated[Duration, DurationWithin("queued_tpu.max_run_duration")] | None = (
         None
     )
@@ -154,15 +172,15 @@ class QueuedTpuSpec(DwsModel):
         Annotated[Duration, DurationWithin("queued_tpu.request_valid_for")] | None
     ) = None
     wait_for: Literal["accepted", "active"] = "active"
-    project: MaybeOutput[str] | None = None
+    project: MaybeOutput[ProjectId] | None = None
     queued_resource_id: Name | None = None
-    network: MaybeOutput[str] | None = None
-    subnetwork: MaybeOutput[str] | None = None
+    network: MaybeOutput[Network] | None = None
+    subnetwork: MaybeOutput[Subnetwork] | None = None
     public_ip: bool = False
-    service_account: MaybeOutput[str] | None = None
+    service_account: MaybeOutput[ServiceAccount] | None = None
     scopes: list[str] | None = None
     labels: MaybeOutput[Labels] = {}
-    metadata: MaybeOutput[Metadata] = {}
+    metadata: MaybeOutput[MetadataText] = {}
 
     @model_validator(mode="wrap")
     @classmethod
@@ -206,11 +224,18 @@ class QueuedTpuSpec(DwsModel):
                 spec.max_run_duration.describe(),
                 f"only applies with provisioning='flex_start' (not {spec.provisioning!r})",
             )
-        zone: Any = spec.zone
+        door = "cloud_tpu_flex_start" if flex else "tpu"
         if flex:
-            zone = when_known(
-                spec.zone, lambda known: _flex_start_zone(tpu, spec.accelerator_type, known)
+            catalog.check_tpu_door(
+                "accelerator_type",
+                spec.accelerator_type,
+                tpu.generation,
+                door,
+                hint="use provisioning='spot' or 'reservation_bound', or a GKE pool",
             )
+        if bound:  # what the reservation holds first: its zone is the request's
+            _check_reservation(spec, tpu)
+        zone = catalog.check_tpu_zone("zone", spec.zone, tpu.generation, door)
         return spec.model_copy(update={"runtime_version": runtime, "zone": zone})
 
     # ------------------------------------------------------------------ derived values
@@ -220,26 +245,41 @@ class QueuedTpuSpec(DwsModel):
         return catalog.cloud_tpu_slice("accelerator_type", self.accelerator_type)
 
     @property
-    def chips(self) -> int:
-        """TPU chips asked for: the slice's chips times the slices."""
-        return self.slice.chips * (self.node_count or 1)
+    def chips(self) -> Any:
+        """TPU chips asked for: the slice's chips times the slices (an Output while
+        ``node_count`` is one)."""
+        per_slice = self.slice.chips
+        return when_known(self.node_count, lambda count: per_slice * (count or 1))
 
 
-def _flex_start_zone(tpu: catalog.TpuSlice, accelerator_type: str, zone: str) -> str:
-    """``zone``, when Cloud TPU offers Flex-start there for the slice's version."""
-    key = f"queued_tpu.flex_start_zones.{tpu.generation.name}"
-    if key not in limits.DEFAULT_LIMITS:
-        offered = sorted(
-            k.rsplit(".", 1)[1] for k in limits.DEFAULT_LIMITS if "flex_start_zones" in k
-        )
-        raise DwsValidationError(
-            "accelerator_type",
-            accelerator_type,
-            f"is not offered with Flex-start through the Cloud TPU API ({tpu.generation.title}); "
-            f"Flex-start serves {', '.join(offered)}: use provisioning='spot' or "
-            "'reservation_bound', or a GKE pool",
-        )
-    return limits.check_zone("zone", zone, key)
+_FULL_NAME = re.compile(r"^projects/[^/]+/locations/(?P<zone>[^/]+)/reservations/[^/]+\Z")
+
+
+def _check_reservation(spec: QueuedTpuSpec, tpu: catalog.TpuSlice) -> None:
+    """A reservation-bound request and its reservation: a Calendar-mode one holds chips of the
+    slice's generation, at least the request's, in its zone; a full name is in its zone."""
+    reservation = spec.reservation
+    if isinstance(reservation, str):
+        match = _FULL_NAME.match(reservation)
+        if match and isinstance(spec.zone, str) and match["zone"] != spec.zone:
+            raise DwsValidationError(
+                "reservation",
+                reservation,
+                f"is in zone {match['zone']}, not the request's zone {spec.zone}; a queued "
+                "resource consumes a reservation of its own zone",
+            )
+        return
+    count = spec.node_count if spec.node_count is None or isinstance(spec.node_count, int) else None
+    chips = tpu.chips * (count or 1) if not is_output(spec.node_count) else None
+    check_tpu_consumer(
+        reservation,
+        generation=tpu.generation,
+        chips=chips,
+        zone=spec.zone,
+        fields=("accelerator_type", "node_count" if count else "accelerator_type", "zone"),
+        value=spec.accelerator_type,
+        chips_shown=count or spec.accelerator_type,
+    )
 
 
 def reservation_name(reservation: Any, project: Any, zone: Any) -> Any:
@@ -248,10 +288,14 @@ def reservation_name(reservation: Any, project: Any, zone: Any) -> Any:
 
     def expand(values: list[Any]) -> str:
         name, project_, zone_ = values
+        if not isinstance(name, str):  # a Calendar-mode reservation: its Cloud TPU name
+            return str(name)
         if _SHORT_RESERVATION.match(name):
             return f"projects/{project_}/locations/{zone_}/reservations/{name}"
         return str(name)
 
+    if isinstance(reservation, CalendarReservation):
+        return reservation.cloud_tpu_reservation(project if isinstance(project, str) else None)
     if any(is_output(v) for v in (reservation, project, zone)):
         return pulumi.Output.all(reservation, project, zone).apply(expand)
     return expand([reservation, project, zone])
@@ -337,7 +381,7 @@ class QueuedTpu(pulumi.ComponentResource):
         super().__init__(TYPE, name, {}, opts)
         project = resolve_project(spec.project, self)
         self.spec = spec
-        self.chips = spec.chips
+        self.chips: pulumi.Output[int] = pulumi.Output.from_input(spec.chips)
         if spec.node_count is not None:
             node_name = spec.node_id_prefix or resource_id
         else:
@@ -356,5 +400,5 @@ class QueuedTpu(pulumi.ComponentResource):
         self.state = self.queued_resource.state
         self.queued_resource_name = self.queued_resource.name
         self.register_outputs(
-            {"queued_resource_id": resource_id, "zone": spec.zone, "chips": spec.chips}
+            {"queued_resource_id": resource_id, "zone": spec.zone, "chips": self.chips}
         )

@@ -1,10 +1,6 @@
 """The limit rows of Cloud TPU queued resources (``QueuedTpu``): Flex-start run, queue window,
-multislice size, Flex-start zones. Each row names its source.
-
-Registered with :mod:`pulumi_dws.limits` when this module is imported (by the kind's component,
-and by ``pulumi_dws.limits`` itself when a look-up needs every row), so ``limits.get``,
-``dws limits`` and ``dws:limits`` overrides know them.
-"""
+multislice size (the Flex-start zones are the catalog's table): each row with its source,
+registered with :mod:`pulumi_dws.limits` when this module is imported."""
 
 from __future__ import annotations
 
@@ -51,23 +47,6 @@ ROWS: tuple[Limit, ...] = (
         ),
         minimum=2,
         maximum=256,
-    ),
-    Limit(
-        "queued_tpu.flex_start_zones.v6e",
-        "Cloud TPU Flex-start for TPU v6e",
-        "zones",
-        (f'{TPU_FLEX_DOCS} ("TPU v6e for training and serving: asia-northeast1-b, us-east5-a")'),
-        zones=("asia-northeast1-b", "us-east5-a"),
-    ),
-    Limit(
-        "queued_tpu.flex_start_zones.v5e",
-        "Cloud TPU Flex-start for TPU v5e",
-        "zones",
-        (
-            f'{TPU_FLEX_DOCS} ("TPU v5e for training: us-west4-a; TPU v5e for serving: '
-            'us-central1-a")'
-        ),
-        zones=("us-west4-a", "us-central1-a"),
     ),
 )
 """This kind's rows."""

@@ -27,7 +27,9 @@ def queued_tpu(mocks: GcpMocks, typ: str, name: str, s: dict[str, Any]) -> str:
     zone = s.get("zone") or f"{mocks.region}-a"
     rid = f"projects/{project}/locations/{zone}/queuedResources/{s.get('queuedResourceId') or name}"
     s["name"] = rid
-    s["state"] = "WAITING_FOR_RESOURCES" if s.get("waitFor") == "accepted" else "ACTIVE"
+    s["state"] = mocks.lifecycle(
+        "WAITING_FOR_RESOURCES" if s.get("waitFor") == "accepted" else "ACTIVE"
+    )
     s["observed"] = {"createTime": format_timestamp(now()), "stateInitiator": None}
     s["drift"] = []
     return rid

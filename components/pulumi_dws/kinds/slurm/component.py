@@ -51,7 +51,18 @@ from ... import catalog, limits
 from ...defaults import resolve_project, type_token
 from ...duration import Duration, DurationLike
 from ...errors import DwsValidationError
-from ...fields import Check, DurationWithin, Known, Labels, MaybeOutput, Name, Within
+from ...fields import (
+    Check,
+    DurationWithin,
+    Known,
+    Labels,
+    MaybeOutput,
+    Name,
+    Network,
+    ProjectId,
+    Subnetwork,
+    Within,
+)
 from ...models import DwsModel, parse_args
 from ...validation import (
     check_name,
@@ -60,6 +71,7 @@ from ...validation import (
     is_output,
     region_of,
 )
+from ..calendar.consumers import check_vm_consumer, reservation_spec
 from . import limits as _rows  # noqa: F401 (registers this kind's limit rows)
 from .provider import SlurmClusterResource
 
@@ -288,13 +300,13 @@ class SlurmClusterSpec(DwsModel):
     ]
     login: _LoginSpec
     node_pools: list[_NodePoolSpec]
-    project: MaybeOutput[str] | None = None
+    project: MaybeOutput[ProjectId] | None = None
     region: Annotated[
         str | None, Known("it places the cluster and is checked against every zone")
     ] = None
     cluster_id: Annotated[str | None, Known("it names the cluster")] = None
-    network: MaybeOutput[str] = "default"
-    subnetwork: MaybeOutput[str] | None = None
+    network: MaybeOutput[Network] = "default"
+    subnetwork: MaybeOutput[Subnetwork] | None = None
     home_directory_storage: MaybeOutput[str] | None = None
     home_filestore: _HomeFilestoreSpec = _HomeFilestoreSpec()
     partitions: Annotated[list[_PartitionSpec] | None, Known("they refer to node pools by id")] = (
@@ -439,6 +451,15 @@ def _check_reservation(where: str, pool: _NodePoolSpec, zone: str, project: Any)
             f"{where}.machine_type",
             pool.machine_type,
             f"does not match the reservation, which holds {machine} VMs; use {machine}",
+        )
+    if reservation_spec(reservation) is not None:
+        check_vm_consumer(
+            reservation,
+            machine_type=pool.machine_type,
+            count=pool.max_nodes,
+            zone=zone,
+            fields=(f"{where}.machine_type", f"{where}.max_nodes", f"{where}.zone"),
+            reservation_field=f"{where}.reservation",
         )
     owner = getattr(spec, "project", None)
     shared = tuple(getattr(spec, "share_with", ()) or ())

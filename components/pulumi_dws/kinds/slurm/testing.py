@@ -54,7 +54,7 @@ def slurm_cluster(mocks: GcpMocks, typ: str, name: str, s: dict[str, Any]) -> st
                 ],
             }
         },
-        "clusterStatus": {"state": "RUNNING", "nodesStatus": nodes},
+        "clusterStatus": {"state": mocks.lifecycle("RUNNING"), "nodesStatus": nodes},
         "createTime": "2026-01-01T00:00:00Z",
     }
     outputs = outputs_from_live({**s, "project": project}, live)
