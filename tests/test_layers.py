@@ -1,6 +1,7 @@
 """The library's layers: the order docs/architecture.md states ("Layers"), with the exceptions
 it names, is what every import follows (lazy imports and imports by name included); no import
-cycles (lazy imports included); and no test aid loaded by the library itself."""
+cycles (lazy imports included); no private name imported across the dynamic providers'
+modules; and no test aid loaded by the library itself."""
 
 from __future__ import annotations
 
@@ -84,19 +85,7 @@ def test_no_import_cycles_lazy_imports_included() -> None:
     done: set[str] = set()
     for start in sorted(graph):
         visit(start, [], done)
-    assert [c for c in cycles if not _provider_and_its_create(c)] == [], cycles[:3]
-
-
-def _provider_and_its_create(cycle: list[str]) -> bool:
-    """A kind's provider and its create steps importing each other in functions: the pairs
-    the declared REST base (issue 22, item 3) takes apart."""
-    kinds = {".".join(m.split(".")[:3]) for m in cycle}
-    roles = {m.rsplit(".", 1)[-1] for m in cycle}
-    return (
-        len(kinds) == 1
-        and kinds.pop().startswith("pulumi_dws.kinds.")
-        and roles <= {"provider", "create", "drift"}
-    )
+    assert not cycles, cycles[:3]
 
 
 def test_an_import_inside_a_function_is_an_edge_and_a_type_only_one_is_not() -> None:
@@ -108,6 +97,26 @@ def test_an_import_inside_a_function_is_an_edge_and_a_type_only_one_is_not() -> 
     found = _imports_in("pulumi_dws.providers.probe", False, source)
     assert "pulumi_dws.providers.rest" in found
     assert "pulumi_dws.kinds.slurm.api" not in found
+
+
+def test_no_private_name_crosses_the_dynamic_providers_modules() -> None:
+    """``providers/`` and the packages of kinds with a dynamic provider share public names
+    only (``_Rr``, ``_Vm`` and ``_Target`` once crossed), type-only imports included."""
+    crossing = []
+    dynamic_kinds = [provider.parent for provider in PACKAGE.glob("kinds/*/provider.py")]
+    modules = [*PACKAGE.glob("providers/*.py"), *(p for k in dynamic_kinds for p in k.glob("*.py"))]
+    for path in modules:
+        module = _module_name(path)
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                target = _resolve(module, path.name == "__init__.py", node)
+                if target.startswith("pulumi_dws"):
+                    crossing += [
+                        f"{module}: {target}.{alias.name}"
+                        for alias in node.names
+                        if alias.name.startswith("_") and alias.name != "__all__"
+                    ]
+    assert crossing == []
 
 
 def test_the_library_and_its_policy_load_no_test_aid() -> None:
