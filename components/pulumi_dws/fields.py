@@ -130,15 +130,22 @@ def Check(check: Callable[[str, Any], Any], *, before: bool = True) -> Any:  # n
     return validator(_named(check))
 
 
+NAMED_ROWS: set[str] = set()
+"""Every limits row a spec names (:func:`Within`, :func:`DurationWithin`), when its class is
+defined; the row is looked up when a value is checked, so a test keeps each one known."""
+
+
 def Within(key: str, *, minimum: int | None = None) -> Any:  # noqa: N802
     """A whole number inside limits row ``key`` (narrowed to ``minimum`` for this field);
     ``2.0`` from YAML is 2, ``"2"`` is refused."""
+    NAMED_ROWS.add(key)
     check = Check(lambda field, value: limits.check_count(field, value, key, minimum=minimum))
     return _marked(check, limits=key, minimum=minimum)
 
 
 def DurationWithin(key: str) -> Any:  # noqa: N802
     """A :class:`~pulumi_dws.duration.Duration` in any form, inside limits row ``key``."""
+    NAMED_ROWS.add(key)
     return _marked(Check(lambda field, value: limits.check_duration(field, value, key)), limits=key)
 
 

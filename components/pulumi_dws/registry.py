@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .policy.capacity import CapacityItem
+    from .policy.rules.base import Rule
     from .policy.view import ResourceView
 
 __all__ = [
@@ -95,7 +96,10 @@ class ResourceType:
             this kind, lowercased (``flexstartvm``).
         recognise: for a dynamic resource whose name says nothing, whether its props look like
             this kind (e.g. an API body with ``scheduling`` and ``machineType``).
-        parts: the facts the policy rules read (:class:`~pulumi_dws.policy.shapes.VmSpec`,
+        parts: what the policy reads of it: the facts general rules check
+            (:mod:`pulumi_dws.policy.facts`: ``RunLimit``, ``QueueWindow``, ``Labels``,
+            ``PublicIp``, ``Grant``) and the shapes its capacity and its kind's rules read
+            (:class:`~pulumi_dws.policy.shapes.VmSpec`, a kind's own ``kinds/<kind>/shapes.py``:
             ``PoolSpec``, ``SlurmPool``...).
         capacity: the GPU capacity it asks for (:class:`~pulumi_dws.policy.capacity.CapacityItem`).
         stack_capacity: instead of ``capacity``, for a resource whose capacity another resource
@@ -157,8 +161,10 @@ class CapacityKind:
             :mod:`pulumi_dws.testing.samples`.
         check_entries: a check across ``dws:capacity`` entries (a Kueue queue names a pool
             declared beside it), run on every entry once each is valid.
-        rules: the policy rules the kind carries (:class:`~pulumi_dws.policy.Rule`), run after
-            the general ones (:func:`pulumi_dws.policy.rules.all_rules`).
+        rules: the policy rules of this kind alone (in ``kinds/<kind>/rules.py``); the policy
+            engine runs them after the general rules
+            (:func:`pulumi_dws.policy.rules.all_rules`), which check the facts every kind's
+            readers yield (:mod:`pulumi_dws.policy.facts`).
     """
 
     name: str
@@ -169,7 +175,7 @@ class CapacityKind:
     resources: tuple[ResourceType, ...] = ()
     test_aids: str | None = None
     check_entries: Callable[[Sequence[BlueprintEntry]], None] | None = None
-    rules: tuple[Any, ...] = ()
+    rules: tuple[Rule, ...] = ()
 
 
 _kinds: dict[str, CapacityKind] = {}

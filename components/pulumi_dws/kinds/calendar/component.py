@@ -61,6 +61,7 @@ from ...validation import (
     parse_timestamp,
     when_known,
 )
+from . import limits as _rows  # noqa: F401 (registers this kind's limit rows)
 
 __all__ = ["TYPE", "CalendarReservation", "CalendarReservationArgs", "CalendarReservationSpec"]
 

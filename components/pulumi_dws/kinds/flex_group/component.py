@@ -53,6 +53,7 @@ from ...validation import check_name, check_region, is_output
 from ...vm_settings import VmSettings, VmSettingsArgs, template_args
 from ..calendar.component import CalendarReservation
 from ..calendar.consumers import check_vm_consumer, reservation_spec
+from . import limits as _rows  # noqa: F401 (registers this kind's limit rows)
 from .provider import MigResizeRequest, resize_request_body
 
 __all__ = [

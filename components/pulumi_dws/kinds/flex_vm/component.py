@@ -49,6 +49,7 @@ from ...vm_settings import (
     VmSettingsArgs,
     template_args,
 )
+from . import limits as _rows  # noqa: F401 (registers this kind's limit rows)
 from .provider import FlexStartVm
 from .shapes import TEMPLATE_TYPE, fingerprint, shareable, shared_template
 

@@ -64,6 +64,7 @@ from ...validation import (
     when_known,
 )
 from ..calendar.consumers import check_tpu_consumer, check_vm_consumer, reservation_spec
+from . import limits as _rows  # noqa: F401 (registers this kind's limit rows)
 
 __all__ = [
     "TYPE",

@@ -58,6 +58,7 @@ from ...models import DwsModel, parse_args
 from ...validation import check_name, is_output, when_known
 from ..calendar.component import CalendarReservation
 from ..calendar.consumers import check_tpu_consumer, reservation_spec
+from . import limits as _rows  # noqa: F401 (registers this kind's limit rows)
 from .provider import QueuedTpuResource
 
 __all__ = [

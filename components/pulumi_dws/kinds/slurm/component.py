@@ -72,6 +72,7 @@ from ...validation import (
     region_of,
 )
 from ..calendar.consumers import check_vm_consumer, reservation_spec
+from . import limits as _rows  # noqa: F401 (registers this kind's limit rows)
 from .provider import SlurmClusterResource
 
 __all__ = [

@@ -1,10 +1,12 @@
-"""Managed instance groups that take resize requests: what Google requires of the group.
+"""The rule of managed instance groups that take resize requests (``FlexStartGroup``, or a
+hand-written group with a resize request): what Google requires of the group.
 
 A ``FlexStartGroup`` builds its group right; a hand-written pulumi-gcp group paired with a
 resize request (a raw ``ResizeRequest`` / ``RegionResizeRequest``, or a ``MigResizeRequest``)
 is checked here: no autoscaler targets it, repairs are off (``DO_NOTHING``), and a regional
 group uses the ``ANY_SINGLE_ZONE`` target shape without proactive redistribution (Google's
-"About resize requests in a MIG" limitations, :data:`~pulumi_dws.limits.MIG_RESIZE_DOCS`).
+"About resize requests in a MIG" limitations,
+:data:`~pulumi_dws.kinds.flex_group.limits.MIG_RESIZE_DOCS`).
 
 A request is paired with the group it names (``group`` / ``instanceGroupManager``, a name or a
 link) in the same zone or region; while that name is unknown (a preview), with the one group
@@ -16,12 +18,12 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from ..shapes import kind_of
-from ..values import dig, is_unknown, last_segment
-from ..view import Context, ResourceView
-from .base import Finding, Rule
+from ...policy.rules.base import Finding, Rule
+from ...policy.shapes import kind_of
+from ...policy.values import dig, is_unknown, last_segment
+from ...policy.view import Context, ResourceView
 
-__all__ = ["RESIZE_REQUEST_GROUP", "AUTOSCALERS"]
+__all__ = ["RESIZE_REQUEST_GROUP", "AUTOSCALERS", "RULES"]
 
 AUTOSCALERS = (
     "gcp:compute/autoscaler:Autoscaler",
@@ -123,4 +125,11 @@ RESIZE_REQUEST_GROUP = Rule(
         "Use pulumi_dws FlexStartGroup, which builds the group right, or set the fields the "
         "message names on your group (and remove its autoscaler)."
     ),
+    note=(
+        "a group a resize request asks for VMs: no autoscaler, `DO_NOTHING` on failure; "
+        "regional: `ANY_SINGLE_ZONE`, redistribution `NONE`"
+    ),
 )
+
+RULES = (RESIZE_REQUEST_GROUP,)
+"""This kind's rules."""

@@ -1,6 +1,6 @@
-"""The emulated Vertex AI ``modelDevelopmentClusters``' state: clusters, their long-running
-operations and what the virtual clock does to them, and the controls tests call. No HTTP here:
-``responses.py`` turns requests into calls of :class:`AiPlatformBackend`."""
+"""Vertex AI ``modelDevelopmentClusters``: the clusters, the changes their long-running
+operations apply on the virtual clock, and the handlers of their methods (and of the
+operations'). The rules Google applies to a cluster are in ``rules.py``."""
 
 from __future__ import annotations
 
@@ -11,9 +11,12 @@ import itertools
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar, Protocol
 
-from ..base import VirtualClock
+from ..base import Request, Response, VirtualClock, page
+from ..operations import Lro, LroOperations
+from ..routing import Api
+from ..store import Store
 from .rules import (
     CLUSTER_SCHEMA,
     CREATE_METHOD,
@@ -32,7 +35,17 @@ from .rules import (
     take_path,
 )
 
-__all__ = ["COLLECTION", "AiPlatformBackend", "LroFailure", "project_number"]
+__all__ = [
+    "COLLECTION",
+    "TYPE_PREFIX",
+    "Cluster",
+    "ClusterSettings",
+    "ClusterStore",
+    "ClustersApi",
+    "LroFailure",
+    "OperationsApi",
+    "project_number",
+]
 
 COLLECTION = "modelDevelopmentClusters"
 _COLLECTION = COLLECTION
@@ -65,118 +78,62 @@ class LroFailure:
 
 
 @dataclass
-class _Operation:
-    name: str
-    kind: str  # create | update | delete
-    key: tuple[str, str, str]
-    due: dt.datetime
-    created: str
-    done: bool = False
-    response: dict[str, Any] | None = None
-    error: dict[str, Any] | None = None
-    staged: dict[str, Any] | None = None  # update: the resource after the update
-    prior_state: str = "RUNNING"  # update/delete: the state a failure returns the cluster to
+class Cluster:
+    """One cluster: its API resource, the operation changing it, and the states it went
+    through."""
 
-    def render(self) -> dict[str, Any]:
-        verb = {"create": "Create", "update": "Update", "delete": "Delete"}[self.kind]
-        meta_type = (
-            "DeleteOperationMetadata"
-            if self.kind == "delete"
-            else (f"{verb}ModelDevelopmentClusterOperationMetadata")
-        )
-        body: dict[str, Any] = {
-            "name": self.name,
-            "metadata": {
-                "@type": TYPE_PREFIX + meta_type,
-                "genericMetadata": {"createTime": self.created, "updateTime": self.created},
-            },
-        }
-        if self.kind == "create":
-            body["metadata"]["progressMessage"] = (
-                "Create Model Development Cluster request received, provisioning..."
-            )
-        if self.done:
-            body["done"] = True
-            if self.error is not None:
-                body["error"] = self.error
-            else:
-                body["response"] = self.response or {}
-        return body
-
-
-@dataclass
-class _Cluster:
     key: tuple[str, str, str]
     resource: dict[str, Any]
-    operation: _Operation | None = None
+    operation: Lro | None = None
     history: list[str] = field(default_factory=list)
 
 
-class AiPlatformBackend:
-    """The clusters and operations of the emulated ``modelDevelopmentClusters`` API (see the
-    package doc), and the controls tests call."""
+class ClusterSettings:
+    """The knobs of the emulated clusters API (on the service: ``svc.update_seconds = 10``).
 
-    name = "aiplatform"
+    Attributes:
+        provision_seconds: how long a create runs (``PROVISIONING``).
+        update_seconds: how long an update runs (``UPDATING``).
+        delete_seconds: how long a delete runs (``STOPPING``).
+    """
+
+    provision_seconds: float = 900.0
+    update_seconds: float = 120.0
+    delete_seconds: float = 300.0
+
+
+_VERBS = {"create": "Create", "update": "Update", "delete": "Delete"}
+
+
+class ClusterStore(Store):
+    """The clusters of the emulated ``modelDevelopmentClusters`` API and what their operations
+    do to them (see the package doc)."""
 
     def __init__(
         self,
         clock: VirtualClock,
-        *,
-        provision_seconds: float = 900.0,
-        update_seconds: float = 120.0,
-        delete_seconds: float = 300.0,
+        lock: threading.RLock,
+        settings: ClusterSettings,
+        operations: LroOperations,
     ) -> None:
         self.clock = clock
-        self.provision_seconds = provision_seconds
-        self.update_seconds = update_seconds
-        self.delete_seconds = delete_seconds
-        self.clusters: dict[tuple[str, str, str], _Cluster] = {}
-        self.operations: dict[str, _Operation] = {}
+        self._lock = lock
+        self.settings = settings
+        self.operations = operations
+        self.clusters: dict[tuple[str, str, str], Cluster] = {}
         self.failures: dict[str, list[LroFailure]] = {"create": [], "update": [], "delete": []}
-        self.lost: dict[str, int] = {}  # method -> answers still to lose
         self.created: list[dict[str, Any]] = []
         """Every cluster really created: ``{"key": (project, region, id), "at": time}``."""
         self._numbers: dict[str, str] = {}
         self._ids = itertools.count(2995239222190800896)
-        self._lock = threading.RLock()
         self._at = clock.now()
 
-    # ------------------------------------------------------------------ requests
-    def answering(self, method: str, now: dt.datetime) -> bool:
-        """Note that a request came at ``now``; False when its answer is to be lost (see
-        :meth:`lose_answers`), which the caller learns only after carrying it out."""
+    def note(self, now: dt.datetime) -> None:
+        """A request came at ``now``: the service stands there (timestamps, due times)."""
         with self._lock:
             self._at = max(self._at, now)
-            if self.lost.get(method, 0) > 0:
-                self.lost[method] -= 1
-                return False
-            return True
 
     # ------------------------------------------------------------------ test controls
-    def reset(self) -> None:
-        """Forget every cluster, operation, queued failure and answer to lose."""
-        with self._lock:
-            self.clusters.clear()
-            self.operations.clear()
-            self.created.clear()
-            self.lost.clear()
-            for queued in self.failures.values():
-                queued.clear()
-
-    def lose_answers(self, method: str, count: int = 1) -> None:
-        """Carry out the next ``count`` ``method`` requests (``POST``, ``PATCH``, ``DELETE``...)
-        as usual but answer each with ``503 UNAVAILABLE``: the client can't tell whether it
-        happened and retries."""
-        with self._lock:
-            self.lost[method] = self.lost.get(method, 0) + count
-
-    def fail_next(self, kind: str = "create", failure: LroFailure | None = None) -> LroFailure:
-        """Make the next ``create``/``update``/``delete`` operation end with an error."""
-        failure = failure or LroFailure()
-        with self._lock:
-            self.failures[kind].append(failure)
-        return failure
-
     def cluster(self, project: str, location: str, cluster_id: str) -> dict[str, Any] | None:
         """A copy of a stored cluster (camelCase, as GET returns it), or None."""
         with self._lock:
@@ -211,7 +168,7 @@ class AiPlatformBackend:
         """The key of a cluster whose path may name its project by number."""
         return self._project(project), location, cluster_id
 
-    def _found(self, key: tuple[str, str, str]) -> _Cluster:
+    def _found(self, key: tuple[str, str, str]) -> Cluster:
         found = self.clusters.get(key)
         if found is None:
             raise ServiceError(
@@ -224,16 +181,33 @@ class AiPlatformBackend:
     def _now(self) -> str:
         return self._at.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
-    def _start_op(self, kind: str, key: tuple[str, str, str], seconds: float) -> _Operation:
+    def _start_op(self, kind: str, key: tuple[str, str, str], seconds: float) -> Lro:
         op_id = str(next(self._ids))
-        op = _Operation(
-            name=f"projects/{self._number(key[0])}/locations/{key[1]}/operations/{op_id}",
+        name = f"projects/{self._number(key[0])}/locations/{key[1]}/operations/{op_id}"
+        metadata_type = (
+            "DeleteOperationMetadata"
+            if kind == "delete"
+            else f"{_VERBS[kind]}ModelDevelopmentClusterOperationMetadata"
+        )
+        extra: dict[str, Any] = {}
+        if kind == "create":
+            extra["progressMessage"] = (
+                "Create Model Development Cluster request received, provisioning..."
+            )
+        created = self._now()
+        op = self.operations.start(
+            name,
+            metadata_type,
+            genericMetadata={"createTime": created, "updateTime": created},
+            **extra,
+        )
+        op.details.update(
             kind=kind,
             key=key,
             due=self._at + dt.timedelta(seconds=seconds),
-            created=self._now(),
+            staged=None,  # update: the resource after the update
+            prior_state="RUNNING",  # update/delete: the state a failure returns the cluster to
         )
-        self.operations[op_id] = op
         return op
 
     # ------------------------------------------------------------------ handlers
@@ -259,10 +233,10 @@ class AiPlatformBackend:
                 f"{_COLLECTION}/{cluster_id} already exists.",
             )
         self._fill_defaults(resource, project, location, cluster_id)
-        op = self._start_op("create", key, self.provision_seconds)
-        self.clusters[key] = _Cluster(key, resource, op, ["PROVISIONING"])
+        op = self._start_op("create", key, self.settings.provision_seconds)
+        self.clusters[key] = Cluster(key, resource, op, ["PROVISIONING"])
         self.created.append({"key": key, "at": self._at})
-        return op.render()
+        return self.operations.render(op)
 
     def list_clusters(self, project: str, location: str) -> list[dict[str, Any]]:
         """Copies of the clusters of ``project`` in ``location``, in id order."""
@@ -311,12 +285,12 @@ class AiPlatformBackend:
         check_immutable_pools(cluster.resource, staged)
         check_semantics(staged, key[1])
         self._fill_pool_defaults(staged)
-        op = self._start_op("update", key, self.update_seconds)
-        op.staged, op.prior_state = staged, state
+        op = self._start_op("update", key, self.settings.update_seconds)
+        op.details.update(staged=staged, prior_state=state)
         cluster.operation = op
         cluster.resource["clusterStatus"]["state"] = "UPDATING"
         cluster.history.append("UPDATING")
-        return op.render()
+        return self.operations.render(op)
 
     def delete_cluster(self, key: tuple[str, str, str]) -> dict[str, Any]:
         """``delete``: the cluster is ``STOPPING``; its operation (rendered)."""
@@ -329,27 +303,22 @@ class AiPlatformBackend:
         if state == "STOPPING":
             raise ServiceError(400, "The cluster is already being deleted.", "FAILED_PRECONDITION")
         pending = cluster.operation
-        if pending is not None and pending.kind == "create" and not pending.done:
-            pending.done, pending.error = (
-                True,
-                {
-                    "code": 10,
-                    "message": "The cluster was deleted while it was being provisioned.",
-                },
-            )
-        op = self._start_op("delete", key, self.delete_seconds)
-        op.prior_state = "ERROR" if state == "ERROR" else "RUNNING"
+        if pending is not None and pending.details["kind"] == "create":
+            message = "The cluster was deleted while it was being provisioned."
+            self.operations.finish(pending, error={"code": 10, "message": message})
+        op = self._start_op("delete", key, self.settings.delete_seconds)
+        op.details["prior_state"] = "ERROR" if state == "ERROR" else "RUNNING"
         cluster.operation = op
         cluster.resource["clusterStatus"]["state"] = "STOPPING"
         cluster.history.append("STOPPING")
-        return op.render()
+        return self.operations.render(op)
 
     def get_operation(self, op_id: str) -> dict[str, Any]:
         with self._lock:
-            op = self.operations.get(op_id)
+            op = self.operations.find(op_id)
             if op is None:
                 raise ServiceError(404, f"Operation {op_id} not found.")
-            return op.render()
+            return self.operations.render(op)
 
     # ------------------------------------------------------------------ the clock
     def tick(self, now: dt.datetime) -> None:
@@ -357,46 +326,54 @@ class AiPlatformBackend:
         with self._lock:
             self._at = max(self._at, now)
             due = sorted(
-                (op for op in self.operations.values() if not op.done and op.due <= now),
-                key=lambda op: op.due,
+                (
+                    op
+                    for op in self.operations.operations.values()
+                    if not op.done and op.details["due"] <= now
+                ),
+                key=lambda op: op.details["due"],
             )
             for op in due:
                 self._finish(op)
 
-    def _finish(self, op: _Operation) -> None:
-        cluster = self.clusters.get(op.key)
-        op.done = True
+    def _finish(self, op: Lro) -> None:
+        kind, key = op.details["kind"], op.details["key"]
+        cluster = self.clusters.get(key)
         if cluster is None or cluster.operation is not op:
-            op.error = {"code": 10, "message": "The cluster changed while the operation ran."}
+            message = "The cluster changed while the operation ran."
+            self.operations.finish(op, error={"code": 10, "message": message})
             return
-        failure = self.failures[op.kind].pop(0) if self.failures[op.kind] else None
+        failure = self.failures[kind].pop(0) if self.failures[kind] else None
         cluster.operation = None
         status = cluster.resource["clusterStatus"]
         if failure is not None:
-            op.error = {"code": failure.code, "message": failure.message}
-            if op.kind == "create" and not failure.keep_cluster:
-                del self.clusters[op.key]
-            elif op.kind == "create":
-                status.update(state="ERROR", error=dict(op.error), detail=failure.message)
+            error = {"code": failure.code, "message": failure.message}
+            self.operations.finish(op, error=error)
+            if kind == "create" and not failure.keep_cluster:
+                del self.clusters[key]
+            elif kind == "create":
+                status.update(state="ERROR", error=dict(error), detail=failure.message)
                 cluster.history.append("ERROR")
             else:
-                status["state"] = op.prior_state  # an ERROR cluster stays in ERROR
-                cluster.history.append(op.prior_state)
+                status["state"] = op.details["prior_state"]  # an ERROR cluster stays in ERROR
+                cluster.history.append(op.details["prior_state"])
             return
-        if op.kind == "delete":
-            del self.clusters[op.key]
-            op.response = {"@type": "type.googleapis.com/google.protobuf.Empty"}
+        if kind == "delete":
+            del self.clusters[key]
+            self.operations.finish(op)
             return
-        if op.kind == "update" and op.staged is not None:
-            cluster.resource = op.staged
+        if kind == "update" and op.details["staged"] is not None:
+            cluster.resource = op.details["staged"]
             status = cluster.resource["clusterStatus"]
         cluster.resource["updateTime"] = self._now()
         cluster.resource.setdefault("startTime", self._now())
         status["state"] = "RUNNING"
         status["detail"] = "The cluster is running."
-        status["nodesStatus"] = self._nodes(cluster.resource, op.key[2])
+        status["nodesStatus"] = self._nodes(cluster.resource, key[2])
         cluster.history.append("RUNNING")
-        op.response = {"@type": TYPE_PREFIX + "ModelDevelopmentCluster", **cluster.resource}
+        self.operations.finish(
+            op, resource=cluster.resource, resource_type="ModelDevelopmentCluster"
+        )
 
     # ------------------------------------------------------------------ validation
     def _validated(self, body: Any, location: str, method: str) -> dict[str, Any]:
@@ -481,3 +458,74 @@ class AiPlatformBackend:
                     }
                 )
         return nodes
+
+
+class ClusterMethods(Protocol):
+    """The cluster methods the HTTP side calls (a store, or a service in front of one)."""
+
+    def key(self, project: str, location: str, cluster_id: str) -> tuple[str, str, str]: ...
+
+    def create_cluster(
+        self, project: str, location: str, cluster_id: str | None, body: Any
+    ) -> dict[str, Any]: ...
+
+    def list_clusters(self, project: str, location: str) -> list[dict[str, Any]]: ...
+
+    def get_cluster(self, key: tuple[str, str, str]) -> dict[str, Any]: ...
+
+    def patch_cluster(
+        self, key: tuple[str, str, str], patch_body: Any, mask: str
+    ) -> dict[str, Any]: ...
+
+    def delete_cluster(self, key: tuple[str, str, str]) -> dict[str, Any]: ...
+
+    def get_operation(self, op_id: str) -> dict[str, Any]: ...
+
+
+class ClustersApi(Api):
+    """``projects.locations.modelDevelopmentClusters``: each handler reads a request's path,
+    query and body and calls the cluster methods."""
+
+    resources: ClassVar[tuple[str, ...]] = (f"projects.locations.{COLLECTION}",)
+
+    def __init__(self, methods: ClusterMethods) -> None:
+        self.methods = methods
+
+    def _key(self, req: Request) -> tuple[str, str, str]:
+        p = req.params
+        return self.methods.key(p["project"], p["location"], p["modelDevelopmentCluster"])
+
+    def create(self, req: Request) -> Response:
+        cluster_id = req.query.get("model_development_cluster_id") or req.query.get(
+            "modelDevelopmentClusterId"
+        )
+        p = req.params
+        return Response(
+            200, self.methods.create_cluster(p["project"], p["location"], cluster_id, req.body)
+        )
+
+    def list(self, req: Request) -> Response:
+        items = self.methods.list_clusters(req.params["project"], req.params["location"])
+        return Response(200, page(items, req.query, COLLECTION))
+
+    def get(self, req: Request) -> Response:
+        return Response(200, self.methods.get_cluster(self._key(req)))
+
+    def patch(self, req: Request) -> Response:
+        mask = req.query.get("updateMask") or req.query.get("update_mask") or ""
+        return Response(200, self.methods.patch_cluster(self._key(req), req.body, mask))
+
+    def delete(self, req: Request) -> Response:
+        return Response(200, self.methods.delete_cluster(self._key(req)))
+
+
+class OperationsApi(Api):
+    """``projects.locations.operations``: ``get`` (by the operation's id)."""
+
+    resources: ClassVar[tuple[str, ...]] = ("projects.locations.operations",)
+
+    def __init__(self, methods: ClusterMethods) -> None:
+        self.methods = methods
+
+    def get(self, req: Request) -> Response:
+        return Response(200, self.methods.get_operation(req.params["operation"]))

@@ -1,21 +1,24 @@
-"""Calendar-mode reservations: auto-delete on, window inside the limits, care with changes."""
+"""The rules of Calendar-mode reservations (``CalendarReservation``, and the future reservations
+users register with pulumi-gcp): auto-delete on, a window inside the limits, care with changes,
+and TPU requests of chips and zones Google offers."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from ... import clock, limits
+from ... import catalog, clock, limits
+from ...calendar_tpu import check_tpu_zone, tpu_chip_row
 from ...errors import DwsValidationError
+from ...policy.capacity import window_seconds
+from ...policy.rules.base import Finding, Rule
+from ...policy.rules.common import describe_seconds
+from ...policy.shapes import FUTURE_RESERVATION, body_of, kind_of
+from ...policy.values import UNKNOWN, as_bool, as_int, dig, last_segment
+from ...policy.view import Context, ResourceView, normalize_operation, type_of_urn
 from ...validation import parse_timestamp
-from ..capacity import window_seconds
-from ..shapes import FUTURE_RESERVATION, body_of, kind_of
-from ..values import UNKNOWN, as_bool, dig
-from ..view import Context, ResourceView, normalize_operation, type_of_urn
-from .base import Finding, Rule
-from .common import describe_seconds
 
-__all__ = ["AUTO_DELETE", "WINDOW", "DELETE_OR_REPLACE", "calendar_body"]
+__all__ = ["AUTO_DELETE", "WINDOW", "DELETE_OR_REPLACE", "CALENDAR_TPU", "RULES", "calendar_body"]
 
 
 def calendar_body(view: ResourceView) -> tuple[Any, Any]:
@@ -164,6 +167,7 @@ WINDOW = Rule(
     scope="resource",
     check=_window,
     remediation="Pick a window the limits allow; pulumi_dws.limits shows or overrides them.",
+    note="reads `calendar.duration`, `calendar.start_ahead`",
 )
 
 DELETE_OR_REPLACE = Rule(
@@ -173,4 +177,68 @@ DELETE_OR_REPLACE = Rule(
     scope="plan",
     check=_delete_or_replace,
     remediation="Keep the reservation unchanged, or confirm the loss of the booked capacity.",
+    note="`dws plan` with planned operations only",
 )
+
+
+def _chips(aggregate: Any) -> Any:
+    resources = dig(aggregate, "reservedResources")
+    if resources is UNKNOWN:
+        return UNKNOWN
+    total = 0
+    for entry in resources if isinstance(resources, list) else []:
+        count = as_int(dig(entry, "accelerator", "acceleratorCount"))
+        if count is UNKNOWN:
+            return UNKNOWN
+        total += count if isinstance(count, int) else 0
+    return total
+
+
+def _calendar_tpu(view: ResourceView, cfg: dict[str, Any], ctx: Context) -> Iterator[Finding]:
+    calendar, src = calendar_body(view)
+    aggregate = dig(src, "aggregateReservation") if calendar is True else None
+    if not isinstance(aggregate, dict):
+        return
+    family, workload = dig(aggregate, "vmFamily"), dig(aggregate, "workloadType")
+    if not isinstance(family, str) or workload is UNKNOWN:
+        return
+    try:
+        generation = catalog.tpu_generation("aggregateReservation.vmFamily", family)
+    except DwsValidationError:
+        return  # not a TPU family pulumi-dws knows: the API judges it
+    if generation.calendar_version is None:
+        yield Finding(
+            f"{view.label}: aggregateReservation.vmFamily {family} ({generation.title}) is not "
+            "offered in Calendar mode by gcloud 528 (V5E, V5P, V6E)"
+        )
+        return
+    chips = _chips(aggregate)
+    row = tpu_chip_row(generation.name, workload if isinstance(workload, str) else None)
+    if isinstance(chips, int):
+        try:
+            limits.get(row).check("aggregateReservation acceleratorCount", chips)
+        except DwsValidationError as err:
+            yield Finding(f"{view.label}: {err} [limit {row}]")
+    zone = last_segment(dig(src, "zone"))
+    if isinstance(zone, str):
+        try:
+            check_tpu_zone("zone", zone, generation.name, workload)
+        except DwsValidationError as err:
+            yield Finding(f"{view.label}: {err}")
+
+
+CALENDAR_TPU = Rule(
+    name="calendar-tpu-request",
+    description=(
+        "A Calendar-mode TPU request asks for a chip count and a zone Google offers for its "
+        "version and workload type (limits rows calendar.tpu_chips.* and calendar.tpu_zones.*)."
+    ),
+    level="mandatory",
+    scope="resource",
+    check=_calendar_tpu,
+    remediation="Use an allowed chip count and zone, or override the limits row with a source.",
+    note="reads `calendar.tpu_chips.*`, `calendar.tpu_zones.*`",
+)
+
+RULES = (AUTO_DELETE, WINDOW, DELETE_OR_REPLACE, CALENDAR_TPU)
+"""This kind's rules, in the order they are reported."""
