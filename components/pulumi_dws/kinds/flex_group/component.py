@@ -65,6 +65,7 @@ from ...vm_settings import VmSettings, VmSettingsArgs, template_args
 from ..calendar.component import CalendarReservation
 from ..calendar.consumers import check_vm_consumer, reservation_spec
 from ..flex_vm.shapes import fingerprint, shareable
+from . import limits as _rows  # noqa: F401 (registers this kind's limit rows)
 from .placement import PlacementArgs, PlacementSpec, check_placement, workload_policy
 from .provider import MigResizeRequest, resize_request_body
 from .shapes import TEMPLATE_TYPES, shared_group_template, template_path
@@ -387,6 +388,14 @@ class FlexStartGroup(pulumi.ComponentResource):
     existing policy); ``spec`` is the validated args.
     """
 
+    self_link: pulumi.Output[str]
+    """The managed instance group's URL."""
+    request_state: pulumi.Output[str | None]
+    """The resize request's state: ``ACCEPTED``, ``SUCCEEDED``, ``FAILED``, ``CANCELLED``...;
+    empty (None) for a group created at its size (A4X on a reservation)."""
+    group_name: str
+    """Name of the managed instance group (and the prefix of its VMs' names)."""
+
     def __init__(
         self,
         name: str,
@@ -462,8 +471,8 @@ class FlexStartGroup(pulumi.ComponentResource):
                 # The request names self.group.name: it depends on the group through it.
                 pulumi.ResourceOptions(parent=self, delete_before_replace=True),
             )
-        self.self_link: pulumi.Output[str] = self.group.self_link
-        self.request_state: pulumi.Output[str | None] = (
+        self.self_link = self.group.self_link
+        self.request_state = (
             self.request.state  # type: ignore[attr-defined]
             if self.request is not None
             else pulumi.Output.from_input(None)

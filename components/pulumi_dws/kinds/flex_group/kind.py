@@ -15,6 +15,7 @@ from typing import Any
 
 from ...plan.summary import duration_text
 from ...policy.capacity import CapacityItem, consumer_item, item, run_hours
+from ...policy.facts import RunLimit
 from ...policy.shapes import INSTANCE_TEMPLATE, REGION_INSTANCE_TEMPLATE, VmSpec, body_of
 from ...policy.values import UNKNOWN, as_int, dig, is_called, last_segment
 from ...policy.view import ResourceView
@@ -22,6 +23,7 @@ from ...registry import CapacityKind, Ref, ResourceType, register
 from ..flex_vm.kind import read_vm
 from .component import FlexStartGroup, FlexStartGroupArgs, FlexStartGroupSpec
 from .provider import TYPE_TOKEN as RESIZE_REQUEST
+from .rules import RESOURCE_POLICY, RULES
 
 __all__ = [
     "KIND",
@@ -38,7 +40,6 @@ INSTANCE_GROUP_MANAGER = "gcp:compute/instanceGroupManager:InstanceGroupManager"
 REGION_INSTANCE_GROUP_MANAGER = "gcp:compute/regionInstanceGroupManager:RegionInstanceGroupManager"
 RAW_RESIZE_REQUEST = "gcp:compute/resizeRequest:ResizeRequest"
 RAW_REGION_RESIZE_REQUEST = "gcp:compute/regionResizeRequest:RegionResizeRequest"
-RESOURCE_POLICY = "gcp:compute/resourcePolicy:ResourcePolicy"
 _TEMPLATES = (INSTANCE_TEMPLATE, REGION_INSTANCE_TEMPLATE)
 _GROUPS = (INSTANCE_GROUP_MANAGER, REGION_INSTANCE_GROUP_MANAGER)
 
@@ -141,6 +142,12 @@ def _group_capacity(view: ResourceView, stack: Sequence[ResourceView]) -> Iterat
     )  # fmt: skip
 
 
+def _request_parts(view: ResourceView) -> Iterator[Any]:
+    """The run limit the request asks for (the facts the general rules check)."""
+    field = "body.requestedRunDuration" if "body" in view.props else "requestedRunDuration"
+    yield RunLimit(field, dig(body_of(view), "requestedRunDuration"), "mig.requested_run_duration")
+
+
 def _request_summary(view: ResourceView) -> dict[str, Any]:
     body = body_of(view)
     return {
@@ -197,6 +204,7 @@ KIND = register(
                 types=(RESIZE_REQUEST,),
                 dynamic_names=("migresizerequest",),
                 recognise=_looks_like_a_request,
+                parts=_request_parts,
                 stack_capacity=_request_capacity,
                 summary=_request_summary,
                 mock=Ref(f"{_AIDS}:resize_request"),
@@ -204,6 +212,7 @@ KIND = register(
             ResourceType(
                 "resize_request",
                 types=(RAW_RESIZE_REQUEST, RAW_REGION_RESIZE_REQUEST),
+                parts=_request_parts,
                 stack_capacity=_request_capacity,
                 summary=_request_summary,
             ),
@@ -229,5 +238,6 @@ KIND = register(
             ),
         ),
         test_aids=_AIDS,
+        rules=RULES,
     )
 )
