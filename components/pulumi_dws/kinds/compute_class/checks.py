@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ... import catalog
+from ... import catalog, regions
 from ...errors import DwsValidationError
 from ...validation import check_zone_in_region, region_of_location
 from .versions import check_gke_version
@@ -173,6 +173,47 @@ class PriorityRules:
             self._reservation_rules(resolved)
         if p.capacity == "flex_start":
             self._flex_start_rules(resolved)
+        if resolved.tpu is not None:
+            self._tpu_door_rules(resolved.tpu)
+
+    def _tpu_door_rules(self, tpu: catalog.TpuSlice) -> None:
+        """A TPU priority at its door, as a QueuedNodePool of that door is checked (catalog
+        tables): GKE's Flex-start TPU nodes for ``flex_start``, TPU VMs for the others, in
+        the class's zones (or its zonal location; a regional one must hold one of the door's
+        zones); a Calendar block's zone is the block's own check. TPU7x nodes need the GKE
+        version the catalog names."""
+        p, cls = self.p, self.cls
+        door = "gke_flex_start" if p.capacity == "flex_start" else "tpu"
+        catalog.check_tpu_door(
+            f"{self.where}machine_type",
+            tpu.machine_type,
+            tpu.generation,
+            door,
+            hint="use capacity spot, on_demand or a reservation for it",
+        )
+        if tpu.generation.name == "tpu7x":
+            catalog.check_gke_version(
+                "gke_version", cls.gke_version, "tpu7x", "TPU7x nodes", "use a newer version"
+            )
+        if p.capacity == "reservation" and getattr(p.reservation, "spec", None) is not None:
+            return
+        if cls.zones:
+            for i, zone in enumerate(cls.zones):
+                catalog.check_tpu_zone(f"zones[{i}]", zone, tpu.generation, door)
+            return
+        if cls.location is None:
+            return
+        if regions.is_zone(cls.location):
+            catalog.check_tpu_zone("location", cls.location, tpu.generation, door)
+            return
+        offered = catalog.tpu_zones(tpu.generation, door) or ()
+        if not any(zone.startswith(cls.location + "-") for zone in offered):
+            raise DwsValidationError(
+                "location",
+                cls.location,
+                f"has no zone where TPU {tpu.generation.name} is offered through "
+                f"{catalog.DOORS[door]} ({', '.join(offered)})",
+            )
 
     def _reservation_rules(self, resolved: ResolvedPriority) -> None:
         p, cls = self.p, self.cls
