@@ -556,3 +556,60 @@ def test_blueprint_flavors_name_declared_pools_and_classes() -> None:
         DwsValidationError, match=r"flavors\[1\]\.node_pool: other names no node pool"
     ):
         validate_capacity(wrong)
+
+
+# ----------------------------------------------------------------------- whole numbers
+def test_whole_floats_are_counts_as_in_every_other_component() -> None:
+    """``32.0`` (YAML, JSON, or an Output the engine resolved: its numbers are floats) is 32,
+    as QueuedNodePool's max_nodes and QueuedTpu's node_count take it; 32.5 and "32" are not."""
+    import pulumi
+
+    mocks = GcpMocks()
+
+    def program() -> None:
+        cls = ComputeClass(
+            "h200",
+            {"cluster": "ml", "location": "us-central1", "machine_type": "a3-ultragpu-8g",
+             "priorities": [{"capacity": "spot"}]},
+        )  # fmt: skip
+        family = ComputeClass(
+            "l4",
+            {"cluster": "ml", "location": "us-central1", "gpu_type": "nvidia-l4",
+             "gpu_count": 1.0, "priorities": [{"capacity": "spot", "gpu_count": 2.0}]},
+        )  # fmt: skip
+        KueueQueue(
+            "named",
+            {"node_pool": "p", "gpu_quota": pulumi.Output.from_input(32.0), "cluster": "ml",
+             "location": "us-central1", "namespaces": ["ml"]},
+        )  # fmt: skip
+        KueueQueue(
+            "tpu",
+            {"node_pool": "v6e", "tpu_quota": 16.0, "cluster": "ml", "location": "us-east5",
+             "namespaces": ["ml"]},
+        )  # fmt: skip
+        KueueQueue(
+            "classes",
+            {"flavors": [{"compute_class": cls, "gpu_quota": 16.0},
+                         {"compute_class": family, "gpu_quota": pulumi.Output.from_input(8.0)}],
+             "namespaces": ["ml"]},
+        )  # fmt: skip
+        assert family.priorities[0]["per_node"] == 2
+
+    mocks.run(program)
+    quotas = {
+        q.inputs["metadata"]["name"]: [
+            r["nominalQuota"]
+            for f in q.inputs["spec"]["resourceGroups"][0]["flavors"]
+            for r in f["resources"]
+            if r["name"] in ("nvidia.com/gpu", "google.com/tpu")
+        ]
+        for q in mocks.resources("kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue")
+    }
+    assert quotas == {
+        "named-cluster-queue": [32],
+        "tpu-cluster-queue": [16],
+        "classes-cluster-queue": [16, 8],
+    }
+    for bad in (32.5, "32", True):
+        with pytest.raises(DwsValidationError, match="^gpu_quota: "):
+            kueue_manifests("p", ["ml"], bad)  # type: ignore[arg-type]

@@ -135,9 +135,14 @@ def check_class_name(field: str, value: Any) -> str:
 
 
 def _whole(field: str, value: Any, at_least: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < at_least:
+    """A whole number (``8``, or ``8.0`` as YAML and the engine give numbers) >= ``at_least``."""
+    try:
+        number = limits.as_whole_number(field, value)
+    except DwsValidationError:
+        number = at_least - 1
+    if number < at_least:
         raise DwsValidationError(field, value, f"must be a whole number >= {at_least}")
-    return value
+    return number
 
 
 def _gpu_count(field: str, value: Any) -> int:

@@ -17,7 +17,7 @@ from typing import Annotated, Any, TypedDict
 
 import pulumi
 
-from ... import catalog
+from ... import catalog, limits
 from ...errors import DwsValidationError
 from ...fields import Check, Known, MaybeOutput
 from ...models import DwsModel
@@ -25,7 +25,7 @@ from ...validation import check_name, is_output
 from ..compute_class.component import COMPUTE_CLASS_LABEL, ComputeClass
 from ..node_pool.component import NODE_POOL_LABEL, QueuedNodePool
 
-__all__ = ["FlavorArgs", "FlavorSpec", "Flavor", "resolve_flavors", "TAS_MACHINES"]
+__all__ = ["FlavorArgs", "FlavorSpec", "Flavor", "resolve_flavors", "whole_quota", "TAS_MACHINES"]
 
 # Machine types whose GKE nodes carry the topology labels TAS reads (AI Hypercomputer,
 # "Schedule GKE workloads with Topology Aware Scheduling": A4X, A4, A3 Ultra, A3 Mega and
@@ -71,10 +71,20 @@ def _class(field: str, value: Any) -> Any:
     raise DwsValidationError(field, value, "must be a ComputeClass or a ComputeClass name")
 
 
+def whole_quota(field: str, value: Any, what: str = "") -> int:
+    """A quota: a whole number >= 1 (``32``, or ``32.0`` as YAML and the engine give numbers;
+    ``32.5``, ``"32"`` and booleans are refused)."""
+    try:
+        number = limits.as_whole_number(field, value)
+    except DwsValidationError:
+        number = 0
+    if number < 1:
+        raise DwsValidationError(field, value, f"must be a whole number{what} >= 1")
+    return number
+
+
 def _quota(field: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise DwsValidationError(field, value, "must be a whole number >= 1")
-    return value
+    return whole_quota(field, value)
 
 
 class FlavorSpec(DwsModel):

@@ -17,7 +17,7 @@ from ...fields import Check, DurationWithin, Known, MaybeOutput, OneOf, ProjectI
 from ...models import DwsModel
 from ...validation import check_name
 from ..node_pool.component import QueuedNodePool
-from .flavors import TAS_MACHINES, Flavor, FlavorArgs, FlavorSpec, resolve_flavors
+from .flavors import TAS_MACHINES, Flavor, FlavorArgs, FlavorSpec, resolve_flavors, whole_quota
 
 __all__ = [
     "KueueQueueArgs",
@@ -309,15 +309,11 @@ def _namespaces(field: str, value: Any) -> list[str]:
 
 
 def _gpu_quota(field: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise DwsValidationError(field, value, "must be a whole number of GPUs >= 1")
-    return value
+    return whole_quota(field, value, " of GPUs")
 
 
 def _tpu_quota(field: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise DwsValidationError(field, value, "must be a whole number of TPU chips >= 1")
-    return value
+    return whole_quota(field, value, " of TPU chips")
 
 
 def _kueue_version(field: str, value: str) -> str:
