@@ -613,3 +613,67 @@ def test_whole_floats_are_counts_as_in_every_other_component() -> None:
     for bad in (32.5, "32", True):
         with pytest.raises(DwsValidationError, match="^gpu_quota: "):
             kueue_manifests("p", ["ml"], bad)  # type: ignore[arg-type]
+
+
+# ----------------------------------------------------------------------- the CRDs' bounds
+def _max_items(kueue_version: str, kind: str, *path: str) -> int:
+    from kueue_helpers import vendored
+
+    entry = vendored()["versions"][kueue_version]["crds"][kind]
+    schema = vendored()["schemas"][entry[max(entry)]["schema"]]
+    node = schema
+    for step in path:
+        node = node["items"] if step == "[]" else node["properties"][step]
+    return int(node["maxItems"])
+
+
+@pytest.mark.parametrize("kueue_version", kueue_versions())
+def test_flavors_and_levels_stay_within_what_each_release_takes(kueue_version: str) -> None:
+    """A ClusterQueue takes 16 flavors up to Kueue 0.13 and 64 from 0.14; a Topology 8 levels up
+    to 0.12 and 16 from 0.13 (the vendored CRDs): one more is refused at construction, not by
+    the API server."""
+    api = api_versions(kueue_version)[-1]
+    most = _max_items(kueue_version, "ClusterQueue", "spec", "resourceGroups", "[]", "flavors")
+    levels = _max_items(kueue_version, "Topology", "spec", "levels")
+    keys = [f"example.com/level-{i}" for i in range(levels - 1)] + ["kubernetes.io/hostname"]
+
+    def queue(flavors: int, topology: list[str]) -> list[dict[str, Any]]:
+        return kueue_manifests(
+            None,
+            ["ml"],
+            name="q",
+            api_version=api,
+            kueue_version=kueue_version,
+            topology=topology,
+            flavors=[{"node_pool": f"p{i}", "gpu_quota": 8} for i in range(flavors)],
+        )
+
+    for obj in queue(most, keys):
+        validate(obj, kueue_version)
+    with pytest.raises(DwsValidationError, match=f"^flavors: .*at most {most}"):
+        queue(most + 1, keys[:1])
+    with pytest.raises(DwsValidationError, match=f"^topology: .*at most {levels}"):
+        queue(1, ["example.com/extra", *keys])
+
+
+def test_the_hostname_level_comes_last() -> None:
+    """Kueue's Topology CEL rule: kubernetes.io/hostname only at the lowest level."""
+    with pytest.raises(DwsValidationError, match=r"^topology\[0\]: kubernetes.io/hostname .*last"):
+        kueue_manifests(
+            "p",
+            ["ml"],
+            8,
+            topology=["kubernetes.io/hostname", "cloud.google.com/gce-topology-block"],
+        )
+
+
+def test_parameters_count_with_the_ones_the_queue_sets() -> None:
+    """The CRD takes at most 100 parameters, counting maxRunDurationSeconds and tpu-topology."""
+    hundred = {f"p{i}": "v" for i in range(100)}
+    [config] = by_kind(
+        kueue_manifests("p", ["ml"], 8, provisioning_parameters=hundred),
+        "ProvisioningRequestConfig",
+    )
+    validate(config)
+    with pytest.raises(DwsValidationError, match="^provisioning_parameters: .*100"):
+        kueue_manifests("p", ["ml"], 8, provisioning_parameters=hundred, max_run_duration="1d")

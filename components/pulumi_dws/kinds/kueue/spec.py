@@ -84,6 +84,13 @@ POD_SET_UPDATES_SINCE = (0, 12)
 _MERGE_SINCE = (0, 12)
 _TOPOLOGY_V1BETA1_SINCE = (0, 14)
 TAS_BETA_SINCE = (0, 14)
+# The CRDs' bounds, by release (the vendored schemas show them): a ClusterQueue's
+# resourceGroups[].flavors takes 16 items until 0.13 and 64 from 0.14; a Topology's levels 8
+# until 0.12 and 16 from 0.13; a ProvisioningRequestConfig 100 parameters (maxProperties).
+_MORE_FLAVORS_SINCE, _FLAVORS, _MORE_FLAVORS = (0, 14), 16, 64
+_MORE_LEVELS_SINCE, _LEVELS, _MORE_LEVELS = (0, 13), 8, 16
+_PARAMETERS = 100
+HOSTNAME_LABEL = "kubernetes.io/hostname"
 KUEUE_NAMESPACE = "kueue-system"
 PROVISIONING_CLASS = "queued-provisioning.gke.io"
 PROVISIONING_CONTROLLER = "kueue.x-k8s.io/provisioning-request"
@@ -339,8 +346,6 @@ def _parameters(field: str, value: Any) -> dict[str, str]:
             raise DwsValidationError(
                 f"{field}[{key}]", item, "must be a string of at most 255 characters (the CRD)"
             )
-    if len(value) > 99:
-        raise DwsValidationError(field, len(value), "has too many entries: the CRD takes 100")
     return dict(value)
 
 
@@ -351,11 +356,16 @@ def _topology(field: str, value: Any) -> bool | list[str]:
         raise DwsValidationError(
             field, value, "must be True (GKE's levels) or a list of node label keys, coarse first"
         )
-    if len(value) > 16:
-        raise DwsValidationError(field, len(value), "has too many levels: Kueue takes 16")
     for i, key in enumerate(value):
         if not isinstance(key, str) or not _LABEL_KEY.match(key):
             raise DwsValidationError(f"{field}[{i}]", key, "is not a node label key")
+        if key == HOSTNAME_LABEL and i != len(value) - 1:
+            raise DwsValidationError(
+                f"{field}[{i}]",
+                key,
+                "must come last: Kueue takes the hostname label only at the lowest level of a "
+                "Topology",
+            )
     if len(set(value)) != len(value):
         raise DwsValidationError(field, list(value), "lists a level twice")
     return list(value)
@@ -470,6 +480,7 @@ class KueueQueueSpec(DwsModel):
         self._merge_rules(queued, release)
         self._parameter_rules(queued)
         self._topology_rules(flavors)
+        self._bounds(flavors, release)
         del pool
         return self
 
@@ -515,6 +526,46 @@ class KueueQueueSpec(DwsModel):
                 "are queued TPU pools of different topologies; one ProvisioningRequestConfig "
                 f"passes one {TPU_TOPOLOGY_PARAMETER}: make one queue per topology",
             )
+
+    def _bounds(self, flavors: list[Flavor], release: tuple[int, int, int]) -> None:
+        """What the Kueue release's CRDs take: flavors per resource group, Topology levels,
+        parameters (those the queue sets included)."""
+        most = _MORE_FLAVORS if release[:2] >= _MORE_FLAVORS_SINCE else _FLAVORS
+        if len(flavors) > most:
+            raise DwsValidationError(
+                "flavors",
+                f"{len(flavors)} flavors",
+                f"are too many for Kueue {self.kueue_version}: a ClusterQueue takes at most "
+                f"{most} (64 from Kueue 0.14)",
+            )
+        levels = _MORE_LEVELS if release[:2] >= _MORE_LEVELS_SINCE else _LEVELS
+        if isinstance(self.topology, list) and len(self.topology) > levels:
+            raise DwsValidationError(
+                "topology",
+                f"{len(self.topology)} levels",
+                f"are too many for Kueue {self.kueue_version}: a Topology takes at most "
+                f"{levels} (16 from Kueue 0.13)",
+            )
+        count = len(self.request_parameters(flavors))
+        if count > _PARAMETERS:
+            raise DwsValidationError(
+                "provisioning_parameters",
+                f"{count} parameters",
+                f"are too many: a ProvisioningRequestConfig takes at most {_PARAMETERS}, "
+                "counting maxRunDurationSeconds and tpu-topology when the queue sets them",
+            )
+
+    def request_parameters(self, flavors: list[Flavor]) -> dict[str, str]:
+        """The ProvisioningRequestConfig's parameters: the max run duration, a queued TPU
+        pool's topology, then ``provisioning_parameters``."""
+        parameters: dict[str, str] = {}
+        if self.max_run_duration is not None:
+            parameters[MAX_RUN_DURATION_PARAMETER] = str(self.max_run_duration.seconds)
+        slices = {f.slice.topology for f in flavors if f.queued and f.slice is not None}
+        if len(slices) == 1:
+            parameters[TPU_TOPOLOGY_PARAMETER] = next(iter(slices))
+        parameters.update(self.provisioning_parameters)
+        return parameters
 
     def _topology_rules(self, flavors: list[Flavor]) -> None:
         if self.topology is False:
