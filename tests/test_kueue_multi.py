@@ -677,3 +677,88 @@ def test_parameters_count_with_the_ones_the_queue_sets() -> None:
     validate(config)
     with pytest.raises(DwsValidationError, match="^provisioning_parameters: .*100"):
         kueue_manifests("p", ["ml"], 8, provisioning_parameters=hundred, max_run_duration="1d")
+
+
+# ----------------------------------------------------------------------- what a job asks for
+def test_a_command_is_a_list_of_strings() -> None:
+    """A container's ``command`` is a list: a string would be split into its characters."""
+    from pulumi_dws.kueue import kueue_job
+
+    def program(made: dict[str, Any]) -> None:
+        fallback(made)
+        for helper, extra in ((kueue_job, {}), (kueue_jobset, {"workers": 2})):
+            with pytest.raises(
+                DwsValidationError, match="^command: python train.py must be a list"
+            ):
+                helper("j", queue=made["q"], image="img", gpus=8, namespace="ml",
+                       command="python train.py", **extra)  # fmt: skip
+            with pytest.raises(DwsValidationError, match=r"^command\[1\]: 3 must be a string"):
+                helper("j", queue=made["q"], image="img", gpus=8, namespace="ml",
+                       command=["python", 3], **extra)  # fmt: skip
+        made["job"] = kueue_job("j", queue=made["q"], image="img", gpus=8, namespace="ml",
+                                command=("python", "train.py"))  # fmt: skip
+
+    _, made = run(program)
+    [container] = made["job"]["spec"]["template"]["spec"]["containers"]
+    assert container["command"] == ["python", "train.py"]
+
+
+def test_a_pod_asks_for_no_more_gpus_than_a_node_of_the_queue_has() -> None:
+    """a3-ultragpu-8g nodes have 8 GPUs: a Pod asking for 9 (or 16) would never be scheduled,
+    and DWS would provision nodes it cannot use."""
+    from pulumi_dws.kueue import kueue_job
+
+    def program(made: dict[str, Any]) -> None:
+        fallback(made)
+        for make in (
+            lambda gpus: kueue_job("j", queue=made["q"], image="img", gpus=gpus, namespace="ml"),
+            lambda gpus: ray(made, gpus=gpus),
+            lambda gpus: kueue_jobset("j", queue=made["q"], image="img", workers=2, gpus=gpus,
+                                      namespace="ml"),
+        ):  # fmt: skip
+            with pytest.raises(DwsValidationError, match="^gpus: 16 .*8 GPUs"):
+                make(16)
+            make(4)
+
+    run(program)
+
+
+def test_accelerator_type_names_a_gpu_of_the_queue() -> None:
+    """``accelerator_type`` becomes the node selector cloud.google.com/gke-accelerator: an
+    unknown name, or another GPU than the queue's nodes carry, would match no node."""
+
+    def program(made: dict[str, Any]) -> None:
+        fallback(made)
+        with pytest.raises(
+            DwsValidationError, match="^accelerator_type: nvidia-h100 is not a known"
+        ):
+            ray(made, accelerator_type="nvidia-h100")
+        with pytest.raises(
+            DwsValidationError, match="^accelerator_type: nvidia-l4 .*nvidia-h200-141gb"
+        ):
+            ray(made, accelerator_type="nvidia-l4")
+        made["job"] = ray(made, accelerator_type="nvidia-h200-141gb")
+
+    _, made = run(program)
+    head = made["job"]["spec"]["rayClusterSpec"]["headGroupSpec"]["template"]["spec"]
+    assert head["nodeSelector"] == {"cloud.google.com/gke-accelerator": "nvidia-h200-141gb"}
+
+
+def test_a_tpu_job_selects_its_accelerator_by_the_tpu_label() -> None:
+    """TPU nodes carry cloud.google.com/gke-tpu-accelerator (not gke-accelerator)."""
+    from pulumi_dws.catalog import TPU_ACCELERATOR_LABEL
+
+    def program(made: dict[str, Any]) -> None:
+        v6e = pool("v6e", location="us-east5", node_locations=["us-east5-b"], max_nodes=None,
+                   machine_type="ct6e-standard-4t", tpu_topology="2x2")  # fmt: skip
+        made["q"] = KueueQueue("tpu", {"node_pool": v6e, "namespaces": ["ml"]})
+        with pytest.raises(DwsValidationError, match="^accelerator_type: tpu-v5-lite-podslice"):
+            kueue_jobset("j", queue=made["q"], image="img", workers=1, tpu_chips=4,
+                         namespace="ml", accelerator_type="tpu-v5-lite-podslice", leader=False)  # fmt: skip
+        made["job"] = kueue_jobset("j", queue=made["q"], image="img", workers=1, tpu_chips=4,
+                                   namespace="ml", accelerator_type="tpu-v6e-slice", leader=False)  # fmt: skip
+
+    _, made = run(program)
+    spec = made["job"]["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]
+    assert spec["nodeSelector"][TPU_ACCELERATOR_LABEL] == "tpu-v6e-slice"
+    assert "cloud.google.com/gke-accelerator" not in spec["nodeSelector"]

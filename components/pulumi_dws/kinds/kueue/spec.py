@@ -58,6 +58,7 @@ __all__ = [
     "kueue_release",
     "check_k8s_name",
     "check_quantity",
+    "check_command",
     "TAS_BETA_SINCE",
     "POD_SET_UPDATES_SINCE",
 ]
@@ -368,6 +369,23 @@ def _topology(field: str, value: Any) -> bool | list[str]:
             )
     if len(set(value)) != len(value):
         raise DwsValidationError(field, list(value), "lists a level twice")
+    return list(value)
+
+
+def check_command(field: str, value: Any) -> list[str] | None:
+    """A container's ``command``: a list of strings (a string would be split into its
+    characters), or None."""
+    if value is None:
+        return None
+    if isinstance(value, str) or not isinstance(value, Sequence):
+        raise DwsValidationError(
+            field,
+            value,
+            'must be a list of strings: the command and its arguments, e.g. ["python", "train.py"]',
+        )
+    for i, item in enumerate(value):
+        if not isinstance(item, str):
+            raise DwsValidationError(f"{field}[{i}]", item, "must be a string")
     return list(value)
 
 
