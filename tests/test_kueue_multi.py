@@ -762,3 +762,86 @@ def test_a_tpu_job_selects_its_accelerator_by_the_tpu_label() -> None:
     spec = made["job"]["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]
     assert spec["nodeSelector"][TPU_ACCELERATOR_LABEL] == "tpu-v6e-slice"
     assert "cloud.google.com/gke-accelerator" not in spec["nodeSelector"]
+
+
+# ----------------------------------------------------------------------- blueprint = Python
+V6E_POOL = {"cluster": "ml", "location": "us-east5", "node_locations": ["us-east5-b"],
+            "machine_type": "ct6e-standard-4t", "tpu_topology": "4x4"}  # fmt: skip
+H200_CLASS = {"cluster": "ml", "location": "us-central1", "machine_type": "a3-ultragpu-8g",
+              "priorities": [{"capacity": "flex_start"}]}  # fmt: skip
+
+
+def _kueue_specs(mocks: GcpMocks) -> dict[str, Any]:
+    return {
+        f"{r.inputs['kind']}/{r.inputs['metadata']['name']}": r.inputs["spec"]
+        for r in mocks.resources()
+        if r.type.startswith("kubernetes:kueue.x-k8s.io/")
+    }
+
+
+def test_a_blueprint_queue_is_the_queue_python_makes_of_the_same_pool_and_class() -> None:
+    """A queue naming a declared pool (or class) is given that component, as a program passes
+    it: a TPU pool's flavor selects the slice's labels and its ProvisioningRequestConfig
+    passes tpu-topology, whichever way the queue was declared."""
+    from pulumi_dws.blueprint import deploy
+
+    capacity = {
+        "kueue_queues": [  # declared before what it names
+            {"name": "tpu", "node_pool": "v6e", "tpu_quota": 16, "namespaces": ["ml"],
+             "cluster": "ml", "location": "us-east5"},
+            {"name": "gpu", "flavors": [{"compute_class": "h200", "gpu_quota": 16}],
+             "namespaces": ["ml"], "cluster": "ml", "location": "us-central1"},
+        ],
+        "queued_node_pools": [{"name": "v6e", **V6E_POOL}],
+        "compute_classes": [{"name": "h200", **H200_CLASS}],
+    }  # fmt: skip
+    from_config = GcpMocks()
+    from_config.run(lambda: deploy(capacity))
+
+    def program() -> None:
+        pool = QueuedNodePool("v6e", V6E_POOL)  # type: ignore[arg-type]
+        cls = ComputeClass("h200", H200_CLASS)  # type: ignore[arg-type]
+        KueueQueue("tpu", {"node_pool": pool, "tpu_quota": 16, "namespaces": ["ml"]})
+        KueueQueue("gpu", {"flavors": [{"compute_class": cls, "gpu_quota": 16}],
+                           "namespaces": ["ml"]})  # fmt: skip
+
+    from_python = GcpMocks()
+    from_python.run(program)
+    assert _kueue_specs(from_config) == _kueue_specs(from_python)
+    flavor = _kueue_specs(from_config)["ResourceFlavor/tpu-flavor"]
+    assert flavor["nodeLabels"]["cloud.google.com/gke-tpu-topology"] == "4x4"
+    config = _kueue_specs(from_config)["ProvisioningRequestConfig/tpu-config"]
+    assert config["parameters"] == {"tpu-topology": "4x4"}
+
+
+@pytest.mark.parametrize(
+    ("flavor", "queue", "field", "fragment"),
+    [
+        ({"compute_class": "h200", "tpu_quota": 8}, {}, "flavors[0].tpu_quota",
+         "GPUs"),
+        ({"compute_class": "h200", "gpu_quota": 8}, {"cluster": "other"}, "cluster",
+         "differs from the cluster of ComputeClass h200"),
+    ],
+)  # fmt: skip
+def test_a_queue_and_its_class_agree_in_the_blueprint_and_in_python(
+    flavor: dict[str, Any], queue: dict[str, Any], field: str, fragment: str
+) -> None:
+    from pulumi_dws.blueprint import validate_capacity
+
+    args = {"namespaces": ["ml"], "cluster": "ml", "location": "us-central1", **queue}
+    capacity = {
+        "compute_classes": [{"name": "h200", **H200_CLASS}],
+        "kueue_queues": [{"name": "q", "flavors": [flavor], **args}],
+    }
+    with pytest.raises(DwsValidationError) as info:
+        validate_capacity(capacity)
+    assert info.value.field == f"dws:capacity.kueue_queues[0].{field}", str(info.value)
+    assert fragment in str(info.value), str(info.value)
+
+    def program() -> None:
+        cls = ComputeClass("h200", H200_CLASS)  # type: ignore[arg-type]
+        KueueQueue("q", {"flavors": [{**flavor, "compute_class": cls}], **args})  # type: ignore[typeddict-item]
+
+    with pytest.raises(DwsValidationError) as in_python:
+        GcpMocks().run(program)
+    assert in_python.value.field == field, str(in_python.value)

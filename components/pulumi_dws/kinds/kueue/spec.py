@@ -466,6 +466,7 @@ class KueueQueueSpec(DwsModel):
                         field, getattr(self, field), "goes on each of flavors, not on the queue"
                     )
         flavors = self.resolved_flavors()
+        self._same_cluster(flavors)
         queued = [f for f in flavors if f.queued]
         pool = self.node_pool if isinstance(self.node_pool, QueuedNodePool) else None
         if self.max_run_duration is not None and not queued:
@@ -501,6 +502,33 @@ class KueueQueueSpec(DwsModel):
         self._bounds(flavors, release)
         del pool
         return self
+
+    def _same_cluster(self, flavors: list[Flavor]) -> None:
+        """The queue's cluster, location and project, where given, are those of its pools and
+        classes (a flavor selects nodes of the queue's own cluster)."""
+        for flavor in flavors:
+            owner: Any
+            if flavor.compute_class is not None:
+                owner, what = flavor.compute_class.spec, f"ComputeClass {flavor.compute_class.name}"
+            elif flavor.pool is not None:
+                owner, what = flavor.pool.spec, f"node pool {flavor.pool._name}"
+            else:
+                continue
+            for field in ("cluster", "location", "project"):
+                mine, theirs = getattr(self, field), getattr(owner, field, None)
+                if not isinstance(mine, str) or not isinstance(theirs, str):
+                    continue
+                if field == "cluster":
+                    same = mine.rsplit("/", 1)[-1] == theirs.rsplit("/", 1)[-1]
+                else:
+                    same = mine == theirs
+                if not same:
+                    raise DwsValidationError(
+                        field,
+                        mine,
+                        f"differs from the {field} of {what} ({theirs}): a queue's flavors "
+                        "select nodes of its own cluster",
+                    )
 
     def _merge_rules(self, queued: list[Flavor], release: tuple[int, int, int]) -> None:
         policy = self.pod_set_merge_policy
