@@ -141,20 +141,30 @@ class PriorityRules:
                 "gpu_count (with or without machine_family)",
             )
         accelerator = catalog.accelerator(f"{self.where}gpu_type", gpu_type)
+        shapes = [
+            shape
+            for shape in (catalog.machine_shape("machine_type", m) for m in catalog.known())
+            if shape.accelerator == accelerator
+        ]
         if family is not None:
-            families = sorted(
-                {
-                    machine.split("-")[0]
-                    for machine in catalog.known()
-                    if catalog.machine_shape("machine_type", machine).accelerator == accelerator
-                }
-            )
+            families = sorted({shape.machine_type.split("-")[0] for shape in shapes})
             if family not in families:
                 raise self._fail(
                     "machine_family",
                     family,
                     f"has no {gpu_type} GPUs; {gpu_type} comes with {', '.join(families)}",
                 )
+            shapes = [s for s in shapes if s.machine_type.split("-")[0] == family]
+        counts = sorted({shape.gpus for shape in shapes})
+        if counts and gpu_count not in counts:
+            where = f"{family} machine" if family is not None else "machine"
+            choices = ", ".join(map(str, counts[:-1])) + (" or " if len(counts) > 1 else "")
+            raise self._fail(
+                "gpu_count",
+                gpu_count,
+                f"matches no node shape: no {where} has {gpu_count} {accelerator.compute_name} "
+                f"GPUs; use {choices}{counts[-1]} (GKE would find no machine for the priority)",
+            )
         return ResolvedPriority(p, None, family, (accelerator.compute_name, gpu_count), None)
 
     def check(self) -> None:
