@@ -265,6 +265,23 @@ def test_tpu_priorities_at_their_door_are_accepted(over: dict[str, Any]) -> None
     validate_class(compute_class_manifest("tpu", args))  # type: ignore[arg-type]
 
 
+def test_a_run_limit_beyond_seven_days_is_for_other_capacity_than_flex_start() -> None:
+    """maxRunDurationSeconds is in every priority (the CRD: "the maximum duration for the nodes
+    to exist", no bound; its reference sample sets it on Spot): the 7-day bound is
+    Flex-start's alone."""
+    spec = manifest("on_demand", **{})["spec"]
+    assert spec["priorities"][0]["maxRunDurationSeconds"] == 3 * 86400
+    two_weeks = {**PRIORITIES["on_demand"], "max_run_duration": "14d"}
+    args = {**H200, "priorities": [two_weeks, {"capacity": "spot", "max_run_duration": "30d"}]}
+    rules = compute_class_manifest("h200", args)["spec"]["priorities"]  # type: ignore[arg-type]
+    assert [r["maxRunDurationSeconds"] for r in rules] == [14 * 86400, 30 * 86400]
+    with pytest.raises(DwsValidationError, match=r"^priorities\[0\]\.max_run_duration: 0s"):
+        compute_class_manifest(
+            "h200",
+            {**H200, "priorities": [{"capacity": "spot", "max_run_duration": "0s"}]},  # type: ignore[typeddict-item]
+        )
+
+
 def test_gke_versions_are_compared_release_by_release() -> None:
     assert supports("1.33.3-gke.1136000", "auto_creation_without_nap")
     assert not supports("1.33.3-gke.1135999", "auto_creation_without_nap")

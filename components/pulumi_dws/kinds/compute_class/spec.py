@@ -205,7 +205,8 @@ def _node_pools(field: str, value: Any) -> list[str]:
     return list(value)
 
 
-_RunDuration = Annotated[Duration, DurationWithin("compute_class.flex_start_max_run_duration")]
+_RunDuration = Annotated[Duration, DurationWithin("compute_class.max_run_duration")]
+_FLEX_RUN = "compute_class.flex_start_max_run_duration"
 _LeadTime = Annotated[Duration, DurationWithin("compute_class.lead_time")]
 
 
@@ -287,6 +288,12 @@ class PrioritySpec(DwsModel):
                     "is not allowed with capacity node_pools: a nodepools rule takes nothing "
                     "else (the pools' own settings apply)",
                 )
+        if self.capacity == "flex_start" and self.max_run_duration is not None:
+            limits.get(_FLEX_RUN).check(
+                "max_run_duration",
+                self.max_run_duration.seconds,
+                shown=self.max_run_duration.human(),
+            )
         if self.reservation_sub_block is not None and self.reservation_block is None:
             raise DwsValidationError(
                 "reservation_sub_block",
