@@ -845,3 +845,23 @@ def test_a_queue_and_its_class_agree_in_the_blueprint_and_in_python(
     with pytest.raises(DwsValidationError) as in_python:
         GcpMocks().run(program)
     assert in_python.value.field == field, str(in_python.value)
+
+
+@pytest.mark.parametrize("cluster", ["ML Cluster", "", "projects/p/clusters/x"])
+def test_a_queue_checks_its_cluster_as_a_node_pool_does(cluster: str) -> None:
+    """The name goes into a GKE API lookup (the Kubernetes provider): checked at construction."""
+    with pytest.raises(DwsValidationError, match="^cluster: "):
+        GcpMocks().run(
+            lambda: KueueQueue(
+                "q",
+                {
+                    "node_pool": "p",
+                    "gpu_quota": 8,
+                    "namespaces": ["ml"],
+                    "cluster": cluster,
+                    "location": "us-central1",
+                },
+            )  # fmt: skip
+        )
+    with pytest.raises(DwsValidationError, match="^cluster: "):
+        GcpMocks().run(lambda: pool("p", cluster=cluster))

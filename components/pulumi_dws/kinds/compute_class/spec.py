@@ -18,6 +18,7 @@ from ...errors import DwsValidationError
 from ...fields import Check, DurationWithin, Known, MaybeOutput, OneOf, ProjectId, Zones
 from ...models import DwsModel
 from ...validation import check_zone_in_region, is_output, region_of_location
+from ..node_pool.component import check_cluster
 from . import limits as _rows  # noqa: F401 (registers the kind's limits rows)
 from .checks import PriorityRules, ResolvedPriority, shown
 from .versions import FEATURES, check_gke_version, supports
@@ -341,7 +342,7 @@ class ComputeClassSpec(DwsModel):
     autopilot: bool = False
     cluster_autoprovisioning: bool = False
     name: Annotated[str, Check(check_class_name), Known("it is the class's name")] | None = None
-    cluster: MaybeOutput[str] | None = None
+    cluster: MaybeOutput[Annotated[str, Check(check_cluster)]] | None = None
     location: str | None = None
     project: MaybeOutput[ProjectId] | None = None
 
@@ -374,6 +375,13 @@ class ComputeClassSpec(DwsModel):
             PriorityRules(self, priority, f"priorities[{i}].").check()
         if self.zones:
             check_gke_version("zones", self.zones, self.gke_version, "priority_defaults")
+        if self.gpu_driver_version is not None and not any(r.gpu for r in self.resolved()):
+            raise DwsValidationError(
+                "gpu_driver_version",
+                self.gpu_driver_version,
+                "only applies to GPU priorities, and the class has no GPU priority (it would "
+                "not be written)",
+            )
         if self.gpu_driver_version is not None:
             check_gke_version(
                 "gpu_driver_version",

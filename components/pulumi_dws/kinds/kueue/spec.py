@@ -16,7 +16,7 @@ from ...errors import DwsValidationError
 from ...fields import Check, DurationWithin, Known, MaybeOutput, OneOf, ProjectId
 from ...models import DwsModel
 from ...validation import check_name
-from ..node_pool.component import QueuedNodePool
+from ..node_pool.component import QueuedNodePool, check_cluster
 from .flavors import TAS_MACHINES, Flavor, FlavorArgs, FlavorSpec, resolve_flavors, whole_quota
 
 __all__ = [
@@ -442,7 +442,7 @@ class KueueQueueSpec(DwsModel):
     cpu_quota: Quantity = UNBOUNDED_CPU
     memory_quota: Quantity = UNBOUNDED_MEMORY
     queueing_strategy: Annotated[str, OneOf(QUEUEING_STRATEGIES)] = "BestEffortFIFO"
-    cluster: MaybeOutput[str] | None = None
+    cluster: MaybeOutput[Annotated[str, Check(check_cluster)]] | None = None
     location: str | None = None
     project: MaybeOutput[ProjectId] | None = None
 

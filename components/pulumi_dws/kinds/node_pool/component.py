@@ -66,6 +66,7 @@ from ...validation import (
 from ..calendar.consumers import check_tpu_consumer, check_vm_consumer, reservation_spec
 
 __all__ = [
+    "check_cluster",
     "TYPE",
     "QueuedNodePool",
     "QueuedNodePoolArgs",
@@ -245,7 +246,8 @@ def _taint_effect(field: str, value: str) -> str:
     return check_choice(field, _EFFECTS.get(value, value), tuple(_EFFECTS.values()))
 
 
-def _cluster(field: str, value: Any) -> str:
+def check_cluster(field: str, value: Any) -> str:
+    """A GKE cluster: its name (RFC 1035) or ``projects/P/locations/L/clusters/NAME``."""
     if not isinstance(value, str) or not value:
         raise DwsValidationError(field, value, "must be a cluster name or id")
     if "/" in value:
@@ -286,7 +288,7 @@ class _Taint(DwsModel):
 class QueuedNodePoolSpec(DwsModel):
     """The validated form of :class:`QueuedNodePoolArgs` (what the component builds from)."""
 
-    cluster: MaybeOutput[Annotated[str, Check(_cluster)]]
+    cluster: MaybeOutput[Annotated[str, Check(check_cluster)]]
     location: Location
     machine_type: Annotated[
         AcceleratorMachineType, Known("it decides the pool's GPUs or TPU chips")
