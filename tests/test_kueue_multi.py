@@ -865,3 +865,24 @@ def test_a_queue_checks_its_cluster_as_a_node_pool_does(cluster: str) -> None:
         )
     with pytest.raises(DwsValidationError, match="^cluster: "):
         GcpMocks().run(lambda: pool("p", cluster=cluster))
+
+
+def test_flavors_are_known_but_their_quotas_may_be_outputs() -> None:
+    """The list of flavors decides the ResourceFlavors (an Output for it, or for one flavor,
+    is refused with the reason); a flavor's quota is only written, so it may be an Output. A
+    flavor's name is known too: it names a resource (once an Output leaked into the name)."""
+    import pulumi
+
+    base = {"namespaces": ["ml"], "cluster": "ml", "location": "us-central1"}
+    flavor = {"node_pool": "p", "gpu_quota": 8}
+    for flavors, field in (
+        (pulumi.Output.from_input([flavor]), "flavors"),
+        ([pulumi.Output.from_input(flavor)], "flavors[0]"),
+        ([{**flavor, "name": pulumi.Output.from_input("first")}], "flavors[0].name"),
+    ):
+        with pytest.raises(DwsValidationError) as info:
+            GcpMocks().run(lambda f=flavors: KueueQueue("q", {**base, "flavors": f}))  # type: ignore[typeddict-item]
+        assert info.value.field == field, str(info.value)
+        assert "must be known when the program runs" in str(info.value)
+    quota = [{**flavor, "gpu_quota": pulumi.Output.from_input(8)}]
+    GcpMocks().run(lambda: KueueQueue("q", {**base, "flavors": quota}))  # type: ignore[typeddict-item]

@@ -97,7 +97,10 @@ def _quota(field: str, value: Any) -> int:
 
 
 class FlavorSpec(DwsModel):
-    """The validated form of :class:`FlavorArgs`."""
+    """The validated form of :class:`FlavorArgs` (a flavor's quota may be an Output, though the
+    list of flavors is known: :attr:`~pulumi_dws.models.DwsModel.outputs_within`)."""
+
+    outputs_within = True
 
     node_pool: Annotated[Any, Check(_pool)] = None
     compute_class: Annotated[Any, Check(_class)] = None
