@@ -1,8 +1,10 @@
-"""Fault runs: create/delete cycles of every dynamic provider through the fault proxy, which
-damages 25% of the exchanges (about half of them *after* the API acted: answers lost, reset,
-truncated, HTML, empty, not JSON, a string ``error``, huge, late, slow, dribbled). Counts come
-from the emulator's own records. Prints, per provider: cycles, faults by kind before/after the
-act, orphans (resources no successful create returned) and duplicates (targets: 0 and 0).
+"""Fault runs: create/delete cycles of every dynamic provider (and of a job of the fake API that
+names its jobs, pulumi_dws.testing.labelled_jobs: the OWNER_SEARCH mode) through the fault
+proxy, which damages 25% of the exchanges (about half of them *after* the API acted: answers
+lost, reset, truncated, HTML, empty, not JSON, a string ``error``, huge, late, slow, dribbled).
+Counts come from the emulator's own records. Prints, per provider: cycles, faults by kind
+before/after the act, orphans (resources no successful create returned) and duplicates
+(targets: 0 and 0).
 
     .venv/bin/python benchmarks/fault_run.py [cycles] [rate] [seed]
 
@@ -22,10 +24,12 @@ from pulumi_dws.testing.emulator.tpu import TpuService
 from pulumi_dws.testing.fault_proxy import FaultProxy
 from pulumi_dws.testing.fault_run import (
     flex_vm_fault_run,
+    labelled_job_fault_run,
     mig_resize_fault_run,
     queued_tpu_fault_run,
     slurm_fault_run,
 )
+from pulumi_dws.testing.labelled_jobs import LabelledJobsService
 
 SEED_BODY = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "cluster_config.json"
 TPU_BODIES = (
@@ -80,6 +84,12 @@ def main() -> int:
         report = queued_tpu_fault_run(
             emu, proxy, cycles=cycles, rate=rate, seed=seed, body=tpu_body
         )
+        print("\n".join(report.lines()), f"\n  {time.perf_counter() - start:.1f}s wall")
+        failed |= bool(report.orphans or report.duplicates)
+    with Emulator([]) as emu, FaultProxy(emu) as proxy:  # OWNER_SEARCH: the API names the job
+        emu.add(LabelledJobsService(emu.clock))
+        start = time.perf_counter()
+        report = labelled_job_fault_run(emu, proxy, cycles=cycles, rate=rate, seed=seed)
         print("\n".join(report.lines()), f"\n  {time.perf_counter() - start:.1f}s wall")
         failed |= bool(report.orphans or report.duplicates)
     return 1 if failed else 0

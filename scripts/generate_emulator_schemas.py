@@ -81,10 +81,10 @@ TARGETS: dict[str, dict[str, tuple[str, ...]]] = {
         ),
         "schemas": (),
     },
-    # The modelDevelopmentClusters schemas are the emulator's own (aiplatform/rules.py); they
-    # reuse these two of Google's.
+    # The modelDevelopmentClusters schemas and methods are the emulator's own
+    # (aiplatform/rules.py); they reuse these two schemas of Google's, and its operations.
     "aiplatform.v1beta1": {
-        "methods": (),
+        "methods": ("aiplatform.projects.locations.operations.get",),
         "schemas": (
             "GoogleCloudAiplatformV1beta1MachineSpec",
             "GoogleCloudAiplatformV1beta1DiskSpec",

@@ -14,6 +14,7 @@ from pulumi_dws.providers.create_machine import (
     CreateFailed,
     CreateMachine,
     Found,
+    Idempotency,
     Outcome,
     Phase,
     Sent,
@@ -33,11 +34,14 @@ class Script:
     reach: Any = None
     cleanup: CleanUp[Any] = field(default_factory=lambda: CleanUp(True, "nothing left"))
     attempts: list[int] = field(default_factory=list)
+    order: list[str] = field(default_factory=list)  # "find" and "send", as called
 
     def find(self) -> Found[Any]:
+        self.order.append("find")
         return self.finds.pop(0)
 
     def send(self, attempt: int) -> Sent[Any]:
+        self.order.append("send")
         self.attempts.append(attempt)
         return self.sends.pop(0)
 
@@ -57,8 +61,12 @@ class Script:
         return f"{phase}: {detail}"
 
 
-def run(script: Script, settle: Callable[[], None] = lambda: None) -> tuple[Any, list[str]]:
-    machine = CreateMachine(script, settle=settle)
+def run(
+    script: Script,
+    settle: Callable[[], None] = lambda: None,
+    mode: Idempotency = Idempotency.REQUEST_ID,
+) -> tuple[Any, list[str]]:
+    machine = CreateMachine(script, settle=settle, mode=mode)
     try:
         return machine.run(), machine.phases()
     except CreateFailed as err:
@@ -137,6 +145,44 @@ def test_lost_twice_and_nothing_there_says_nothing_was_created() -> None:
 def test_lost_twice_and_unreadable_is_unknown() -> None:
     result, phases = run(Script(finds=[Found(), Found(unknown=True)], sends=[LOST, LOST]))
     assert isinstance(result, CreateFailed) and result.phase is Phase.UNKNOWN
+
+
+@pytest.mark.parametrize("mode", [Idempotency.REQUEST_ID, Idempotency.CALLER_ID])
+def test_an_api_that_deduplicates_is_sent_again_before_it_is_read(mode: Idempotency) -> None:
+    script = Script(finds=[Found()], sends=[LOST, Sent("accepted", "op")])
+    assert run(script, mode=mode)[1] == [
+        "requested", "answer-lost", "requested", "accepted", "running",
+    ]  # fmt: skip
+    assert script.order == ["find", "send", "send"]  # one read, before the first request
+
+
+def test_owner_search_adopts_what_a_lost_create_made_without_sending_it_again() -> None:
+    settled: list[bool] = []
+    script = Script(finds=[Found(), Found(RES, ours=True)], sends=[LOST])
+    result, phases = run(script, lambda: settled.append(True), Idempotency.OWNER_SEARCH)
+    assert result == RES and script.attempts == [0] and settled == [True]
+    assert phases == ["requested", "answer-lost", "adopted", "running"]
+
+
+def test_owner_search_sends_again_only_after_finding_nothing_of_its_own() -> None:
+    script = Script(finds=[Found(), Found()], sends=[LOST, Sent("accepted", "op")])
+    result, phases = run(script, mode=Idempotency.OWNER_SEARCH)
+    assert result == RES and script.order == ["find", "send", "find", "send"]
+    assert phases == ["requested", "answer-lost", "requested", "accepted", "running"]
+
+
+def test_owner_search_lost_every_time_is_read_before_each_send_and_then_rejected() -> None:
+    script = Script(finds=[Found(), Found(), Found()], sends=[LOST, LOST])
+    result, phases = run(script, mode=Idempotency.OWNER_SEARCH)
+    assert isinstance(result, CreateFailed) and result.phase is Phase.REJECTED
+    assert script.finds == [] and len(script.attempts) == 2
+
+
+def test_owner_search_lost_and_unreadable_is_unknown_and_not_sent_again() -> None:
+    script = Script(finds=[Found(), Found(unknown=True)], sends=[LOST, Sent("accepted", "op")])
+    result, _ = run(script, mode=Idempotency.OWNER_SEARCH)
+    assert isinstance(result, CreateFailed) and result.phase is Phase.UNKNOWN
+    assert script.attempts == [0]
 
 
 def test_a_refusal_is_rejected_at_once() -> None:

@@ -14,11 +14,22 @@ from pulumi_dws.cli import main
 from pulumi_dws.plan import load_project, load_stack_config, run_plan
 
 REPO = Path(__file__).resolve().parent.parent
-PROJECTS = sorted(
+ALL_PROJECTS = sorted(
     [REPO]
     + [p.parent for p in REPO.glob("stacks/*/Pulumi.yaml")]
     + [p.parent for p in REPO.glob("examples/*/Pulumi.yaml")]
 )
+
+
+def _runtime(project: Path) -> str:
+    runtime = yaml.safe_load((project / "Pulumi.yaml").read_text())["runtime"]
+    return str(runtime["name"] if isinstance(runtime, dict) else runtime)
+
+
+PROJECTS = [p for p in ALL_PROJECTS if _runtime(p) == "python"]
+# Programs in other languages use the dws component package; dws plan runs Python programs only
+# (tests/test_package_examples.py checks these against the package schema).
+OTHER_LANGUAGES = {"examples/typescript-flex-start": "nodejs", "examples/yaml-flex-start": "yaml"}
 
 # What each project must at least register (type token -> count).
 EXPECTED: dict[str, dict[str, int]] = {
@@ -84,6 +95,8 @@ def rel(path: Path) -> str:
 
 def test_every_project_is_covered() -> None:
     assert sorted(rel(p) for p in PROJECTS) == sorted(EXPECTED)
+    others = {rel(p): _runtime(p) for p in ALL_PROJECTS if p not in PROJECTS}
+    assert others == OTHER_LANGUAGES
 
 
 @pytest.mark.parametrize("project", PROJECTS, ids=rel)

@@ -98,6 +98,50 @@ def test_429_503_and_a_dropped_connection_are_retried(emu: Emulator, service: Sc
     assert 0 <= sleeps[1] <= 1.0 and 0 <= sleeps[2] <= 2.0  # full jitter, doubling
 
 
+@pytest.mark.parametrize("fault", ["drop", "503"])
+def test_a_post_the_api_does_not_deduplicate_is_never_sent_twice(
+    emu: Emulator, service: Scripted, fault: str
+) -> None:
+    """A dropped connection or a 503 may come after the API acted: a POST with no request id
+    is raised at once (its caller reads what exists before it sends anything again)."""
+    if fault == "drop":
+        emu.faults.queue.append(fault)
+    else:
+        service.script.append(error(503))
+    sleeps = Sleeps()
+    c = client(emu, sleeps)
+    with pytest.raises(ApiError) as info:
+        c.post("things", {"a": 1})
+    assert c.calls == 1 and sleeps == [] and info.value.ambiguous
+    assert len(service.calls) == (0 if fault == "drop" else 1)
+    if fault == "drop":
+        assert info.value.lost and "not sent again" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda c: c.post("things", {"a": 1}, requestId="r-1"),  # deduplicated by the API
+        lambda c: c.post("things", {"a": 1}, idempotent=True),  # declared safe by its caller
+        lambda c: c.get("things"),
+    ],
+)
+def test_an_idempotent_call_is_sent_again(emu: Emulator, service: Scripted, call: Any) -> None:
+    emu.faults.queue.append("drop")
+    service.script.append(error(503))
+    c = client(emu, Sleeps())
+    assert call(c) == {"ok": 2}
+    assert c.calls == 3
+
+
+def test_a_post_that_never_left_this_machine_is_retried() -> None:
+    """Nothing reached the API (the connection was refused): sending again is safe."""
+    c = GoogleRestClient("http://127.0.0.1:9/", sleep=Sleeps(), retry=RetryPolicy(attempts=3))
+    with pytest.raises(ApiError) as info:
+        c.post("things", {"a": 1})
+    assert c.calls == 3 and not info.value.sent and not info.value.ambiguous
+
+
 def test_retry_after_in_seconds_is_honoured_and_capped(emu: Emulator, service: Scripted) -> None:
     service.script += [error(429, **{"Retry-After": "7"}), error(503, **{"Retry-After": "900"})]
     sleeps = Sleeps()

@@ -47,8 +47,10 @@ def _ask(
     """POST ``query``'s request body to ``advice.<method>``; the JSON answer, or an explained
     ``AdviceError`` (API errors, and credentials that are missing or can't be refreshed)."""
     try:
-        return client.post(
-            path.format(project=query.project, region=query.region), query.to_request().to_api()
+        return client.post(  # a question, not a change: safe to send again
+            path.format(project=query.project, region=query.region),
+            query.to_request().to_api(),
+            idempotent=True,
         )
     except CredentialsError as err:
         raise explain_credentials(err, method=method) from err

@@ -8,14 +8,18 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import pulumi.dynamic as dyn
+from pulumi.output import Unknown
+
+from .. import limits
+from ..errors import DwsValidationError
+from .create_machine import OWNER_LABEL
+from .paths import segment_problem
 
 __all__ = ["CheckFailures", "known"]
 
 
 def known(value: Any) -> bool:
     """True when ``value`` holds no unknown (a preview's not-yet-computed value) at any depth."""
-    from pulumi.output import Unknown
-
     if isinstance(value, Unknown):
         return False
     if isinstance(value, Mapping):
@@ -30,8 +34,6 @@ class CheckFailures(list[dyn.CheckFailure]):
 
     def run(self, prop: str, check: Callable[[], Any]) -> None:
         """Run ``check``; a validation error it raises becomes a failure of ``prop``."""
-        from ..errors import DwsValidationError
-
         try:
             check()
         except (DwsValidationError, KeyError, TypeError, ValueError) as err:
@@ -40,10 +42,25 @@ class CheckFailures(list[dyn.CheckFailure]):
     def segment(self, prop: str, value: Any, kind: str | None = None) -> None:
         """Check ``value``, which goes into a URL path as a ``kind`` (default: ``prop``)
         segment, in full; a value that is None or not known yet (a preview) is let be."""
-        from .paths import segment_problem
-
         if value is None or not known(value):
             return
         problem = segment_problem(kind or prop, value)
         if problem:
             self.append(dyn.CheckFailure(prop, f"{prop}: {problem}"))
+
+    def owner_label_room(self, prop: str, where: str, labels: Mapping[str, Any]) -> None:
+        """``labels`` (at ``where`` in ``prop``) don't set the ownership label the create adds
+        (:data:`~.create_machine.OWNER_LABEL`), and leave room for it under Google's label
+        count limit."""
+        if OWNER_LABEL in labels:
+            message = f"{where}: {OWNER_LABEL} is set by pulumi-dws itself"
+            self.append(dyn.CheckFailure(prop, message))
+        most = (limits.get("labels.count").maximum or 64) - 1
+        if len(labels) > most:
+            self.append(
+                dyn.CheckFailure(
+                    prop,
+                    f"{where}: {len(labels)} labels; at most {most} (pulumi-dws adds "
+                    f"{OWNER_LABEL})",
+                )
+            )

@@ -19,7 +19,7 @@ from .compute_ops import is_done, operation_errors, operation_time
 from .create_machine import Sent, sent_after
 from .rest import ApiError
 
-__all__ = ["AttemptIds", "insert_answer"]
+__all__ = ["AttemptIds", "insert_answer", "name_taken_text", "unconfirmed_text"]
 
 
 class AttemptIds:
@@ -65,3 +65,22 @@ def insert_answer(
     if str(found.get("id")) != str(op.get("targetId")):
         return Sent("conflict", why=f"the {what} of that name is not the one this insert made")
     return Sent("accepted", op)
+
+
+def name_taken_text(described: str, detail: str, name: str, what: str, delete: str) -> str:
+    """The message of an insert refused because the name is taken by something this create did
+    not make: ``described`` is the resource as messages describe it, ``name`` the input that
+    names it, ``what`` what it is (``VM``), ``delete`` the command that deletes the other one."""
+    return (
+        f"{described}: {detail}. Nothing was created or changed. To change: choose another "
+        f"{name}, or delete that {what} (`{delete}`) and deploy again."
+    )
+
+
+def unconfirmed_text(described: str, error: Exception, what: str) -> str:
+    """The message of an insert that got no usable answer while nothing of that name exists."""
+    return (
+        f"{described} could not be created: Compute Engine did not confirm the insert "
+        f"({error}), and no {what} of that name exists. Nothing was created. To change: deploy "
+        "again later."
+    )

@@ -18,16 +18,20 @@ import uuid
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .paths import instance_path, scoped_operation_path, zone_operation_path
+from .paths import PathTemplate
 from .rest import ApiError, GoogleRestClient, OperationError
 
 __all__ = [
     "DEFAULT_OPERATION_TIMEOUT",
+    "INSTANCE",
     "INSTANCE_NUMBERS",
+    "OPERATION",
     "REQUEST_ID_NAMESPACE",
     "create_request_id",
     "instance_path",
     "operation_path",
+    "scoped_operation_path",
+    "zone_operation_path",
     "operation_errors",
     "operation_time",
     "is_done",
@@ -42,6 +46,15 @@ __all__ = [
     "instance_action",
     "delete_instance",
 ]
+
+INSTANCE = PathTemplate("projects/{project}/zones/{zone}/instances/{name}")
+"""A Compute instance (relative to the Compute base URL)."""
+OPERATION = PathTemplate(
+    "projects/{project}/zones/{zone}/operations/{operation}",
+    "projects/{project}/regions/{region}/operations/{operation}",
+    labels={"operation": "operation name"},
+)
+"""A zone or region operation, polled by its name (never its selfLink's host)."""
 
 DEFAULT_OPERATION_TIMEOUT = 900.0
 """Seconds (virtual under an emulator clock) to wait for a stop, start, delete or label change."""
@@ -115,6 +128,26 @@ def _typed(value: Any, path: str, numbers: Mapping[str, str]) -> Any:
     if not whole:
         return value
     return int(value) if kind == "int32" else str(int(value))
+
+
+def instance_path(project: str, zone: str, name: str | None = None) -> str:
+    """``projects/p/zones/z/instances[/name]`` (relative to the Compute base URL)."""
+    values = {"project": project, "zone": zone, "name": name}
+    return INSTANCE.path(values) if name is not None else INSTANCE.collection(values)
+
+
+def scoped_operation_path(
+    project: str, operation: str, *, zone: str | None = None, region: str | None = None
+) -> str:
+    """The poll path of a zone (``zone=``) or region (``region=``) operation."""
+    return OPERATION.path(
+        {"project": project, "zone": zone, "region": region, "operation": operation}
+    )
+
+
+def zone_operation_path(project: str, zone: str, operation: str) -> str:
+    """``projects/p/zones/z/operations/op`` (from the operation's name, never its selfLink)."""
+    return scoped_operation_path(project, operation, zone=zone)
 
 
 def create_request_id(project: str, zone: str, name: str, attempt: str) -> str:

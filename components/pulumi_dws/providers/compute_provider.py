@@ -1,17 +1,20 @@
 """What the Compute Engine dynamic providers (``FlexStartVm``, ``MigResizeRequest``) share:
-:class:`~.rest_provider.RestProvider` pointed at the Compute v1 API (``dws:computeEndpoint``)."""
+the declared base (:class:`~.rest_resource.RestResourceProvider`) pointed at the Compute v1 API
+(``dws:computeEndpoint``)."""
 
 from __future__ import annotations
 
 from typing import ClassVar
 
 from .endpoints import COMPUTE, Api
-from .rest_provider import RestProvider
+from .rest_resource import RestResourceProvider
 
 __all__ = ["ComputeProvider"]
 
 
-class ComputeProvider(RestProvider):
-    """A dynamic provider that calls the Compute v1 REST API."""
+class ComputeProvider(RestResourceProvider):
+    """A declared dynamic provider that calls the Compute v1 REST API (its operations:
+    :mod:`~pulumi_dws.providers.compute_ops`)."""
 
     API: ClassVar[Api] = COMPUTE
+    GONE_ID: ClassVar[str | None] = ""

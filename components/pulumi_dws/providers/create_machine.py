@@ -23,8 +23,23 @@ a named transition::
 A provider supplies the steps (:class:`CreateSteps`): find the resource and say whether it is
 its own, send the create, follow an accepted create, adopt, check whether a failure reached
 the goal anyway, clean up. The machine owns the order, the bounds on repeats, and the trace
-(:attr:`CreateMachine.trace`, also logged on ``pulumi_dws.create``) that tests assert on. New
-providers (a MIG resize request, a Cloud TPU queued resource) plug in the same way.
+(:attr:`CreateMachine.trace`, also logged on ``pulumi_dws.create``) that tests assert on.
+
+What a lost answer leads to depends on how the API tells a repeated create from a new one: the
+machine's :class:`Idempotency` mode, declared once per API (see
+:class:`~pulumi_dws.providers.rest_resource.RestResource`):
+
+``REQUEST_ID`` (Compute inserts, Cloud TPU queued resources)
+    the create carries a ``requestId`` the API remembers: it is sent again with the same id
+    (the API answers with what the first one did), then settled by reading.
+``CALLER_ID`` (a Slurm cluster id, Cloud TPU ``queuedResourceId``, Batch ``jobId``)
+    the program names the resource: a create sent again meets ``409``, which the machine
+    settles by reading the resource under its name.
+``OWNER_SEARCH`` (Vertex AI ``customJobs.create``: the API names the job and takes no
+    request id)
+    nothing is ever sent again blindly. The REST client does not resend the call; the machine
+    waits (``settle``), searches for a resource carrying this create's ownership label, adopts
+    it when found, and only when none is there sends the create again.
 """
 
 from __future__ import annotations
@@ -36,6 +51,7 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
 __all__ = [
+    "Idempotency",
     "Phase",
     "Transition",
     "Found",
@@ -59,6 +75,23 @@ OWNER_LABEL = "dws-create"
 """The label that marks a resource as made by a create with given inputs: its value is the
 inputs' ownership key, so a create run again (after a crash or a lost answer) adopts what it
 made and refuses what it did not."""
+
+
+class Idempotency(str, enum.Enum):
+    """How an API tells a create sent again from a new one (see the module docstring)."""
+
+    REQUEST_ID = "request-id"
+    CALLER_ID = "caller-id"
+    OWNER_SEARCH = "owner-search"
+
+    @property
+    def resend(self) -> bool:
+        """Whether a create whose answer was lost may be sent again before anything is read
+        (and whether the REST client may retry its POST)."""
+        return self is not Idempotency.OWNER_SEARCH
+
+    def __str__(self) -> str:
+        return self.value
 
 
 class Phase(str, enum.Enum):
@@ -244,15 +277,18 @@ class CreateMachine(Generic[T, H]):
     """Runs one create through its phases (see the module docstring).
 
     ``fresh_ids`` bounds how many fresh request ids a create may move on to (after stale
-    answers); ``lost_rounds`` how many times a create whose answer was lost is sent again before
-    it is settled by reading. ``settle`` (e.g. a short sleep) runs before the read that
-    concludes that nothing was created, so a request that arrives late is seen.
+    answers); ``lost_rounds`` how many times a create whose answer was lost is sent in all
+    before it is settled by reading. ``settle`` (e.g. a short sleep) runs before the read that
+    concludes that nothing was created, so a request that arrives late is seen. ``mode`` is the
+    API's :class:`Idempotency`: with ``OWNER_SEARCH`` every lost answer is settled by reading
+    (``settle``, then ``find``) before the create is sent again.
     """
 
     steps: CreateSteps[T, H]
     fresh_ids: int = 3
     lost_rounds: int = 2
     settle: Callable[[], None] = lambda: None
+    mode: Idempotency = Idempotency.REQUEST_ID
     trace: list[Transition] = field(default_factory=list)
     phase: Phase = Phase.NEW
 
@@ -301,7 +337,7 @@ class CreateMachine(Generic[T, H]):
             assert sent.kind == "lost", sent.kind
             self.move(Phase.ANSWER_LOST, sent.why or str(sent.error))
             lost += 1
-            if lost < self.lost_rounds:
+            if self.mode.resend and lost < self.lost_rounds:
                 why = f"request {attempt} again: the API answers with what it did, if anything"
                 continue
             self.settle()
@@ -310,6 +346,9 @@ class CreateMachine(Generic[T, H]):
                 return self._found(found, "the lost create had been carried out")
             if found.unknown:
                 raise self.fail(Phase.UNKNOWN, f"{sent.error}; and it cannot be read", sent.error)
+            if lost < self.lost_rounds:  # OWNER_SEARCH: nothing of ours is there, so send again
+                why = f"nothing of ours was found: request {attempt} again"
+                continue
             raise self.fail(Phase.REJECTED, f"never confirmed ({sent.error})", sent.error)
 
     def _found(self, found: Found[T], why: str) -> T:

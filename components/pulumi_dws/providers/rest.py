@@ -15,8 +15,14 @@
   Lost answers, 429 and 5xx, and transient failures to refresh the access token are retried
   with capped exponential backoff and jitter, honouring ``Retry-After``; when the retries run
   out the :class:`ApiError` says ``lost=True`` (and ``sent=False`` when no attempt left this
-  machine). Callers make creates idempotent with a ``requestId`` and settle lost answers by
-  reading what exists.
+  machine).
+- Only an idempotent call is sent again once it may have reached the API: a GET, PUT or DELETE,
+  or a POST or PATCH that carries a ``requestId`` (the API deduplicates it), or one the caller
+  declares ``idempotent=True`` (a read-only POST; a create whose resource the caller names, so a
+  second one meets ``409``). Any other POST or PATCH is sent again only when it certainly never
+  left this machine; otherwise its failure is raised at once (``lost`` or its 429/5xx), and the
+  caller settles it by reading what exists before it sends anything again (see
+  :class:`~pulumi_dws.providers.create_machine.Idempotency`).
 - Long-running operations are polled until done with growing intervals, so the number of calls
   grows logarithmically with the wait. Every sleep (backoff, ``Retry-After``, polling) goes
   through ``sleep``, which follows an emulator's virtual clock when one is configured.
@@ -37,7 +43,9 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+import google.auth
 import requests
+from google.auth.exceptions import GoogleAuthError, RefreshError, TransportError
 
 from .endpoints import InsecureEndpointError, check_endpoint, is_loopback
 from .transport import Answer, NoAnswer, exchange, mount_watched_adapter
@@ -52,6 +60,7 @@ __all__ = [
     "GoogleRestClient",
     "RETRYABLE_STATUS",
     "virtual_sleep_from_env",
+    "idempotent_by_default",
     "is_lro",
     "wire",
 ]
@@ -59,6 +68,8 @@ __all__ = [
 log = logging.getLogger("pulumi_dws.rest")
 SCOPES = ("https://www.googleapis.com/auth/cloud-platform",)
 RETRYABLE_STATUS = frozenset({429, 500, 502, 503, 504})
+IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "DELETE"})
+"""RFC 9110 §9.2.2: the methods whose repeats have the effect of one request."""
 VIRTUAL_CLOCK_ENV = "DWS_VIRTUAL_CLOCK_URL"
 TIMEOUT_ENV = "DWS_HTTP_TIMEOUT"
 """Seconds: the overall deadline of one HTTP attempt (default 60). Tests shorten it."""
@@ -217,6 +228,14 @@ def _timeout_from_env() -> float:
     return value
 
 
+def idempotent_by_default(method: str, params: Mapping[str, Any] | None) -> bool:
+    """Whether a call may be sent again after it may have reached the API, when its caller
+    says nothing: an idempotent method (:data:`IDEMPOTENT_METHODS`), or a POST/PATCH carrying
+    a ``requestId`` (Compute and Cloud TPU answer a repeated id with the first request's
+    operation)."""
+    return method.upper() in IDEMPOTENT_METHODS or bool((params or {}).get("requestId"))
+
+
 def _json_object(content: bytes) -> tuple[dict[str, Any] | None, str]:
     """The answer's body as a JSON object, or ``(None, what is wrong with it)``."""
     if not content.strip():
@@ -279,8 +298,7 @@ class GoogleRestClient:
         return self._session
 
     def _authorised_session(self) -> requests.Session:
-        import google.auth
-        from google.auth.exceptions import GoogleAuthError
+        # google-auth's requests transport takes ~40 ms to import: only a call to Google needs it
         from google.auth.transport.requests import AuthorizedSession
 
         try:
@@ -323,14 +341,19 @@ class GoogleRestClient:
         body: Any = None,
         params: Mapping[str, Any] | None = None,
         expect: Callable[[dict[str, Any]], bool] | None = None,
+        idempotent: bool | None = None,
     ) -> dict[str, Any]:
         """One API call with retries; returns the answer's JSON object.
 
         ``expect`` checks the shape of a 2xx answer (e.g. "an operation with a name"); an answer
-        it rejects counts as lost, like a truncated one.
+        it rejects counts as lost, like a truncated one. ``idempotent`` says whether the call
+        may be sent again once it may have reached the API (default:
+        :func:`idempotent_by_default`); a call that may not is retried only while no attempt
+        left this machine.
         """
         assert self.retry.attempts >= 1
         url = self.url(path)
+        resend = idempotent_by_default(method, params) if idempotent is None else idempotent
         last: ApiError | None = None
         sent = False
         for attempt in range(self.retry.attempts):
@@ -351,6 +374,8 @@ class GoogleRestClient:
                     raise judged
             sent = sent or last.sent
             log.info("%s %s: %s (attempt %d)", method, url, last, attempt + 1)
+            if last.sent and not resend:
+                raise _not_resent(last)
             if attempt + 1 < self.retry.attempts:
                 assert self.sleep is not None
                 self.sleep(self.retry.delay(attempt, _retry_after(headers), self._rng))
@@ -368,8 +393,6 @@ class GoogleRestClient:
     def _exchange(
         self, method: str, url: str, body: Any, params: Mapping[str, Any] | None
     ) -> Answer:
-        from google.auth.exceptions import GoogleAuthError, RefreshError, TransportError
-
         assert self.timeout is not None
         try:
             return exchange(
@@ -433,9 +456,14 @@ class GoogleRestClient:
         body: Any = None,
         *,
         expect: Callable[[dict[str, Any]], bool] | None = None,
+        idempotent: bool | None = None,
         **params: Any,
     ) -> dict[str, Any]:
-        return self.request("POST", path, body=body, params=params or None, expect=expect)
+        """POST; sent again after it may have reached the API only with a ``requestId`` or
+        ``idempotent=True`` (see :meth:`request`)."""
+        return self.request(
+            "POST", path, body=body, params=params or None, expect=expect, idempotent=idempotent
+        )
 
     def patch(
         self,
@@ -443,9 +471,13 @@ class GoogleRestClient:
         body: Any = None,
         *,
         expect: Callable[[dict[str, Any]], bool] | None = None,
+        idempotent: bool | None = None,
         **params: Any,
     ) -> dict[str, Any]:
-        return self.request("PATCH", path, body=body, params=params or None, expect=expect)
+        """PATCH; sent again as :meth:`post` is."""
+        return self.request(
+            "PATCH", path, body=body, params=params or None, expect=expect, idempotent=idempotent
+        )
 
     def delete(
         self, path: str, *, expect: Callable[[dict[str, Any]], bool] | None = None, **params: Any
@@ -504,6 +536,15 @@ class GoogleRestClient:
             interval = min(self.poll.cap, interval * self.poll.factor)
 
 
+def _not_resent(error: ApiError) -> ApiError:
+    """The failure of a call that may not be sent again, as raised: its own 429/5xx answer, or
+    a lost answer that says why it was not sent again."""
+    if not error.lost:
+        return error
+    note = "not sent again: the API may have acted, and it does not deduplicate this call"
+    return ApiError(0, f"{error.message} ({note})", lost=True, sent=True)
+
+
 def wire(value: Any) -> Any:
     """A JSON body as sent: whole floats back to ints (the engine hands every number to a
     dynamic provider as a float), everything else as declared."""
@@ -530,8 +571,6 @@ def is_lro(answer: Mapping[str, Any]) -> bool:
 def _transient_auth_failure(exc: BaseException) -> bool:
     """A token refresh that failed for a reason that may pass (the metadata server or the token
     endpoint did not answer), as opposed to revoked or missing credentials."""
-    from google.auth.exceptions import TransportError
-
     if isinstance(exc, TransportError) or getattr(exc, "retryable", False):
         return True
     cause = exc.__cause__ or exc.__context__

@@ -15,9 +15,10 @@ from typing import TYPE_CHECKING, ClassVar, TypeVar
 import pulumi.dynamic as dyn
 
 from .endpoints import Api
+from .rest import GoogleRestClient
 
 if TYPE_CHECKING:
-    from .rest import GoogleRestClient, PollPolicy
+    from .rest import PollPolicy
 
 __all__ = ["RestProvider", "DEFAULT_TIMEOUT", "shared_provider"]
 
@@ -65,8 +66,6 @@ class RestProvider(dyn.ResourceProvider):
     def client(self, location: str | None = None) -> GoogleRestClient:
         """A REST client for this call: the endpoint in force (for a regional API, the one of
         ``location``), this provider's sleep and poll policy."""
-        from .rest import GoogleRestClient
-
         config = {self.API.config_key: self.endpoint} if self.endpoint else None
         client = GoogleRestClient(self.API.base(location, config), sleep=self.sleep)
         if self.poll_policy is not None:

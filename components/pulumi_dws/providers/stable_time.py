@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 import pulumi
 import pulumi.dynamic
 
+from ..clock import now
+
 if TYPE_CHECKING:
     from ..relative_time import RelativeTime
 
@@ -37,8 +39,6 @@ class StableTimeProvider(pulumi.dynamic.ResourceProvider):
     """Resolves the timestamp once at create; replaced only when the offset changes."""
 
     def create(self, props: dict[str, Any]) -> pulumi.dynamic.CreateResult:
-        from ..clock import now
-
         stamp = resolve(int(props["offset_seconds"]), bool(props["align_to_day"]), now())
         return pulumi.dynamic.CreateResult(id_=stamp, outs={**props, "timestamp": stamp})
 

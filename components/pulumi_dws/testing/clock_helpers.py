@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ..kinds.flex_group.api import resize_request_body
 from .emulator import Emulator
 
 __all__ = [
@@ -195,8 +196,6 @@ def mig_resize_props(
 ) -> dict[str, Any]:
     """The inputs of a ``MigResizeRequest`` (``pulumi_dws.kinds.flex_group.provider``): ``count``
     VMs for ``run`` seconds on ``group``, zonal (``zone``) or regional (``region``)."""
-    from ..kinds.flex_group.provider import resize_request_body
-
     return {
         "project": project,
         "zone": None if region else zone,

@@ -28,13 +28,20 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..kinds.flex_group.provider import MigResizeError, MigResizeRequestProvider
+from ..kinds.flex_vm.provider import FlexStartError, FlexStartVmProvider
+from ..kinds.queued_tpu.provider import QueuedTpuError, QueuedTpuProvider
+from ..kinds.slurm.provider import SlurmClusterError, SlurmClusterProvider
 from ..providers.rest import PollPolicy
+from .clock_helpers import flex_start_group, flex_start_vm_props, mig_resize_props, virtual_sleep
 from .emulator import Emulator
 from .fault_proxy import FaultProxy, ProxyFaultPlan
+from .labelled_jobs import LABELLED_JOBS, LabelledJobError, LabelledJobProvider
 
 __all__ = [
     "FaultRunReport",
     "flex_vm_fault_run",
+    "labelled_job_fault_run",
     "mig_resize_fault_run",
     "queued_tpu_fault_run",
     "slurm_fault_run",
@@ -186,8 +193,6 @@ def flex_vm_fault_run(
 ) -> FaultRunReport:
     """``cycles`` create/delete cycles of ``FlexStartVm`` through ``proxy`` (see the module
     docstring). Every fourth cycle waits in the queue for capacity; every tenth finds none."""
-    from ..kinds.flex_vm.provider import FlexStartError, FlexStartVmProvider
-    from .clock_helpers import flex_start_vm_props, virtual_sleep
 
     compute = emu["compute"]
     report = FaultRunReport("FlexStartVm")
@@ -244,8 +249,6 @@ def slurm_fault_run(
 ) -> FaultRunReport:
     """``cycles`` create/delete cycles of ``SlurmCluster`` through ``proxy``; ``body(cluster_id)``
     gives the create body. Every seventh create's operation fails (the clean-up path)."""
-    from ..kinds.slurm.provider import SlurmClusterError, SlurmClusterProvider
-    from .clock_helpers import virtual_sleep
 
     svc = emu["aiplatform"]
     report = FaultRunReport("SlurmCluster")
@@ -293,8 +296,6 @@ def queued_tpu_fault_run(
     Every fourth create waits in the queue for its chips, every seventh request fails when
     accepted, every tenth finds no chips (its window expires); every third returns once
     accepted."""
-    from ..kinds.queued_tpu.provider import QueuedTpuError, QueuedTpuProvider
-    from .clock_helpers import virtual_sleep
 
     svc = emu["tpu"]
     report = FaultRunReport("QueuedTpu")
@@ -343,8 +344,6 @@ def mig_resize_fault_run(
     for capacity, every seventh request fails while it queues, every tenth finds no capacity (the
     wait runs out: cancelled); some requests stay ``CREATING`` a while, some VMs boot slowly.
     An orphan is a resize request or a VM no successful create returned."""
-    from ..kinds.flex_group.provider import MigResizeError, MigResizeRequestProvider
-    from .clock_helpers import flex_start_group, mig_resize_props, virtual_sleep
 
     compute = emu["compute"]
     report = FaultRunReport("MigResizeRequest")
@@ -393,6 +392,46 @@ def mig_resize_fault_run(
 
     plan = ProxyFaultPlan(rate=rate, seed=seed, held_weight=held_weight)
     return _run_cycles(report, proxy, plan, "DWS_COMPUTE_ENDPOINT", deadline, cycles, cycle)
+
+
+def labelled_job_fault_run(
+    emu: Emulator,
+    proxy: FaultProxy,
+    *,
+    cycles: int = 200,
+    rate: float = 0.25,
+    seed: int = 1,
+    names: int = 4,
+    deadline: float = 0.1,
+    held_weight: float = 0.05,
+) -> FaultRunReport:
+    """``cycles`` create/delete cycles of a job of the fake API that names its jobs and takes no
+    request id (:mod:`~pulumi_dws.testing.labelled_jobs`: the ``OWNER_SEARCH`` mode) through
+    ``proxy``; the emulator must serve a ``LabelledJobsService``. Every seventh job fails
+    once created (the clean-up path). A duplicate is a second job made by one create."""
+    svc = emu["labelled-jobs"]
+    report = FaultRunReport("LabelledJob")
+    provider = LabelledJobProvider(sleep=virtual_sleep(emu), poll=_POLL)
+
+    def cycle(i: int) -> None:
+        props = {
+            "project": PROJECT,
+            "region": REGION,
+            "displayName": f"job-{i % names}",
+            "body": {"jobSpec": {"workerPoolSpecs": [{"replicaCount": 1 + i % names}]}},
+        }
+        if i % 7 == 6:
+            svc.fail_next()
+        before = len(svc.created)
+        tracked = _create_then_delete(report, provider, props, LabelledJobError, lambda r: r.id)
+        _count_duplicates(report, svc.created, before)
+        for job in svc.jobs():
+            if job["name"] not in tracked:
+                report.orphans += 1
+            svc.remove(job["name"])
+
+    plan = ProxyFaultPlan(rate=rate, seed=seed, held_weight=held_weight)
+    return _run_cycles(report, proxy, plan, LABELLED_JOBS.env_var, deadline, cycles, cycle)
 
 
 def _take_all_capacity(compute: Any) -> None:

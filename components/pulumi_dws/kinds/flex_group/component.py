@@ -53,6 +53,7 @@ from ...validation import check_name, check_region, is_output
 from ...vm_settings import VmSettings, VmSettingsArgs, template_args
 from ..calendar.component import CalendarReservation
 from ..calendar.consumers import check_vm_consumer, reservation_spec
+from . import limits as _rows  # noqa: F401 (registers this kind's limit rows)
 from .provider import MigResizeRequest, resize_request_body
 
 __all__ = [
@@ -257,6 +258,13 @@ class FlexStartGroup(pulumi.ComponentResource):
     ``template``, ``group`` and ``request``; ``spec`` is the validated args.
     """
 
+    self_link: pulumi.Output[str]
+    """The managed instance group's URL."""
+    request_state: pulumi.Output[str]
+    """The resize request's state: ``ACCEPTED``, ``SUCCEEDED``, ``FAILED``, ``CANCELLED``..."""
+    group_name: str
+    """Name of the managed instance group (and the prefix of its VMs' names)."""
+
     def __init__(
         self,
         name: str,
@@ -328,8 +336,8 @@ class FlexStartGroup(pulumi.ComponentResource):
                 parent=self, depends_on=[self.group], delete_before_replace=True
             ),
         )
-        self.self_link: pulumi.Output[str] = self.group.self_link
-        self.request_state: pulumi.Output[str] = self.request.state  # type: ignore[attr-defined]
+        self.self_link = self.group.self_link
+        self.request_state = self.request.state  # type: ignore[attr-defined]
         self.group_name = group_name
         self.register_outputs({"group_name": group_name, "zone": spec.zone, "region": spec.region})
 

@@ -25,35 +25,26 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ...providers.compute_insert import AttemptIds, insert_answer
-from ...providers.compute_ops import (
-    RESIZE_REQUEST_NUMBERS,
-    create_request_id,
-    is_operation,
-    typed_numbers,
+from ...providers.compute_insert import (
+    AttemptIds,
+    insert_answer,
+    name_taken_text,
+    unconfirmed_text,
 )
+from ...providers.compute_ops import create_request_id, is_operation
 from ...providers.create_machine import CleanUp, Found, Outcome, Phase, Sent
 from ...providers.rest import ApiError, OperationError
-from .ops import get_request, other_live_request, tear_down
+from .api import ENDED, MigResizeError, typed_body
+from .ops import get_request, managed_instances, other_live_request, tear_down
+from .target import ResizeRequest
+from .waiting import await_request, failure_text, reached, read_view
 
 if TYPE_CHECKING:
     from ...providers.rest import GoogleRestClient
-    from .provider import _Rr
 
 __all__ = ["MigCreate", "create_key", "typed_body", "same_request"]
 
-SETTLE_SECONDS = 30.0
-"""Waited (virtual under an emulator clock) before a lost insert is concluded not to exist."""
-ENDED = frozenset({"FAILED", "CANCELLED"})
-"""States of a request that ended without VMs: one of ours found so is deleted and asked again."""
 _SHAPE = ("resizeBy", "requestedRunDuration", "description", "instances")
-
-
-def typed_body(body: Mapping[str, Any]) -> dict[str, Any]:
-    """A resize request body typed as the API types it (:data:`RESIZE_REQUEST_NUMBERS`: values
-    reach a dynamic provider as protobuf doubles, ``4.0`` -> ``4``, a duration's ``seconds`` an
-    int64 string, ``259200.0`` -> ``"259200"``)."""
-    return typed_numbers(dict(body), RESIZE_REQUEST_NUMBERS)
 
 
 def _shape(request: Mapping[str, Any]) -> dict[str, Any]:
@@ -88,7 +79,7 @@ class MigCreate:
     """The steps of one MigResizeRequest create (a :class:`CreateSteps`). What it finds and
     returns is a *view*: ``{"request": <the resize request>, "members": <managed instances>}``."""
 
-    def __init__(self, client: GoogleRestClient, rr: _Rr) -> None:
+    def __init__(self, client: GoogleRestClient, rr: ResizeRequest) -> None:
         self.client = client
         self.rr = rr
         self.key = create_key(rr.props)
@@ -195,8 +186,6 @@ class MigCreate:
         return self._await()
 
     def _await(self) -> Outcome[dict[str, Any]]:
-        from .provider import await_request
-
         try:
             view = await_request(self.client, self.rr, self._seen)
         except Exception as exc:  # noqa: BLE001 - every failure must settle or clean up first
@@ -213,8 +202,6 @@ class MigCreate:
         """What a clean-up cut short left once the request is gone: the group's VMs (the
         request SUCCEEDED if any run; None when there are none: nothing is left), or the
         request as last seen with its VMs unknown."""
-        from .ops import managed_instances
-
         try:
             members = managed_instances(self.client, self.rr.where)
         except Exception:  # noqa: BLE001 - unknown, not none
@@ -225,8 +212,6 @@ class MigCreate:
 
     # ------------------------------------------------------------------ failure
     def reached(self, failure: Exception) -> dict[str, Any] | None:
-        from .provider import MigResizeError, reached, read_view
-
         if isinstance(failure, (OperationError, MigResizeError)):
             return None  # Google said the request failed, or it is gone
         try:
@@ -236,8 +221,6 @@ class MigCreate:
         return view if view is not None and reached(self.rr, view) else None
 
     def clean_up(self, failure: Exception) -> CleanUp[dict[str, Any]]:
-        from .provider import read_view
-
         rr = self.rr
         self.failure = failure
         try:
@@ -274,8 +257,6 @@ class MigCreate:
 
     # ------------------------------------------------------------------ messages
     def message(self, phase: Phase, detail: str, error: Exception | None) -> str:
-        from .provider import failure_text
-
         rr = self.rr
         if phase is Phase.NOT_OURS and self.blocked_by is not None:
             return (
@@ -284,18 +265,12 @@ class MigCreate:
                 "delete it and its VMs) and deploy again."
             )
         if phase is Phase.NOT_OURS:
-            return (
-                f"{rr.describe()}: {detail}. Nothing was created or changed. To change: choose "
-                f"another request name, or delete that request (`{rr.gcloud('delete')}`) and "
-                "deploy again."
+            return name_taken_text(
+                rr.describe(), detail, "request name", "request", rr.gcloud("delete")
             )
         if phase is Phase.REJECTED:
             if isinstance(error, ApiError) and error.ambiguous:
-                return (
-                    f"{rr.describe()} could not be created: Compute Engine did not confirm the "
-                    f"insert ({error}), and no request of that name exists. Nothing was "
-                    "created. To change: deploy again later."
-                )
+                return unconfirmed_text(rr.describe(), error, "request")
             return (
                 f"{rr.describe()} was rejected by Compute Engine: {error or detail}. Nothing "
                 "was created."

@@ -15,6 +15,7 @@ from typing import Any
 
 from ...plan.summary import duration_text
 from ...policy.capacity import CapacityItem, consumer_item, item, run_hours
+from ...policy.facts import RunLimit
 from ...policy.shapes import INSTANCE_TEMPLATE, REGION_INSTANCE_TEMPLATE, VmSpec, body_of
 from ...policy.values import UNKNOWN, as_int, dig, last_segment
 from ...policy.view import ResourceView
@@ -22,6 +23,7 @@ from ...registry import CapacityKind, Ref, ResourceType, register
 from ..flex_vm.kind import read_vm
 from .component import FlexStartGroup, FlexStartGroupArgs, FlexStartGroupSpec
 from .provider import TYPE_TOKEN as RESIZE_REQUEST
+from .rules import RULES
 
 __all__ = [
     "KIND",
@@ -97,6 +99,12 @@ def _request_capacity(view: ResourceView, stack: Sequence[ResourceView]) -> Iter
     )
 
 
+def _request_parts(view: ResourceView) -> Iterator[Any]:
+    """The run limit the request asks for (the facts the general rules check)."""
+    field = "body.requestedRunDuration" if "body" in view.props else "requestedRunDuration"
+    yield RunLimit(field, dig(body_of(view), "requestedRunDuration"), "mig.requested_run_duration")
+
+
 def _request_summary(view: ResourceView) -> dict[str, Any]:
     body = body_of(view)
     return {
@@ -140,6 +148,7 @@ KIND = register(
                 types=(RESIZE_REQUEST,),
                 dynamic_names=("migresizerequest",),
                 recognise=_looks_like_a_request,
+                parts=_request_parts,
                 stack_capacity=_request_capacity,
                 summary=_request_summary,
                 mock=Ref(f"{_AIDS}:resize_request"),
@@ -147,6 +156,7 @@ KIND = register(
             ResourceType(
                 "resize_request",
                 types=(RAW_RESIZE_REQUEST, RAW_REGION_RESIZE_REQUEST),
+                parts=_request_parts,
                 stack_capacity=_request_capacity,
                 summary=_request_summary,
             ),
@@ -164,5 +174,6 @@ KIND = register(
             ),
         ),
         test_aids=_AIDS,
+        rules=RULES,
     )
 )

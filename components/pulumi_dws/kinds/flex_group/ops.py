@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...providers.compute_ops import DEFAULT_OPERATION_TIMEOUT, is_operation, wait_operation
-from ...providers.paths import group_path, resize_request_path
 from ...providers.rest import ApiError, GoogleRestClient
+from .api import ACTIVE, FINISHED, GROUP, RESIZE_REQUEST_PATH, is_resize_request
 
 __all__ = [
     "ACTIVE",
@@ -29,10 +29,6 @@ __all__ = [
     "poll_until",
     "tear_down",
 ]
-
-ACTIVE = frozenset({"CREATING", "ACCEPTED"})
-"""States of a request still in flight (it can't be deleted; only ACCEPTED can be cancelled)."""
-FINISHED = frozenset({"SUCCEEDED", "FAILED", "CANCELLED"})
 
 
 @dataclass(frozen=True)
@@ -49,13 +45,25 @@ class Group:
         return str(self.zone or self.region)
 
     @property
+    def values(self) -> dict[str, str | None]:
+        """The group's inputs, as the path templates name them."""
+        return {
+            "project": self.project,
+            "group": self.group,
+            "zone": self.zone,
+            "region": self.region,
+        }
+
+    @property
     def path(self) -> str:
-        return group_path(self.project, self.group, zone=self.zone, region=self.region)
+        return GROUP.path(self.values)
 
     def request_path(self, name: str | None = None) -> str:
-        return resize_request_path(
-            self.project, self.group, name, zone=self.zone, region=self.region
-        )
+        """The path of the group's resize request ``name`` (None: of its resize requests)."""
+        values = {**self.values, "name": name}
+        if name is None:
+            return RESIZE_REQUEST_PATH.collection(values)
+        return RESIZE_REQUEST_PATH.path(values)
 
     def wait(
         self,
@@ -67,11 +75,6 @@ class Group:
         return wait_operation(
             client, self.project, operation, zone=self.zone, region=self.region, timeout=timeout
         )
-
-
-def is_resize_request(answer: Mapping[str, Any]) -> bool:
-    """A resize request: a ``name`` and a ``state``."""
-    return isinstance(answer.get("name"), str) and isinstance(answer.get("state"), str)
 
 
 def _is_listing(answer: Mapping[str, Any]) -> bool:
@@ -121,7 +124,9 @@ def other_live_request(client: GoogleRestClient, where: Group, name: str) -> dic
 def managed_instances(client: GoogleRestClient, where: Group) -> list[dict[str, Any]]:
     """``listManagedInstances`` (every VM of the group; none when the group is gone)."""
     try:
-        answer = client.post(f"{where.path}/listManagedInstances", expect=_is_listing)
+        answer = client.post(  # a read: safe to send again
+            f"{where.path}/listManagedInstances", expect=_is_listing, idempotent=True
+        )
     except ApiError as err:
         if err.not_found:
             return []
@@ -153,7 +158,7 @@ def poll_until(
 def _act(client: GoogleRestClient, where: Group, method: str, path: str, body: Any = None) -> bool:
     """One mutation (POST or DELETE) with a fresh request id, waited for; False when the
     target was already gone (404)."""
-    params = {"requestId": str(uuid.uuid4())}
+    params: dict[str, Any] = {"requestId": str(uuid.uuid4())}
     try:
         if method == "DELETE":
             op = client.delete(path, expect=is_operation, **params)

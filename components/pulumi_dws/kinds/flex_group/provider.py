@@ -57,27 +57,54 @@ managed instances (one request per group), each operation waited for; safe to ru
 another request of the group has or will have VMs, none is deleted and the delete fails saying
 so (a group's VMs can't be told apart by request).
 
-The provider pickles to a few hundred bytes: no client, no credentials; the endpoint comes from
-``DWS_COMPUTE_ENDPOINT`` or the stack config ``dws:computeEndpoint``.
+The resource is declared once (:data:`~pulumi_dws.kinds.flex_group.api.RESIZE_REQUEST`: paths,
+id, replace keys, outputs, states, idempotency) on the shared base
+(:mod:`~pulumi_dws.providers.rest_resource`), which supplies the target
+(:class:`~pulumi_dws.kinds.flex_group.target.ResizeRequest`), id parsing, the diff, failure
+wrapping and the ``Resource`` class. The provider pickles to a few hundred bytes: no client, no
+credentials; the endpoint comes from ``DWS_COMPUTE_ENDPOINT`` or the stack config
+``dws:computeEndpoint``.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
-import pulumi
 import pulumi.dynamic as dyn
 
+from ... import limits
+from ...errors import DwsValidationError
+from ...providers.checks import CheckFailures
+from ...providers.checks import known as _known
 from ...providers.compute_provider import ComputeProvider
+from ...providers.create_machine import CreateMachine
+from ...providers.rest import ApiError
 from ...providers.rest_provider import shared_provider
+from ...providers.rest_resource import DeclaredResource, RestResource, Target
+from ...validation import check_name, check_region, check_zone, parse_timestamp
+from .api import (
+    INPUT_KEYS,
+    OBSERVED_KEYS,
+    OUTPUT_KEYS,
+    RESIZE_REQUEST,
+    RUNNING_WAIT_SECONDS,
+    TYPE_TOKEN,
+    WAITS,
+    MigResizeError,
+    request_id_of,
+    resize_request_body,
+    typed_body,
+)
+from .create import MigCreate
+from .ops import instance_name, managed_instances, tear_down
+from .target import ResizeRequest
+from .waiting import google_error, read_view
 
 if TYPE_CHECKING:
     from ...providers.rest import GoogleRestClient
-    from .ops import Group
 
 __all__ = [
     "MigResizeRequest",
@@ -92,66 +119,112 @@ __all__ = [
     "request_id_of",
 ]
 
-TYPE_TOKEN = "pulumi-python:dynamic/dws:MigResizeRequest"
-INPUT_KEYS = ("project", "zone", "region", "group", "name", "body", "waitFor")
-OUTPUT_KEYS = ("state", "observed")
-OBSERVED_KEYS = ("selfLink", "instances", "runEndsAt", "requestId", "error")
-WAITS = ("accepted", "running")
-ACCEPT_WAIT_SECONDS = 900.0
-"""How long a new request may stay ``CREATING`` before ``waitFor: accepted`` gives up."""
-RUNNING_WAIT_SECONDS = 7200.0 + 600.0
-"""How long ``waitFor: running`` waits for the whole set: the longest a Flex-start VM may queue
-(``flex_start.request_valid_for``, 2 h) plus a margin. Resize requests in v1 have no queue
-deadline of their own; a longer wait is ``waitFor: accepted`` and a later ``pulumi refresh``."""
-
-
-def resize_request_body(name: str, count: int, run_seconds: int | None) -> dict[str, Any]:
-    """The ``InstanceGroupManagerResizeRequest`` gcloud sends for ``gcloud beta compute
-    instance-groups managed resize-requests create GROUP --resize-request=NAME --resize-by=COUNT
-    --requested-run-duration=RUN`` (``run_seconds=None``: no ``--requested-run-duration``)."""
-    body: dict[str, Any] = {"name": name, "resizeBy": count}
-    if run_seconds is not None:
-        body["requestedRunDuration"] = {"seconds": str(int(run_seconds))}
-    return body
-
-
-def request_id_of(
-    project: str, group: str, name: str, *, zone: str | None = None, region: str | None = None
-) -> str:
-    """The resource id: ``projects/p/{zones/z|regions/r}/instanceGroupManagers/g/
-    resizeRequests/name`` (pulumi-gcp's format)."""
-    from ...providers.paths import resize_request_path
-
-    return resize_request_path(project, group, name, zone=zone, region=region)
-
-
-class MigResizeError(Exception):
-    """A resize request could not be created, read or deleted. The message says what was
-    asked, where, why, what to change, and whether anything was left behind."""
-
 
 class MigResizeRequestProvider(ComputeProvider):
     """CRUD for ``MigResizeRequest`` over the Compute v1 REST API (see the module docstring;
     ``sleep``, ``poll`` and the endpoint: :class:`~.compute_provider.ComputeProvider`)."""
 
+    RESOURCE: ClassVar[RestResource] = RESIZE_REQUEST
+    TARGET: ClassVar[type[Target]] = ResizeRequest
+
     def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> dyn.CheckResult:
         return dyn.CheckResult(news, _check(news))
 
-    def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> dyn.DiffResult:
-        return _diff(olds, news)
+    def same(self, key: str, old: Any, new: Any) -> bool:
+        """A body is compared as the API types it; an empty input is an absent one."""
+        if key == "body" and isinstance(old, Mapping) and isinstance(new, Mapping):
+            return typed_body(old) == typed_body(new)
+        return bool((old or None) == (new or None))
 
-    def create(self, props: dict[str, Any]) -> dyn.CreateResult:
-        return _create(self, props)
+    def create_steps(self, client: GoogleRestClient, target: Target) -> MigCreate:
+        assert isinstance(target, ResizeRequest)
+        return MigCreate(client, target)
+
+    def created(
+        self, target: Target, live: Any, steps: Any, machine: CreateMachine[Any, Any]
+    ) -> dict[str, Any]:
+        assert isinstance(target, ResizeRequest)
+        return _outputs(target, target.props, live, steps.request_id, steps.client.server_time)
+
+    def target_of_id(self, id_: str, props: Mapping[str, Any]) -> Target:
+        """The request of the state's inputs; read by id alone (``pulumi import``), the
+        request the id names."""
+        if props.get("project"):
+            return self.target(props)
+        values = self.parse_id(id_)
+        return self.target(
+            {
+                "zone": None,
+                "region": None,
+                **values,
+                "body": {"name": values["name"]},
+                "waitFor": "accepted",
+            }
+        )
+
+    def not_an_id(self, id_: str) -> str:
+        return (
+            f"{id_!r} is not a resize request id (projects/P/zones/Z/instanceGroupManagers/G/"
+            "resizeRequests/NAME, or regions/R for a regional group)"
+        )
 
     def read(self, id_: str, props: dict[str, Any]) -> dyn.ReadResult:
-        return _read(self, id_, props)
+        """The request and its group's VMs; gone when it was deleted outside Pulumi before its
+        run ended, ``EXPIRED`` once it ended, kept while the group's VMs run."""
+        imported = not props.get("project")
+        rr = self.target_of_id(id_, props)
+        assert isinstance(rr, ResizeRequest)
+        props = dict(rr.props)
+        client = self.client()
+        try:
+            view = read_view(client, rr)
+        except self.UNREADABLE as err:
+            raise self.failed(self.unreadable(rr, id_, err)) from None
+        observed = props.get("observed")
+        previous: Mapping[str, Any] = observed if isinstance(observed, Mapping) else {}
+        if view is None:
+            try:
+                members = managed_instances(client, rr.where)
+            except ApiError as err:
+                raise MigResizeError(
+                    f"{rr.describe()} is gone, and whether its VMs still run could not be "
+                    f"read: {err}. Nothing was changed; run `pulumi refresh` again once Compute "
+                    "Engine answers."
+                ) from None
+            ends = previous.get("runEndsAt") if previous else None
+            if not members and (not ends or not _ended(ends, client.server_time)):
+                return dyn.ReadResult(self.GONE_ID, {})  # deleted outside Pulumi: asked again
+            # gone after its run ended, or deleted while its VMs run: the VMs stay tracked
+            request = {"state": "SUCCEEDED", "selfLink": previous.get("selfLink")}
+            view = {"request": request, "members": members}
+        if imported:
+            body = view["request"]
+            kept = ("name", "resizeBy", "requestedRunDuration", "description")
+            props = {**props, "body": {k: body[k] for k in kept if k in body}}
+        outs = _outputs(rr, props, view, (previous or {}).get("requestId"), client.server_time)
+        inputs = {key: outs[key] for key in INPUT_KEYS if key in outs}
+        return dyn.ReadResult(id_ or rr.id, outs, inputs)
 
     def update(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> dyn.UpdateResult:
+        """Only ``waitFor`` changes in place, and it matters at create time only."""
         outs = {**olds, **{k: news[k] for k in INPUT_KEYS if k in news}}
         return dyn.UpdateResult(outs)
 
-    def delete(self, _id: str, props: dict[str, Any]) -> None:
-        _delete(self, props)
+    def delete_and_wait(self, client: GoogleRestClient, target: Target) -> bool:
+        """Cancel and delete the request, then delete the VMs it brought (see
+        :func:`~.ops.tear_down`)."""
+        assert isinstance(target, ResizeRequest)
+        tear_down(client, target.where, target.name)
+        return True
+
+    def undeletable(self, target: Target, id_: str, err: Exception) -> str:
+        assert isinstance(target, ResizeRequest)
+        return (
+            f"{target.describe()} could not be deleted: {err}. It is still in the stack: run "
+            f"`pulumi destroy` (or `pulumi up`) again, or remove it with "
+            f"`{target.gcloud('cancel')}`, `{target.gcloud('delete')}` and delete the group's "
+            "VMs, then `pulumi refresh`."
+        )
 
 
 def default_provider() -> MigResizeRequestProvider:
@@ -159,7 +232,7 @@ def default_provider() -> MigResizeRequestProvider:
     return shared_provider(MigResizeRequestProvider)
 
 
-class MigResizeRequest(dyn.Resource, module="dws", name="MigResizeRequest"):
+class MigResizeRequest(DeclaredResource, module="dws", name="MigResizeRequest"):
     """A resize request on a managed instance group
     (``pulumi-python:dynamic/dws:MigResizeRequest``).
 
@@ -168,78 +241,12 @@ class MigResizeRequest(dyn.Resource, module="dws", name="MigResizeRequest"):
     ``request.state``, ``request.observed`` (a dict), ``request.body``...
     """
 
-    def __init__(
-        self,
-        name: str,
-        props: Mapping[str, Any],
-        opts: pulumi.ResourceOptions | None = None,
-        provider: MigResizeRequestProvider | None = None,
-    ) -> None:
-        full = {key: None for key in OUTPUT_KEYS}
-        full.update(props)
-        super().__init__(provider or default_provider(), name, full, opts)
+    provider_class = MigResizeRequestProvider
 
 
-# ---------------------------------------------------------------------- the request handled
-@dataclass(frozen=True)
-class _Rr:
-    where: Group
-    name: str
-    body: dict[str, Any]
-    wait_for: str
-    props: Mapping[str, Any]
-
-    @classmethod
-    def of(cls, props: Mapping[str, Any]) -> _Rr:
-        from .create import typed_body
-        from .ops import Group
-
-        where = Group(
-            str(props["project"]),
-            str(props["group"]),
-            zone=str(props["zone"]) if props.get("zone") else None,
-            region=str(props["region"]) if props.get("region") else None,
-        )
-        body = typed_body(props.get("body") or {})  # numbers arrive as protobuf doubles
-        return cls(where, str(props["name"]), body, str(props.get("waitFor") or "running"), props)
-
-    @property
-    def id(self) -> str:
-        w = self.where
-        return request_id_of(w.project, w.group, self.name, zone=w.zone, region=w.region)
-
-    @property
-    def run(self) -> int | None:
-        spec = self.body.get("requestedRunDuration") or {}
-        return int(float(spec["seconds"])) if spec.get("seconds") is not None else None
-
-    def describe(self) -> str:
-        from ...duration import Duration
-
-        w = self.where
-        parts = [f"+{self.body.get('resizeBy', '?')} VMs"]
-        if self.run:
-            parts.append(f"run {Duration(self.run).human()}")
-        parts.append(f"group {w.group} in {w.location}, project {w.project}")
-        return f"Resize request '{self.name}' ({', '.join(parts)})"
-
-    def gcloud(self, verb: str) -> str:
-        w = self.where
-        where = f"--zone {w.zone}" if w.zone else f"--region {w.region}"
-        flag = "--resize-request" if verb == "describe" else "--resize-requests"
-        return (
-            f"gcloud beta compute instance-groups managed resize-requests {verb} {w.group} "
-            f"{flag}={self.name} {where} --project {w.project}"
-        )
-
-
-# ---------------------------------------------------------------------- check / diff
+# ---------------------------------------------------------------------- check
 def _check(news: Mapping[str, Any]) -> list[dyn.CheckFailure]:
     """Check the inputs; a value not known yet (a preview) is never a failure."""
-    from ... import limits
-    from ...providers.checks import CheckFailures
-    from ...providers.checks import known as _known
-    from ...validation import check_name, check_region, check_zone
 
     failures = CheckFailures()
     run = failures.run
@@ -300,7 +307,6 @@ def _check(news: Mapping[str, Any]) -> list[dyn.CheckFailure]:
 def _run_seconds(duration: Any) -> int:
     """The seconds of a ``requestedRunDuration`` (``{"seconds": "259200"}``, an int64 that may
     arrive as a whole number); anything else is refused with one sentence."""
-    from ...errors import DwsValidationError
 
     seconds = duration.get("seconds") if isinstance(duration, Mapping) else None
     if isinstance(seconds, str) and seconds.isascii() and seconds.isdigit():
@@ -316,135 +322,11 @@ def _run_seconds(duration: Any) -> int:
     )
 
 
-def _diff(olds: Mapping[str, Any], news: Mapping[str, Any]) -> dyn.DiffResult:
-    from .create import typed_body
-
-    def same(key: str) -> bool:
-        old, new = olds.get(key), news.get(key)
-        if key == "body" and isinstance(old, Mapping) and isinstance(new, Mapping):
-            return typed_body(old) == typed_body(new)
-        return (old or None) == (new or None)
-
-    replaces = [k for k in INPUT_KEYS if k != "waitFor" and not same(k)]
-    changes = bool(replaces) or not same("waitFor")
-    return dyn.DiffResult(
-        changes=changes,
-        replaces=replaces,
-        stables=[k for k in INPUT_KEYS if k != "waitFor"] if not replaces else [],
-        delete_before_replace=True,
-    )
-
-
-# ---------------------------------------------------------------------- waiting
-def reached(rr: _Rr, view: Mapping[str, Any]) -> bool:
-    """Whether a request (and its VMs) reached what ``waitFor`` asks."""
-    state = view["request"].get("state")
-    if rr.wait_for == "accepted":
-        return state in ("ACCEPTED", "SUCCEEDED")
-    members = view.get("members") or []
-    return state == "SUCCEEDED" and all(m.get("instanceStatus") == "RUNNING" for m in members)
-
-
-def read_view(
-    client: GoogleRestClient,
-    rr: _Rr,
-    seen: Callable[[dict[str, Any]], None] | None = None,
-) -> dict[str, Any] | None:
-    """The request and (once it SUCCEEDED) the group's managed instances; None when the
-    request does not exist. ``seen`` is given the request as soon as it is read (before the
-    instances are listed, which may fail)."""
-    from .ops import get_request, managed_instances
-
-    request = get_request(client, rr.where, rr.name)
-    if request is None:
-        return None
-    if seen is not None:
-        seen(request)
-    members = managed_instances(client, rr.where) if request.get("state") == "SUCCEEDED" else []
-    return {"request": request, "members": members}
-
-
-def await_request(
-    client: GoogleRestClient,
-    rr: _Rr,
-    seen: Callable[[dict[str, Any]], None] = lambda _view: None,
-) -> dict[str, Any]:
-    """Poll (growing intervals) until the request reached what ``waitFor`` asks; raise
-    :class:`MigResizeError` when it ended FAILED or CANCELLED or disappeared, ``TimeoutError``
-    when the wait ran out."""
-
-    def read() -> dict[str, Any]:
-        view = read_view(client, rr, lambda request: seen({"request": request, "members": []}))
-        if view is None:
-            raise MigResizeError(f"{rr.describe()} disappeared while it was awaited")
-        seen(view)
-        return view
-
-    def done(view: dict[str, Any]) -> bool:
-        return view["request"].get("state") in ("FAILED", "CANCELLED") or reached(rr, view)
-
-    from .ops import poll_until
-
-    budget = ACCEPT_WAIT_SECONDS if rr.wait_for == "accepted" else RUNNING_WAIT_SECONDS
-    view, waited = poll_until(client, read, done, budget)
-    if reached(rr, view):
-        return view
-    state = view["request"].get("state")
-    if state in ("FAILED", "CANCELLED"):
-        raise RequestEnded(view["request"])
-    raise TimeoutError(f"it is still {state} after {waited:.0f}s")
-
-
-class RequestEnded(MigResizeError):
-    """Google ended the request ``FAILED`` or ``CANCELLED``."""
-
-    def __init__(self, request: Mapping[str, Any]) -> None:
-        self.request = dict(request)
-        self.state = str(request.get("state"))
-        self.reason = google_error(request) or "Google gave no reason"
-        super().__init__(f"the request ended {self.state}: {self.reason}")
-
-
-def google_error(request: Mapping[str, Any]) -> str | None:
-    """``status.error.errors`` of a request as one line, or None."""
-    status = request.get("status")
-    error = status.get("error") if isinstance(status, Mapping) else None
-    errors = error.get("errors") if isinstance(error, Mapping) else None
-    if not isinstance(errors, list) or not errors:
-        return None
-    return "; ".join(
-        f"{e.get('code', '')}: {e.get('message', '')}" if isinstance(e, Mapping) else str(e)
-        for e in errors
-    )
-
-
-def failure_text(rr: _Rr, exc: Exception) -> str:
-    """Why an accepted create failed, and what to change."""
-    from ...duration import Duration
-
-    if isinstance(exc, RequestEnded):
-        return (
-            f"{rr.describe()} ended {exc.state}: {exc.reason.rstrip('.')}. To change: deploy "
-            "again later, or pick another zone or region (see `dws advise`)."
-        )
-    if isinstance(exc, TimeoutError):
-        return (
-            f"{rr.describe()} was not ready in time ({exc}; pulumi-dws waits up to "
-            f"{Duration(int(RUNNING_WAIT_SECONDS)).human()} for the whole set). To change: "
-            "deploy again later, or set wait_for='accepted' to return once the request is "
-            "queued."
-        )
-    if isinstance(exc, MigResizeError):
-        return str(exc).rstrip(".") + "."
-    return f"{rr.describe()} could not be created: {exc}."
-
-
-# ---------------------------------------------------------------------- outputs
 def _rfc3339(seconds: float) -> str:
     return dt.datetime.fromtimestamp(seconds, dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _run_ends(rr: _Rr, view: Mapping[str, Any], previous: Any, now: float | None) -> Any:
+def _run_ends(rr: ResizeRequest, view: Mapping[str, Any], previous: Any, now: float | None) -> Any:
     stamps = [
         str((m.get("scheduling") or {}).get("terminationTimestamp"))
         for m in view.get("members") or []
@@ -461,13 +343,12 @@ def _run_ends(rr: _Rr, view: Mapping[str, Any], previous: Any, now: float | None
 
 
 def _outputs(
-    rr: _Rr,
+    rr: ResizeRequest,
     props: Mapping[str, Any],
     view: Mapping[str, Any],
     request_id: str | None,
     now: float | None,
 ) -> dict[str, Any]:
-    from .ops import instance_name
 
     request = view["request"]
     previous = (props.get("observed") or {}) if isinstance(props.get("observed"), Mapping) else {}
@@ -487,94 +368,7 @@ def _outputs(
     return outs
 
 
-# ---------------------------------------------------------------------- create
-def _create(provider: MigResizeRequestProvider, props: dict[str, Any]) -> dyn.CreateResult:
-    from ...providers.create_machine import CreateFailed, CreateMachine
-    from ...providers.paths import PathValueError
-    from .create import SETTLE_SECONDS, MigCreate
-
-    rr = _Rr.of(props)
-    client = provider.client()
-    steps = MigCreate(client, rr)
-    sleep = client.sleep
-    assert sleep is not None
-    machine = CreateMachine(steps, settle=lambda: sleep(SETTLE_SECONDS))
-    try:
-        view = machine.run()
-    except CreateFailed as err:
-        raise MigResizeError(str(err)) from None
-    except PathValueError as err:
-        raise MigResizeError(f"{rr.describe()} can't be addressed: {err}") from None
-    outs = _outputs(rr, props, view, steps.request_id, client.server_time)
-    return dyn.CreateResult(rr.id, outs)
-
-
-# ---------------------------------------------------------------------- read / delete
-def _props_of_id(id_: str) -> dict[str, Any]:
-    """Inputs for a request read by id alone (``pulumi import``)."""
-    parts = id_.split("/")
-    if len(parts) != 8 or parts[0] != "projects" or parts[2] not in ("zones", "regions"):
-        raise MigResizeError(
-            f"{id_!r} is not a resize request id (projects/P/zones/Z/instanceGroupManagers/G/"
-            "resizeRequests/NAME, or regions/R for a regional group)"
-        )
-    zonal = parts[2] == "zones"
-    return {
-        "project": parts[1],
-        "zone": parts[3] if zonal else None,
-        "region": None if zonal else parts[3],
-        "group": parts[5],
-        "name": parts[7],
-        "body": {"name": parts[7]},
-        "waitFor": "accepted",
-    }
-
-
-def _read(provider: MigResizeRequestProvider, id_: str, props: dict[str, Any]) -> dyn.ReadResult:
-    from ...providers.paths import PathValueError
-    from ...providers.rest import ApiError
-    from .ops import managed_instances
-
-    imported = not props.get("project")
-    if imported:
-        props = _props_of_id(id_)
-    rr = _Rr.of(props)
-    client = provider.client()
-    try:
-        view = read_view(client, rr)
-    except (ApiError, PathValueError) as err:
-        raise MigResizeError(
-            f"{rr.describe()} could not be read: {err}. Nothing was changed; run `pulumi "
-            "refresh` again once Compute Engine answers."
-        ) from None
-    observed = props.get("observed")
-    previous: Mapping[str, Any] = observed if isinstance(observed, Mapping) else {}
-    if view is None:
-        try:
-            members = managed_instances(client, rr.where)
-        except ApiError as err:
-            raise MigResizeError(
-                f"{rr.describe()} is gone, and whether its VMs still run could not be read: "
-                f"{err}. Nothing was changed; run `pulumi refresh` again once Compute Engine "
-                "answers."
-            ) from None
-        ends = previous.get("runEndsAt") if previous else None
-        if not members and (not ends or not _ended(ends, client.server_time)):
-            return dyn.ReadResult("", {})  # deleted outside Pulumi: the next up asks again
-        # gone after its run ended, or deleted while its VMs run: the VMs stay tracked
-        request = {"state": "SUCCEEDED", "selfLink": previous.get("selfLink")}
-        view = {"request": request, "members": members}
-    if imported:
-        body = view["request"]
-        props = {**props, "body": {k: body[k] for k in ("name", "resizeBy",
-                 "requestedRunDuration", "description") if k in body}}  # fmt: skip
-    outs = _outputs(rr, props, view, (previous or {}).get("requestId"), client.server_time)
-    inputs = {key: outs[key] for key in INPUT_KEYS if key in outs}
-    return dyn.ReadResult(id_ or rr.id, outs, inputs)
-
-
 def _ended(stamp: str, now: float | None) -> bool:
-    from ...validation import parse_timestamp
 
     if now is None:
         return False
@@ -582,19 +376,3 @@ def _ended(stamp: str, now: float | None) -> bool:
         return parse_timestamp("runEndsAt", stamp).timestamp() <= now
     except Exception:  # noqa: BLE001 - an unreadable time proves nothing
         return False
-
-
-def _delete(provider: MigResizeRequestProvider, props: dict[str, Any]) -> None:
-    from ...providers.paths import PathValueError
-    from ...providers.rest import ApiError, OperationError
-    from .ops import tear_down
-
-    rr = _Rr.of(props)
-    try:
-        tear_down(provider.client(), rr.where, rr.name)
-    except (ApiError, OperationError, TimeoutError, PathValueError) as err:
-        raise MigResizeError(
-            f"{rr.describe()} could not be deleted: {err}. It is still in the stack: run "
-            f"`pulumi destroy` (or `pulumi up`) again, or remove it with `{rr.gcloud('cancel')}`"
-            f", `{rr.gcloud('delete')}` and delete the group's VMs, then `pulumi refresh`."
-        ) from None

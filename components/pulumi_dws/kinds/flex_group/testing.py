@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...clock import now
 from ...testing.mocks import COMPUTE, Fill, compute_regional, compute_zonal
-from ...testing.samples import DELETE, Example, Sample
+from ...testing.samples import DELETE, Capacity, Example, Sample
 from ...validation import format_timestamp
 
 if TYPE_CHECKING:
@@ -23,6 +23,7 @@ __all__ = [
     "region_instance_group_manager",
     "vm_names",
     "SAMPLES",
+    "CAPACITY",
     "EXAMPLES",
     "GROUP_EXAMPLES",
     "GROUP_EXAMPLE_STACKS",
@@ -203,6 +204,13 @@ SAMPLES: dict[str, Sample] = {
     ),
     "group_autoscaler": ("gcp:compute/autoscaler:Autoscaler", group_autoscaler),
 }
+
+CAPACITY: dict[str, Capacity] = {
+    # a resize request's VMs are its group's template's, not known from the request alone
+    "group_request": Capacity(unknown=True),
+    "raw_group_request": Capacity(unknown=True),
+}
+"""What each sample asks for on its own (see :func:`pulumi_dws.testing.samples.totals`)."""
 
 EXAMPLES: tuple[Example, ...] = (
     Example(

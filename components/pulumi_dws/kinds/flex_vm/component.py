@@ -49,6 +49,7 @@ from ...vm_settings import (
     VmSettingsArgs,
     template_args,
 )
+from . import limits as _rows  # noqa: F401 (registers this kind's limit rows)
 from .provider import FlexStartVm
 from .shapes import TEMPLATE_TYPE, fingerprint, shareable, shared_template
 
@@ -240,8 +241,6 @@ class FlexStartInstance(pulumi.ComponentResource):
             },
             child,
         )
-        self.status = self.vm.status
-        self.template_self_link = self.template.self_link
         self._instance_name = instance_name
         # Plain values only: every Output registered here is awaited and serialized once more;
         # the VM's own state (status, observed) is already in the stack.
@@ -249,7 +248,18 @@ class FlexStartInstance(pulumi.ComponentResource):
 
     @property
     def instance_name(self) -> pulumi.Output[str]:
+        """Name of the VM."""
         return pulumi.Output.from_input(self._instance_name)
+
+    @property
+    def status(self) -> pulumi.Output[str | None]:
+        """The VM's status: ``PENDING`` (queued for capacity), ``RUNNING``, ``TERMINATED``..."""
+        return self.vm.status
+
+    @property
+    def template_self_link(self) -> pulumi.Output[str]:
+        """The instance template the VM was made from."""
+        return self.template.self_link
 
     def _observed(self, key: str) -> pulumi.Output[Any]:
         return self.vm.observed.apply(lambda observed: (observed or {}).get(key))
@@ -261,6 +271,7 @@ class FlexStartInstance(pulumi.ComponentResource):
 
     @property
     def internal_ip(self) -> pulumi.Output[str | None]:
+        """The VM's internal IP, once it runs."""
         return self._observed("internalIp")
 
     @property
@@ -270,8 +281,10 @@ class FlexStartInstance(pulumi.ComponentResource):
 
     @property
     def instance_id(self) -> pulumi.Output[str | None]:
+        """The VM's numeric id, once it exists."""
         return self._observed("instanceId")
 
     @property
     def self_link(self) -> pulumi.Output[str | None]:
+        """The VM's URL, once it exists."""
         return self._observed("selfLink")

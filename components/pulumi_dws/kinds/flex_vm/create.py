@@ -28,7 +28,12 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ...providers.compute_insert import AttemptIds, insert_answer
+from ...providers.compute_insert import (
+    AttemptIds,
+    insert_answer,
+    name_taken_text,
+    unconfirmed_text,
+)
 from ...providers.compute_ops import (
     create_request_id,
     delete_instance,
@@ -47,17 +52,16 @@ from ...providers.create_machine import (
     Sent,
     found_by_owner,
 )
-from ...providers.rest import ApiError, OperationError
+from ...providers.rest import ApiError
+from .api import QUEUED, FlexStartError
+from .lifecycle import await_capacity, converge, reached_anyway
+from .messages import failure_text, rejected_text
+from .target import FlexVm
 
 if TYPE_CHECKING:
     from ...providers.rest import GoogleRestClient
-    from .provider import _Vm
 
 __all__ = ["OWNER_LABEL", "FlexCreate", "create_key"]
-
-SETTLE_SECONDS = 30.0
-"""Waited (virtual under an emulator clock) before a lost create is concluded not to exist."""
-_QUEUED = frozenset({"PENDING", "PROVISIONING", "STAGING"})
 
 
 def create_key(props: Mapping[str, Any]) -> str:
@@ -81,7 +85,7 @@ _NOT_IN_KEY = frozenset({"labels", "metadata", "params"})
 class FlexCreate:
     """The steps of one FlexStartVm create (a :class:`CreateSteps`)."""
 
-    def __init__(self, client: GoogleRestClient, vm: _Vm) -> None:
+    def __init__(self, client: GoogleRestClient, vm: FlexVm) -> None:
         self.client = client
         self.vm = vm
         self.key = create_key(vm.props)
@@ -118,7 +122,7 @@ class FlexCreate:
     def send(self, attempt: int) -> Sent[dict[str, Any]]:
         vm = self.vm
         self.request_id = self._ids(attempt)
-        params = {"requestId": self.request_id}
+        params: dict[str, Any] = {"requestId": self.request_id}
         if vm.template:
             params["sourceInstanceTemplate"] = vm.template
         return insert_answer(
@@ -132,8 +136,6 @@ class FlexCreate:
 
     # ------------------------------------------------------------------ follow / adopt
     def follow(self, op: dict[str, Any]) -> Outcome[dict[str, Any]]:
-        from .provider import FlexStartError, await_capacity
-
         vm = self.vm
         try:
             await_capacity(self.client, vm, op)
@@ -147,8 +149,6 @@ class FlexCreate:
         return Outcome(_phase_of(instance), instance)
 
     def adopt(self, instance: dict[str, Any]) -> Outcome[dict[str, Any]]:
-        from .provider import converge
-
         try:
             final = converge(self.client, self.vm, instance)
         except Exception as exc:  # noqa: BLE001 - every failure must settle or clean up first
@@ -157,19 +157,7 @@ class FlexCreate:
 
     # ------------------------------------------------------------------ failure
     def reached(self, failure: Exception) -> dict[str, Any] | None:
-        from .provider import ACCEPTED, FlexStartError
-
-        vm = self.vm
-        if isinstance(failure, (OperationError, FlexStartError)):
-            return None  # Compute said the insert failed, or the VM is gone
-        try:
-            instance = get_instance(self.client, vm.project, vm.zone, vm.name)
-        except Exception:  # noqa: BLE001 - then clean up
-            return None
-        if instance is None or vm.desired == "TERMINATED":
-            return None
-        wanted = ACCEPTED if vm.wait_for == "accepted" and vm.window else {"RUNNING"}
-        return instance if instance.get("status") in wanted else None
+        return reached_anyway(self.client, self.vm, failure)
 
     def clean_up(self, failure: Exception) -> CleanUp[dict[str, Any]]:
         vm = self.vm
@@ -197,7 +185,6 @@ class FlexCreate:
 
     def _after_failed_delete(self, err: Exception) -> CleanUp[dict[str, Any]]:
         vm = self.vm
-        where = f"{vm.name} --zone {vm.zone} --project {vm.project}"
         try:
             instance = get_instance(self.client, vm.project, vm.zone, vm.name)
         except Exception:  # noqa: BLE001
@@ -205,7 +192,7 @@ class FlexCreate:
                 False,
                 f"The VM may still exist and could not be deleted ({err}). It carries the label "
                 f"{OWNER_LABEL}={self.key}: run `pulumi up` again with the same inputs to adopt "
-                f"it, or delete it with `gcloud compute instances delete {where}`.",
+                f"it, or delete it with `{vm.gcloud('delete')}`.",
             )
         if instance is None:
             return CleanUp(True, "Nothing was left behind: the half-created VM was deleted.")
@@ -218,23 +205,14 @@ class FlexCreate:
 
     # ------------------------------------------------------------------ messages
     def message(self, phase: Phase, detail: str, error: Exception | None) -> str:
-        from .provider import failure_text, rejected_text
-
         vm = self.vm
-        where = f"{vm.name} --zone {vm.zone} --project {vm.project}"
         if phase is Phase.NOT_OURS:
-            return (
-                f"{vm.describe()}: {detail}. Nothing was created or changed. To change: choose "
-                "another instance_name, or delete that VM (`gcloud compute instances delete "
-                f"{where}`) and deploy again."
+            return name_taken_text(
+                vm.describe(), detail, "instance_name", "VM", vm.gcloud("delete")
             )
         if phase is Phase.REJECTED:
             if isinstance(error, ApiError) and error.ambiguous:
-                return (
-                    f"{vm.describe()} could not be created: Compute Engine did not confirm the "
-                    f"insert ({error}), and no VM of that name exists. Nothing was created. To "
-                    "change: deploy again later."
-                )
+                return unconfirmed_text(vm.describe(), error, "VM")
             return rejected_text(vm, error or RuntimeError(detail))
         if phase is Phase.CLEANED_UP:
             return f"{failure_text(vm, error or RuntimeError(detail))} {detail}"
@@ -244,9 +222,9 @@ class FlexCreate:
             f"{vm.describe()}: {detail}. Whether the VM was created cannot be read now. If it "
             f"was, it carries the label {OWNER_LABEL}={self.key}: run `pulumi up` again with "
             "the same inputs and it is adopted (one VM, nothing duplicated); or check with "
-            f"`gcloud compute instances describe {where}` and delete it."
+            f"`{vm.gcloud('describe')}` and delete it."
         )
 
 
 def _phase_of(instance: Mapping[str, Any]) -> Phase:
-    return Phase.PENDING if instance.get("status") in _QUEUED else Phase.RUNNING
+    return Phase.PENDING if instance.get("status") in QUEUED else Phase.RUNNING

@@ -170,6 +170,28 @@ class KueueQueue(pulumi.ComponentResource):
     another job's request).
     """
 
+    local_queue_name: str
+    """The LocalQueue a Job names in its ``kueue.x-k8s.io/queue-name`` label."""
+    cluster_queue_name: str
+    """The ClusterQueue behind the LocalQueues."""
+    resource_flavor_name: str
+    """The first ResourceFlavor (the node pool's, with one pool)."""
+    admission_check_name: str | None
+    """The AdmissionCheck of the ProvisioningRequests (None without them)."""
+    api_version: str
+    """The Kueue API version of the objects (``v1beta2``, ``v1beta1``)."""
+    kueue_version: str
+    """The Kueue version the objects are written for."""
+    pod_set_merge_policy: str | None
+    """The ProvisioningRequestConfig's pod set merge policy, if any."""
+    namespaces: list[str]
+    """The namespaces that have a LocalQueue."""
+    flavor_names: list[str]
+    """The ResourceFlavors, in the ClusterQueue's order (the first one is
+    ``resource_flavor_name``)."""
+    topology_name: str | None
+    """The Topology of Topology Aware Scheduling (None without it)."""
+
     def __init__(
         self, name: str, args: KueueQueueArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
@@ -242,19 +264,17 @@ class KueueQueue(pulumi.ComponentResource):
                 depends = [*depends, resource]
             else:
                 before_queue.append(resource)
-        self.api_version: str = spec.api_version
-        self.kueue_version: str = spec.kueue_version
-        self.pod_set_merge_policy: str | None = spec.pod_set_merge_policy
-        self.namespaces: list[str] = list(spec.namespaces)
-        self.local_queue_name: str = names["local_queue"]
-        self.cluster_queue_name: str = names["cluster_queue"]
+        self.api_version = spec.api_version
+        self.kueue_version = spec.kueue_version
+        self.pod_set_merge_policy = spec.pod_set_merge_policy
+        self.namespaces = list(spec.namespaces)
+        self.local_queue_name = names["local_queue"]
+        self.cluster_queue_name = names["cluster_queue"]
         self.flavors: list[Flavor] = flavors
-        self.flavor_names: list[str] = [spec.flavor_name(names, f) for f in flavors]
-        self.resource_flavor_name: str = self.flavor_names[0]
-        self.admission_check_name: str | None = (
-            names["check"] if spec.uses_provisioning_request else None
-        )
-        self.topology_name: str | None = names["topology"] if spec.topology is not False else None
+        self.flavor_names = [spec.flavor_name(names, f) for f in flavors]
+        self.resource_flavor_name = self.flavor_names[0]
+        self.admission_check_name = names["check"] if spec.uses_provisioning_request else None
+        self.topology_name = names["topology"] if spec.topology is not False else None
         self.register_outputs(
             {
                 "local_queue_name": self.local_queue_name,

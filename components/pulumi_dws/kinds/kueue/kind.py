@@ -6,12 +6,13 @@ Kubernetes custom resources; the rules read a ``ProvisioningRequestConfig``'s
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ... import catalog
 from ...errors import DwsValidationError
 from ...models import suggest
+from ...policy.facts import RunLimit
 from ...policy.values import dig
 from ...policy.view import ResourceView
 from ...registry import BlueprintEntry, CapacityKind, Ref, ResourceType, register
@@ -164,6 +165,12 @@ def _check_class(
             )
 
 
+def _config_parts(view: ResourceView) -> Iterator[RunLimit]:
+    """A ProvisioningRequestConfig's run limit (the facts the general rules check)."""
+    raw = dig(view.props, "spec", "parameters", "maxRunDurationSeconds")
+    yield RunLimit("spec.parameters.maxRunDurationSeconds", raw, "kueue.max_run_duration")
+
+
 def check_entries(entries: Sequence[BlueprintEntry]) -> None:
     """Each Kueue queue names queued node pools (or ComputeClasses) declared beside it, on the
     same cluster, in a mode its ProvisioningRequests can use."""
@@ -205,6 +212,7 @@ KIND = register(
             ResourceType(
                 "kueue_config",
                 pattern=PROVISIONING_REQUEST_CONFIG,
+                parts=_config_parts,
                 summary=kubernetes_summary,
                 mock=Ref("pulumi_dws.testing.kinds.common:kubernetes"),
             ),

@@ -17,6 +17,7 @@ from ...fields import Check, DurationWithin, Known, MaybeOutput, OneOf, ProjectI
 from ...models import DwsModel
 from ...validation import check_name
 from ..node_pool.component import QueuedNodePool, check_cluster
+from . import limits as _rows  # noqa: F401 (registers this kind's limit rows)
 from .flavors import TAS_MACHINES, Flavor, FlavorArgs, FlavorSpec, resolve_flavors, whole_quota
 
 __all__ = [

@@ -64,6 +64,7 @@ from ...validation import (
     when_known,
 )
 from ..calendar.consumers import check_tpu_consumer, check_vm_consumer, reservation_spec
+from . import limits as _rows  # noqa: F401 (registers this kind's limit rows)
 
 __all__ = [
     "check_cluster",
@@ -820,13 +821,21 @@ class QueuedNodePool(pulumi.ComponentResource):
 
     node_pool: gcp.container.NodePool
     name: pulumi.Output[str]
+    """The node pool's name."""
     gpus_total: pulumi.Output[int]
+    """``max_nodes`` x GPUs per node (0 for a TPU pool)."""
     tpu_chips_total: pulumi.Output[int]
+    """``max_nodes`` x TPU chips per node (0 for a GPU pool)."""
     node_selector: pulumi.Output[dict[str, str]]
+    """``{"cloud.google.com/gke-nodepool": name}``, for Kueue ResourceFlavors and Pods."""
     max_nodes: pulumi.Output[int]
+    """The pool's maximum node count (across its zones)."""
     cluster: pulumi.Output[str]
+    """The cluster the pool belongs to."""
     location: pulumi.Output[str]
+    """The cluster's region or zone."""
     project: pulumi.Output[str]
+    """The project of the cluster."""
 
     def __init__(
         self, name: str, args: QueuedNodePoolArgs, opts: pulumi.ResourceOptions | None = None

@@ -64,6 +64,7 @@ from ...validation import (
 )
 from ..calendar.component import CalendarReservation
 from ..calendar.consumers import check_tpu_consumer, reservation_spec
+from . import limits as _rows  # noqa: F401 (registers this kind's limit rows)
 from .provider import QueuedTpuResource
 
 __all__ = [
@@ -374,6 +375,14 @@ class QueuedTpu(pulumi.ComponentResource):
     args.
     """
 
+    state: pulumi.Output[str]
+    """The request's state: ``WAITING_FOR_RESOURCES``, ``PROVISIONING``, ``ACTIVE``,
+    ``FAILED``, ``SUSPENDED``..."""
+    queued_resource_name: pulumi.Output[str]
+    """``projects/P/locations/ZONE/queuedResources/ID``."""
+    chips: pulumi.Output[int]
+    """TPU chips asked for: the slice's chips times its slices."""
+
     def __init__(
         self,
         name: str,
@@ -388,7 +397,7 @@ class QueuedTpu(pulumi.ComponentResource):
         super().__init__(TYPE, name, {}, opts)
         project = resolve_project(spec.project, self)
         self.spec = spec
-        self.chips: pulumi.Output[int] = pulumi.Output.from_input(spec.chips)
+        self.chips = pulumi.Output.from_input(spec.chips)
         if spec.node_count is not None:
             node_name = spec.node_id_prefix or resource_id
         else:

@@ -14,7 +14,7 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
-from .create import OWNER_LABEL
+from ...providers.create_machine import OWNER_LABEL
 
 __all__ = ["WATCHED", "seen_body"]
 

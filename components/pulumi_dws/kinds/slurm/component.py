@@ -73,6 +73,7 @@ from ...validation import (
     region_of,
 )
 from ..calendar.consumers import check_vm_consumer, reservation_spec
+from . import limits as _rows  # noqa: F401 (registers this kind's limit rows)
 from .provider import SlurmClusterResource
 
 __all__ = [
@@ -692,14 +693,22 @@ class SlurmCluster(pulumi.ComponentResource):
     iam_members: list[gcp.projects.IAMMember]
     spec: SlurmClusterSpec
     body: pulumi.Output[dict[str, Any]]
+    """The cluster as sent to the API."""
     name: pulumi.Output[str]
+    """The cluster's resource name, as Google reports it."""
     id: pulumi.Output[str]
     cluster_id: str
+    """The cluster's id."""
     state: pulumi.Output[str]
+    """The cluster's state (``ACTIVE`` once it is up)."""
     login_address: pulumi.Output[str | None]
+    """``<login-vm>.<zone>.c.<project>.internal`` once the login node runs, else None."""
     login_nodes: pulumi.Output[list[str]]
+    """The login nodes' names."""
     partitions: pulumi.Output[list[dict[str, Any]]]
+    """The Slurm partitions, as the API reports them."""
     home_directory_storage: pulumi.Output[str]
+    """The Filestore instance that holds ``/home``."""
 
     def __init__(
         self, name: str, args: SlurmClusterArgs, opts: pulumi.ResourceOptions | None = None

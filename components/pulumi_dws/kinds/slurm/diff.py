@@ -19,7 +19,10 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from ...limits import get as limit
+from ...providers.lro import describe_status
 from ...providers.rest import wire
+from .api import BUSY, COLLECTION, SlurmClusterError, cluster_path
 
 __all__ = [
     "BUSY",
@@ -40,19 +43,15 @@ __all__ = [
     "wire",
 ]
 
-COLLECTION = "modelDevelopmentClusters"
 ID_PATTERN = re.compile(r"^[a-z][a-z0-9]*\Z")  # length: see valid_cluster_id
 
 
 def valid_cluster_id(value: object) -> bool:
     """A model_development_cluster_id the API accepts (pattern and the limits-table length)."""
-    from ...limits import get
-
-    longest = get("slurm.cluster_id_length").maximum or 0
+    longest = limit("slurm.cluster_id_length").maximum or 0
     return isinstance(value, str) and bool(ID_PATTERN.match(value)) and len(value) <= longest
 
 
-BUSY = frozenset({"PROVISIONING", "UPDATING"})
 MAP_FIELDS = frozenset({"labels", "config"})  # keys inside these are user data, not field names
 OUTPUT_ONLY = frozenset(
     {
@@ -99,35 +98,9 @@ UPDATE_PATHS = (
 """``updateMask`` paths changed in place (node pools are sent whole: the API replaces the list)."""
 
 _POOL_IMMUTABLE = ("machine_spec", "provisioning_model", "confidential_instance_config")
-_RPC_CODES = {
-    1: "CANCELLED",
-    2: "UNKNOWN",
-    3: "INVALID_ARGUMENT",
-    4: "DEADLINE_EXCEEDED",
-    5: "NOT_FOUND",
-    6: "ALREADY_EXISTS",
-    7: "PERMISSION_DENIED",
-    8: "RESOURCE_EXHAUSTED",
-    9: "FAILED_PRECONDITION",
-    10: "ABORTED",
-    13: "INTERNAL",
-    14: "UNAVAILABLE",
-}
-
-
-class SlurmClusterError(Exception):
-    """A cluster operation failed; the message says what happened to the cluster."""
 
 
 # ---------------------------------------------------------------------------- pure helpers
-def cluster_path(project: str, region: str, cluster_id: str) -> str:
-    """``projects/{p}/locations/{r}/modelDevelopmentClusters/{id}`` (the resource id), every
-    part checked in full and quoted (see :mod:`~pulumi_dws.providers.paths`)."""
-    from ...providers.paths import cluster_path as checked
-
-    return checked(project, region, cluster_id)
-
-
 def _snake(name: str) -> str:
     return re.sub(r"(?<!^)([A-Z])", r"_\1", name).lower()
 
@@ -305,10 +278,3 @@ def outputs_from_live(props: Mapping[str, Any], live: Mapping[str, Any]) -> dict
         ],
         "create_time": live.get("createTime"),
     }
-
-
-def describe_status(error: Mapping[str, Any]) -> str:
-    code = error.get("code")
-    name = _RPC_CODES.get(code, "") if isinstance(code, int) else ""
-    head = f"{code} {name}".strip()
-    return f"{head}: {error.get('message', '')}" if head else str(error.get("message", error))

@@ -1,0 +1,48 @@
+"""The limit rows of groups of VMs through MIG resize requests (``FlexStartGroup``): a resize
+request's run duration and size: each row with its source, registered with
+:mod:`pulumi_dws.limits` when this module is imported."""
+
+from __future__ import annotations
+
+from ...limits import WEEK, Limit, register
+
+__all__ = ["ROWS"]
+
+MIG_RESIZE_DOCS = (
+    "https://docs.cloud.google.com/compute/docs/instance-groups/about-resize-requests-mig"
+)
+
+MIG_RESIZE_DEFINITION = (
+    "GoogleCloudPlatform/magic-modules@068cc45653d9a6962a00fd7d324d8bd542e76801 "
+    "mmv1/products/compute/ResizeRequest.yaml"
+)
+
+ROWS: tuple[Limit, ...] = (
+    Limit(
+        "mig.requested_run_duration",
+        "MIG resize request run duration (requestedRunDuration)",
+        "seconds",
+        (
+            f"{MIG_RESIZE_DOCS} (requestedRunDuration: between 10 minutes and seven days); "
+            f"{MIG_RESIZE_DEFINITION} (requested_run_duration.seconds: 600 to 604800 "
+            "inclusive)"
+        ),
+        minimum=600,
+        maximum=WEEK,
+    ),
+    Limit(
+        "mig.resize_by",
+        "VMs one MIG resize request adds (resizeBy)",
+        "count",
+        (
+            "Compute v1 discovery revision 20261106, InstanceGroupManager: a zonal group "
+            "holds up to 1000 VMs (a regional one 2000); GKE's DWS docs: one request "
+            "creates up to 1,000 VMs"
+        ),
+        minimum=1,
+        maximum=1000,
+    ),
+)
+"""This kind's rows."""
+
+register(*ROWS)
