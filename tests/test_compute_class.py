@@ -223,6 +223,8 @@ V6E_SMALL = {"machine_type": "ct6e-standard-4t", "tpu_topology": "2x2"}
          "is not a zone where TPU v6e is offered through GKE Flex-start TPU nodes"),
         ({**V6E_SMALL, "location": "us-central1-b", "zones": None,
           "priorities": [{"capacity": "flex_start"}]}, "location", "GKE Flex-start TPU nodes"),
+        ({**V6E_SMALL, "location": "us-west4", "zones": None,
+          "priorities": [{"capacity": "spot"}]}, "location", "has no zone where TPU v6e"),
         # no v6e in us-west4 at all, whatever the capacity
         ({**V6E_SMALL, "location": "us-west4", "zones": ["us-west4-a"],
           "priorities": [{"capacity": "spot"}]}, "zones[0]", "offered through TPU VMs"),

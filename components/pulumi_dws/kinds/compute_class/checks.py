@@ -215,15 +215,8 @@ class PriorityRules:
             return
         if regions.is_zone(cls.location):
             catalog.check_tpu_zone("location", cls.location, tpu.generation, door)
-            return
-        offered = catalog.tpu_zones(tpu.generation, door) or ()
-        if not any(zone.startswith(cls.location + "-") for zone in offered):
-            raise DwsValidationError(
-                "location",
-                cls.location,
-                f"has no zone where TPU {tpu.generation.name} is offered through "
-                f"{catalog.DOORS[door]} ({', '.join(offered)})",
-            )
+        else:
+            catalog.check_tpu_region("location", cls.location, tpu.generation, door)
 
     def _reservation_rules(self, resolved: ResolvedPriority) -> None:
         p, cls = self.p, self.cls

@@ -431,6 +431,8 @@ class QueuedNodePoolSpec(DwsModel):
         for i, zone in enumerate(zones):
             field = f"node_locations[{i}]" if self.node_locations else where
             catalog.check_tpu_zone(field, zone, tpu.generation, door)
+        if not zones:  # a regional pool: GKE picks its zones, one of the door's at least
+            catalog.check_tpu_region("location", self.location, tpu.generation, door)
         if tpu.generation.name == "tpu7x":
             catalog.check_gke_version(
                 "version", self.version, "tpu7x", "TPU7x nodes", "use a newer version"
