@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from pulumi_dws.providers import transport
 from pulumi_dws.providers.compute_ops import is_operation
 from pulumi_dws.providers.endpoints import AIPLATFORM, COMPUTE, InsecureEndpointError, is_loopback
 from pulumi_dws.providers.rest import ApiError, GoogleRestClient, RetryPolicy
@@ -307,3 +308,18 @@ def test_no_proxy_lets_a_loopback_emulator_be_called_directly(
     with pytest.raises(ApiError):
         client(emu.url).get(f"{VM}/missing")
     assert len(proxy.exchanges) == 1  # NO_PROXY: straight to the emulator
+
+
+@pytest.mark.parametrize("kind", ["slow", "dribble"])
+def test_a_deadline_is_a_deadline_when_a_read_timeout_ends_the_exchange_first(
+    emu: Emulator, proxy: FaultProxy, monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
+    """On a busy machine the watchdog thread may not run before requests' own read timeout
+    (as long as the deadline) ends the exchange: the deadline has still passed, and the error
+    says so. Here the watchdog never fires at all."""
+    monkeypatch.setattr(transport._WATCHDOG, "add", lambda watch: (watch.due, 0, watch))
+    monkeypatch.setattr(transport._WATCHDOG, "cancel", lambda entry: None)
+    proxy.plan = ProxyFaultPlan(queue=[kind])
+    with pytest.raises(ApiError, match="deadline") as info:
+        client(proxy.url, timeout=0.3).get(f"{VM}/missing")
+    assert info.value.lost and info.value.ambiguous
