@@ -91,7 +91,7 @@ def test_a_damaged_answer_is_retried_and_then_believed(emu: Emulator, proxy: Fau
     with pytest.raises(ApiError) as info:
         client(proxy.url, attempts=4).get(f"{VM}/missing")
     assert info.value.not_found  # the fourth answer is Google's own 404
-    assert len(proxy.exchanges) == 4
+    assert len(proxy.wait_for_exchanges(4)) == 4
 
 
 def test_a_200_whose_error_is_a_string_is_not_an_operation(
@@ -302,12 +302,17 @@ def test_no_proxy_lets_a_loopback_emulator_be_called_directly(
 ) -> None:
     monkeypatch.setenv("HTTP_PROXY", proxy.url)
     with pytest.raises(ApiError) as info:
-        client(emu.url).get(f"{VM}/missing")
-    assert info.value.not_found and len(proxy.exchanges) == 1  # through HTTP_PROXY
+        client(emu.url).get(f"{VM}/missing-1")
+    assert info.value.not_found  # through HTTP_PROXY
     monkeypatch.setenv("NO_PROXY", "127.0.0.1")
     with pytest.raises(ApiError):
-        client(emu.url).get(f"{VM}/missing")
-    assert len(proxy.exchanges) == 1  # NO_PROXY: straight to the emulator
+        client(emu.url).get(f"{VM}/missing-2")  # NO_PROXY: straight to the emulator
+    monkeypatch.delenv("NO_PROXY")
+    with pytest.raises(ApiError):
+        client(emu.url).get(f"{VM}/missing-3")
+    # The proxy records an exchange once it has answered: wait for the two it should see.
+    seen = [ex.path.rsplit("/", 1)[-1] for ex in proxy.wait_for_exchanges(2)]
+    assert seen == ["missing-1", "missing-3"]
 
 
 @pytest.mark.parametrize("kind", ["slow", "dribble"])
