@@ -239,6 +239,7 @@ class FlexStartGroupSpec(VmSettings):
         spec._check_series()
         spec.check_gpu_network(spec.machine_type)
         spec._check_network_zone()
+        spec.check_subnetwork_in(zone=spec.zone, region=spec.region)
         if spec.provisioning == "flex_start":
             if spec.reservation is not None:
                 raise DwsValidationError(
