@@ -18,13 +18,13 @@ from pulumi.dynamic.dynamic import PROVIDER_KEY, _serialize, serialize_provider
 
 __all__ = ["init_dynamic", "serialized_provider"]
 
-_cache: dict[tuple[int, str], tuple[Any, bool]] = {}
+_cache: dict[tuple[int, type, str], tuple[Any, bool]] = {}
 
 
 def serialized_provider(provider: ResourceProvider) -> tuple[Any, bool]:
     """``(serialized provider, whether it captured secrets)``, as pulumi.dynamic makes them,
     made once per provider object and attribute values."""
-    key = (id(provider), repr(sorted(vars(provider).items())))
+    key = (id(provider), type(provider), repr(sorted(vars(provider).items())))
     found = _cache.get(key)
     if found is None:
         found = _cache[key] = _serialize(True, serialize_provider, provider)
