@@ -78,13 +78,35 @@ TARGETS: dict[str, dict[str, tuple[str, ...]]] = {
             "compute.regionInstanceGroupManagerResizeRequests.delete",
             "compute.advice.calendarMode",
             "compute.advice.capacity",
+            "compute.resourcePolicies.insert",
+            "compute.resourcePolicies.get",
+            "compute.resourcePolicies.delete",
         ),
         "schemas": (),
     },
-    # The modelDevelopmentClusters schemas are the emulator's own (aiplatform/rules.py); they
-    # reuse these two of Google's.
+    # What the pulumi-gcp provider calls (terraform-provider-google-beta: Compute's beta API):
+    # the instance group managers and workload policies it creates, with beta-only fields
+    # (InstanceGroupManager.params, updatePolicy.minReadySec).
+    "compute.beta": {
+        "methods": (
+            "compute.instanceGroupManagers.insert",
+            "compute.instanceGroupManagers.get",
+            "compute.instanceGroupManagers.delete",
+            "compute.regionInstanceGroupManagers.insert",
+            "compute.regionInstanceGroupManagers.get",
+            "compute.regionInstanceGroupManagers.delete",
+            "compute.resourcePolicies.insert",
+            "compute.resourcePolicies.get",
+            "compute.resourcePolicies.delete",
+            "compute.zoneOperations.get",
+            "compute.regionOperations.get",
+        ),
+        "schemas": (),
+    },
+    # The modelDevelopmentClusters schemas and methods are the emulator's own
+    # (aiplatform/rules.py); they reuse these two schemas of Google's, and its operations.
     "aiplatform.v1beta1": {
-        "methods": (),
+        "methods": ("aiplatform.projects.locations.operations.get",),
         "schemas": (
             "GoogleCloudAiplatformV1beta1MachineSpec",
             "GoogleCloudAiplatformV1beta1DiskSpec",

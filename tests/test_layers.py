@@ -1,9 +1,13 @@
-"""The library's layers: no import cycles (lazy imports included), no private name imported
-across the dynamic providers' modules, and no test aid loaded by the library itself."""
+"""The library's layers: the order docs/architecture.md states ("Layers"), with the exceptions
+it names, is what every import follows (lazy imports and imports by name included); no import
+cycles (lazy imports included); no private name imported across the dynamic providers'
+modules; and no test aid loaded by the library itself."""
 
 from __future__ import annotations
 
 import ast
+import fnmatch
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +15,7 @@ from pathlib import Path
 import pulumi_dws
 
 PACKAGE = Path(pulumi_dws.__file__).parent
+PAGE = PACKAGE.parent.parent / "docs" / "architecture.md"
 
 
 def _module_name(path: Path) -> str:
@@ -127,3 +132,145 @@ def test_the_library_and_its_policy_load_no_test_aid() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+# ---------------------------------------------------------------------------- the layer order
+def _section(title: str) -> str:
+    text = PAGE.read_text()
+    start = text.index(f"\n## {title}\n")
+    end = text.find("\n## ", start + 1)
+    return text[start : end if end != -1 else None]
+
+
+def _table(section: str, header: str) -> list[list[str]]:
+    """The rows of the markdown table whose header starts with ``header``."""
+    lines = section.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(header))
+    rows = []
+    for line in lines[start + 2 :]:
+        if not line.startswith("|"):
+            break
+        rows.append([cell.strip() for cell in line.strip().strip("|").split("|")])
+    return rows
+
+
+def _names(cell: str) -> list[str]:
+    return re.findall(r"`([^`]+)`", cell)
+
+
+def layers() -> list[tuple[str, list[str]]]:
+    """The page's layers, bottom first: ``(name, module patterns)``."""
+    return [(row[0], _names(row[1])) for row in _table(_section("Layers"), "| layer |")]
+
+
+def exceptions() -> list[tuple[str, str]]:
+    """The page's allowed upward imports: ``(module pattern, pattern of what it imports)``."""
+    return [
+        (_names(row[0])[0], _names(row[1])[0])
+        for row in _table(_section("Layers"), "| module | may import |")
+    ]
+
+
+def _path(module: str) -> str:
+    """``pulumi_dws.kinds.calendar.rules`` -> ``kinds/calendar/rules`` (the root:
+    ``pulumi_dws``)."""
+    return (
+        module if module == "pulumi_dws" else module.removeprefix("pulumi_dws.").replace(".", "/")
+    )
+
+
+def _matches(path: str, pattern: str) -> bool:
+    if pattern.endswith("/"):  # a package: itself and everything in it
+        return path == pattern[:-1] or path.startswith(pattern)
+    return fnmatch.fnmatchcase(path, pattern)
+
+
+def layer_of(module: str, table: list[tuple[str, list[str]]]) -> int | None:
+    """The layer of ``module``: the row with the longest pattern that matches it."""
+    best: tuple[int, int] | None = None
+    for i, (_, patterns) in enumerate(table):
+        for pattern in patterns:
+            if _matches(_path(module), pattern) and (best is None or len(pattern) > best[1]):
+                best = (i, len(pattern))
+    return best[0] if best else None
+
+
+def _named_imports(path: Path) -> set[str]:
+    """Modules ``path`` imports by name (``importlib.import_module("pulumi_dws.kinds")``)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if (
+            isinstance(node, ast.Call)
+            and getattr(node.func, "attr", getattr(node.func, "id", "")) == "import_module"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and str(node.args[0].value).startswith("pulumi_dws")
+        ):
+            found.add(str(node.args[0].value))
+    return found & KNOWN
+
+
+def _edges() -> list[tuple[str, str]]:
+    return sorted(
+        (_module_name(p), target)
+        for p in PACKAGE.rglob("*.py")
+        for target in _imports(p) | _named_imports(p)
+    )
+
+
+def test_every_module_is_in_a_layer_of_the_page() -> None:
+    table = layers()
+    assert [name for name, _ in table][:3] == ["1. core", "2. providers", "3. registry"]
+    missing = sorted(m for m in KNOWN if layer_of(m, table) is None)
+    assert missing == [], "modules docs/architecture.md puts in no layer"
+
+
+def upward_imports(
+    edges: list[tuple[str, str]],
+    table: list[tuple[str, list[str]]],
+    allowed: list[tuple[str, str]],
+) -> tuple[list[str], set[tuple[str, str]]]:
+    """The imports that go up the layers and no exception allows; the exceptions used."""
+    upward, used = [], set()
+    for module, target in edges:
+        low, high = layer_of(target, table), layer_of(module, table)
+        assert low is not None and high is not None, (module, target)
+        if low <= high:
+            continue
+        named = [
+            (a, b) for a, b in allowed if _matches(_path(module), a) and _matches(_path(target), b)
+        ]
+        used.update(named)
+        if not named:
+            upward.append(f"{module} ({table[high][0]}) -> {target} ({table[low][0]})")
+    return upward, used
+
+
+def test_imports_go_down_the_layers_of_the_page_but_for_its_exceptions() -> None:
+    """Lazy imports and imports by name included; each exception the page names is used."""
+    allowed = exceptions()
+    upward, used = upward_imports(_edges(), layers(), allowed)
+    assert upward == []
+    assert set(allowed) == used, f"exceptions no import needs: {set(allowed) - used}"
+
+
+def test_the_registry_imports_nothing_of_the_library() -> None:
+    """It loads the kinds by name when first asked, and nothing else (the page says so)."""
+    assert _imports(PACKAGE / "registry.py") == set()
+    assert _named_imports(PACKAGE / "registry.py") == {"pulumi_dws.kinds"}
+
+
+def test_an_upward_import_is_caught_and_an_exception_is_only_its_pair() -> None:
+    table, allowed = layers(), exceptions()
+    policy, kinds = "pulumi_dws.policy.engine", "pulumi_dws.kinds.calendar.rules"
+    assert upward_imports([(policy, kinds)], table, allowed)[0] == [
+        f"{policy} (4. policy) -> {kinds} (6. kinds)"
+    ]
+    runner, mocks = "pulumi_dws.plan.runner", "pulumi_dws.testing.mocks"
+    assert upward_imports([(runner, mocks)], table, allowed) == (
+        [],
+        {("plan/runner", "testing/mocks")},
+    )
+    summary = "pulumi_dws.plan.summary"
+    assert upward_imports([(summary, mocks)], table, allowed)[0]  # the runner alone may
+    assert layer_of("pulumi_dws.kinds.calendar.testing", table) == layer_of(mocks, table)

@@ -22,7 +22,11 @@ from queued_tpu_helpers import props as tpu_inputs
 
 from pulumi_dws.kinds.flex_group.provider import MigResizeRequestProvider
 from pulumi_dws.kinds.queued_tpu.provider import QueuedTpuProvider
-from pulumi_dws.testing.clock_helpers import flex_start_group, mig_resize_props
+from pulumi_dws.testing.clock_helpers import (
+    flex_start_group,
+    flex_start_group_body,
+    mig_resize_props,
+)
 from pulumi_dws.testing.dynamic_host import DynamicProviderError, DynamicProviderHost, urn
 from pulumi_dws.testing.emulator import Emulator, Request
 
@@ -175,11 +179,12 @@ def test_a_paginated_groups_vms_are_all_deleted(
     emu, host = world
     compute = emu["compute"]
     compute.mig_page_size = 2
-    flex_start_group(emu, "paged", project=PROJECT, zone=ZONE)
-    group_url = f"{emu.url}compute/v1/projects/{PROJECT}/zones/{ZONE}/instanceGroupManagers/paged"
-    compute._groups[(PROJECT, f"zones/{ZONE}", "paged")].resource[  # noqa: SLF001
-        "listManagedInstancesResults"
-    ] = "PAGINATED"
+    flex_start_group(emu, "template-only", project=PROJECT, zone=ZONE)  # its template
+    groups = f"{emu.url}compute/v1/projects/{PROJECT}/zones/{ZONE}/instanceGroupManagers"
+    template = f"projects/{PROJECT}/global/instanceTemplates/template-only-template"
+    body = {**flex_start_group_body("paged", template), "listManagedInstancesResults": "PAGINATED"}
+    requests.post(groups, json=body, timeout=10).raise_for_status()
+    group_url = f"{groups}/paged"
     compute.add_capacity(ZONE, MACHINE, 5)
     provider = MigResizeRequestProvider()
     inputs = mig_resize_props("rr", "paged", count=5)

@@ -44,7 +44,7 @@ from pulumi_dws.testing.policy import (
     validate_stack,
     wire_props,
 )
-from pulumi_dws.testing.samples import EXAMPLES, SAMPLE_NOW, SAMPLES, Example, variant
+from pulumi_dws.testing.samples import EXAMPLES, SAMPLE_NOW, SAMPLES, Example, totals, variant
 
 ROOT = Path(__file__).resolve().parent.parent
 POLICIES = policies()
@@ -216,11 +216,13 @@ def _stack(**changes: Any) -> list[ResourceView]:
 
 def test_gpu_budget_stack_policy() -> None:
     budget = find_policy("gpu-budget", POLICIES)
+    expected = totals(SAMPLES)
+    gpus, hours = expected.gpus, expected.gpu_hours
     assert validate_stack(budget, _stack()) == []  # no caps configured
-    assert validate_stack(budget, _stack(), config={"maxGpus": 80, "maxGpuHours": 7296}) == []
-    over = validate_stack(budget, _stack(), config={"maxGpus": 64})
+    assert validate_stack(budget, _stack(), config={"maxGpus": gpus, "maxGpuHours": hours}) == []
+    over = validate_stack(budget, _stack(), config={"maxGpus": gpus - 1})
     assert [(r.level, r.urn) for r in over] == [("mandatory", "")]
-    assert "80 GPUs" in over[0].detail
+    assert f"asks for {gpus} GPUs" in over[0].detail
     standard = {"flex_instance": {"scheduling": {"provisioningModel": "STANDARD"}}}
     unbounded = validate_stack(budget, _stack(**standard), config={"maxGpuHours": 1e6})
     assert [r.urn for r in unbounded] == [

@@ -29,7 +29,17 @@ from pulumi_dws.policy import (
 )
 from pulumi_dws.policy.values import dig, is_unknown, normalize, seconds_of
 from pulumi_dws.testing import GcpMocks
-from pulumi_dws.testing.samples import DELETE, EXAMPLES, SAMPLE_NOW, SAMPLES, Example, variant
+from pulumi_dws.testing.samples import (
+    DELETE,
+    EXAMPLES,
+    SAMPLE_NOW,
+    SAMPLES,
+    Capacity,
+    Example,
+    capacity,
+    totals,
+    variant,
+)
 
 STACK = "urn:pulumi:dev::project::"
 
@@ -369,6 +379,24 @@ def test_options_are_checked_against_their_json_schema_as_the_cli_checks_them() 
 # ---------------------------------------------------------------- capacity and budget
 
 
+@pytest.mark.parametrize("sample", sorted(SAMPLES))
+def test_each_sample_asks_for_what_its_kind_declares(sample: str) -> None:
+    """The declarations the totals below are sums of: each one what the summary counts for
+    its sample alone."""
+    declared = capacity().get(sample, Capacity())
+    summary = capacity_summary([view(sample)])
+    assert (summary["gpus"], summary["gpu_hours"]) == (declared.gpus, declared.gpu_hours)
+    assert (summary["tpu_chips"], summary["tpu_chip_hours"]) == (
+        declared.tpu_chips,
+        declared.tpu_chip_hours,
+    )
+    by_type = {**summary["gpus_by_type"], **summary["tpu_chips_by_type"]}
+    assert by_type == ({declared.accelerator: declared.gpus or declared.tpu_chips}
+                       if declared.accelerator else {})  # fmt: skip
+    assert bool(summary["unbounded"]) == declared.unbounded
+    assert bool(summary["unknown"]) == declared.unknown
+
+
 def test_capacity_summary_counts_each_kind() -> None:
     summary = capacity_summary([view(n) for n in SAMPLES])
     by_name = {r["name"]: r for r in summary["resources"]}
@@ -378,8 +406,9 @@ def test_capacity_summary_counts_each_kind() -> None:
     assert by_name["slurm-cluster/a3"]["gpus"] == 16  # the login pool has no GPUs
     assert by_name["calendar-reservation"]["gpu_hours"] == 16 * 168
     assert "flex-template" not in by_name  # templates are not capacity by themselves
-    assert summary["gpus_by_type"] == {"nvidia-h100-80gb": 80}
-    assert summary["gpu_hours"] == 7296
+    expected = totals(SAMPLES)
+    assert summary["gpus_by_type"] == expected.gpus_by_type
+    assert summary["gpu_hours"] == expected.gpu_hours
     # A resize request alone: its VMs' shape is its group's template, not in these views.
     assert by_name["group-request"]["units"] == 4 and by_name["group-request"]["gpus"] is None
     assert by_name["raw-group-request"]["units"] == 4
@@ -387,11 +416,10 @@ def test_capacity_summary_counts_each_kind() -> None:
     raw_tpu = by_name["raw-queued-resource"]
     assert (raw_tpu["accelerator"], raw_tpu["tpu_chips"], raw_tpu["gpus"]) == ("v5e", 8, 0)
     assert summary["unbounded"] == [
-        f"{STACK}gcp:tpu/v2QueuedResource:V2QueuedResource::raw-queued-resource"
+        f"{STACK}{SAMPLES[n][0]}::{n.replace('_', '-')}" for n in expected.unbounded
     ]
     assert summary["unknown"] == [
-        f"{STACK}{RESIZE}::group-request",
-        f"{STACK}gcp:compute/resizeRequest:ResizeRequest::raw-group-request",
+        f"{STACK}{SAMPLES[n][0]}::{n.replace('_', '-')}" for n in expected.unknown
     ]
 
 
@@ -490,18 +518,22 @@ def test_standard_gpu_vm_is_unbounded() -> None:
 
 def test_gpu_budget_caps() -> None:
     # (a resize request alone is not known: its GPUs are its group's template's)
-    views = [view(n) for n in SAMPLES if n not in ("group_request", "raw_group_request")]
+    names = [n for n in SAMPLES if n not in ("group_request", "raw_group_request")]
+    views = [view(n) for n in names]
+    expected = totals(names)
+    gpus, hours = expected.gpus, expected.gpu_hours
     budget = rule("gpu-budget")
     assert budget(views) == []  # no caps by default
-    assert budget(views, {"maxGpus": 80, "maxGpuHours": 7296}) == []
-    over = budget(views, {"maxGpus": 79, "maxGpuHours": 7000})
-    assert [v.message.split(",")[0] for v in over] == [
-        "the stack asks for 80 GPUs",
-        "the stack asks for 7",
+    assert budget(views, {"maxGpus": gpus, "maxGpuHours": hours}) == []
+    over = budget(views, {"maxGpus": gpus - 1, "maxGpuHours": hours - 1})
+    assert [v.message.split(" (")[0].split(", over")[0] for v in over] == [
+        f"the stack asks for {gpus} GPUs",
+        f"the stack asks for {hours:,.0f} GPU-hours",
     ]
     assert all(v.urn == "" and v.level == "mandatory" for v in over)
-    typed = budget(views, {"maxGpusByType": {"nvidia-h100-80gb": 64}})
-    assert "80 nvidia-h100-80gb GPUs" in typed[0].message
+    h100 = expected.gpus_by_type["nvidia-h100-80gb"]
+    typed = budget(views, {"maxGpusByType": {"nvidia-h100-80gb": h100 - 1}})
+    assert f"{h100} nvidia-h100-80gb GPUs" in typed[0].message
 
 
 def test_gpu_budget_with_unknowns_reports_only_definite_overruns() -> None:

@@ -14,7 +14,7 @@ from pulumi_dws.plan.policy import PolicyReport
 from pulumi_dws.policy import ResourceView, capacity_summary, evaluate
 from pulumi_dws.policy.rules import rule
 from pulumi_dws.testing import GcpMocks
-from pulumi_dws.testing.samples import SAMPLE_NOW, SAMPLES, variant
+from pulumi_dws.testing.samples import SAMPLE_NOW, SAMPLES, totals, variant
 
 STACK = "urn:pulumi:dev::project::"
 
@@ -45,9 +45,10 @@ def test_tpu_chips_are_counted_apart_from_gpus() -> None:
     assert (queued["tpu_chips"], queued["tpu_chip_hours"], queued["gpus"]) == (16, 16 * 24, 0)
     raw = by_name["raw-queued-resource"]  # pulumi-gcp's V2QueuedResource: v5e-8, unbounded
     assert (raw["tpu_chips"], raw["tpu_chip_hours"], raw["bounded"]) == (8, None, False)
-    assert summary["tpu_chips_by_type"] == {"v6e": 48, "v5e": 8}
-    assert summary["tpu_chip_hours"] == 16 * 24 + 16 * 168 + 16 * 24
-    assert summary["gpus_by_type"] == {"nvidia-h100-80gb": 80}  # no chip among the GPUs
+    expected = totals(SAMPLES)
+    assert summary["tpu_chips_by_type"] == expected.tpu_chips_by_type
+    assert summary["tpu_chip_hours"] == expected.tpu_chip_hours
+    assert summary["gpus_by_type"] == expected.gpus_by_type  # no chip among the GPUs
 
 
 def test_a_raw_tpu_vm_counts_the_chips_of_its_machine_type() -> None:
@@ -58,17 +59,23 @@ def test_a_raw_tpu_vm_counts_the_chips_of_its_machine_type() -> None:
 
 
 def test_the_tpu_budget_caps_chips_and_leaves_gpus_alone() -> None:
-    views = [view(n) for n in SAMPLES if n != "raw_queued_resource"]
+    names = [n for n in SAMPLES if n != "raw_queued_resource"]
+    views = [view(n) for n in names]
+    expected = totals(names)
+    chips, hours = expected.tpu_chips, expected.tpu_chip_hours
     budget = rule("tpu-budget")
     assert budget(views) == []  # no caps by default
-    assert budget(views, {"maxTpuChips": 48, "maxTpuChipHours": 3456}) == []
-    over = budget(views, {"maxTpuChips": 47, "maxTpuChipHours": 3400})
-    assert over[0].message.startswith("the stack asks for 48 TPU chips, over maxTpuChips 47")
-    assert over[1].message.startswith("the stack asks for 3,456 TPU chip-hours")
+    assert budget(views, {"maxTpuChips": chips, "maxTpuChipHours": hours}) == []
+    over = budget(views, {"maxTpuChips": chips - 1, "maxTpuChipHours": hours - 56})
+    assert over[0].message.startswith(
+        f"the stack asks for {chips} TPU chips, over maxTpuChips {chips - 1}"
+    )
+    assert over[1].message.startswith(f"the stack asks for {hours:,.0f} TPU chip-hours")
+    v6e = expected.tpu_chips_by_type["v6e"]
     typed = budget(views, {"maxTpuChipsByType": {"v6e": 16}})
-    assert "48 v6e TPU chips" in typed[0].message
-    # The GPU budget never sees a chip: 80 GPUs whatever the TPUs.
-    assert rule("gpu-budget")(views, {"maxGpus": 80}) == []
+    assert f"{v6e} v6e TPU chips" in typed[0].message
+    # The GPU budget never sees a chip: the GPUs declared, whatever the TPUs.
+    assert rule("gpu-budget")(views, {"maxGpus": expected.gpus}) == []
     tpus_only = [view("tpu_node_pool"), view("tpu_calendar_reservation")]
     assert rule("gpu-budget")(tpus_only, {"maxGpus": 0, "maxGpuHours": 0}) == []
 

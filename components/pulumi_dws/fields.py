@@ -47,6 +47,7 @@ from .validation import (
 __all__ = [
     "MaybeOutput",
     "Known",
+    "Secret",
     "Within",
     "DurationWithin",
     "OneOf",
@@ -100,6 +101,21 @@ class Known:
     reason: str
 
 
+@dataclass(frozen=True)
+class Secret:
+    """The field holds a secret (a token, a password): the package schema marks it secret, so
+    other languages' SDKs send it as one, and the component provider never quotes its value
+    in a message (:mod:`pulumi_dws.package`)."""
+
+
+def _marked(validator: Any, **marks: Any) -> Any:
+    """``validator`` whose function carries ``marks`` (``dws_choices``, ``dws_limits``...) for
+    the tools that describe a field without running it (:mod:`pulumi_dws.package.introspect`)."""
+    for key, value in marks.items():
+        setattr(validator.func, f"dws_{key}", value)
+    return validator
+
+
 def _named(check: Callable[[str, Any], Any]) -> Callable[[Any, ValidationInfo], Any]:
     def run(value: Any, info: ValidationInfo) -> Any:
         return check(info.field_name or "value", value)
@@ -114,24 +130,33 @@ def Check(check: Callable[[str, Any], Any], *, before: bool = True) -> Any:  # n
     return validator(_named(check))
 
 
+NAMED_ROWS: set[str] = set()
+"""Every limits row a spec names (:func:`Within`, :func:`DurationWithin`), when its class is
+defined; the row is looked up when a value is checked, so a test keeps each one known."""
+
+
 def Within(key: str, *, minimum: int | None = None) -> Any:  # noqa: N802
     """A whole number inside limits row ``key`` (narrowed to ``minimum`` for this field);
     ``2.0`` from YAML is 2, ``"2"`` is refused."""
-    return Check(lambda field, value: limits.check_count(field, value, key, minimum=minimum))
+    NAMED_ROWS.add(key)
+    check = Check(lambda field, value: limits.check_count(field, value, key, minimum=minimum))
+    return _marked(check, limits=key, minimum=minimum)
 
 
 def DurationWithin(key: str) -> Any:  # noqa: N802
     """A :class:`~pulumi_dws.duration.Duration` in any form, inside limits row ``key``."""
-    return Check(lambda field, value: limits.check_duration(field, value, key))
+    NAMED_ROWS.add(key)
+    return _marked(Check(lambda field, value: limits.check_duration(field, value, key)), limits=key)
 
 
 def OneOf(choices: Collection[str], *, upper: bool = False) -> Any:  # noqa: N802
     """One of ``choices`` (compared upper-cased when ``upper``)."""
     allowed = tuple(choices)
-    return Check(
+    check = Check(
         lambda field, value: check_choice(field, value.upper() if upper else value, allowed),
         before=False,
     )
+    return _marked(check, choices=allowed)
 
 
 def Each(check: Callable[[str, Any], Any], *, at_least_one: str | None = None) -> Any:  # noqa: N802

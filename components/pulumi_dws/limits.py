@@ -1,7 +1,9 @@
 """The service limits pulumi-dws validates against: one table, each row with its source.
 
-Validation reads limits only from here. When Google changes a limit, override the row
-instead of patching the library::
+This module holds the machinery and the rows no kind owns (names, labels, disks, Kubernetes
+names, TPU v5p slices); each kind's rows live in its package (``kinds/<kind>/limits.py``) and
+are registered when it is imported (:func:`register`). Validation reads limits only from here.
+When Google changes a limit, override the row instead of patching the library::
 
     from pulumi_dws import limits
     limits.override("calendar.duration", maximum="180d")
@@ -22,7 +24,9 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import difflib
+import importlib
 import re
+import threading
 from collections.abc import Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -58,36 +62,21 @@ __all__ = [
     "as_whole_number",
     "from_stack",
     "CONFIG_KEY",
+    "DAY",
+    "FACTS",
+    "TOOLKIT",
+    "WEEK",
     "register",
+    "seed_profile",
 ]
 
 Unit = Literal["seconds", "count", "zones"]
 
 FACTS = "dws-facts.md"
 CONFIG_KEY = "dws:limits"
-# Checkable sources (the docs table "How we know" lists them with what each was checked for).
-FLEX_VM_DOCS = "https://docs.cloud.google.com/ai-hypercomputer/docs/create/create-vm"
+# Sources several tables cite (the docs table "How we know" lists them with what each was
+# checked for); a kind's own sources are in its ``kinds/<kind>/limits.py``.
 TOOLKIT = "GoogleCloudPlatform/cluster-toolkit@1047080375afbb44da4b596be314634e7486af4a"
-MDC_DEFINITION = (
-    "GoogleCloudPlatform/magic-modules@0ab2d4ad24041037ac85442d680f48ba57dfdcfb "
-    "mmv1/products/vertexai/ModelDevelopmentCluster.yaml"
-)
-MIG_RESIZE_DOCS = (
-    "https://docs.cloud.google.com/compute/docs/instance-groups/about-resize-requests-mig"
-)
-MIG_RESIZE_DEFINITION = (
-    "GoogleCloudPlatform/magic-modules@068cc45653d9a6962a00fd7d324d8bd542e76801 "
-    "mmv1/products/compute/ResizeRequest.yaml"
-)
-TPU_CALENDAR_DOCS = "https://docs.cloud.google.com/tpu/docs/calendar-mode-reservation"
-TPU_FLEX_DOCS = "https://docs.cloud.google.com/tpu/docs/request-using-flex-start"
-CALENDAR_CREATE_DOCS = (
-    "https://cloud.google.com/compute/docs/instances/create-future-reservations-calendar-mode"
-)
-SLURM_CREATE_DOCS = (
-    "https://docs.cloud.google.com/gemini-enterprise-agent-platform/machine-learning/training/"
-    "training-clusters/create-cluster"
-)
 
 
 @dataclass(frozen=True)
@@ -165,213 +154,12 @@ class Limit:
         return dataclasses.replace(self, minimum=low, maximum=high)
 
 
-_DAY = 86400
-_WEEK = 7 * _DAY
+DAY = 86400
+WEEK = 7 * DAY
 
 DEFAULT_LIMITS: dict[str, Limit] = {
     row.key: row
     for row in [
-        Limit(
-            "flex_start.max_run_duration",
-            "Flex-start max run duration",
-            "seconds",
-            (
-                f"{FLEX_VM_DOCS} (Flex-start, MAX_RUN_DURATION: between 10 minutes and seven "
-                f"days); {TOOLKIT} community/modules/compute/schedmd-slurm-gcp-v6-nodeset/"
-                "variables.tf (dws_flex.max_run_duration 600 to 604800)"
-            ),
-            minimum=600,
-            maximum=_WEEK,
-        ),
-        Limit(
-            "mig.requested_run_duration",
-            "MIG resize request run duration (requestedRunDuration)",
-            "seconds",
-            (
-                f"{MIG_RESIZE_DOCS} (requestedRunDuration: between 10 minutes and seven days); "
-                f"{MIG_RESIZE_DEFINITION} (requested_run_duration.seconds: 600 to 604800 "
-                "inclusive)"
-            ),
-            minimum=600,
-            maximum=_WEEK,
-        ),
-        Limit(
-            "mig.resize_by",
-            "VMs one MIG resize request adds (resizeBy)",
-            "count",
-            (
-                "Compute v1 discovery revision 20261106, InstanceGroupManager: a zonal group "
-                "holds up to 1000 VMs (a regional one 2000); GKE's DWS docs: one request "
-                "creates up to 1,000 VMs"
-            ),
-            minimum=1,
-            maximum=1000,
-        ),
-        Limit(
-            "flex_start.request_valid_for",
-            "Flex-start queue window (requestValidForDuration)",
-            "seconds",
-            f"{FACTS} §1: params.requestValidForDuration 90 s to 2 h",
-            minimum=90,
-            maximum=2 * 3600,
-        ),
-        Limit(
-            "gke.max_run_duration",
-            "GKE node max run duration",
-            "seconds",
-            f"{FACTS} §2: node_config.max_run_duration at most 7 days",
-            minimum=30,
-            maximum=_WEEK,
-        ),
-        Limit(
-            "gke.max_nodes",
-            "GKE queued pool total max nodes",
-            "count",
-            (
-                f"{FACTS} §2: autoscaling totalMaxNodeCount, at least 1; the 1000 cap is GKE's "
-                "nodes-per-node-pool-zone quota, applied by pulumi-dws to the total (override "
-                "it for multi-zone pools)"
-            ),
-            minimum=1,
-            maximum=1000,
-        ),
-        Limit(
-            "gke.node_pool_name",
-            "GKE node pool name length",
-            "count",
-            "GKE API NodePool.name: 1 to 40 characters (RFC 1035)",
-            minimum=1,
-            maximum=40,
-        ),
-        Limit(
-            "gke.disk_size_gb",
-            "GKE node boot disk size (GB)",
-            "count",
-            "GKE API NodeConfig.diskSizeGb: the smallest allowed disk size is 10 GB",
-            minimum=10,
-        ),
-        Limit(
-            "kueue.max_run_duration",
-            "ProvisioningRequest maxRunDurationSeconds",
-            "seconds",
-            f"{FACTS} §2: provreq maxRunDurationSeconds, bounded by the 7-day node limit",
-            minimum=1,
-            maximum=_WEEK,
-        ),
-        Limit(
-            "slurm.flex_start_max_duration",
-            "Slurm Flex-start max duration",
-            "seconds",
-            (
-                "seed 002 (Slurm with Flex-start): flex_start_max_duration 30 s to 7 days "
-                f"(604800 s), default 7 days; {FACTS} §3. A different limit from "
-                "flex_start.max_run_duration (a Flex-start VM's own run, 10 minutes at least)"
-            ),
-            minimum=30,
-            maximum=_WEEK,
-        ),
-        Limit(
-            "slurm.node_count",
-            "Slurm node pool node count",
-            "count",
-            (
-                f"{FACTS} §3: scaling_spec min/max node counts are non-negative; the 1000 cap "
-                "is a pulumi-dws sanity bound, not a documented Google limit (override it)"
-            ),
-            minimum=0,
-            maximum=1000,
-        ),
-        Limit(
-            "calendar.duration",
-            "Calendar-mode reservation duration",
-            "seconds",
-            f"{FACTS} §4: current Google docs, 1 to 90 days (seed: 7 or 14 days)",
-            minimum=_DAY,
-            maximum=90 * _DAY,
-        ),
-        Limit(
-            "calendar.start_ahead",
-            "Calendar-mode look-ahead",
-            "seconds",
-            f"{FACTS} §4: current Google docs, start 1 to 120 days ahead (seed: 8 weeks)",
-            minimum=_DAY,
-            maximum=120 * _DAY,
-        ),
-        Limit(
-            "calendar.count",
-            "Calendar-mode VM count",
-            "count",
-            (
-                f"{FACTS} §4: specificSkuProperties.totalCount, at least 1 VM; the 1000 cap is a "
-                "pulumi-dws sanity bound, not a documented Google limit (override it)"
-            ),
-            minimum=1,
-            maximum=1000,
-        ),
-        Limit(
-            "calendar.tpu_chips.v6e",
-            "TPU v6e chip count of a Calendar-mode request",
-            "count",
-            (
-                f"{CALENDAR_CREATE_DOCS} ('You can reserve 1, 4, 8, 16, 32, 64, 128, 256, 512, "
-                "or 1,024 TPU chips per request'; table: TPU v6e 1, 4, 8, 16, 32, 64, 128, or 256)"
-            ),
-            choices=(1, 4, 8, 16, 32, 64, 128, 256),
-        ),
-        Limit(
-            "calendar.tpu_chips.v5e",
-            "TPU v5e chip count of a Calendar-mode request",
-            "count",
-            f"{CALENDAR_CREATE_DOCS} (table: TPU v5e 1, 4, 8, 16, 32, 64, 128, or 256)",
-            choices=(1, 4, 8, 16, 32, 64, 128, 256),
-        ),
-        Limit(
-            "calendar.tpu_chips.v5e_serving",
-            "TPU v5e SERVING chip count of a Calendar-mode request",
-            "count",
-            (
-                f"{CALENDAR_CREATE_DOCS} ('You can only reserve 1, 4, or 8 TPU v5e chips for "
-                "serving (SERVING) workload types')"
-            ),
-            choices=(1, 4, 8),
-        ),
-        Limit(
-            "calendar.tpu_chips.v5p",
-            "TPU v5p chip count of a Calendar-mode request",
-            "count",
-            f"{CALENDAR_CREATE_DOCS} (table: TPU v5p 4, 8, 16, 32, 64, 128, 256, 512, or 1,024)",
-            choices=(4, 8, 16, 32, 64, 128, 256, 512, 1024),
-        ),
-        Limit(
-            "calendar.name_prefix_length",
-            "auto-created reservation name prefix length",
-            "count",
-            "pulumi-gcp FutureReservation.name_prefix: at most 20 characters",
-            minimum=1,
-            maximum=20,
-        ),
-        Limit(
-            "slurm.display_name_length",
-            "Slurm cluster display name length",
-            "count",
-            (
-                f"{SLURM_CREATE_DOCS} (Parameter reference, DISPLAY_NAME: lowercase "
-                "alphanumeric characters, begins with a letter, at most 10 characters)"
-            ),
-            minimum=1,
-            maximum=10,
-        ),
-        Limit(
-            "slurm.cluster_id_length",
-            "Slurm cluster id length",
-            "count",
-            (
-                f"{MDC_DEFINITION} (modelDevelopmentClusterId: 1 to 10 characters; with "
-                "slurm_spec /^[a-z][a-z0-9]{0,9}$/, no hyphens)"
-            ),
-            minimum=1,
-            maximum=10,
-        ),
         Limit(
             "compute.metadata_key_length",
             "Compute Engine metadata key length",
@@ -450,43 +238,6 @@ DEFAULT_LIMITS: dict[str, Limit] = {
             maximum=96,
         ),
         Limit(
-            "queued_tpu.max_run_duration",
-            "Cloud TPU Flex-start max run duration",
-            "seconds",
-            (
-                f'{TPU_FLEX_DOCS} ("You can request Flex-start resources for a duration of up '
-                "to 7 days\"); no documented lower bound for TPUs: Compute Engine Flex-start's "
-                "10 minutes applied (gcloud 528 checks neither)"
-            ),
-            minimum=600,
-            maximum=_WEEK,
-        ),
-        Limit(
-            "queued_tpu.request_valid_for",
-            "Cloud TPU queued resource queue window (validUntilDuration)",
-            "seconds",
-            (
-                "Cloud TPU v2alpha1 QueueingPolicy.validUntilDuration: no documented bound "
-                "(gcloud 528 sends any duration); pulumi-dws bounds it to 90 s (Compute "
-                "Engine's smallest queue window) to 7 days: override the row if Google "
-                "serves longer"
-            ),
-            minimum=90,
-            maximum=_WEEK,
-        ),
-        Limit(
-            "queued_tpu.node_count",
-            "Cloud TPU multislice node count",
-            "count",
-            (
-                'Cloud TPU v2alpha1 MultiNodeParams.nodeCount ("must be greater than 1"; '
-                "gcloud 528 queued_resources/util.py VerifyNodeCount); the 256 cap is a "
-                "pulumi-dws sanity bound, not a documented Google limit (override it)"
-            ),
-            minimum=2,
-            maximum=256,
-        ),
-        Limit(
             "compute.accelerator_count",
             "number of attached GPUs",
             "count",
@@ -500,29 +251,48 @@ DEFAULT_LIMITS: dict[str, Limit] = {
         ),
     ]
 }
+"""Every row by key: the general ones above, and each kind's (``kinds/<kind>/limits.py``),
+added when the kind's rows are imported (importing :mod:`pulumi_dws` imports them all; a
+look-up of a row not yet added imports them first)."""
+
+SEED_PROFILE: dict[str, dict[str, Any]] = {}
+"""What ``use_profile("seed")`` changes, by row (the Calendar kind's rows add theirs)."""
+
+_loaded = False
+_load_lock = threading.RLock()
 
 
-def register(*rows: Limit) -> None:
-    """Add rows a capacity kind declares in its own package (``kinds/<kind>/limits.py``,
-    imported with its component); a key already in the table is refused."""
-    for row in rows:
-        if row.key in DEFAULT_LIMITS:
-            raise ValueError(f"limits row {row.key} is declared twice")
-        DEFAULT_LIMITS[row.key] = row
+def register(*rows: Limit, seed: Mapping[str, Mapping[str, Any]] | None = None) -> None:
+    """Add a kind's rows (from its ``limits`` module), and what the ``seed`` profile changes in
+    them; a key is declared once."""
+    with _load_lock:
+        for row in rows:
+            known = DEFAULT_LIMITS.get(row.key)
+            if known is not None and known != row:
+                raise ValueError(f"limit {row.key} is declared twice")
+            DEFAULT_LIMITS[row.key] = row
+        for key, fields in (seed or {}).items():
+            if key not in DEFAULT_LIMITS:
+                raise ValueError(f"the seed profile changes {key}, which is no row")
+            SEED_PROFILE[key] = dict(fields)
 
 
-SEED_PROFILE: dict[str, dict[str, Any]] = {
-    "calendar.duration": {
-        "choices": (_WEEK, 2 * _WEEK),
-        "minimum": _WEEK,
-        "maximum": 2 * _WEEK,
-        "source": f"{FACTS} §4 / seed 000: blocks of 7 or 14 days",
-    },
-    "calendar.start_ahead": {
-        "maximum": 8 * _WEEK,
-        "source": f"{FACTS} §4 / seed 000: booked up to 8 weeks ahead",
-    },
-}
+def seed_profile() -> dict[str, dict[str, Any]]:
+    """What ``use_profile("seed")`` changes, by row (every kind's rows imported first)."""
+    _all_rows()
+    return SEED_PROFILE
+
+
+def _all_rows() -> dict[str, Limit]:
+    """Every row, each kind's included (imported the first time they are needed)."""
+    global _loaded
+    if not _loaded:
+        with _load_lock:
+            if not _loaded:
+                _loaded = True
+                importlib.import_module("pulumi_dws.kinds").load_limits()
+    return DEFAULT_LIMITS
+
 
 _overrides: ContextVar[Mapping[str, Limit]] = ContextVar(
     "dws_limit_overrides", default=MappingProxyType({})
@@ -640,8 +410,9 @@ def use_profile(name: Literal["current", "seed"]) -> None:
     """``current``: Google's current docs (default). ``seed``: the original announcement."""
     reset()
     if name == "seed":
+        rows = _all_rows()
         for key, fields in SEED_PROFILE.items():
-            seeded = dataclasses.replace(DEFAULT_LIMITS[key], **fields)
+            seeded = dataclasses.replace(rows[key], **fields)
             _overrides.set({**_overrides.get(), key: seeded})
     elif name != "current":
         raise DwsValidationError("limits profile", name, "is unknown; use current or seed")
@@ -718,11 +489,10 @@ def applied(config: Mapping[str, Any] | None) -> Iterator[None]:
 def get(key: str) -> Limit:
     """The row in force for ``key``: the running stack's ``dws:limits`` over an override
     (:func:`override`), over the default."""
-    try:
-        base = _overrides.get().get(key) or DEFAULT_LIMITS[key]
-    except KeyError:
-        known = ", ".join(DEFAULT_LIMITS)
-        raise DwsValidationError("limit", key, f"is unknown; known: {known}") from None
+    base = _overrides.get().get(key) or DEFAULT_LIMITS.get(key) or _all_rows().get(key)
+    if base is None:
+        known = ", ".join(sorted(_all_rows()))
+        raise DwsValidationError("limit", key, f"is unknown; known: {known}")
     fields = from_stack().get(key)
     if not fields:
         return base
@@ -753,9 +523,10 @@ def from_stack() -> dict[str, dict[str, Any]]:
 
 def _stack_fields(config: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     fields: dict[str, dict[str, Any]] = {}
+    rows = _all_rows()
     profile = config.get("profile", "current")
     if profile == "seed":
-        fields.update({key: dict(values) for key, values in SEED_PROFILE.items()})
+        fields.update({key: dict(values) for key, values in seed_profile().items()})
     elif profile != "current":
         raise DwsValidationError(
             f"{CONFIG_KEY}.profile", profile, "is unknown; use current or seed"
@@ -763,13 +534,13 @@ def _stack_fields(config: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     for key, given in config.items():
         if key == "profile":
             continue
-        if key not in DEFAULT_LIMITS:
-            close = difflib.get_close_matches(str(key), list(DEFAULT_LIMITS), n=1, cutoff=0.75)
+        if key not in rows:
+            close = difflib.get_close_matches(str(key), list(rows), n=1, cutoff=0.75)
             hint = f"did you mean {close[0]}?" if close else "see `dws limits` for the rows"
             raise DwsValidationError(f"{CONFIG_KEY}.{key}", NO_VALUE, f"is not a limit; {hint}")
         if not isinstance(given, Mapping):
             raise DwsValidationError(f"{CONFIG_KEY}.{key}", given, "must be a mapping of fields")
-        row = DEFAULT_LIMITS[key]
+        row = rows[key]
         merged = {**fields.get(key, {}), **RowChange.of(row, given, f"{CONFIG_KEY}.{key}")}
         low, high = merged.get("minimum", row.minimum), merged.get("maximum", row.maximum)
         _check_range(row, low, high, f"{CONFIG_KEY}.{key}")
@@ -778,8 +549,8 @@ def _stack_fields(config: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 def table() -> list[Limit]:
-    """Every row in force, for docs and ``dws limits``."""
-    return [get(key) for key in DEFAULT_LIMITS]
+    """Every row in force, by key, for docs and ``dws limits``."""
+    return [get(key) for key in sorted(_all_rows())]
 
 
 @output_aware

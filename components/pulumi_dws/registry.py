@@ -27,10 +27,13 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .policy.capacity import CapacityItem
+    from .policy.rules.base import Rule
     from .policy.view import ResourceView
 
 __all__ = [
     "DYNAMIC_PREFIX",
+    "SERVED_PREFIX",
+    "is_dynamic",
     "Ref",
     "ResourceType",
     "CapacityKind",
@@ -46,6 +49,16 @@ __all__ = [
 ]
 
 DYNAMIC_PREFIX = "pulumi-python:dynamic"
+SERVED_PREFIX = "dws:dynamic:"
+"""The type prefix of the components' dynamic resources when the component provider
+(:mod:`pulumi_dws.package`) serves them, for programs in other languages: ``dws:dynamic:QueuedTpu``
+is ``pulumi-python:dynamic/dws:QueuedTpu``, read alike."""
+
+
+def is_dynamic(token: str) -> bool:
+    """A dynamic resource's type: Python's (``pulumi-python:dynamic/...``) or one the component
+    provider serves (``dws:dynamic:...``)."""
+    return token.startswith((DYNAMIC_PREFIX, SERVED_PREFIX))
 
 
 @dataclass(frozen=True)
@@ -83,7 +96,10 @@ class ResourceType:
             this kind, lowercased (``flexstartvm``).
         recognise: for a dynamic resource whose name says nothing, whether its props look like
             this kind (e.g. an API body with ``scheduling`` and ``machineType``).
-        parts: the facts the policy rules read (:class:`~pulumi_dws.policy.shapes.VmSpec`,
+        parts: what the policy reads of it: the facts general rules check
+            (:mod:`pulumi_dws.policy.facts`: ``RunLimit``, ``QueueWindow``, ``Labels``,
+            ``PublicIp``, ``Grant``) and the shapes its capacity and its kind's rules read
+            (:class:`~pulumi_dws.policy.shapes.VmSpec`, a kind's own ``kinds/<kind>/shapes.py``:
             ``PoolSpec``, ``SlurmPool``...).
         capacity: the GPU capacity it asks for (:class:`~pulumi_dws.policy.capacity.CapacityItem`).
         stack_capacity: instead of ``capacity``, for a resource whose capacity another resource
@@ -113,7 +129,7 @@ class ResourceType:
             return True
         if self.pattern is not None and re.match(self.pattern, token):
             return True
-        if by_name and token.startswith(DYNAMIC_PREFIX):
+        if by_name and is_dynamic(token):
             return token.rsplit(":", 1)[-1].lower() in self.dynamic_names
         return False
 
@@ -145,8 +161,10 @@ class CapacityKind:
             :mod:`pulumi_dws.testing.samples`.
         check_entries: a check across ``dws:capacity`` entries (a Kueue queue names a pool
             declared beside it), run on every entry once each is valid.
-        rules: the policy rules the kind carries (:class:`~pulumi_dws.policy.Rule`), run after
-            the general ones (:func:`pulumi_dws.policy.rules.all_rules`).
+        rules: the policy rules of this kind alone (in ``kinds/<kind>/rules.py``); the policy
+            engine runs them after the general rules
+            (:func:`pulumi_dws.policy.rules.all_rules`), which check the facts every kind's
+            readers yield (:mod:`pulumi_dws.policy.facts`).
     """
 
     name: str
@@ -157,7 +175,7 @@ class CapacityKind:
     resources: tuple[ResourceType, ...] = ()
     test_aids: str | None = None
     check_entries: Callable[[Sequence[BlueprintEntry]], None] | None = None
-    rules: tuple[Any, ...] = ()
+    rules: tuple[Rule, ...] = ()
 
 
 _kinds: dict[str, CapacityKind] = {}
@@ -228,7 +246,7 @@ def reader_for(view: ResourceView) -> ResourceType | None:
     """The entry that reads ``view``: by its type token, else (a dynamic resource of a type
     nobody declared) by what its props look like."""
     found = resource_type(view.type)
-    if found is not None or not view.type.startswith(DYNAMIC_PREFIX):
+    if found is not None or not is_dynamic(view.type):
         return found
     return next(
         (entry for entry in _resources if entry.recognise is not None and entry.recognise(view)),

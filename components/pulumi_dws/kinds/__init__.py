@@ -4,14 +4,16 @@ itself with :mod:`pulumi_dws.registry` when imported, and the registry calls :fu
 first asked.
 
 A new kind is a package here whose ``kind`` module calls :func:`~pulumi_dws.registry.register`
-once, named in :data:`BUILTIN` (see docs/architecture.md, "How to add a kind").
+once, named in :data:`BUILTIN` (see docs/architecture.md, "How to add a kind"); its limit rows,
+in its ``limits`` module, are registered with :mod:`pulumi_dws.limits` when its component
+imports them (:func:`load_limits` imports them all for a look-up that needs every row).
 """
 
 import importlib
 
 from ..registry import register_resources
 
-__all__ = ["BUILTIN", "load"]
+__all__ = ["BUILTIN", "load", "load_limits"]
 
 BUILTIN = (
     "calendar",
@@ -32,3 +34,14 @@ def load() -> None:
         importlib.import_module(f"{__name__}.{name}.kind")
     common = importlib.import_module(f"{__name__}.common")
     register_resources(*common.RESOURCES)  # after the kinds: its catch-alls come last
+
+
+def load_limits() -> None:
+    """Import every built-in kind's limit rows (each kind's ``limits`` module registers them)."""
+    for name in BUILTIN:
+        module = f"{__name__}.{name}.limits"
+        try:
+            importlib.import_module(module)
+        except ModuleNotFoundError as err:
+            if err.name != module:  # a kind without rows of its own has no such module
+                raise

@@ -82,7 +82,7 @@ def stack_limits(config: Mapping[str, Any] | str | None) -> Iterator[None]:
         for key, fields in (config or {}).items():
             if key == "profile":
                 if fields == "seed":
-                    for row, values in limits.SEED_PROFILE.items():
+                    for row, values in limits.seed_profile().items():
                         stack.enter_context(limits.overridden(row, **values))
                 elif fields != "current":
                     raise DwsValidationError("dws:limits.profile", fields, "use current or seed")

@@ -4,11 +4,12 @@ Raw pulumi-gcp resources carry camelCase provider inputs; this library's dynamic
 carry the API request body under ``body`` (Compute JSON for ``FlexStartVm``, snake_case Vertex
 AI JSON for ``SlurmCluster``) beside their own inputs (``desiredStatus``, ``zone``...). Each
 resource type's reader, declared with its capacity kind (:mod:`pulumi_dws.registry`,
-:mod:`pulumi_dws.kinds`), turns a resource into the facts here (:class:`VmSpec`,
-:class:`PoolSpec`, :class:`SlurmPool`): plain values, ``None`` when absent, or
-:data:`~pulumi_dws.policy.values.UNKNOWN`. The policy rules, the capacity summary and ``dws
-plan``'s key properties all read resources through these readers, so they cannot disagree
-about what a resource asks for.
+:mod:`pulumi_dws.kinds`), turns a resource into the shapes here (:class:`VmSpec`, read by
+several kinds), its kind's own (``kinds/<kind>/shapes.py``: ``PoolSpec``, ``SlurmPool``) and
+the facts general rules check (:mod:`pulumi_dws.policy.facts`): plain values, ``None`` when
+absent, or :data:`~pulumi_dws.policy.values.UNKNOWN`. The policy rules, the capacity summary
+and ``dws plan``'s key properties all read resources through these readers, so they cannot
+disagree about what a resource asks for.
 """
 
 from __future__ import annotations
@@ -41,11 +42,6 @@ __all__ = [
     "COMPUTE_VM",
     "VmSpec",
     "vm_spec",
-    "PoolSpec",
-    "node_pools",
-    "SlurmPool",
-    "slurm_pools",
-    "is_iam",
 ]
 
 INSTANCE = "gcp:compute/instance:Instance"
@@ -84,11 +80,6 @@ def parts(view: ResourceView, of: type[P]) -> Iterator[P]:
     for part in reader.parts(view):
         if isinstance(part, of):
             yield part
-
-
-def is_iam(view: ResourceView) -> bool:
-    """A project/folder/organization/service-account IAM member, binding or policy."""
-    return kind_of(view) == "iam"
 
 
 def any3(*values: Any) -> Any:
@@ -162,6 +153,7 @@ class VmFields:
     """Where an API keeps a VM's facts (paths after :attr:`VmSpec.prefix`, as messages name
     them) and the limits rows that bound them."""
 
+    machine_type: str = "machineType"
     max_run_duration: str = "scheduling.maxRunDuration"
     max_run_limit: str = "flex_start.max_run_duration"
     queue_window: str = "params.requestValidForDuration"
@@ -233,114 +225,3 @@ class VmSpec:
 def vm_spec(view: ResourceView) -> VmSpec | None:
     """The VM fields of an instance, template or FlexStartVm; None for other kinds."""
     return next(parts(view, VmSpec), None)
-
-
-@dataclass(frozen=True)
-class PoolSpec:
-    """A GKE node pool: a NodePool resource or one entry of a Cluster's ``nodePools``."""
-
-    view: ResourceView
-    where: str  # "" for a NodePool, "nodePools[1]." for an inline pool
-    props: Any
-
-    def get(self, *path: str | int) -> Any:
-        return dig(self.props, *path)
-
-    @property
-    def dws(self) -> Any:
-        """True for queued provisioning or Flex-start pools (UNKNOWN if can't tell)."""
-        return any3(
-            as_bool(self.get("queuedProvisioning", "enabled")),
-            as_bool(self.get("nodeConfig", "flexStart")),
-        )
-
-    @property
-    def cluster_name(self) -> Any:
-        if self.view.type == CLUSTER:
-            return self.view.props.get("name") or self.view.name
-        return last_segment(self.get("cluster"))
-
-    def gpus(self) -> tuple[Any, Any]:
-        return machine_gpus(
-            self.get("nodeConfig", "machineType"), self.get("nodeConfig", "guestAccelerators")
-        )
-
-    def zones(self) -> Any:
-        """Number of node locations, UNKNOWN, or None when the pool doesn't say."""
-        locations = self.get("nodeLocations")
-        if locations is UNKNOWN:
-            return UNKNOWN
-        return len(locations) if isinstance(locations, list) and locations else None
-
-
-def node_pools(view: ResourceView) -> Iterator[PoolSpec]:
-    """The node pools a resource defines: itself (NodePool) or its inline ``nodePools``."""
-    return parts(view, PoolSpec)
-
-
-@dataclass(frozen=True)
-class SlurmPool:
-    """One node pool of a managed Slurm cluster body."""
-
-    view: ResourceView
-    index: int
-    props: Any
-    cluster_model: Any
-
-    @property
-    def id(self) -> str:
-        pool_id = pick(self.props, "id")
-        return pool_id if isinstance(pool_id, str) else str(self.index)
-
-    @property
-    def where(self) -> str:
-        return f"body.node_pools[{self.index}]."
-
-    def get(self, *names: str) -> Any:
-        return pick(self.props, *names)
-
-    @property
-    def flex_start(self) -> Any:
-        model = self.model
-        return UNKNOWN if model is UNKNOWN else model == "FLEX_START"
-
-    @property
-    def model(self) -> Any:
-        """The pool's provisioning model (the cluster's when the pool gives none)."""
-        model = self.get("provisioning_model", "provisioningModel")
-        return self.cluster_model if model is None else model
-
-    @property
-    def reservation_consumer(self) -> Any:
-        """True for a pool that consumes a specific reservation (RESERVATION, or a
-        SPECIFIC_RESERVATION affinity), UNKNOWN when that is not known yet."""
-        spec = self.get("machine_spec", "machineSpec")
-        affinity = pick(spec, "reservation_affinity", "reservationAffinity")
-        kind = pick(affinity, "reservation_affinity_type", "reservationAffinityType")
-        model = self.model
-        return any3(
-            model == "RESERVATION" if model is not UNKNOWN else UNKNOWN,
-            kind == "SPECIFIC_RESERVATION" if kind is not UNKNOWN else UNKNOWN,
-        )
-
-    def gpus(self) -> tuple[Any, Any]:
-        spec = self.get("machine_spec", "machineSpec")
-        count = pick(spec, "accelerator_count", "acceleratorCount")
-        kind = pick(spec, "accelerator_type", "acceleratorType")
-        accelerators = UNKNOWN if spec is UNKNOWN else None
-        if count is not None or kind is not None:
-            accelerators = [{"accelerator_type": kind, "accelerator_count": count}]
-        return machine_gpus(pick(spec, "machine_type", "machineType"), accelerators)
-
-    def max_nodes(self) -> Any:
-        scaling = self.get("scaling_spec", "scalingSpec")
-        return as_int(pick(scaling, "max_node_count", "maxNodeCount"))
-
-    def min_nodes(self) -> Any:
-        scaling = self.get("scaling_spec", "scalingSpec")
-        return as_int(pick(scaling, "min_node_count", "minNodeCount"))
-
-
-def slurm_pools(view: ResourceView) -> Iterator[SlurmPool]:
-    """The node pools of a SlurmCluster body (nothing if unknown or absent)."""
-    return parts(view, SlurmPool)

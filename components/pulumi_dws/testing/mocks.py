@@ -368,7 +368,7 @@ class GcpMocks(pulumi.runtime.Mocks):
             rid, outputs = f"{args.name}-provider-id", dict(inputs)
         elif not args.custom and request is not None:
             rid, outputs = "", {}
-        elif args.typ.startswith(DYNAMIC_TYPE_PREFIX):
+        elif registry.is_dynamic(args.typ):
             rid, outputs = self._dynamic(args.typ, args.name, inputs)
         else:
             rid, outputs = self._fill(args.typ, args.name, inputs, args.resource_id or "")
@@ -414,7 +414,7 @@ class GcpMocks(pulumi.runtime.Mocks):
         from .dynamic_host import unwrap_secrets
 
         props = {k: unwrap_secrets(v) for k, v in inputs.items() if k != "__provider"}
-        short = typ[len(DYNAMIC_TYPE_PREFIX) :].split(":")[-1]
+        short = typ.split(":")[-1]  # pulumi-python:dynamic/dws:X, or dws:dynamic:X as served
         behaviour = _DYNAMIC.get(short)
         if behaviour is not None:
             return behaviour(props, self, name)

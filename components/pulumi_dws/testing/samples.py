@@ -1,11 +1,17 @@
 """Sample resources as the provider receives them (camelCase), clean for every policy rule, and
 violating variants of them: what the rules expect, and what their tests feed them.
 
-Each capacity kind keeps its own (``SAMPLES`` and ``EXAMPLES`` in its test aids module, named by
-its declaration in :mod:`pulumi_dws.registry`); :data:`SAMPLES` and :data:`EXAMPLES` here
-gather every kind's. Derive a violating variant of a sample with :func:`variant`. Calendar
-samples assume the clock pinned to :data:`SAMPLE_NOW`
+Each capacity kind keeps its own (``SAMPLES``, ``EXAMPLES`` and ``CAPACITY`` in its test aids
+module, named by its declaration in :mod:`pulumi_dws.registry`); :data:`SAMPLES` and
+:data:`EXAMPLES` here gather every kind's. Derive a violating variant of a sample with
+:func:`variant`. Calendar samples assume the clock pinned to :data:`SAMPLE_NOW`
 (``with pulumi_dws.clock.frozen(SAMPLE_NOW): ...``).
+
+A kind declares what each of its samples asks for (``CAPACITY``: a :class:`Capacity` per
+sample; a sample it does not list asks for nothing), and a test keeps each declaration what
+the capacity summary counts for that sample alone. Tests of stack totals assert
+:func:`totals` of the declarations of the samples they use, so a new sample of one kind changes
+no other kind's test.
 """
 
 from __future__ import annotations
@@ -13,8 +19,8 @@ from __future__ import annotations
 import copy
 import datetime as dt
 import importlib
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from typing import Any
 
 from .. import registry
@@ -27,6 +33,10 @@ __all__ = [
     "variant",
     "samples",
     "examples",
+    "Capacity",
+    "Totals",
+    "capacity",
+    "totals",
 ]
 
 SAMPLE_NOW = dt.datetime(2027, 2, 1, tzinfo=dt.timezone.utc)
@@ -111,6 +121,73 @@ def examples() -> tuple[Example, ...]:
     """Every kind's violating examples, at least one per resource rule (the stack and plan
     rules, gpu-budget and calendar-delete-or-replace, need several resources; see the tests)."""
     return tuple(e for module in _aids() for e in getattr(module, "EXAMPLES", ()))
+
+
+@dataclass(frozen=True)
+class Capacity:
+    """What one sample asks for, as the capacity summary counts it on its own (a resource
+    whose capacity a sibling completes, a resize request, is ``unknown``).
+
+    Attributes:
+        accelerator: the GPU type (``nvidia-h100-80gb``) or TPU version (``v6e``).
+        gpus, gpu_hours: counted GPUs and GPU-hours.
+        tpu_chips, tpu_chip_hours: counted TPU chips and chip-hours (None: unbounded).
+        unbounded: counted with no max run duration (its hours are not known).
+        unknown: its capacity is not known from the sample alone.
+    """
+
+    accelerator: str | None = None
+    gpus: int = 0
+    gpu_hours: float = 0.0
+    tpu_chips: int = 0
+    tpu_chip_hours: float = 0.0
+    unbounded: bool = False
+    unknown: bool = False
+
+
+@dataclass
+class Totals:
+    """The sums of the declarations of some samples, as ``capacity_summary`` reports them."""
+
+    gpus: int = 0
+    gpu_hours: float = 0.0
+    gpus_by_type: dict[str, int] = field(default_factory=dict)
+    tpu_chips: int = 0
+    tpu_chip_hours: float = 0.0
+    tpu_chips_by_type: dict[str, int] = field(default_factory=dict)
+    unbounded: list[str] = field(default_factory=list)
+    unknown: list[str] = field(default_factory=list)
+
+
+def capacity() -> dict[str, Capacity]:
+    """Every kind's declarations, by sample name."""
+    found: dict[str, Capacity] = {}
+    for module in _aids():
+        found.update(getattr(module, "CAPACITY", {}))
+    return found
+
+
+def totals(names: Iterable[str]) -> Totals:
+    """What the samples ``names`` ask for together: the sums of their declarations (a sample
+    not declared asks for nothing). ``unbounded`` and ``unknown`` list sample names."""
+    declared = capacity()
+    out = Totals()
+    for name in names:
+        c = declared.get(name, Capacity())
+        out.gpus += c.gpus
+        out.gpu_hours += c.gpu_hours
+        out.tpu_chips += c.tpu_chips
+        out.tpu_chip_hours += c.tpu_chip_hours
+        if c.accelerator and c.gpus:
+            out.gpus_by_type[c.accelerator] = out.gpus_by_type.get(c.accelerator, 0) + c.gpus
+        if c.accelerator and c.tpu_chips:
+            by_type = out.tpu_chips_by_type
+            by_type[c.accelerator] = by_type.get(c.accelerator, 0) + c.tpu_chips
+        if c.unbounded:
+            out.unbounded.append(name)
+        if c.unknown:
+            out.unknown.append(name)
+    return out
 
 
 def __getattr__(name: str) -> Any:

@@ -61,6 +61,7 @@ from ...validation import (
     parse_timestamp,
     when_known,
 )
+from . import limits as _rows  # noqa: F401 (registers this kind's limit rows)
 
 __all__ = ["TYPE", "CalendarReservation", "CalendarReservationArgs", "CalendarReservationSpec"]
 
@@ -385,9 +386,13 @@ class CalendarReservation(pulumi.ComponentResource):
 
     future_reservation: gcp.compute.FutureReservation
     reservation_name: pulumi.Output[str]
+    """The reservation Google makes for the window (consumers name it)."""
     start_time: pulumi.Output[str]
+    """Start of the window (RFC 3339)."""
     end_time: pulumi.Output[str]
+    """End of the window (RFC 3339)."""
     labels: dict[str, Any] | pulumi.Output[dict[str, Any]]
+    """The labels consumers of the reservation carry."""
     spec: CalendarReservationSpec
 
     def __init__(

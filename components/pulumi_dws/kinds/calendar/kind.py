@@ -17,6 +17,7 @@ from ...policy.view import ResourceView
 from ...providers.stable_time import TYPE_TOKEN as STABLE_TIME
 from ...registry import CapacityKind, Ref, ResourceType, register
 from .component import CalendarReservation, CalendarReservationArgs, CalendarReservationSpec
+from .rules import RULES
 
 __all__ = ["KIND", "reservation_source"]
 
@@ -137,6 +138,10 @@ def _summary(view: ResourceView) -> dict[str, Any]:
     }
 
 
+def _stable_time_summary(view: ResourceView) -> dict[str, Any]:
+    return {"timestamp": view.props.get("timestamp")}
+
+
 def _looks_like_a_future_reservation(view: ResourceView) -> bool:
     body = body_of(view)
     return isinstance(body, Mapping) and "reservationMode" in body and "timeWindow" in body
@@ -168,10 +173,11 @@ KIND = register(
             ResourceType(
                 "stable_time",
                 types=(STABLE_TIME,),
-                summary=lambda v: {"timestamp": v.props.get("timestamp")},
+                summary=_stable_time_summary,
                 mock=Ref(f"{_AIDS}:stable_time"),
             ),
         ),
         test_aids=_AIDS,
+        rules=RULES,
     )
 )

@@ -8,12 +8,12 @@ from typing import TYPE_CHECKING, Any
 
 from ...providers.stable_time import StableTimeProvider
 from ...testing.mocks import COMPUTE_BETA, compute_zonal, short_hash
-from ...testing.samples import DELETE, Example, Sample
+from ...testing.samples import DELETE, Capacity, Example, Sample
 
 if TYPE_CHECKING:
     from ...testing.mocks import GcpMocks
 
-__all__ = ["future_reservation", "reservation", "stable_time", "SAMPLES", "EXAMPLES"]
+__all__ = ["future_reservation", "reservation", "stable_time", "SAMPLES", "CAPACITY", "EXAMPLES"]
 
 
 def future_reservation(mocks: GcpMocks, typ: str, name: str, s: dict[str, Any]) -> str:
@@ -83,6 +83,13 @@ SAMPLES: dict[str, Sample] = {
         tpu_calendar_reservation,
     ),
 }
+
+CAPACITY: dict[str, Capacity] = {
+    # 2 a3-highgpu-8g VMs for the 7-day window; 16 v6e chips for the same window
+    "calendar_reservation": Capacity("nvidia-h100-80gb", gpus=16, gpu_hours=16 * 168),
+    "tpu_calendar_reservation": Capacity("v6e", tpu_chips=16, tpu_chip_hours=16 * 168),
+}
+"""What each sample asks for (see :func:`pulumi_dws.testing.samples.totals`)."""
 
 EXAMPLES: tuple[Example, ...] = (
     Example(

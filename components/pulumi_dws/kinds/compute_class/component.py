@@ -84,6 +84,17 @@ class ComputeClass(pulumi.ComponentResource):
     class's accelerators are TPU chips).
     """
 
+    name: str
+    """The class's name."""
+    node_selector: dict[str, str]
+    """``{"cloud.google.com/compute-class": name}``, for Pods and Kueue flavors."""
+    priorities: list[dict[str, Any]]
+    """Each priority's capacity, accelerator and GPUs or TPU chips per node, in order."""
+    flex_start: bool
+    """Whether a priority is Flex-start."""
+    tpu: bool
+    """Whether the class's accelerators are TPU chips."""
+
     def __init__(
         self, name: str, args: ComputeClassArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
@@ -119,16 +130,16 @@ class ComputeClass(pulumi.ComponentResource):
             opts=pulumi.ResourceOptions(parent=self, provider=self.provider),
         )
         resolved = spec.resolved()
-        self.name: str = class_name
-        self.node_selector: dict[str, str] = {COMPUTE_CLASS_LABEL: class_name}
+        self.name = class_name
+        self.node_selector = {COMPUTE_CLASS_LABEL: class_name}
         self.resolved_priorities: list[ResolvedPriority] = resolved
-        self.priorities: list[dict[str, Any]] = [
+        self.priorities = [
             {"capacity": r.capacity, "accelerator": r.accelerator, "per_node": r.per_node}
             for r in resolved
         ]
-        self.flex_start: bool = any(r.capacity == "flex_start" for r in resolved)
+        self.flex_start = any(r.capacity == "flex_start" for r in resolved)
         kinds = {("tpu" if r.tpu is not None else "gpu") for r in resolved if r.per_node}
-        self.tpu: bool = kinds == {"tpu"}
+        self.tpu = kinds == {"tpu"}
         self.register_outputs(
             {
                 "name": self.name,

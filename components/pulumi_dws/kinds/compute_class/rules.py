@@ -177,6 +177,10 @@ FLEX_START = Rule(
         ),
     ),
     remediation="Give each flex_start priority a max_run_duration (pulumi_dws ComputeClass).",
+    note=(
+        "a ComputeClass's Flex-start priorities: a max run duration within 7 da"
+        "ys, not Spot, node recycling before the end"
+    ),
 )
 
 AUTOPILOT_GPU = Rule(
@@ -199,6 +203,10 @@ AUTOPILOT_GPU = Rule(
     remediation=(
         "Pass compute_class= (or accelerator_type=) and autopilot=True to the pulumi_dws job "
         "helpers, or set the node selector yourself."
+    ),
+    note=(
+        "on Autopilot a GPU Pod selects a ComputeClass with a GPU rule or a GPU"
+        " type, never a node pool"
     ),
 )
 

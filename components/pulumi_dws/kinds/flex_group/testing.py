@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...clock import now
 from ...testing.mocks import COMPUTE, Fill, compute_regional, compute_zonal
-from ...testing.samples import DELETE, Example, Sample
+from ...testing.samples import DELETE, Capacity, Example, Sample
 from ...validation import format_timestamp
 
 if TYPE_CHECKING:
@@ -21,8 +21,10 @@ __all__ = [
     "resize_request",
     "instance_group_manager",
     "region_instance_group_manager",
+    "resource_policy",
     "vm_names",
     "SAMPLES",
+    "CAPACITY",
     "EXAMPLES",
     "GROUP_EXAMPLES",
     "GROUP_EXAMPLE_STACKS",
@@ -89,6 +91,8 @@ def _group_manager(locate: Fill) -> Fill:
 
 instance_group_manager = _group_manager(compute_zonal("instanceGroupManagers"))
 region_instance_group_manager = _group_manager(compute_regional("instanceGroupManagers"))
+resource_policy = compute_regional("resourcePolicies")
+"""A workload policy (``gcp.compute.ResourcePolicy``): its regional path and ``selfLink``."""
 
 
 # ---------------------------------------------------------------------- policy samples
@@ -204,6 +208,13 @@ SAMPLES: dict[str, Sample] = {
     "group_autoscaler": ("gcp:compute/autoscaler:Autoscaler", group_autoscaler),
 }
 
+CAPACITY: dict[str, Capacity] = {
+    # a resize request's VMs are its group's template's, not known from the request alone
+    "group_request": Capacity(unknown=True),
+    "raw_group_request": Capacity(unknown=True),
+}
+"""What each sample asks for on its own (see :func:`pulumi_dws.testing.samples.totals`)."""
+
 EXAMPLES: tuple[Example, ...] = (
     Example(
         "flex-start-max-run-duration",
@@ -249,6 +260,28 @@ EXAMPLES: tuple[Example, ...] = (
         (("labels", DELETE),),
         "lacks required label(s) team",
         unknown="labels",
+    ),
+    Example(
+        "frontier-machine-fit",
+        "group_template",
+        (("machineType", "a4x-highgpu-4g"),),
+        "can't be Flex-start",
+    ),
+    Example(
+        "frontier-machine-fit",
+        "group_template",
+        (("networkInterfaces.0.nicType", "MRDMA"),),
+        "has no RDMA network profile",
+    ),
+    Example(
+        "frontier-machine-fit",
+        "group_template",
+        (
+            ("machineType", "a4-highgpu-8g"),
+            ("networkInterfaces", [{"nicType": "GVNIC"}, *([{"nicType": "MRDMA"}] * 4)]),
+        ),
+        "whose VMs take 2 gVNIC + 8 MRDMA NICs",
+        unknown="machineType",
     ),
 )
 

@@ -41,6 +41,7 @@ from ...duration import Duration, DurationLike
 from ...fields import DurationWithin, MaybeOutput, Name, ProjectId, Zone
 from ...models import parse_args
 from ...providers.ownership import OWNER_INPUT, owner_input
+from ...queue_wait import OnTimeout, WaitTimeout, wait_policy
 from ...validation import check_name, is_output, when_known
 from ...vm_settings import (
     DEFAULT_IMAGE,
@@ -50,6 +51,7 @@ from ...vm_settings import (
     VmSettingsArgs,
     template_args,
 )
+from . import limits as _rows  # noqa: F401 (registers this kind's limit rows)
 from .provider import FlexStartVm
 from .shapes import TEMPLATE_TYPE, fingerprint, shareable, shared_template
 
@@ -90,6 +92,13 @@ class FlexStartInstanceArgs(VmSettingsArgs, total=False):
     wait_for: NotRequired[Literal["accepted", "running"]]
     """``running`` (default): the deployment waits until the VM runs (up to the queue window).
     ``accepted``: it returns once the request is queued (status ``PENDING``)."""
+    wait_timeout: NotRequired[DurationLike]
+    """How long the deployment waits for ``wait_for`` (default: the queue window plus 10
+    minutes); shorter than the window, the wait ends then (see ``on_timeout``)."""
+    on_timeout: NotRequired[Literal["keep", "cancel"]]
+    """When ``wait_timeout`` passes inside the queue window with the VM still queued: ``keep``
+    (default: the deployment succeeds with the VM ``PENDING``, warns, and ``pulumi refresh``
+    follows it; its window still ends it) or ``cancel`` (the VM is deleted)."""
     project: NotRequired[str | pulumi.Output[str]]
     """Project (default: the ``gcp:project`` stack config)."""
     instance_name: NotRequired[str]
@@ -127,6 +136,8 @@ class FlexStartInstanceSpec(VmSettings):
     ) = None
     desired_status: Literal["RUNNING", "TERMINATED"] = "RUNNING"
     wait_for: Literal["accepted", "running"] = "running"
+    wait_timeout: WaitTimeout | None = None
+    on_timeout: OnTimeout | None = None
     project: MaybeOutput[ProjectId] | None = None
     instance_name: Name | None = None
 
@@ -135,7 +146,11 @@ class FlexStartInstanceSpec(VmSettings):
     def _shape(cls, data: Any, handler: Any) -> FlexStartInstanceSpec:
         spec: FlexStartInstanceSpec = handler(data)
         spec.check_startup_script()
-        checked = spec.checked_machine(spec.machine_type)
+        spec.check_subnetwork_in(zone=spec.zone)
+        checked = spec.checked_machine(spec.machine_type, flex_start=True)
+        spec.check_gpu_network(spec.machine_type)
+        if spec.gpu_network is not None:
+            spec.gpu_network.check_zone("zone", spec.zone)
         if is_output(spec.machine_type):
             return spec.model_copy(update={"machine_type": checked})
         return spec
@@ -237,13 +252,12 @@ class FlexStartInstance(pulumi.ComponentResource):
                 "body": body,
                 "desiredStatus": spec.desired_status,
                 "waitFor": spec.wait_for,
+                **wait_policy(spec.wait_timeout, spec.on_timeout),
                 **({"templateShape": shape} if shape is not None else {}),
                 OWNER_INPUT: owner_input(f"{name}-vm"),
             },
             pulumi.ResourceOptions(parent=self, ignore_changes=named.kept("name", "body.name")),
         )
-        self.status = self.vm.status
-        self.template_self_link = self.template.self_link
         # A defaulted name is the one the VM has (a VM made before defaults carried the stack
         # keeps the component's name); a given one is known now.
         self._instance_name: Any = self.vm.name if named.defaulted else instance_name  # type: ignore[attr-defined]
@@ -255,7 +269,18 @@ class FlexStartInstance(pulumi.ComponentResource):
 
     @property
     def instance_name(self) -> pulumi.Output[str]:
+        """Name of the VM."""
         return pulumi.Output.from_input(self._instance_name)
+
+    @property
+    def status(self) -> pulumi.Output[str | None]:
+        """The VM's status: ``PENDING`` (queued for capacity), ``RUNNING``, ``TERMINATED``..."""
+        return self.vm.status
+
+    @property
+    def template_self_link(self) -> pulumi.Output[str]:
+        """The instance template the VM was made from."""
+        return self.template.self_link
 
     def _observed(self, key: str) -> pulumi.Output[Any]:
         return self.vm.observed.apply(lambda observed: (observed or {}).get(key))
@@ -267,6 +292,7 @@ class FlexStartInstance(pulumi.ComponentResource):
 
     @property
     def internal_ip(self) -> pulumi.Output[str | None]:
+        """The VM's internal IP, once it runs."""
         return self._observed("internalIp")
 
     @property
@@ -276,8 +302,10 @@ class FlexStartInstance(pulumi.ComponentResource):
 
     @property
     def instance_id(self) -> pulumi.Output[str | None]:
+        """The VM's numeric id, once it exists."""
         return self._observed("instanceId")
 
     @property
     def self_link(self) -> pulumi.Output[str | None]:
+        """The VM's URL, once it exists."""
         return self._observed("selfLink")

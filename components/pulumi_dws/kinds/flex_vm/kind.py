@@ -14,6 +14,7 @@ from typing import Any
 
 from ...plan.summary import duration_text, gpu_hours
 from ...policy.capacity import CapacityItem, consumer_item, item, run_hours
+from ...policy.facts import vm_facts
 from ...policy.shapes import (
     INSTANCE,
     INSTANCE_TEMPLATE,
@@ -26,8 +27,9 @@ from ...policy.shapes import (
 from ...policy.values import UNKNOWN, dig, last_segment, pick
 from ...policy.view import ResourceView
 from ...registry import CapacityKind, Items, Ref, ResourceType, register
-from .component import FlexStartInstance, FlexStartInstanceArgs, FlexStartInstanceSpec
+from .component import TYPE, FlexStartInstance, FlexStartInstanceArgs, FlexStartInstanceSpec
 from .provider import TYPE_TOKEN as FLEX_VM
+from .shapes import SHAPE_DESCRIPTION
 
 __all__ = ["KIND", "read_vm"]
 
@@ -72,6 +74,23 @@ def read_vm(view: ResourceView, *, dynamic: bool = False, template: bool = False
         desired_status=None if template else pick(view.props, "desiredStatus"),
         reservation=named if named is not None else affinity,
     )
+
+
+def _shape_only(view: ResourceView) -> bool:
+    """A template that carries only a ``FlexStartInstance``'s shape (its own, or one shared by
+    the VMs of that shape): its labels go on the VM (the insert body), where they can change in
+    place; on the template a label edit would replace it."""
+    shared = view.props.get("description") == SHAPE_DESCRIPTION
+    return view.type == INSTANCE_TEMPLATE and (view.parent_type == TYPE or shared)
+
+
+def read_parts(
+    view: ResourceView, *, dynamic: bool = False, template: bool = False
+) -> Iterator[Any]:
+    """A VM's or template's fields (:class:`VmSpec`) and the facts the general rules check."""
+    vm = read_vm(view, dynamic=dynamic, template=template)
+    yield vm
+    yield from vm_facts(view, vm, template=template, labelled=not _shape_only(view))
 
 
 def _vm_capacity(kind: str) -> Items:
@@ -164,7 +183,7 @@ KIND = register(
                 types=(FLEX_VM,),
                 dynamic_names=("flexstartvm", "flexstartinstance"),
                 recognise=_looks_like_a_vm,
-                parts=lambda v: [read_vm(v, dynamic=True)],
+                parts=lambda v: read_parts(v, dynamic=True),
                 capacity=_vm_capacity("flex_vm"),
                 summary=_vm_summary,
                 mock=Ref(f"{_AIDS}:flex_start_vm"),
@@ -172,7 +191,7 @@ KIND = register(
             ResourceType(
                 "instance",
                 types=(INSTANCE,),
-                parts=lambda v: [read_vm(v)],
+                parts=read_parts,
                 capacity=_vm_capacity("instance"),
                 summary=_vm_summary,
                 mock=Ref(f"{_AIDS}:instance"),
@@ -180,14 +199,14 @@ KIND = register(
             ResourceType(
                 "template",
                 types=(INSTANCE_TEMPLATE,),
-                parts=lambda v: [read_vm(v, template=True)],
+                parts=lambda v: read_parts(v, template=True),
                 summary=_vm_summary,
                 mock=Ref(f"{_AIDS}:instance_template"),
             ),
             ResourceType(
                 "template",
                 types=(REGION_INSTANCE_TEMPLATE,),
-                parts=lambda v: [read_vm(v, template=True)],
+                parts=lambda v: read_parts(v, template=True),
                 summary=_vm_summary,
                 mock=Ref(f"{_AIDS}:region_instance_template"),
             ),

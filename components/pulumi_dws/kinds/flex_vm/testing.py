@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from ...clock import now
 from ...providers.compute_ops import create_request_id
 from ...testing.mocks import COMPUTE, compute_global, compute_regional, compute_zonal, short_hash
-from ...testing.samples import DELETE, Example, Sample
+from ...testing.samples import DELETE, Capacity, Example, Sample
 from ...validation import format_timestamp
 from .provider import TYPE_TOKEN as FLEX_VM
 from .provider import vm_id
@@ -26,6 +26,7 @@ __all__ = [
     "instance_template",
     "region_instance_template",
     "SAMPLES",
+    "CAPACITY",
     "EXAMPLES",
 ]
 
@@ -109,6 +110,15 @@ def flex_instance() -> dict[str, Any]:
     }
 
 
+def a100_instance() -> dict[str, Any]:
+    """A raw ``gcp.compute.Instance`` with FLEX_START on one A100 (``a2-highgpu-1g``) for a
+    day: a second GPU type in the stack's totals."""
+    out = flex_instance()
+    out.update(name="notebook", machineType="a2-highgpu-1g")
+    out["scheduling"]["maxRunDuration"] = {"seconds": 86400}
+    return out
+
+
 def flex_template() -> dict[str, Any]:
     """A raw ``gcp.compute.InstanceTemplate`` for Flex-start VMs."""
     out = flex_instance()
@@ -148,7 +158,17 @@ SAMPLES: dict[str, Sample] = {
         flex_template,
     ),
     "flex_vm_body": (FLEX_VM, flex_vm_body),
+    "a100_instance": ("gcp:compute/instance:Instance", a100_instance),
 }
+
+CAPACITY: dict[str, Capacity] = {
+    # one a3-highgpu-8g VM for 3 days, as a raw instance and as a FlexStartVm body
+    "flex_instance": Capacity("nvidia-h100-80gb", gpus=8, gpu_hours=8 * 72),
+    "flex_vm_body": Capacity("nvidia-h100-80gb", gpus=8, gpu_hours=8 * 72),
+    "a100_instance": Capacity("nvidia-tesla-a100", gpus=1, gpu_hours=24),
+}
+"""What each sample asks for (see :func:`pulumi_dws.testing.samples.totals`); a template is
+no capacity by itself."""
 
 EXAMPLES: tuple[Example, ...] = (
     Example(

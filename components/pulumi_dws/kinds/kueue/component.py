@@ -42,7 +42,7 @@ from ...errors import DwsValidationError
 from ...kube import gke_provider, has_kubernetes_provider
 from ...models import parse_args
 from ..node_pool.component import QueuedNodePool
-from .flavors import Flavor
+from .flavors import Flavor, check_pod_fits
 from .manifests import build_manifests, kueue_manifests, label_values, quotas
 from .spec import (
     A4X_TOPOLOGY_LEVELS,
@@ -72,6 +72,7 @@ from .spec import (
     RetryStrategyArgs,
     _check_dns_label,
     _check_quantity,
+    check_command,
     check_k8s_name,
     check_quantity,
     kueue_release,
@@ -169,6 +170,28 @@ class KueueQueue(pulumi.ComponentResource):
     another job's request).
     """
 
+    local_queue_name: str
+    """The LocalQueue a Job names in its ``kueue.x-k8s.io/queue-name`` label."""
+    cluster_queue_name: str
+    """The ClusterQueue behind the LocalQueues."""
+    resource_flavor_name: str
+    """The first ResourceFlavor (the node pool's, with one pool)."""
+    admission_check_name: str | None
+    """The AdmissionCheck of the ProvisioningRequests (None without them)."""
+    api_version: str
+    """The Kueue API version of the objects (``v1beta2``, ``v1beta1``)."""
+    kueue_version: str
+    """The Kueue version the objects are written for."""
+    pod_set_merge_policy: str | None
+    """The ProvisioningRequestConfig's pod set merge policy, if any."""
+    namespaces: list[str]
+    """The namespaces that have a LocalQueue."""
+    flavor_names: list[str]
+    """The ResourceFlavors, in the ClusterQueue's order (the first one is
+    ``resource_flavor_name``)."""
+    topology_name: str | None
+    """The Topology of Topology Aware Scheduling (None without it)."""
+
     def __init__(
         self, name: str, args: KueueQueueArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
@@ -241,19 +264,17 @@ class KueueQueue(pulumi.ComponentResource):
                 depends = [*depends, resource]
             else:
                 before_queue.append(resource)
-        self.api_version: str = spec.api_version
-        self.kueue_version: str = spec.kueue_version
-        self.pod_set_merge_policy: str | None = spec.pod_set_merge_policy
-        self.namespaces: list[str] = list(spec.namespaces)
-        self.local_queue_name: str = names["local_queue"]
-        self.cluster_queue_name: str = names["cluster_queue"]
+        self.api_version = spec.api_version
+        self.kueue_version = spec.kueue_version
+        self.pod_set_merge_policy = spec.pod_set_merge_policy
+        self.namespaces = list(spec.namespaces)
+        self.local_queue_name = names["local_queue"]
+        self.cluster_queue_name = names["cluster_queue"]
         self.flavors: list[Flavor] = flavors
-        self.flavor_names: list[str] = [spec.flavor_name(names, f) for f in flavors]
-        self.resource_flavor_name: str = self.flavor_names[0]
-        self.admission_check_name: str | None = (
-            names["check"] if spec.uses_provisioning_request else None
-        )
-        self.topology_name: str | None = names["topology"] if spec.topology is not False else None
+        self.flavor_names = [spec.flavor_name(names, f) for f in flavors]
+        self.resource_flavor_name = self.flavor_names[0]
+        self.admission_check_name = names["check"] if spec.uses_provisioning_request else None
+        self.topology_name = names["topology"] if spec.topology is not False else None
         self.register_outputs(
             {
                 "local_queue_name": self.local_queue_name,
@@ -342,6 +363,7 @@ def _job_accelerators(
             f"must be {tpu.chips_per_vm}, the chips of one {tpu.machine_type} node: a Pod on a "
             "TPU node requests all of its chips",
         )
+    check_pod_fits(queue.flavors, field, count, queue.spec.tpu)
     return queue.spec.resource, count
 
 
@@ -393,8 +415,9 @@ def kueue_job(
         "image": image,
         "resources": {"requests": dict(requests), "limits": {resource: count}},
     }
+    command = check_command("command", command)
     if command:
-        container["command"] = list(command)
+        container["command"] = command
     return {
         "apiVersion": "batch/v1",
         "kind": "Job",

@@ -64,8 +64,10 @@ from ...validation import (
     when_known,
 )
 from ..calendar.consumers import check_tpu_consumer, check_vm_consumer, reservation_spec
+from . import limits as _rows  # noqa: F401 (registers this kind's limit rows)
 
 __all__ = [
+    "check_cluster",
     "TYPE",
     "QueuedNodePool",
     "QueuedNodePoolArgs",
@@ -245,7 +247,8 @@ def _taint_effect(field: str, value: str) -> str:
     return check_choice(field, _EFFECTS.get(value, value), tuple(_EFFECTS.values()))
 
 
-def _cluster(field: str, value: Any) -> str:
+def check_cluster(field: str, value: Any) -> str:
+    """A GKE cluster: its name (RFC 1035) or ``projects/P/locations/L/clusters/NAME``."""
     if not isinstance(value, str) or not value:
         raise DwsValidationError(field, value, "must be a cluster name or id")
     if "/" in value:
@@ -286,7 +289,7 @@ class _Taint(DwsModel):
 class QueuedNodePoolSpec(DwsModel):
     """The validated form of :class:`QueuedNodePoolArgs` (what the component builds from)."""
 
-    cluster: MaybeOutput[Annotated[str, Check(_cluster)]]
+    cluster: MaybeOutput[Annotated[str, Check(check_cluster)]]
     location: Location
     machine_type: Annotated[
         AcceleratorMachineType, Known("it decides the pool's GPUs or TPU chips")
@@ -428,6 +431,8 @@ class QueuedNodePoolSpec(DwsModel):
         for i, zone in enumerate(zones):
             field = f"node_locations[{i}]" if self.node_locations else where
             catalog.check_tpu_zone(field, zone, tpu.generation, door)
+        if not zones:  # a regional pool: GKE picks its zones, one of the door's at least
+            catalog.check_tpu_region("location", self.location, tpu.generation, door)
         if tpu.generation.name == "tpu7x":
             catalog.check_gke_version(
                 "version", self.version, "tpu7x", "TPU7x nodes", "use a newer version"
@@ -453,6 +458,8 @@ class QueuedNodePoolSpec(DwsModel):
                 "queued with flex_start False for queued provisioning without Flex-start",
             )
         if self.uses_flex_start:
+            if not self.is_tpu:
+                catalog.check_flex_start("machine_type", self.machine_type)
             self._flex_start_version_rule()
         if self.mode == "reserved":
             if self.reservation is None:
@@ -818,13 +825,21 @@ class QueuedNodePool(pulumi.ComponentResource):
 
     node_pool: gcp.container.NodePool
     name: pulumi.Output[str]
+    """The node pool's name."""
     gpus_total: pulumi.Output[int]
+    """``max_nodes`` x GPUs per node (0 for a TPU pool)."""
     tpu_chips_total: pulumi.Output[int]
+    """``max_nodes`` x TPU chips per node (0 for a GPU pool)."""
     node_selector: pulumi.Output[dict[str, str]]
+    """``{"cloud.google.com/gke-nodepool": name}``, for Kueue ResourceFlavors and Pods."""
     max_nodes: pulumi.Output[int]
+    """The pool's maximum node count (across its zones)."""
     cluster: pulumi.Output[str]
+    """The cluster the pool belongs to."""
     location: pulumi.Output[str]
+    """The cluster's region or zone."""
     project: pulumi.Output[str]
+    """The project of the cluster."""
 
     def __init__(
         self, name: str, args: QueuedNodePoolArgs, opts: pulumi.ResourceOptions | None = None

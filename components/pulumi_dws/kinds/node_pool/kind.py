@@ -4,18 +4,22 @@ register with pulumi-gcp directly: a ``gcp.container.NodePool`` is read as itsel
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from typing import Any
 
 from ...plan.summary import duration_text, gpu_hours
 from ...policy.capacity import CapacityItem, consumer_item, known_or_none, run_hours
-from ...policy.shapes import CLUSTER, NODE_POOL, PoolSpec, node_pools
-from ...policy.values import UNKNOWN, as_int, dig
-from ...policy.view import ResourceView
+from ...policy.facts import Labels, MachineUse, PublicIp, RunLimit, is_capacity
+from ...policy.shapes import CLUSTER, NODE_POOL, accelerator_kind
+from ...policy.values import UNKNOWN, as_bool, as_int, dig
+from ...policy.view import Context, ResourceView
 from ...registry import CapacityKind, Ref, ResourceType, register
 from .component import QueuedNodePool, QueuedNodePoolArgs, QueuedNodePoolSpec
+from .rules import RULES
+from .shapes import PoolSpec, node_pools
 
-__all__ = ["KIND", "read_pools"]
+__all__ = ["KIND", "read_parts", "read_pools"]
 
 _AIDS = "pulumi_dws.kinds.node_pool.testing"
 
@@ -29,6 +33,66 @@ def read_pools(view: ResourceView) -> Iterator[PoolSpec]:
         if isinstance(pools, list):
             for i, pool in enumerate(pools):
                 yield PoolSpec(view, f"nodePools[{i}].", pool)
+
+
+def _cluster_private(pool: PoolSpec, ctx: Context) -> Any:
+    """Whether the pool's cluster gives nodes private IPs only: True/False, or UNKNOWN when
+    the cluster is not in view (a policy pack sees one resource at a time)."""
+    if pool.view.type == CLUSTER:
+        cluster: ResourceView | None = pool.view
+    else:
+        name = pool.cluster_name
+        if not isinstance(name, str):
+            return UNKNOWN
+        cluster = next(
+            (v for v in ctx.stack if v.type == CLUSTER and name in (v.props.get("name"), v.name)),
+            None,
+        )
+    if cluster is None:
+        return UNKNOWN
+    private = as_bool(dig(cluster.props, "privateClusterConfig", "enablePrivateNodes"))
+    return False if private is None else private
+
+
+def _public(pool: PoolSpec, ctx: Context) -> bool:
+    own = as_bool(pool.get("networkConfig", "enablePrivateNodes"))
+    if own is not None:
+        return own is False
+    return _cluster_private(pool, ctx) is False
+
+
+def read_parts(view: ResourceView) -> Iterator[Any]:
+    """The node pools a resource defines (:func:`read_pools`), each followed by the facts the
+    general rules check: a DWS pool's run limit, its machine type, a capacity pool's labels, an
+    accelerator pool's public IPs."""
+    for pool in read_pools(view):
+        yield pool
+        machine = pool.get("nodeConfig", "machineType")
+        if pool.dws is True:
+            yield RunLimit(
+                f"{pool.where}nodeConfig.maxRunDuration",
+                pool.get("nodeConfig", "maxRunDuration"),
+                "gke.max_run_duration",
+                required_by="requireOnNodePools",
+                when_required="this stack's policy requires a max run duration on queued / "
+                "Flex-start node pools (GKE's default is 7d)",
+            )
+        yield MachineUse(
+            f"{pool.where}nodeConfig.machineType",
+            machine,
+            as_bool(pool.get("nodeConfig", "flexStart")),
+        )
+        if is_capacity(pool.gpus(), machine, pool.dws) is True:
+            labels = pool.get("nodeConfig", "resourceLabels")
+            yield Labels(f"{pool.where}nodeConfig.resourceLabels", labels)
+        kind = accelerator_kind(pool.gpus(), machine)
+        if kind:
+            yield PublicIp(
+                f"{kind} nodes get public IPs",
+                "set networkConfig.enablePrivateNodes (or a private cluster)",
+                where=f" {pool.where.rstrip('.')}" if pool.where else "",
+                public=functools.partial(_public, pool),
+            )
 
 
 def _pool_units(pool: PoolSpec, notes: list[str]) -> Any:
@@ -108,7 +172,7 @@ KIND = register(
             ResourceType(
                 "node_pool",
                 types=(NODE_POOL,),
-                parts=read_pools,
+                parts=read_parts,
                 capacity=_capacity,
                 summary=_summary,
                 mock=Ref(f"{_AIDS}:node_pool"),
@@ -116,11 +180,12 @@ KIND = register(
             ResourceType(
                 "cluster",
                 types=(CLUSTER,),
-                parts=read_pools,
+                parts=read_parts,
                 capacity=_capacity,
                 mock=Ref(f"{_AIDS}:cluster"),
             ),
         ),
         test_aids=_AIDS,
+        rules=RULES,
     )
 )

@@ -7,12 +7,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ...testing.mocks import COMPUTE, FAKE_CA
-from ...testing.samples import DELETE, Example, Sample
+from ...testing.samples import DELETE, Capacity, Example, Sample
 
 if TYPE_CHECKING:
     from ...testing.mocks import GcpMocks
 
-__all__ = ["node_pool", "cluster", "SAMPLES", "EXAMPLES"]
+__all__ = ["node_pool", "cluster", "SAMPLES", "CAPACITY", "EXAMPLES"]
 
 
 def cluster(mocks: GcpMocks, typ: str, name: str, s: dict[str, Any]) -> str:
@@ -100,6 +100,13 @@ SAMPLES: dict[str, Sample] = {
     "tpu_node_pool": ("gcp:container/nodePool:NodePool", tpu_node_pool),
     "private_cluster": ("gcp:container/cluster:Cluster", private_cluster),
 }
+
+CAPACITY: dict[str, Capacity] = {
+    # 4 nodes x 8 GPUs for 1 day; a v6e 4x4 slice (4 VMs x 4 chips) for 1 day
+    "queued_node_pool": Capacity("nvidia-h100-80gb", gpus=32, gpu_hours=32 * 24),
+    "tpu_node_pool": Capacity("v6e", tpu_chips=16, tpu_chip_hours=16 * 24),
+}
+"""What each sample asks for (see :func:`pulumi_dws.testing.samples.totals`)."""
 
 EXAMPLES: tuple[Example, ...] = (
     Example(
@@ -194,6 +201,12 @@ EXAMPLES: tuple[Example, ...] = (
         "autoRepair is on (the default)",
     ),
     Example("gke-dws-node-pool", "queued_node_pool", (("nodeConfig.spot", True),), "Spot"),
+    Example(
+        "frontier-machine-fit",
+        "queued_node_pool",
+        (("nodeConfig.flexStart", True), ("nodeConfig.machineType", "a4x-highgpu-4g")),
+        "nodeConfig.machineType: a4x-highgpu-4g can't be Flex-start",
+    ),
     Example(
         "gke-dws-node-pool",
         "queued_node_pool",

@@ -36,7 +36,7 @@ import pulumi
 from pydantic import model_validator
 from typing_extensions import NotRequired, Required
 
-from ... import catalog, limits
+from ... import catalog, limits, regions
 from ...defaults import resolve_project, stack_default_name, type_token
 from ...duration import Duration, DurationLike
 from ...errors import DwsValidationError
@@ -56,9 +56,17 @@ from ...fields import (
 )
 from ...models import DwsModel, parse_args
 from ...providers.ownership import OWNER_INPUT, owner_input
-from ...validation import check_name, is_output, when_known
+from ...queue_wait import OnTimeout, WaitTimeout, wait_policy
+from ...validation import (
+    check_name,
+    check_subnetwork_region,
+    is_output,
+    region_of,
+    when_known,
+)
 from ..calendar.component import CalendarReservation
 from ..calendar.consumers import check_tpu_consumer, reservation_spec
+from . import limits as _rows  # noqa: F401 (registers this kind's limit rows)
 from .provider import QueuedTpuResource
 
 __all__ = [
@@ -117,6 +125,13 @@ class QueuedTpuArgs(TypedDict, total=False):
     wait_for: NotRequired[Literal["accepted", "active"]]
     """``active`` (default): the deployment waits until the slice is ``ACTIVE``.
     ``accepted``: it returns once the request waits in the queue."""
+    wait_timeout: NotRequired[DurationLike]
+    """How long the deployment waits for ``wait_for`` (default: the queue window plus an hour,
+    or 2 hours without a window); see ``on_timeout``."""
+    on_timeout: NotRequired[Literal["keep", "cancel"]]
+    """When ``wait_timeout`` passes with the request still queued: ``keep`` (default: the
+    deployment succeeds with its true state, e.g. ``WAITING_FOR_RESOURCES``, warns, and ``pulumi
+    refresh`` follows it) or ``cancel`` (the request is deleted)."""
     project: NotRequired[str | pulumi.Output[str]]
     """Project (default: the ``gcp:project`` stack config)."""
     queued_resource_id: NotRequired[str]
@@ -172,6 +187,8 @@ class QueuedTpuSpec(DwsModel):
         Annotated[Duration, DurationWithin("queued_tpu.request_valid_for")] | None
     ) = None
     wait_for: Literal["accepted", "active"] = "active"
+    wait_timeout: WaitTimeout | None = None
+    on_timeout: OnTimeout | None = None
     project: MaybeOutput[ProjectId] | None = None
     queued_resource_id: Name | None = None
     network: MaybeOutput[Network] | None = None
@@ -186,6 +203,8 @@ class QueuedTpuSpec(DwsModel):
     @classmethod
     def _shape(cls, data: Any, handler: Any) -> QueuedTpuSpec:
         spec: QueuedTpuSpec = handler(data)
+        if isinstance(spec.zone, str) and regions.is_zone(spec.zone):
+            check_subnetwork_region("subnetwork", spec.subnetwork, region_of(spec.zone))
         tpu = catalog.cloud_tpu_slice("accelerator_type", spec.accelerator_type)
         runtime = spec.runtime_version or tpu.generation.runtime_version
         catalog.check_runtime_version("runtime_version", spec.accelerator_type, runtime)
@@ -367,6 +386,14 @@ class QueuedTpu(pulumi.ComponentResource):
     args.
     """
 
+    state: pulumi.Output[str]
+    """The request's state: ``WAITING_FOR_RESOURCES``, ``PROVISIONING``, ``ACTIVE``,
+    ``FAILED``, ``SUSPENDED``..."""
+    queued_resource_name: pulumi.Output[str]
+    """``projects/P/locations/ZONE/queuedResources/ID``."""
+    chips: pulumi.Output[int]
+    """TPU chips asked for: the slice's chips times its slices."""
+
     def __init__(
         self,
         name: str,
@@ -382,7 +409,7 @@ class QueuedTpu(pulumi.ComponentResource):
         super().__init__(TYPE, name, {}, opts)
         project = resolve_project(spec.project, self)
         self.spec = spec
-        self.chips: pulumi.Output[int] = pulumi.Output.from_input(spec.chips)
+        self.chips = pulumi.Output.from_input(spec.chips)
         if spec.node_count is not None:
             node_name = spec.node_id_prefix or resource_id
         else:
@@ -398,6 +425,7 @@ class QueuedTpu(pulumi.ComponentResource):
                 "queuedResourceId": resource_id,
                 "body": queued_resource_body(spec, project, node_name),
                 "waitFor": spec.wait_for,
+                **wait_policy(spec.wait_timeout, spec.on_timeout),
                 OWNER_INPUT: owner_input(f"{name}-queued-resource"),
             },
             pulumi.ResourceOptions(parent=self, ignore_changes=kept),

@@ -20,6 +20,7 @@ from ... import catalog
 from ...errors import DwsValidationError
 from ...plan.summary import duration_text, gpu_hours
 from ...policy.capacity import CapacityItem, consumer_item, run_hours
+from ...policy.facts import vm_facts
 from ...policy.shapes import VmFields, VmSpec, body_of
 from ...policy.values import UNKNOWN, as_int, dig, pick
 from ...policy.view import ResourceView
@@ -36,6 +37,7 @@ _NODE = "tpu.nodeSpec[0].node"
 
 def _cloud_tpu_fields(node: str, *, labels: bool = True) -> VmFields:
     return VmFields(
+        machine_type=f"{node}.acceleratorType",
         max_run_duration="runDuration.maxRunDuration",
         max_run_limit="queued_tpu.max_run_duration",
         queue_window="queueingPolicy.validUntilDuration",
@@ -130,6 +132,14 @@ def read_queued_tpu(view: ResourceView) -> VmSpec:
     )
 
 
+def _parts(view: ResourceView) -> Iterator[Any]:
+    """The queued resource's TPU VMs (:func:`read_queued_tpu`) and the facts the general rules
+    check of them."""
+    vm = read_queued_tpu(view)
+    yield vm
+    yield from vm_facts(view, vm)
+
+
 def _capacity(view: ResourceView) -> Iterator[CapacityItem]:
     facts = tpu_request(view)
     if facts["chips"] is None:
@@ -189,7 +199,7 @@ KIND = register(
                 types=(QUEUED_TPU,),
                 dynamic_names=("queuedtpu", "queuedresource"),
                 recognise=_looks_like_a_queued_resource,
-                parts=lambda v: [read_queued_tpu(v)],
+                parts=_parts,
                 capacity=_capacity,
                 summary=_summary,
                 mock=Ref(f"{_AIDS}:queued_tpu"),
@@ -197,7 +207,7 @@ KIND = register(
             ResourceType(
                 "queued_tpu",
                 types=(RAW_QUEUED_RESOURCE,),
-                parts=lambda v: [read_queued_tpu(v)],
+                parts=_parts,
                 capacity=_capacity,
                 summary=_summary,
                 mock=Ref(f"{_AIDS}:raw_queued_resource"),

@@ -7,14 +7,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ...clock import now
-from ...testing.samples import DELETE, Example, Sample
+from ...testing.samples import DELETE, Capacity, Example, Sample
 from ...validation import format_timestamp
 from .provider import TYPE_TOKEN as QUEUED_TPU
 
 if TYPE_CHECKING:
     from ...testing.mocks import GcpMocks
 
-__all__ = ["queued_tpu", "raw_queued_resource", "SAMPLES", "EXAMPLES"]
+__all__ = ["queued_tpu", "raw_queued_resource", "SAMPLES", "CAPACITY", "EXAMPLES"]
 
 RAW_QUEUED_RESOURCE = "gcp:tpu/v2QueuedResource:V2QueuedResource"
 
@@ -104,6 +104,13 @@ SAMPLES: dict[str, Sample] = {
     "queued_tpu_body": (QUEUED_TPU, queued_tpu_body),
     "raw_queued_resource": (RAW_QUEUED_RESOURCE, raw_queued_resource_props),
 }
+
+CAPACITY: dict[str, Capacity] = {
+    # a Flex-start v6e-16 for 1 day; pulumi-gcp's V2QueuedResource: v5e-8, no run duration
+    "queued_tpu_body": Capacity("v6e", tpu_chips=16, tpu_chip_hours=16 * 24),
+    "raw_queued_resource": Capacity("v5e", tpu_chips=8, unbounded=True),
+}
+"""What each sample asks for (see :func:`pulumi_dws.testing.samples.totals`)."""
 
 _NODE = "body.tpu.nodeSpec.0.node"
 

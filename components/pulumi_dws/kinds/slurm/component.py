@@ -68,11 +68,13 @@ from ...providers.ownership import OWNER_INPUT, owner_input
 from ...validation import (
     check_name,
     check_region,
+    check_subnetwork_region,
     check_zone_in_region,
     is_output,
     region_of,
 )
 from ..calendar.consumers import check_vm_consumer, reservation_spec
+from . import limits as _rows  # noqa: F401 (registers this kind's limit rows)
 from .provider import SlurmClusterResource
 
 __all__ = [
@@ -350,6 +352,7 @@ class SlurmClusterSpec(DwsModel):
                 "letters or digits (the Slurm API allows no hyphens)",
             )
         check_zone_in_region("login.zone", self.login.zone, region)
+        check_subnetwork_region("subnetwork", self.subnetwork, region)
         catalog.machine_kind("login.machine_type", self.login.machine_type)
         if not self.node_pools:
             raise DwsValidationError("node_pools", [], "needs at least one compute node pool")
@@ -419,6 +422,8 @@ def _check_pool(where: str, pool: _NodePoolSpec, region: str, ids: set[str]) -> 
         raise DwsValidationError(
             f"{where}.reservation", "(missing)", "is required with provisioning_model RESERVATION"
         )
+    if model == "FLEX_START":
+        catalog.check_flex_start(f"{where}.machine_type", pool.machine_type)
     if pool.flex_start_max_duration is not None and model != "FLEX_START":
         raise DwsValidationError(
             f"{where}.flex_start_max_duration",
@@ -701,14 +706,22 @@ class SlurmCluster(pulumi.ComponentResource):
     iam_members: list[gcp.projects.IAMMember]
     spec: SlurmClusterSpec
     body: pulumi.Output[dict[str, Any]]
+    """The cluster as sent to the API."""
     name: pulumi.Output[str]
+    """The cluster's resource name, as Google reports it."""
     id: pulumi.Output[str]
     cluster_id: str
+    """The cluster's id."""
     state: pulumi.Output[str]
+    """The cluster's state (``ACTIVE`` once it is up)."""
     login_address: pulumi.Output[str | None]
+    """``<login-vm>.<zone>.c.<project>.internal`` once the login node runs, else None."""
     login_nodes: pulumi.Output[list[str]]
+    """The login nodes' names."""
     partitions: pulumi.Output[list[dict[str, Any]]]
+    """The Slurm partitions, as the API reports them."""
     home_directory_storage: pulumi.Output[str]
+    """The Filestore instance that holds ``/home``."""
 
     def __init__(
         self, name: str, args: SlurmClusterArgs, opts: pulumi.ResourceOptions | None = None

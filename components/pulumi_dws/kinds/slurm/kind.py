@@ -4,19 +4,22 @@ member, binding or policy a user registers), and the ``/home`` Filestore."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ...plan.summary import duration_text, gpu_hours, shown
 from ...policy.capacity import CapacityItem, consumer_item, known_or_none, run_hours
-from ...policy.shapes import SlurmPool, body_of, slurm_pools
-from ...policy.values import pick
+from ...policy.facts import Grant, Labels, MachineUse, PublicIp, RunLimit
+from ...policy.shapes import body_of
+from ...policy.values import as_bool, pick
 from ...policy.view import ResourceView
 from ...registry import CapacityKind, Ref, ResourceType, register
 from .component import SlurmCluster, SlurmClusterArgs, SlurmClusterSpec
 from .provider import TYPE_TOKEN as SLURM
+from .shapes import SlurmPool, slurm_pools
 
-__all__ = ["KIND", "read_pools", "IAM_PATTERN"]
+__all__ = ["KIND", "read_grants", "read_parts", "read_pools", "IAM_PATTERN"]
 
 _AIDS = "pulumi_dws.kinds.slurm.testing"
 IAM_PATTERN = r"^gcp:[A-Za-z]+/iAM(Member|Binding|Policy):IAM(Member|Binding|Policy)\Z"
@@ -33,6 +36,58 @@ def read_pools(view: ResourceView) -> Iterator[SlurmPool]:
     if isinstance(pools, list):
         for i, pool in enumerate(pools):
             yield SlurmPool(view, i, pool, model)
+
+
+def read_parts(view: ResourceView) -> Iterator[Any]:
+    """The cluster's node pools (:func:`read_pools`), and the facts the general rules check:
+    a Flex-start pool's run limit, each pool's machine type, the cluster's labels, a GPU pool's
+    public IPs."""
+    body = body_of(view)
+    top = pick(body, "enable_public_ips", "enablePublicIps")
+    for spool in read_pools(view):
+        yield spool
+        if spool.flex_start is True:
+            yield RunLimit(
+                f"{spool.where}flex_start_max_duration",
+                spool.get("flex_start_max_duration", "flexStartMaxDuration"),
+                "slurm.flex_start_max_duration",
+            )
+        spec = spool.get("machine_spec", "machineSpec")
+        yield MachineUse(
+            f"{spool.where}machine_spec.machine_type",
+            pick(spec, "machine_type", "machineType"),
+            spool.flex_start,
+        )
+        public = as_bool(spool.get("enable_public_ips", "enablePublicIps"))
+        public = as_bool(top) if public is None else public
+        count = spool.gpus()[1]
+        if public is True and isinstance(count, int) and count > 0:
+            yield PublicIp(
+                f"{spool.where}enable_public_ips is true on GPU node pool {spool.id}",
+                "set it to false",
+            )
+    yield Labels("body.labels", pick(body, "labels"))
+
+
+def read_grants(view: ResourceView) -> Iterator[Grant]:
+    """The grants of an IAM member, binding or policy (``policyData`` JSON)."""
+    props = view.props
+    if view.type.endswith(":IAMMember"):
+        yield Grant(props.get("role"), [props.get("member")])
+    elif view.type.endswith(":IAMBinding"):
+        members = props.get("members")
+        yield Grant(props.get("role"), members if isinstance(members, list) else [members])
+    elif view.type.endswith(":IAMPolicy"):
+        data = props.get("policyData")
+        if isinstance(data, str) and data not in ("",):
+            try:
+                policy = json.loads(data)
+            except ValueError:
+                return
+            bindings = policy.get("bindings") if isinstance(policy, dict) else None
+            for binding in bindings if isinstance(bindings, list) else []:
+                if isinstance(binding, dict):
+                    yield Grant(binding.get("role"), list(binding.get("members") or []))
 
 
 def _capacity(view: ResourceView) -> Iterator[CapacityItem]:
@@ -104,7 +159,7 @@ KIND = register(
                 types=(SLURM,),
                 dynamic_names=("slurmcluster",),
                 recognise=_looks_like_a_cluster,
-                parts=read_pools,
+                parts=read_parts,
                 capacity=_capacity,
                 summary=_summary,
                 mock=Ref(f"{_AIDS}:slurm_cluster"),
@@ -112,11 +167,12 @@ KIND = register(
             ResourceType(
                 "iam",
                 types=(IAM_MEMBER,),
+                parts=read_grants,
                 summary=_iam_summary,
                 mock=Ref(f"{_AIDS}:iam_member"),
                 autonamed=False,
             ),
-            ResourceType("iam", pattern=IAM_PATTERN, summary=_iam_summary),
+            ResourceType("iam", pattern=IAM_PATTERN, parts=read_grants, summary=_iam_summary),
             ResourceType("filestore", types=(FILESTORE,), mock=Ref(f"{_AIDS}:filestore")),
         ),
         test_aids=_AIDS,

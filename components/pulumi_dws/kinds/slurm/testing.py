@@ -7,14 +7,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ...testing.mocks import short_hash
-from ...testing.samples import Example, Sample
+from ...testing.samples import Capacity, Example, Sample
 from .diff import cluster_path, outputs_from_live
 from .provider import TYPE_TOKEN as SLURM
 
 if TYPE_CHECKING:
     from ...testing.mocks import GcpMocks
 
-__all__ = ["slurm_cluster", "iam_member", "filestore", "SAMPLES", "EXAMPLES"]
+__all__ = ["slurm_cluster", "iam_member", "filestore", "SAMPLES", "CAPACITY", "EXAMPLES"]
 
 
 def slurm_cluster(mocks: GcpMocks, typ: str, name: str, s: dict[str, Any]) -> str:
@@ -128,7 +128,19 @@ SAMPLES: dict[str, Sample] = {
     "service_agent_member": ("gcp:projects/iAMMember:IAMMember", service_agent_member),
 }
 
+CAPACITY: dict[str, Capacity] = {
+    # the a3 pool: 2 nodes x 8 GPUs, Flex-start for 7 days (the login pool has no GPUs)
+    "slurm_cluster": Capacity("nvidia-h100-80gb", gpus=16, gpu_hours=16 * 168),
+}
+"""What each sample asks for (see :func:`pulumi_dws.testing.samples.totals`)."""
+
 EXAMPLES: tuple[Example, ...] = (
+    Example(
+        "frontier-machine-fit",
+        "slurm_cluster",
+        (("body.node_pools.1.machine_spec.machine_type", "g4-standard-48"),),
+        "machine_spec.machine_type: g4-standard-48 can't be Flex-start",
+    ),
     Example(
         "flex-start-max-run-duration",
         "slurm_cluster",

@@ -114,6 +114,7 @@ class Rule:
         check: the pure function; yields :class:`Finding`.
         options: config properties with defaults.
         remediation: what to do about a violation.
+        note: a few words for the README's rule table (what it reads, what its options mean).
     """
 
     name: str
@@ -123,6 +124,7 @@ class Rule:
     check: Check = field(repr=False)
     options: tuple[Option, ...] = ()
     remediation: str = ""
+    note: str = ""
 
     def config_schema(self) -> dict[str, dict[str, Any]]:
         """JSON schema properties of this rule's config (for ``PolicyConfigSchema``)."""

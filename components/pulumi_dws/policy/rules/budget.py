@@ -136,6 +136,7 @@ GPU_BUDGET = Rule(
     check=_GPUS.check,
     options=_GPUS.options('{"nvidia-h100-80gb": 16}'),
     remediation="Lower counts or durations, or raise the caps in this stack's policy config.",
+    note="no caps by default",
 )
 
 TPU_BUDGET = Rule(
@@ -149,4 +150,5 @@ TPU_BUDGET = Rule(
     check=_TPUS.check,
     options=_TPUS.options('{"v6e": 64} (by TPU version)'),
     remediation="Lower chip counts or durations, or raise the caps in this stack's policy config.",
+    note="by version, e.g. `v6e`; no caps by default",
 )

@@ -1,4 +1,6 @@
-"""Flex-start: max run duration present and inside the limits; queue window 90 s to 2 h."""
+"""Flex-start: a max run duration present and inside its limits row, a queue window inside its
+row: every kind whose reader yields a :class:`~pulumi_dws.policy.facts.RunLimit` or
+:class:`~pulumi_dws.policy.facts.QueueWindow` is checked."""
 
 from __future__ import annotations
 
@@ -6,8 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ... import limits
-from ..shapes import body_of, kind_of, node_pools, slurm_pools, vm_spec
-from ..values import dig
+from ..facts import QueueWindow, RunLimit, facts
 from ..view import Context, ResourceView
 from .base import DURATION_PATTERN, Finding, Option, Rule
 from .common import duration_problem
@@ -26,58 +27,26 @@ def _outside(
 
 def _max_run_duration(view: ResourceView, cfg: dict[str, Any], ctx: Context) -> Iterator[Finding]:
     cap = cfg.get("maxRunDuration")
-    vm = vm_spec(view)
-    if vm is not None and vm.flex_start is True:
-        field = f"{vm.prefix}{vm.fields.max_run_duration}"
-        if vm.max_run_duration is None:
-            limit = limits.get(vm.fields.max_run_limit)
-            yield Finding(
-                f"{view.label}: {field} is missing; a FLEX_START VM needs a max run duration "
-                f"({limit.allowed()})"
-            )
-        yield from _outside(view, vm.max_run_duration, field, vm.fields.max_run_limit, cap)
-    for pool in node_pools(view):
-        if pool.dws is not True:
-            continue
-        field = f"{pool.where}nodeConfig.maxRunDuration"
-        raw = pool.get("nodeConfig", "maxRunDuration")
-        if raw is None and cfg.get("requireOnNodePools"):
-            yield Finding(
-                f"{view.label}: {field} is missing; this stack's policy requires a max run "
-                "duration on queued / Flex-start node pools (GKE's default is 7d)"
-            )
-        yield from _outside(view, raw, field, "gke.max_run_duration", cap)
-    for spool in slurm_pools(view):
-        if spool.flex_start is not True:
-            continue
-        raw = spool.get("flex_start_max_duration", "flexStartMaxDuration")
-        field = f"{spool.where}flex_start_max_duration"
-        yield from _outside(view, raw, field, "slurm.flex_start_max_duration", cap)
-    if kind_of(view) == "resize_request":
-        raw = dig(body_of(view), "requestedRunDuration")
-        field = "body.requestedRunDuration" if "body" in view.props else "requestedRunDuration"
-        yield from _outside(view, raw, field, "mig.requested_run_duration", cap)
-    if kind_of(view) == "kueue_config":
-        raw = dig(view.props, "spec", "parameters", "maxRunDurationSeconds")
-        field = "spec.parameters.maxRunDurationSeconds"
-        yield from _outside(view, raw, field, "kueue.max_run_duration", cap)
+    for limit in facts(view, RunLimit):
+        if limit.value is None and limit.needed:
+            allowed = limits.get(limit.row).allowed()
+            yield Finding(f"{view.label}: {limit.field} is missing; {limit.needed} ({allowed})")
+        elif limit.value is None and limit.required_by and cfg.get(limit.required_by):
+            yield Finding(f"{view.label}: {limit.field} is missing; {limit.when_required}")
+        yield from _outside(view, limit.value, limit.field, limit.row, cap)
 
 
 def _queue_window(view: ResourceView, cfg: dict[str, Any], ctx: Context) -> Iterator[Finding]:
-    vm = vm_spec(view)
-    if vm is None or vm.flex_start is not True:
-        return
-    field = f"{vm.prefix}{vm.fields.queue_window}"
-    if vm.queue_window is None:
-        if cfg.get("requireQueueWindow") and kind_of(view) != "template":
-            limit = limits.get(vm.fields.queue_window_limit)
+    for window in facts(view, QueueWindow):
+        if window.value is not None:
+            yield from _outside(view, window.value, window.field, window.row)
+        elif cfg.get("requireQueueWindow") and window.requirable:
+            allowed = limits.get(window.row).allowed()
             yield Finding(
-                f"{view.label}: {field} is missing; without a queue window "
-                f"{vm.fields.without_window}. Set one ({limit.allowed()}), e.g. with "
-                "request_valid_for=... on the pulumi_dws component"
+                f"{view.label}: {window.field} is missing; without a queue window "
+                f"{window.without}. Set one ({allowed}), e.g. with request_valid_for=... on the "
+                "pulumi_dws component"
             )
-        return
-    yield from _outside(view, vm.queue_window, field, vm.fields.queue_window_limit)
 
 
 MAX_RUN_DURATION = Rule(
@@ -112,6 +81,7 @@ MAX_RUN_DURATION = Rule(
         "Set scheduling.maxRunDuration (VMs), runDuration.maxRunDuration (Cloud TPU) or "
         "nodeConfig.maxRunDuration (GKE), <= 7d."
     ),
+    note="`maxRunDuration`: a cap, e.g. `3d`",
 )
 
 QUEUE_WINDOW = Rule(

@@ -1,12 +1,12 @@
-"""No basic roles (roles/editor, roles/owner); the least-privilege pair for the Slurm agent."""
+"""No basic roles (roles/editor, roles/owner) in any :class:`~pulumi_dws.policy.facts.Grant` a
+reader yields; the least-privilege pair for the Slurm agent."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from typing import Any
 
-from ..shapes import is_iam
+from ..facts import Grant, facts
 from ..values import matches_any
 from ..view import Context, ResourceView
 from .base import Finding, Option, Rule
@@ -30,32 +30,11 @@ def _advice(member: str) -> str:
     )
 
 
-def _bindings(view: ResourceView) -> Iterator[tuple[Any, list[Any]]]:
-    props = view.props
-    if view.type.endswith(":IAMMember"):
-        yield props.get("role"), [props.get("member")]
-    elif view.type.endswith(":IAMBinding"):
-        members = props.get("members")
-        yield props.get("role"), members if isinstance(members, list) else [members]
-    elif view.type.endswith(":IAMPolicy"):
-        data = props.get("policyData")
-        if isinstance(data, str) and data not in ("",):
-            try:
-                policy = json.loads(data)
-            except ValueError:
-                return
-            bindings = policy.get("bindings") if isinstance(policy, dict) else None
-            for binding in bindings if isinstance(bindings, list) else []:
-                if isinstance(binding, dict):
-                    yield binding.get("role"), list(binding.get("members") or [])
-
-
 def _no_basic_roles(view: ResourceView, cfg: dict[str, Any], ctx: Context) -> Iterator[Finding]:
-    if not is_iam(view):
-        return
     forbidden = set(cfg.get("forbiddenRoles") or [])
     allowed = cfg.get("allowedMembers") or []
-    for role, members in _bindings(view):
+    for grant in facts(view, Grant):
+        role, members = grant.role, grant.members
         if not isinstance(role, str) or role not in forbidden:
             continue
         for member in members:

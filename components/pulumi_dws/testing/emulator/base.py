@@ -17,6 +17,7 @@ __all__ = [
     "RouteSpec",
     "bind_routes",
     "bind_lossy_routes",
+    "lossy",
     "Service",
     "VirtualClock",
     "GoogleError",
@@ -155,18 +156,13 @@ def bind_routes(
     return [Route.of(spec.method, spec.pattern, bound(spec)) for spec in table]
 
 
-def bind_lossy_routes(
-    table: list[RouteSpec],
-    responses: object,
-    answering: Callable[[Request], bool],
-    check: Callable[[str, Request], None] | None = None,
-) -> list[Route]:
-    """:func:`bind_routes`, with the service's errors (:class:`ServiceError`,
-    :class:`GoogleError`) as answers, and each answer ``answering(request)`` says is lost
-    replaced by a ``503`` (``Retry-After: 1``) after the request was carried out. ``answering``
-    is asked before the handler runs."""
+def lossy(answering: Callable[[Request], bool]) -> Callable[[Handler], Handler]:
+    """Wrap a handler so that the service's errors (:class:`ServiceError`,
+    :class:`GoogleError`) are answers, and each answer ``answering(request)`` says is lost is
+    replaced by a ``503`` (``Retry-After: 1``) after the request was carried out.
+    ``answering`` is asked before the handler runs."""
 
-    def lossy(handler: Handler) -> Handler:
+    def wrap(handler: Handler) -> Handler:
         def run(request: Request) -> Response:
             keep = answering(request)
             try:
@@ -180,8 +176,19 @@ def bind_lossy_routes(
 
         return run
 
+    return wrap
+
+
+def bind_lossy_routes(
+    table: list[RouteSpec],
+    responses: object,
+    answering: Callable[[Request], bool],
+    check: Callable[[str, Request], None] | None = None,
+) -> list[Route]:
+    """:func:`bind_routes`, each handler wrapped by :func:`lossy`."""
+    wrap = lossy(answering)
     return [
-        Route(r.method, r.pattern, lossy(r.handler)) for r in bind_routes(table, responses, check)
+        Route(r.method, r.pattern, wrap(r.handler)) for r in bind_routes(table, responses, check)
     ]
 
 

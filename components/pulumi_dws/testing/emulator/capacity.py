@@ -76,6 +76,18 @@ class CapacityModel:
                 key = (a.zone, a.machine_type)
                 self.free[key] = self.free.get(key, 0) + a.count
 
+    def next_event(self) -> dt.datetime | None:
+        """When the next arrival is due (past ones included), or None."""
+        with self._lock:
+            return min((a.at for a in self.arrivals), default=None)
+
+    def reset(self) -> None:
+        """Forget all free capacity, arrivals and Calendar-mode blocks."""
+        with self._lock:
+            self.free.clear()
+            self.arrivals.clear()
+            self.calendar.clear()
+
     def available(self, zone: str, machine_type: str) -> int:
         with self._lock:
             return self.free.get((zone, machine_type), 0)

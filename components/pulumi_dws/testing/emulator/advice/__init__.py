@@ -14,16 +14,17 @@ Scenario knobs: ``ineligible`` (projects refused with a 403 "not eligible"), and
 :meth:`AdviceService.fail_next` (queue any Google error for the next advice call).
 
 Laid out like every emulated service (``docs/emulator-services.md``): ``models.py`` computes the
-answers from the capacity model, ``responses.py`` holds the HTTP handlers, ``urls.py`` the
-route table.
+answers from the capacity model, ``api.py`` holds the handlers of the two methods, whose paths
+come from the Compute discovery document.
 """
 
 from __future__ import annotations
 
-from ..base import Route, bind_routes
+from ..base import Route
+from ..discovery import DiscoverySchema
+from ..routing import discovered_routes
+from .api import AdviceApi
 from .models import AdviceBackend
-from .responses import AdviceResponses
-from .urls import ROUTES
 
 __all__ = ["AdviceBackend", "AdviceService"]
 
@@ -32,4 +33,4 @@ class AdviceService(AdviceBackend):
     """The advice backend served at its routes: what the emulator plugs in as ``advice``."""
 
     def routes(self) -> list[Route]:
-        return bind_routes(ROUTES, AdviceResponses(self))
+        return discovered_routes(DiscoverySchema.load("compute", "v1"), [AdviceApi(self)])

@@ -201,8 +201,42 @@ _OWN_SCHEMAS: dict[str, Any] = {
 }
 
 
+_PARENT = "^projects/[^/]+/locations/[^/]+$"
+_CLUSTERS_FLAT = "v1beta1/projects/{projectsId}/locations/{locationsId}/modelDevelopmentClusters"
+
+
+def _method(name: str, http: str, *, one: bool, body: bool = False) -> dict[str, Any]:
+    """A discovery-shaped method of the clusters collection (``one``: of one cluster), as
+    magic-modules' definition describes them (base_url, ``create_url``, ``update_verb``
+    PATCH)."""
+    param = "name" if one else "parent"
+    pattern = _PARENT[:-1] + "/modelDevelopmentClusters/[^/]+$" if one else _PARENT
+    method: dict[str, Any] = {
+        "id": f"aiplatform.projects.locations.modelDevelopmentClusters.{name}",
+        "path": "v1beta1/{+name}" if one else "v1beta1/{+parent}/modelDevelopmentClusters",
+        "flatPath": _CLUSTERS_FLAT + ("/{modelDevelopmentClustersId}" if one else ""),
+        "httpMethod": http,
+        "parameters": {
+            param: {"type": "string", "location": "path", "required": True, "pattern": pattern}
+        },
+    }
+    if body:
+        method["request"] = {"$ref": CLUSTER_SCHEMA}
+    return method
+
+
+_OWN_METHODS: dict[str, Any] = {
+    "create": _method("create", "POST", one=False, body=True),
+    "list": _method("list", "GET", one=False),
+    "get": _method("get", "GET", one=True),
+    "patch": _method("patch", "PATCH", one=True, body=True),
+    "delete": _method("delete", "DELETE", one=True),
+}
+
+
 def cluster_schema() -> DiscoverySchema:
-    """The ``aiplatform.v1beta1`` discovery document plus the derived cluster schemas."""
+    """The ``aiplatform.v1beta1`` discovery document plus the derived cluster schemas and
+    methods."""
     global _SCHEMA
     if _SCHEMA is None:
         base = DiscoverySchema.load("aiplatform", "v1beta1").document
@@ -210,12 +244,14 @@ def cluster_schema() -> DiscoverySchema:
         # The API's own MachineSpec, with machine_type required (as the cluster API has it).
         machine = copy.deepcopy(schemas[f"{_P}MachineSpec"])
         machine["properties"]["machineType"].update(_req())
-        document = dict(base)
+        document = copy.deepcopy(dict(base))
         document["schemas"] = {
             **schemas,
             **_OWN_SCHEMAS,
             f"{_P}ModelDevelopmentClusterMachineSpec": machine,
         }
+        locations = document["resources"]["projects"]["resources"]["locations"]["resources"]
+        locations["modelDevelopmentClusters"] = {"methods": _OWN_METHODS}
         _SCHEMA = DiscoverySchema(document)
     return _SCHEMA
 

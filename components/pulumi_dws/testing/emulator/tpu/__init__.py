@@ -7,7 +7,7 @@ reservation-bound requests.
         ...  # create a FLEX_START queued resource for v6e-16: WAITING_FOR_RESOURCES
         emu.clock.advance(3600)                             # PROVISIONING, then ACTIVE
 
-Routes::
+Routes (from the discovery document, ``schemas/tpu.v2alpha1.json``)::
 
     POST   /v2alpha1/projects/{p}/locations/{zone}/queuedResources?queuedResourceId=&requestId=
     GET    /v2alpha1/projects/{p}/locations/{zone}/queuedResources[?pageSize=&pageToken=]
@@ -38,7 +38,12 @@ discovery document), all on the virtual clock:
   (else ``400 FAILED_PRECONDITION``); the request is ``DELETING`` for ``delete_seconds``, then
   gone and its operation done.
 
-Test controls: :meth:`~.models.TpuBackend.add_chips`, :meth:`take_all_chips`,
+Laid out like every emulated service (``docs/emulator-services.md``): the queued resources'
+store and the handlers of their methods in ``queued_resources.py``, Cloud TPU's rules with
+their sources in ``queued_resource_rules.py``, operations in the shared
+:class:`~pulumi_dws.testing.emulator.operations.LroOperations`.
+
+Test controls: :meth:`~TpuService.add_chips`, :meth:`take_all_chips`,
 :meth:`fail_next` (the next request goes ``FAILED`` when accepted), :meth:`fail_next_delete` (the
 next delete's operation ends in an error and the request stays), :meth:`lose_answers` (carried
 out, answered ``503``), :meth:`remove` (deleted outside Pulumi), :meth:`queued_resource`, and
@@ -47,22 +52,143 @@ out, answered ``503``), :meth:`remove` (deleted outside Pulumi), :meth:`queued_r
 
 from __future__ import annotations
 
-from ..base import Route, bind_lossy_routes
-from .models import TpuBackend
-from .responses import TpuResponses
-from .urls import ROUTES
+import datetime as dt
+import threading
+from typing import Any
 
-__all__ = ["TpuBackend", "TpuService"]
+from ..base import Route, VirtualClock, lossy
+from ..capacity import CapacityModel
+from ..discovery import DiscoverySchema
+from ..operations import LostAnswers, LroOperations
+from ..routing import discovered_routes
+from .queued_resource_rules import FLEX_START_MAX_RUN, QUEUED_RESOURCE_ID
+from .queued_resources import (
+    TYPE_PREFIX,
+    QueuedResourcesApi,
+    QueuedResourceStore,
+    TpuOperationsApi,
+    TpuSettings,
+)
+
+__all__ = [
+    "FLEX_START_MAX_RUN",
+    "QUEUED_RESOURCE_ID",
+    "TpuBackend",
+    "TpuService",
+    "TpuSettings",
+]
 
 
-class TpuService(TpuBackend):
-    """The Cloud TPU backend served at its routes: what the emulator plugs in as ``tpu``."""
+class TpuService(TpuSettings):
+    """The emulated Cloud TPU API: its queued resources and operations, served at their routes
+    (what the emulator plugs in as ``tpu``), and the controls tests call.
 
+    Args:
+        clock: the virtual clock everything happens on.
+        capacity: free TPU chips per zone and version (``capacity.add(zone, "v6e", 16)``).
+        accept_seconds, provision_seconds, delete_seconds, request_id_ttl: see
+            :class:`~.queued_resources.TpuSettings`.
+    """
+
+    def __init__(
+        self,
+        clock: VirtualClock,
+        capacity: CapacityModel | None = None,
+        accept_seconds: float = 10.0,
+        provision_seconds: float = 120.0,
+        delete_seconds: float = 60.0,
+        request_id_ttl: float = 3600.0,
+        name: str = "tpu",
+    ) -> None:
+        self.clock = clock
+        self.name = name
+        self.capacity = capacity if capacity is not None else CapacityModel(now=clock.now())
+        self.accept_seconds = accept_seconds
+        self.provision_seconds = provision_seconds
+        self.delete_seconds = delete_seconds
+        self.request_id_ttl = request_id_ttl
+        self.lock = threading.RLock()
+        self.operations = LroOperations(TYPE_PREFIX, pending_done=True)
+        self.store = QueuedResourceStore(clock, self.lock, self, self.capacity, self.operations)
+        self.losses = LostAnswers()
+        self.clock.subscribe(self.tick)
+
+    # ------------------------------------------------------------------ serving
     def routes(self) -> list[Route]:
-        responses = TpuResponses(self)
-        return bind_lossy_routes(
-            ROUTES,
-            responses,
-            lambda request: self.answering(request.method),
-            responses.check,
+        schema = DiscoverySchema.load("tpu", "v2alpha1")
+        apis = [QueuedResourcesApi(self.store, schema), TpuOperationsApi(self.store)]
+        return discovered_routes(
+            schema, apis, wrap=lossy(lambda request: self.answering(request.method))
         )
+
+    def tick(self, now: dt.datetime) -> None:
+        """Apply what happened by ``now`` (see :meth:`QueuedResourceStore.tick`)."""
+        self.store.tick(now)
+
+    def reset(self) -> None:
+        """Forget every queued resource, operation, scripted failure and answer to lose."""
+        with self.lock:
+            self.store.reset()
+            self.operations.reset()
+            self.losses.clear()
+
+    # ------------------------------------------------------------------ test controls
+    @property
+    def created(self) -> list[dict[str, Any]]:
+        """Every queued resource really created: ``{"name", "requestId", "at"}``."""
+        return self.store.created
+
+    @property
+    def lost(self) -> dict[str, int]:
+        """Answers still to lose, by HTTP method."""
+        return self.losses.counts
+
+    def add_chips(self, zone: str, version: str, chips: int, *, after: float = 0.0) -> None:
+        """Make ``chips`` TPU chips of ``version`` (``v6e``) free in ``zone``, now or ``after``
+        virtual seconds from now."""
+        self.capacity.add(zone, version, chips, after=after)
+        self.tick(self.clock.now())
+
+    def take_all_chips(self, zone: str, version: str) -> None:
+        """Make every free chip of ``version`` in ``zone`` unavailable (a stock-out)."""
+        while self.capacity.take(zone, version):
+            pass
+
+    def fail_next(self, message: str = "Internal error while provisioning TPU nodes.") -> None:
+        """Make the next created request go ``FAILED`` (with ``message``) when accepted."""
+        with self.lock:
+            self.store.fail_next.append(message)
+
+    def fail_next_delete(self, message: str = "Internal error while deleting.") -> None:
+        """Make the next delete's operation end with an error (``13``, ``message``): the
+        request goes back to the state it had, and stays."""
+        with self.lock:
+            self.store.fail_deletes.append(message)
+
+    def lose_answers(self, method: str, count: int = 1) -> None:
+        """Carry out the next ``count`` ``method`` requests (``POST``, ``DELETE``...) but
+        answer each with ``503 UNAVAILABLE``."""
+        self.losses.lose(method, count)
+
+    def answering(self, method: str) -> bool:
+        """False when this request's answer is to be lost (see :meth:`lose_answers`)."""
+        return self.losses.answering(method)
+
+    def remove(self, project: str, zone: str, queued_resource_id: str) -> None:
+        """Delete a queued resource outside Pulumi, at once (its chips are freed)."""
+        self.store.remove(project, zone, queued_resource_id)
+
+    def queued_resource(
+        self, project: str, zone: str, queued_resource_id: str
+    ) -> dict[str, Any] | None:
+        """A copy of a stored queued resource, as GET returns it, or None."""
+        return self.store.copy_of(project, zone, queued_resource_id)
+
+    def queued_resources(self) -> list[tuple[str, str, str]]:
+        """The keys ``(project, zone, id)`` of every stored queued resource."""
+        with self.lock:
+            return list(self.store.queued)
+
+
+TpuBackend = TpuService
+"""The name this service had when its state was one class."""
