@@ -48,7 +48,7 @@ import requests
 from google.auth.exceptions import GoogleAuthError, RefreshError, TransportError
 
 from . import cancellation
-from .endpoints import InsecureEndpointError, check_endpoint, is_loopback
+from .endpoints import InsecureEndpointError, check_endpoint, credentials_for, is_loopback
 from .transport import Answer, NoAnswer, exchange, mount_watched_adapter
 
 __all__ = [
@@ -305,6 +305,11 @@ class GoogleRestClient:
     calls: int = 0
     server_time: float | None = None
     """The ``Date`` of the last answer (the server's clock, POSIX seconds), if it had one."""
+    credential_hosts: str | None = None
+    """Hosts other than Google's that get credentials (the stack config
+    ``dws:credentialHosts``; ``DWS_CREDENTIAL_HOSTS`` too)."""
+    anonymous: str = ""
+    """Why the session carries no credentials, for a host that is not a loopback one."""
     _session: requests.Session | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
@@ -320,12 +325,12 @@ class GoogleRestClient:
 
     # ------------------------------------------------------------------ session
     def session(self) -> requests.Session:
-        """An authorised session: ADC over HTTPS for Google, anonymous for loopback servers."""
+        """A session: with Application Default Credentials for a Google API host (or a host the
+        user named, see :func:`~.endpoints.credentials_for`), anonymous for any other."""
         if self._session is None:
-            if check_endpoint(self.base_url) == "loopback":
-                session = requests.Session()
-            else:
-                session = self._authorised_session()
+            authorised, why = credentials_for(self.base_url, self.credential_hosts)
+            self.anonymous = "" if authorised else why
+            session = self._authorised_session() if authorised else requests.Session()
             self._session = mount_watched_adapter(session)
         return self._session
 
@@ -410,6 +415,13 @@ class GoogleRestClient:
                 judged = self._judge(method, url, answer, expect)
                 if isinstance(judged, dict):
                     return judged
+                if judged.status in (401, 403) and self.anonymous and not is_loopback(url):
+                    judged = ApiError(
+                        judged.status,
+                        f"{judged.message} ({self.anonymous})",
+                        judged.reason,
+                        judged.body,
+                    )
                 last = judged
                 if not judged.ambiguous and not judged.lost:
                     raise judged

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, ClassVar, TypeVar
 
 import pulumi.dynamic as dyn
 
-from .endpoints import Api
+from .endpoints import CREDENTIAL_HOSTS_CONFIG, Api
 from .host_hooks import install
 from .rest import GoogleRestClient
 
@@ -41,6 +41,8 @@ class RestProvider(dyn.ResourceProvider):
     serialize_as_secret_always = False  # it holds no secret: keep the state readable
     endpoint: str | None = None
     """The endpoint override from stack config (the environment variable still wins)."""
+    credential_hosts: str | None = None
+    """Hosts other than Google's that get credentials (stack config ``dws:credentialHosts``)."""
     timeout: float = DEFAULT_TIMEOUT
     sleep: Callable[[float], None] | None = None
     poll_policy: PollPolicy | None = None
@@ -65,13 +67,18 @@ class RestProvider(dyn.ResourceProvider):
         Pulumi's dynamic-provider host, let the engine's cancellation reach the waits
         (:func:`~.host_hooks.install`)."""
         self.endpoint = req.config.get(self.API.config_key)
+        self.credential_hosts = req.config.get(CREDENTIAL_HOSTS_CONFIG)
         install()
 
     def client(self, location: str | None = None) -> GoogleRestClient:
         """A REST client for this call: the endpoint in force (for a regional API, the one of
         ``location``), this provider's sleep and poll policy."""
         config = {self.API.config_key: self.endpoint} if self.endpoint else None
-        client = GoogleRestClient(self.API.base(location, config), sleep=self.sleep)
+        client = GoogleRestClient(
+            self.API.base(location, config),
+            sleep=self.sleep,
+            credential_hosts=self.credential_hosts,
+        )
         if self.poll_policy is not None:
             client.poll = self.poll_policy
         return client
