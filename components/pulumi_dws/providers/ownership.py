@@ -44,6 +44,7 @@ __all__ = [
     "identity",
     "owner_input",
     "owner_key",
+    "sensitive_values",
     "stack_mark",
 ]
 
@@ -114,6 +115,23 @@ def identity(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [identity(v) for v in value]
     return wire(value)
+
+
+def sensitive_values(value: Any, *, under: bool = False) -> list[str]:
+    """The strings in ``value`` (a resource's inputs) that may be secret: every string under a
+    key matching :data:`SECRET_BEARING` (metadata, labels, scripts...), at any depth. A dynamic
+    provider never learns which inputs were secret (the engine strips the marks: the Python
+    host does not accept secrets), so these are kept out of every message it writes."""
+    found: list[str] = []
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            found += sensitive_values(item, under=under or bool(SECRET_BEARING.search(str(key))))
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            found += sensitive_values(item, under=under)
+    elif under and isinstance(value, str):
+        found.append(value)
+    return found
 
 
 def owner_key(owner: Owner | None, inputs: Mapping[str, Any]) -> str:

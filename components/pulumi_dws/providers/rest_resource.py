@@ -51,11 +51,12 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import pulumi
 import pulumi.dynamic as dyn
 
+from ..errors import redact
 from . import cancellation
 from .checks import CheckFailures
 from .create_machine import OWNER_LABEL, CreateFailed, CreateMachine, CreateSteps, Idempotency
 from .dynamic_resource import init_dynamic
-from .ownership import OWNER_INPUT, OWNERSHIP_OUTPUT, Owner
+from .ownership import OWNER_INPUT, OWNERSHIP_OUTPUT, Owner, sensitive_values
 from .paths import PathTemplate, PathValueError
 from .rest import ApiError, OperationError
 from .rest_provider import RestProvider, shared_provider
@@ -224,29 +225,42 @@ def _carried(name: str, state: Any, result: Any) -> Any:
     return result
 
 
+def _redacted(result: Any, secrets: list[str]) -> Any:
+    """A ``check`` result with what may be secret kept out of its failures' reasons."""
+    failures = getattr(result, "failures", None)
+    if secrets and isinstance(failures, list):
+        for failure in failures:
+            failure.reason = redact(str(failure.reason), secrets)
+    return result
+
+
 def _guarded(name: str, method: Callable[..., Any]) -> Callable[..., Any]:
     """``method`` (an entry point the host calls) run the way every declared provider runs it:
     in a call scope the engine's cancellation reaches (:func:`~.cancellation.call_scope`); its
     state checked against the declaration first (``read``, ``update``, ``delete``, ``diff``);
     an interruption, or an error that is not the kind's own (a state it can't read), turned into
-    one clean error of the kind naming the resource (never a Python traceback)."""
+    one clean error of the kind naming the resource (never a Python traceback); and no message
+    it lets out shows an input that may be secret (:func:`~.ownership.sensitive_values`:
+    ``[secret]``)."""
     if getattr(method, "__dws_guarded__", False):
         return method
 
     @functools.wraps(method)
     def guarded(self: RestResourceProvider, *args: Any) -> Any:
+        secrets = [v for a in args if isinstance(a, Mapping) for v in sensitive_values(a)]
         with cancellation.call_scope():
             id_, state = self._state_of_call(name, args)
-            if state is not None:
-                self.check_state(name, id_, state)
             try:
-                return _carried(name, state, method(self, *args))
+                if state is not None:
+                    self.check_state(name, id_, state)
+                return _redacted(_carried(name, state, method(self, *args)), secrets)
             except cancellation.Interrupted as stop:
-                raise self.failed(self.interrupted(name, id_, stop.reason)) from None
-            except self.RESOURCE.error:
-                raise
+                message = self.interrupted(name, id_, stop.reason)
+            except self.RESOURCE.error as err:
+                message = str(err)
             except Exception as err:  # noqa: BLE001 - one clean error, never a traceback
-                raise self.failed(self.malformed(name, id_, err)) from None
+                message = self.malformed(name, id_, err)
+        raise self.failed(redact(message, secrets)) from None
 
     guarded.__dws_guarded__ = True  # type: ignore[attr-defined]
     return guarded

@@ -33,6 +33,8 @@ class Lie:
     times: int = 1
     told: int = 0
     message: str = "The resource was not found"
+    acted: bool = True
+    """False: the service never sees the request (a refusal of Google's own, say)."""
 
     def answer(self, response: Response) -> Response:
         self.told += 1
@@ -86,10 +88,18 @@ class Lies:
                     )
         return None
 
+    def instead(self, request: Request) -> Response | None:
+        """The answer of a lie told *instead of* the act (``acted=False``), if one matches."""
+        with self._lock:
+            for lie in self.lies:
+                if not lie.acted and lie.told < lie.times and lie.match(request):
+                    return lie.answer(Response(200, {}))
+        return None
+
     def after(self, request: Request, response: Response) -> Response:
         """The answer the client hears once the service acted: a lie's, or the true one."""
         with self._lock:
             for lie in self.lies:
-                if lie.told < lie.times and lie.match(request):
+                if lie.acted and lie.told < lie.times and lie.match(request):
                     return lie.answer(response)
         return response

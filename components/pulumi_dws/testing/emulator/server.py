@@ -183,11 +183,16 @@ class Emulator:
         status: int | None = None,
         transform: Any = None,
         times: int = 1,
+        message: str | None = None,
+        acted: bool = True,
     ) -> Lie:
         """Answer the next ``times`` requests ``match(request)`` accepts with ``status`` (and
-        Google's error), or with ``transform(true answer's body)``, after the service acted
-        (see :mod:`~pulumi_dws.testing.emulator.lies`)."""
-        told = Lie(match, status=status, transform=transform, times=times)
+        Google's error, saying ``message``), or with ``transform(true answer's body)``, after
+        the service acted (``acted=False``: instead of it; see
+        :mod:`~pulumi_dws.testing.emulator.lies`)."""
+        told = Lie(match, status=status, transform=transform, times=times, acted=acted)
+        if message is not None:
+            told.message = message
         self.lies.lies.append(told)
         return told
 
@@ -207,7 +212,7 @@ class Emulator:
         with self._seen:
             self.requests.append(request)
             self._seen.notify_all()
-        down = self.lies.before(request, self.clock.now())
+        down = self.lies.before(request, self.clock.now()) or self.lies.instead(request)
         if down is not None:
             return down
         return self.lies.after(request, self._route(request))
