@@ -78,6 +78,12 @@ __all__ = [
 ]
 
 ENTRY_POINTS = ("check", "diff", "create", "read", "update", "delete")
+OWNERSHIP_STATE = {
+    "owner": StateField((dict,)),
+    "ownership": StateField((dict,)),
+    "ownership.key": StateField((str,)),
+}
+"""What every declared resource's state may hold about whose it is (see :mod:`~.ownership`)."""
 """The provider methods the host calls: each runs guarded (:func:`_guarded`)."""
 
 
@@ -315,7 +321,7 @@ class RestResourceProvider(RestProvider):
             raise self.failed(f"{self.named(id_)}: its state is not an object")
         if not state and method == "read":
             return
-        problem = state_problem(state, self.RESOURCE.state)
+        problem = state_problem(state, {**OWNERSHIP_STATE, **self.RESOURCE.state})
         if problem:
             raise self.failed(
                 f"{self.named(id_)}: its state can't be used: {problem}. Nothing was changed. "

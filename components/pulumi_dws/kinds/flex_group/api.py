@@ -12,7 +12,7 @@ from ...providers.compute_ops import RESIZE_REQUEST_NUMBERS, typed_numbers
 from ...providers.create_machine import Idempotency
 from ...providers.endpoints import COMPUTE
 from ...providers.paths import PathTemplate
-from ...providers.rest_resource import RestResource, States
+from ...providers.rest_resource import RestResource, StateField, States
 
 __all__ = [
     "ACCEPT_WAIT_SECONDS",
@@ -161,5 +161,25 @@ RESIZE_REQUEST = RestResource(
     ),
     is_resource=is_resize_request,
     api_name="Compute Engine",
+    state={
+        "project": StateField((str,), required=True),
+        "zone": StateField((str, type(None))),
+        "region": StateField((str, type(None))),
+        "group": StateField((str,), required=True),
+        "name": StateField((str,), required=True),
+        "body": StateField((dict,), required=True),
+        "waitFor": StateField((str,)),
+        "waitTimeout": StateField((int, float)),
+        "onTimeout": StateField((str,)),
+        "state": StateField((str,)),
+        "observed": StateField((dict,)),
+        "observed.instances": StateField((list,)),
+        "observed.runEndsAt": StateField((str,)),
+        "observed.createdAt": StateField((str,)),
+        "observed.requestId": StateField((str,)),
+        "observed.selfLink": StateField((str,)),
+        "observed.googleState": StateField((str,)),
+        "body.requestedRunDuration": StateField((dict,)),
+    },
 )
 """The ``MigResizeRequest`` dynamic resource, declared (see :mod:`~.provider`)."""

@@ -150,9 +150,10 @@ class MigResizeRequestProvider(ComputeProvider):
     def target_of_id(self, id_: str, props: Mapping[str, Any]) -> Target:
         """The request of the state's inputs; read by id alone (``pulumi import``), the
         request the id names."""
-        if props.get("project"):
-            return self.target(props)
         values = self.parse_id(id_)
+        if props.get("project"):  # the id wins where it says where the request is
+            where = {"zone": None, "region": None, **values}
+            return self.target({**dict(props), **where})
         return self.target(
             {
                 "zone": None,

@@ -146,9 +146,12 @@ class FlexStartVmProvider(ComputeProvider):
     def target_of_id(self, id_: str, props: Mapping[str, Any]) -> Target:
         """The VM of the state's inputs; read by id alone (``pulumi import``), the VM the id
         names."""
-        if not props.get("project") and id_.count("/") == 5:
+        if id_.count("/") == 5:
             _, project, _, zone, _, name = id_.split("/")
-            props = {"project": project, "zone": zone, "name": name, "body": {"name": name}}
+            if not props.get("project"):
+                props = {"project": project, "zone": zone, "name": name, "body": {"name": name}}
+            else:  # the id wins where it says where the VM is
+                props = {**dict(props), "project": project, "zone": zone, "name": name}
         return self.target(props)
 
     def read_live(self, client: GoogleRestClient, target: Target) -> dict[str, Any] | None:

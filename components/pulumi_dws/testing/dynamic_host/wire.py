@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import copy
 import json
 import re
+import weakref
 from collections.abc import Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, TypeVar
@@ -196,15 +198,36 @@ class ProviderProperty:
     secret: bool
 
 
+_SERIALIZED: weakref.WeakKeyDictionary[Any, tuple[Any, ProviderProperty]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
 def serialize_provider_property(provider: ResourceProvider) -> ProviderProperty:
-    """Serialize ``provider`` exactly as ``pulumi.dynamic.Resource.__init__`` does."""
+    """Serialize ``provider`` exactly as ``pulumi.dynamic.Resource.__init__`` does, once per
+    provider object and state of its attributes (as a program serializes a provider once per
+    ``Resource``). Once is also all the SDK's ``serialize_provider`` stands in one process: each
+    call wraps ``pickle._Pickler._batch_setitems`` in one more sorting layer that its
+    ``finally`` never removes (it restores ``pickle.Pickler`` only; pulumi/pulumi
+    ``sdk/python/lib/pulumi/dynamic/dynamic.py`` at 1b5949891b3c), so about a thousand calls
+    exceed Python's recursion limit."""
     if not isinstance(provider, ResourceProvider):
         raise TypeError(
             f"expected a pulumi.dynamic.ResourceProvider instance, got {type(provider).__name__}"
         )
+    snapshot = dict(vars(provider))
+    try:
+        kept = _SERIALIZED.get(provider)
+    except TypeError:  # an object that can't be weakly referenced: not cached
+        kept = None
+    if kept is not None and kept[0] == snapshot:
+        return kept[1]
     value, contains_secrets = _serialize(True, serialize_provider, provider)
     always = bool(getattr(provider, "serialize_as_secret_always", True))
-    return ProviderProperty(value=value, secret=always or contains_secrets)
+    made = ProviderProperty(value=value, secret=always or contains_secrets)
+    with contextlib.suppress(TypeError):
+        _SERIALIZED[provider] = (snapshot, made)
+    return made
 
 
 def serialized_provider_size(provider: ResourceProvider) -> int:
