@@ -232,7 +232,8 @@ def found_by_owner(
         whose = (
             f"this stack made it from other inputs in a create that did not finish (an "
             f"interrupted `pulumi up`; label {OWNER_LABEL}={mark}), and does not track it: "
-            "it is a leftover"
+            "it is a leftover (`dws leftovers --stack STACK` lists what a stack left, `--delete` "
+            "removes it)"
         )
     elif mark is None:
         whose = f"{holder} has no {OWNER_LABEL} label, so it was not made by pulumi-dws"

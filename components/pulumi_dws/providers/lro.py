@@ -235,7 +235,7 @@ class LroCreate:
     MESSAGES: ClassVar[dict[str, str]] = {
         "not-ours": (
             "{noun} {path} {detail}. Nothing was created or changed. To change: choose another "
-            "{name}, or delete that {noun} and deploy again."
+            "{name}, or delete that {noun}{removal} and deploy again."
         ),
         "lost": (
             "create of {noun} {path} got no usable answer ({error}), and none exists: nothing "
@@ -250,7 +250,8 @@ class LroCreate:
         ),
     }
     """The create's error messages, by ending (``str.format`` fields: ``noun``, ``path``,
-    ``detail``, ``error``, ``name``: the input that names the resource)."""
+    ``detail``, ``error``, ``name``: the input that names the resource, ``removal``: `` (`the
+    command`)`` that removes it, or empty)."""
 
     def __init__(self, provider: LroProvider, client: GoogleRestClient, target: Target) -> None:
         self.provider = provider
@@ -609,10 +610,17 @@ class LroCreate:
                 Phase.CLEANED_UP: "cleaned-up",
                 Phase.WITHDRAWN: "withdrawn",
             }.get(phase, "unknown")
+        removal = self.removal()
         return self.MESSAGES[key].format(
             noun=self.resource.noun,
             path=self.where(),
             detail=detail,
             error=error,
             name=self.resource.path.label(self.resource.path.keys[-1]),
+            removal=f" (`{removal}`)" if removal else "",
         )
+
+    def removal(self) -> str:
+        """Hook: the command that removes the resource entirely, for messages (default:
+        none)."""
+        return ""

@@ -41,8 +41,9 @@ class RestProvider(dyn.ResourceProvider):
     serialize_as_secret_always = False  # it holds no secret: keep the state readable
     endpoint: str | None = None
     """The endpoint override from stack config (the environment variable still wins)."""
-    credential_hosts: str | None = None
-    """Hosts other than Google's that get credentials (stack config ``dws:credentialHosts``)."""
+    trusted_hosts: str | None = None
+    """Hosts other than Google's that get credentials (stack config ``dws:credentialHosts``;
+    set on the instance only when given)."""
     timeout: float = DEFAULT_TIMEOUT
     sleep: Callable[[float], None] | None = None
     poll_policy: PollPolicy | None = None
@@ -67,7 +68,9 @@ class RestProvider(dyn.ResourceProvider):
         Pulumi's dynamic-provider host, let the engine's cancellation reach the waits
         (:func:`~.host_hooks.install`)."""
         self.endpoint = req.config.get(self.API.config_key)
-        self.credential_hosts = req.config.get(CREDENTIAL_HOSTS_CONFIG)
+        hosts = req.config.get(CREDENTIAL_HOSTS_CONFIG)
+        if hosts:
+            self.trusted_hosts = hosts
         install()
 
     def client(self, location: str | None = None) -> GoogleRestClient:
@@ -77,7 +80,7 @@ class RestProvider(dyn.ResourceProvider):
         client = GoogleRestClient(
             self.API.base(location, config),
             sleep=self.sleep,
-            credential_hosts=self.credential_hosts,
+            credential_hosts=self.trusted_hosts,
         )
         if self.poll_policy is not None:
             client.poll = self.poll_policy

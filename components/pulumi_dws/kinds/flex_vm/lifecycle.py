@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ...providers.cancellation import Interrupted, shielded
 from ...providers.compute_ops import (
     DEFAULT_OPERATION_TIMEOUT,
     get_instance,
@@ -172,6 +173,9 @@ def _start(client: GoogleRestClient, vm: FlexVm, action: str = "start") -> None:
     try:
         await_capacity(client, vm, op)
         return
+    except Interrupted as interrupted:  # still queued: withdraw the start, as a create does
+        withdrawn = _withdraw_start(client, vm)
+        raise Interrupted(f"{interrupted.reason}; {withdrawn}") from None
     except Exception as exc:  # noqa: BLE001 - settle the VM before reporting
         if reached_anyway(client, vm, exc) is not None:
             return  # it got what was asked for anyway (e.g. only polling failed)
@@ -195,6 +199,22 @@ def _start(client: GoogleRestClient, vm: FlexVm, action: str = "start") -> None:
     except Exception as err:  # noqa: BLE001
         left = f"The VM may still be waiting for capacity ({err}): stop it with `{stop}`."
     raise FlexStartError(f"{reason} {left}")
+
+
+def _withdraw_start(client: GoogleRestClient, vm: FlexVm) -> str:
+    """An interrupted start: stop the VM while it still waits for capacity (within the grace
+    the engine gives), so it never starts unknown to the stack; one that runs is left
+    running. What was done."""
+    with shielded():
+        try:
+            instance = get_instance(client, vm.project, vm.zone, vm.name)
+            status = str((instance or {}).get("status"))
+            if instance is None or status in STOPPED or status == "RUNNING":
+                return f"the VM is {status}"
+            instance_action(client, vm.project, vm.zone, vm.name, "stop", wait=False)
+        except Exception as err:  # noqa: BLE001 - say what is known
+            return f"its start could not be withdrawn ({err}): stop it with `{vm.gcloud('stop')}`"
+    return "its start was withdrawn: the VM stays stopped"
 
 
 def _apply_labels_and_metadata(

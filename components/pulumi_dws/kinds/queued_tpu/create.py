@@ -99,6 +99,14 @@ class QueuedTpuCreate(LroCreate):
     def owner_labels(self, live: Mapping[str, Any]) -> Mapping[str, Any]:
         return node_labels(live)
 
+    def removal(self) -> str:
+        """``gcloud`` that deletes the request and its nodes (``--force``)."""
+        props = self.target.props
+        return (
+            f"gcloud alpha compute tpus queued-resources delete {props.get('queuedResourceId')} "
+            f"--zone {props.get('zone')} --project {props.get('project')} --force"
+        )
+
     def with_owner(self, body: Mapping[str, Any]) -> dict[str, Any]:
         return with_owner(body, self.marks())
 
