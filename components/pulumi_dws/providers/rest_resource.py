@@ -34,7 +34,19 @@ Extension points, each a method a provider overrides (the defaults suit a new re
 - :meth:`~RestResourceProvider.unreadable`, :meth:`~RestResourceProvider.undeletable`: the
   messages of a failed read or delete;
 - :attr:`~RestResourceProvider.TARGET`: a :class:`Target` subclass that reads more from the
-  inputs (what the kind's messages and steps need).
+  inputs (what the kind's messages and steps need);
+- :meth:`~RestResourceProvider.live_mark`, :attr:`~RestResourceProvider.MARKED`: where a live
+  resource carries its ownership key (checked before a delete: :meth:`confirm_ours`);
+- :meth:`~RestResourceProvider.interrupted`, :meth:`~RestResourceProvider.malformed`,
+  :meth:`~RestResourceProvider.warn`: the messages of an interrupted call, of a state it can't
+  read, and a warning the user must see.
+
+What every provider gets without a hook (docs/reliability.md): each entry point runs guarded
+(:func:`_guarded`: in a call scope the engine's cancellation reaches, its state checked against
+:attr:`RestResource.state`, every failure one error of the kind naming the resource, nothing
+secret in its messages); waits that cancellation ends and outages do not
+(:meth:`~.rest.GoogleRestClient.wait_until`); the stack's ownership marks
+(:mod:`~.ownership`).
 
 A provider class is pickled into users' state by reference (its module and name) with its
 instance attributes: the declaration is a class attribute, so it is never pickled, and a release
