@@ -12,6 +12,7 @@ Components (type tokens ``dws:index:<ClassName>``):
 - :class:`FlexStartGroup`: N GPU VMs at once (all or nothing) through a MIG resize request.
 - :class:`QueuedTpu`: a Cloud TPU slice (or multislice) asked for as a queued resource, with
   Flex-start, Spot or a reservation.
+- :class:`VertexTrainingJob`: a Vertex AI custom training job that waits for Flex-start GPUs.
 
 The building blocks are public too: :mod:`pulumi_dws.limits` (the service limits table),
 :class:`Duration`, :class:`DwsValidationError`, and :mod:`pulumi_dws.testing` (mocks,
@@ -36,6 +37,7 @@ from .kinds.kueue.jobs import kueue_jobset, kueue_ray_job
 from .kinds.node_pool.component import QueuedNodePool, QueuedNodePoolArgs
 from .kinds.queued_tpu.component import QueuedTpu, QueuedTpuArgs
 from .kinds.slurm.component import SlurmCluster, SlurmClusterArgs
+from .kinds.vertex_training.component import VertexTrainingJob, VertexTrainingJobArgs
 from .relative_time import RelativeTime
 
 __all__ = [
@@ -58,6 +60,8 @@ __all__ = [
     "RelativeTime",
     "SlurmCluster",
     "SlurmClusterArgs",
+    "VertexTrainingJob",
+    "VertexTrainingJobArgs",
     "catalog",
     "kueue_job",
     "kueue_job_fields",

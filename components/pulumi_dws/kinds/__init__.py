@@ -24,6 +24,7 @@ BUILTIN = (
     "flex_vm",
     "flex_group",
     "queued_tpu",
+    "vertex_training",
 )
 """The kinds' packages, in the order ``dws:capacity`` lists them."""
 

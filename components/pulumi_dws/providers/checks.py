@@ -48,19 +48,20 @@ class CheckFailures(list[dyn.CheckFailure]):
         if problem:
             self.append(dyn.CheckFailure(prop, f"{prop}: {problem}"))
 
-    def owner_label_room(self, prop: str, where: str, labels: Mapping[str, Any]) -> None:
-        """``labels`` (at ``where`` in ``prop``) don't set the ownership label the create adds
-        (:data:`~.create_machine.OWNER_LABEL`), and leave room for it under Google's label
-        count limit."""
-        if OWNER_LABEL in labels:
-            message = f"{where}: {OWNER_LABEL} is set by pulumi-dws itself"
+    def owner_label_room(
+        self, prop: str, where: str, labels: Mapping[str, Any], label: str = OWNER_LABEL
+    ) -> None:
+        """``labels`` (at ``where`` in ``prop``) don't set the ownership ``label`` the create
+        adds (:data:`~.create_machine.OWNER_LABEL` unless the resource declares another), and
+        leave room for it under Google's label count limit."""
+        if label in labels:
+            message = f"{where}: {label} is set by pulumi-dws itself"
             self.append(dyn.CheckFailure(prop, message))
         most = (limits.get("labels.count").maximum or 64) - 1
         if len(labels) > most:
             self.append(
                 dyn.CheckFailure(
                     prop,
-                    f"{where}: {len(labels)} labels; at most {most} (pulumi-dws adds "
-                    f"{OWNER_LABEL})",
+                    f"{where}: {len(labels)} labels; at most {most} (pulumi-dws adds {label})",
                 )
             )
