@@ -142,7 +142,7 @@ class LroProvider(RestResourceProvider):
         """Poll an operation until ``done`` (its name is checked before it is a path); the
         declared error when the API answered without a usable operation."""
         try:
-            poll = operation_name_path(operation.get("name"), location=self.OPERATION_LOCATION)
+            poll = self.operation_path(operation.get("name"))
         except PathValueError:
             raise self.failed(
                 f"{what}: the API answered without a usable operation: {str(operation)[:200]}"
@@ -154,6 +154,13 @@ class LroProvider(RestResourceProvider):
             timeout=self.timeout,
             expect=is_lro,
         )
+
+    def operation_path(self, name: Any) -> str:
+        """Hook: the poll path of an operation the API named ``name``, each segment checked
+        (:class:`~.paths.PathValueError` otherwise). Default: a location's operation,
+        ``projects/P/locations/L/operations/ID`` (an API that names some under a resource, as
+        Vertex AI names a deployment's under its endpoint, overrides it)."""
+        return operation_name_path(name, location=self.OPERATION_LOCATION)
 
     def check_operation(self, done: Mapping[str, Any], what: str) -> None:
         """Raise :class:`OperationFailed` when a finished operation carries an error other than

@@ -27,7 +27,6 @@ __all__ = [
     "PATTERNS",
     "PathTemplate",
     "check_segment",
-    "register_segment",
     "segment_problem",
     "operation_name_path",
 ]
@@ -55,19 +54,6 @@ _SHOWN = {
     "cluster_id": "a cluster id (a lowercase letter, then lowercase letters or digits)",
     "numeric_id": "an id the API assigned (a number)",
 }
-
-
-def register_segment(kind: str, pattern: str, shown: str) -> None:
-    """Declare a segment kind an API's paths use (its ``pattern``, always matched in full, and
-    what messages call a value of it: ``"an endpoint id (a number, or a name)"``), from the
-    module that declares that API's paths (``kinds/<kind>/api.py``); a kind is declared once,
-    alike each time."""
-    compiled = re.compile(pattern)
-    known = PATTERNS.get(kind)
-    if known is not None and (known.pattern, _SHOWN[kind]) != (compiled.pattern, shown):
-        raise ValueError(f"path segment kind {kind!r} is declared twice, differently")
-    PATTERNS[kind] = compiled
-    _SHOWN[kind] = shown
 
 
 class PathValueError(ValueError):

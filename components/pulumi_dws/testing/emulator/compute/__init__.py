@@ -81,6 +81,62 @@ __all__ = [
     "scope_of",
 ]
 
+
+SCHEMA_TARGETS: dict[str, dict[str, tuple[str, ...]]] = {
+    "compute.v1": {
+        "methods": (
+            "compute.instances.insert",
+            "compute.instances.get",
+            "compute.instances.list",
+            "compute.instances.delete",
+            "compute.instances.stop",
+            "compute.instances.start",
+            "compute.instances.suspend",
+            "compute.instances.resume",
+            "compute.instances.setLabels",
+            "compute.instances.setMetadata",
+            "compute.instances.setMachineType",
+            "compute.zoneOperations.get",
+            "compute.zoneOperations.wait",
+            "compute.instanceTemplates.insert",
+            "compute.instanceTemplates.get",
+            "compute.instanceTemplates.delete",
+            "compute.globalOperations.get",
+            "compute.regionOperations.get",
+            "compute.regionInstanceTemplates.insert",
+            "compute.regionInstanceTemplates.get",
+            "compute.regionInstanceTemplates.delete",
+            "compute.instanceGroupManagers.insert",
+            "compute.instanceGroupManagers.get",
+            "compute.instanceGroupManagers.delete",
+            "compute.instanceGroupManagers.listManagedInstances",
+            "compute.instanceGroupManagers.resize",
+            "compute.instanceGroupManagers.deleteInstances",
+            "compute.regionInstanceGroupManagers.insert",
+            "compute.regionInstanceGroupManagers.get",
+            "compute.regionInstanceGroupManagers.delete",
+            "compute.regionInstanceGroupManagers.listManagedInstances",
+            "compute.regionInstanceGroupManagers.resize",
+            "compute.regionInstanceGroupManagers.deleteInstances",
+            "compute.instanceGroupManagerResizeRequests.insert",
+            "compute.instanceGroupManagerResizeRequests.get",
+            "compute.instanceGroupManagerResizeRequests.list",
+            "compute.instanceGroupManagerResizeRequests.cancel",
+            "compute.instanceGroupManagerResizeRequests.delete",
+            "compute.regionInstanceGroupManagerResizeRequests.insert",
+            "compute.regionInstanceGroupManagerResizeRequests.get",
+            "compute.regionInstanceGroupManagerResizeRequests.list",
+            "compute.regionInstanceGroupManagerResizeRequests.cancel",
+            "compute.regionInstanceGroupManagerResizeRequests.delete",
+            "compute.advice.calendarMode",
+            "compute.advice.capacity",
+        ),
+        "schemas": (),
+    },
+}  # fmt: skip
+"""What this API validates: the methods it serves and the schemas they reach
+(``scripts/generate_emulator_schemas.py`` cuts the packaged document to them)."""
+
 _FAILURE = "Compute Engine could not provision the requested VMs."
 
 

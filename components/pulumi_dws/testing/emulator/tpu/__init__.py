@@ -79,6 +79,24 @@ __all__ = [
 ]
 
 
+SCHEMA_TARGETS: dict[str, dict[str, tuple[str, ...]]] = {
+    # Cloud TPU queued resources: v2alpha1 is the only version with provisioningModel,
+    # runDuration and queueingPolicy (Flex-start).
+    "tpu.v2alpha1": {
+        "methods": (
+            "tpu.projects.locations.queuedResources.create",
+            "tpu.projects.locations.queuedResources.get",
+            "tpu.projects.locations.queuedResources.list",
+            "tpu.projects.locations.queuedResources.delete",
+            "tpu.projects.locations.operations.get",
+        ),
+        "schemas": (),
+    },
+}  # fmt: skip
+"""What this API validates: the methods it serves and the schemas they reach
+(``scripts/generate_emulator_schemas.py`` cuts the packaged document to them)."""
+
+
 class TpuService(TpuSettings):
     """The emulated Cloud TPU API: its queued resources and operations, served at their routes
     (what the emulator plugs in as ``tpu``), and the controls tests call.
