@@ -13,6 +13,7 @@ Components (type tokens ``dws:index:<ClassName>``):
 - :class:`QueuedTpu`: a Cloud TPU slice (or multislice) asked for as a queued resource, with
   Flex-start, Spot or a reservation.
 - :class:`VertexTrainingJob`: a Vertex AI custom training job that waits for Flex-start GPUs.
+- :class:`FlexStartDeployment`: a model served from a Vertex AI endpoint on Flex-start GPUs.
 
 The building blocks are public too: :mod:`pulumi_dws.limits` (the service limits table),
 :class:`Duration`, :class:`DwsValidationError`, and :mod:`pulumi_dws.testing` (mocks,
@@ -37,6 +38,7 @@ from .kinds.kueue.jobs import kueue_jobset, kueue_ray_job
 from .kinds.node_pool.component import QueuedNodePool, QueuedNodePoolArgs
 from .kinds.queued_tpu.component import QueuedTpu, QueuedTpuArgs
 from .kinds.slurm.component import SlurmCluster, SlurmClusterArgs
+from .kinds.vertex_deployment.component import FlexStartDeployment, FlexStartDeploymentArgs
 from .kinds.vertex_training.component import VertexTrainingJob, VertexTrainingJobArgs
 from .relative_time import RelativeTime
 
@@ -47,6 +49,8 @@ __all__ = [
     "ComputeClassArgs",
     "Duration",
     "DwsValidationError",
+    "FlexStartDeployment",
+    "FlexStartDeploymentArgs",
     "FlexStartGroup",
     "FlexStartGroupArgs",
     "FlexStartInstance",

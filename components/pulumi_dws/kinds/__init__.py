@@ -25,6 +25,7 @@ BUILTIN = (
     "flex_group",
     "queued_tpu",
     "vertex_training",
+    "vertex_deployment",
 )
 """The kinds' packages, in the order ``dws:capacity`` lists them."""
 

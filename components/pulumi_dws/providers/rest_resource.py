@@ -391,11 +391,10 @@ class RestResourceProvider(RestProvider):
     ) -> dict[str, Any] | None:
         """Read the resource with growing intervals until ``until(resource or None)`` or
         ``timeout`` (default: the provider's) seconds were slept; the last read."""
-        return client.poll_resource(
-            target.path,
+        return client.poll_until(
+            lambda: self.read_live(client, target),
             until,
             timeout=self.timeout if timeout is None else timeout,
-            expect=self.RESOURCE.is_resource,
         )
 
     # ------------------------------------------------------------------ delete

@@ -1,0 +1,100 @@
+"""Test aids of models deployed on Flex-start (:mod:`pulumi_dws.kinds.vertex_deployment.kind`):
+how a ``FlexStartDeployedModel`` behaves under :class:`~pulumi_dws.testing.GcpMocks`, its
+policy samples, what each asks for, and violating examples."""
+
+from __future__ import annotations
+
+import zlib
+from typing import TYPE_CHECKING, Any
+
+from ...testing.samples import Capacity, Example, Sample
+from .provider import TYPE_TOKEN as DEPLOYED_MODEL
+
+if TYPE_CHECKING:
+    from ...testing.mocks import GcpMocks
+
+__all__ = ["CAPACITY", "COMPONENT_ARGS", "EXAMPLES", "SAMPLES", "deployed_model"]
+
+
+def deployed_model(mocks: GcpMocks, typ: str, name: str, s: dict[str, Any]) -> str:
+    """Like the provider after a create: ``DEPLOYED`` (``DEPLOYING`` with ``waitFor:
+    queued``); the id is ``projects/<p>/locations/<r>/endpoints/<e>/deployedModels/<id>``."""
+    project = s.get("project") or mocks.project
+    region = s.get("region") or mocks.region
+    model_id = str(1_000_000_000 + zlib.crc32(name.encode()) % 9_000_000_000)
+    deployed = (
+        f"projects/{project}/locations/{region}/endpoints/{s.get('endpoint')}/deployedModels/"
+        f"{model_id}"
+    )
+    s["name"] = deployed
+    s["state"] = mocks.lifecycle("DEPLOYING" if s.get("waitFor") == "queued" else "DEPLOYED")
+    s["observed"] = {"createTime": None, "availableReplicaCount": None}
+    return deployed
+
+
+# ---------------------------------------------------------------------- policy samples
+def deployed_model_props() -> dict[str, Any]:
+    """A model on g2-standard-24 (2 L4s per replica), 1 to 2 replicas for 3 days, as
+    ``FlexStartDeployment`` passes it to its provider."""
+    return {
+        "project": "my-project",
+        "region": "us-central1",
+        "endpoint": "1234567",
+        "owner": "llm-deployment",
+        "waitFor": "deployed",
+        "body": {
+            "deployedModel": {
+                "dedicatedResources": {
+                    "flexStart": {"maxRuntimeDuration": "259200s"},
+                    "machineSpec": {
+                        "acceleratorCount": 2,
+                        "acceleratorType": "NVIDIA_L4",
+                        "machineType": "g2-standard-24",
+                    },
+                    "maxReplicaCount": 2,
+                    "minReplicaCount": 1,
+                },
+                "displayName": "llm",
+                "model": "projects/my-project/locations/us-central1/models/987",
+            }
+        },
+    }
+
+
+SAMPLES: dict[str, Sample] = {"deployed_model": (DEPLOYED_MODEL, deployed_model_props)}
+
+CAPACITY: dict[str, Capacity] = {
+    # up to 2 replicas x 2 L4s for 3 days
+    "deployed_model": Capacity("nvidia-l4", gpus=4, gpu_hours=4 * 72),
+}
+"""What each sample asks for (see :func:`pulumi_dws.testing.samples.totals`)."""
+
+COMPONENT_ARGS: dict[str, Any] = {
+    "endpoint": "projects/my-project/locations/us-central1/endpoints/1234567",
+    "model": "projects/my-project/locations/us-central1/models/987",
+    "machine_type": "g2-standard-24",
+    "min_replicas": 1,
+    "max_replicas": 2,
+    "max_runtime_duration": "3d",
+}
+"""The component's arguments as a program writes them (the component package's samples)."""
+
+_RUNTIME = "body.deployedModel.dedicatedResources.flexStart.maxRuntimeDuration"
+
+EXAMPLES: tuple[Example, ...] = (
+    Example(
+        "flex-start-max-run-duration",
+        "deployed_model",
+        ((_RUNTIME, "691200s"),),
+        f"{_RUNTIME}: 8d (691200s) is above",
+        unknown=_RUNTIME,
+    ),
+    Example(
+        "flex-start-max-run-duration",
+        "deployed_model",
+        ((_RUNTIME, "345600s"),),
+        "policy cap of 3d",
+        config={"maxRunDuration": "3d"},
+    ),
+)
+"""One per rule a deployment can break (the GPU budget, ``gpu-budget``, is a stack rule)."""
