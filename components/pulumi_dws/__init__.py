@@ -14,6 +14,7 @@ Components (type tokens ``dws:index:<ClassName>``):
   Flex-start, Spot or a reservation.
 - :class:`VertexTrainingJob`: a Vertex AI custom training job that waits for Flex-start GPUs.
 - :class:`FlexStartDeployment`: a model served from a Vertex AI endpoint on Flex-start GPUs.
+- :class:`BatchFlexJob`: a Cloud Batch job whose GPU VMs are Flex-start VMs.
 
 The building blocks are public too: :mod:`pulumi_dws.limits` (the service limits table),
 :class:`Duration`, :class:`DwsValidationError`, and :mod:`pulumi_dws.testing` (mocks,
@@ -23,6 +24,7 @@ emulator, gRPC-host driver) for testing stacks.
 from . import catalog, limits, regions
 from .duration import Duration
 from .errors import DwsValidationError
+from .kinds.batch.component import BatchFlexJob, BatchFlexJobArgs
 from .kinds.calendar.component import CalendarReservation, CalendarReservationArgs
 from .kinds.compute_class.component import ComputeClass, ComputeClassArgs
 from .kinds.flex_group.component import FlexStartGroup, FlexStartGroupArgs
@@ -43,6 +45,8 @@ from .kinds.vertex_training.component import VertexTrainingJob, VertexTrainingJo
 from .relative_time import RelativeTime
 
 __all__ = [
+    "BatchFlexJob",
+    "BatchFlexJobArgs",
     "CalendarReservation",
     "CalendarReservationArgs",
     "ComputeClass",

@@ -26,6 +26,7 @@ BUILTIN = (
     "queued_tpu",
     "vertex_training",
     "vertex_deployment",
+    "batch",
 )
 """The kinds' packages, in the order ``dws:capacity`` lists them."""
 

@@ -269,8 +269,13 @@ class LroCreate:
     # ------------------------------------------------------------------ hooks
     def owner_key(self) -> str:
         """Hook: the ownership key of these inputs (20 hex digits, a valid label value): a hash
-        of the declared ``replace_keys`` inputs, numbers as sent."""
-        identity = {key: wire(self.target.props.get(key)) for key in self.resource.replace_keys}
+        of the declared ``replace_keys`` inputs, numbers as sent, and of the resource's own name
+        in the program when the kind passes it (an ``owner`` input: two resources of identical
+        inputs then never adopt each other)."""
+        props = self.target.props
+        identity = {key: wire(props.get(key)) for key in self.resource.replace_keys}
+        if props.get("owner") is not None:
+            identity["owner"] = props.get("owner")
         text = json.dumps(identity, sort_keys=True, separators=(",", ":"), default=str)
         return hashlib.sha256(text.encode()).hexdigest()[:20]
 

@@ -14,7 +14,6 @@ from the request); ``queued`` returns once the deployment is listed on the endpo
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -64,12 +63,6 @@ class DeploymentCreate(LroCreate):
         self.model_id = deployed_model_id(self.key)
         self.target = provider.target({**dict(target.props), "deployedModelId": self.model_id})
         self.operation: Mapping[str, Any] | None = None
-
-    def owner_key(self) -> str:
-        """The inputs' key joined with the resource's own name in the program (``owner``)."""
-        inputs = super().owner_key()
-        owner = str(self.target.props.get("owner") or "")
-        return hashlib.sha256(f"{inputs}/{owner}".encode()).hexdigest()[:20]
 
     def owned(self, live: dict[str, Any]) -> Found[dict[str, Any]]:
         """The deployed model of this create's id is its own (see the module docstring)."""

@@ -39,6 +39,7 @@ import pulumi.dynamic as dyn
 from pulumi.output import Unknown
 
 from ...providers.checks import CheckFailures
+from ...providers.jobs import WAIT_FOR
 from ...providers.lro import LroProvider
 from ...providers.rest import ApiError
 from ...providers.rest_resource import DeclaredResource, RestResource, Target
@@ -64,8 +65,6 @@ __all__ = [
     "VertexCustomJobResource",
     "VertexTrainingError",
 ]
-
-WAIT_FOR = ("queued", "running", "succeeded")
 
 
 class VertexCustomJobProvider(LroProvider):

@@ -52,7 +52,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from ..base import Route, ServiceError, VirtualClock, lossy
+from ..base import Route, ServiceError, Unrouted, VirtualClock, lossy
 from ..capacity import CapacityModel
 from ..operations import LostAnswers, LroOperations
 from ..routing import discovered_routes
@@ -338,16 +338,23 @@ class AiPlatformService(ClusterSettings, CustomJobSettings, EndpointSettings):
         return self.store.delete_cluster(key)
 
     def get_operation(self, op_id: str) -> dict[str, Any]:
-        """A cluster's operation, or a custom job's or an endpoint's (by id)."""
+        """A cluster's operation, or a custom job's or an endpoint's (by id); an operation it
+        does not know is left to the routes after it (Cloud Batch's share the ``v1`` path)."""
         try:
             return self.store.get_operation(op_id)
         except ServiceError as err:
             with self.lock:
                 op = self.job_operations.find(op_id)
                 if op is None:
-                    raise err from None
+                    raise Unrouted(err) from None
                 return self.job_operations.render(op)
 
 
 AiPlatformBackend = AiPlatformService
 """The name this service had when its state was one class."""
+
+
+def default_service(clock: VirtualClock) -> AiPlatformService:
+    """The service ``Emulator()`` plugs in by default (see
+    :func:`~pulumi_dws.testing.emulator.server.default_services`)."""
+    return AiPlatformService(clock)

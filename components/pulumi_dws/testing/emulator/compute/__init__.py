@@ -60,7 +60,7 @@ import datetime as dt
 import threading
 from typing import Any
 
-from ..base import Route
+from ..base import Route, VirtualClock
 from ..capacity import CapacityModel
 from ..discovery import DiscoverySchema
 from ..routing import discovered_routes
@@ -362,3 +362,9 @@ class ComputeService(ComputeSettings):
 
 ComputeBackend = ComputeService
 """The name this service had when its state was one class."""
+
+
+def default_service(clock: VirtualClock) -> ComputeService:
+    """The service ``Emulator()`` plugs in by default (see
+    :func:`~pulumi_dws.testing.emulator.server.default_services`)."""
+    return ComputeService(clock)

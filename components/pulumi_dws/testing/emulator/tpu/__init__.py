@@ -210,3 +210,9 @@ class TpuService(TpuSettings):
 
 TpuBackend = TpuService
 """The name this service had when its state was one class."""
+
+
+def default_service(clock: VirtualClock) -> TpuService:
+    """The service ``Emulator()`` plugs in by default (see
+    :func:`~pulumi_dws.testing.emulator.server.default_services`)."""
+    return TpuService(clock)
