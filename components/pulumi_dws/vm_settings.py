@@ -17,7 +17,7 @@ from typing import Annotated, Any, TypedDict
 import pulumi
 from typing_extensions import NotRequired
 
-from . import catalog
+from . import catalog, regions
 from .errors import DwsValidationError
 from .fields import (
     Check,
@@ -31,7 +31,7 @@ from .fields import (
     Within,
 )
 from .models import DwsModel
-from .validation import is_output, when_known
+from .validation import check_subnetwork_region, is_output, region_of, when_known
 
 __all__ = [
     "AcceleratorArgs",
@@ -133,6 +133,12 @@ class VmSettings(DwsModel):
         if is_output(machine):
             return when_known(machine, lambda known: check_machine(known, accelerators))
         return check_machine(machine, accelerators)
+
+    def check_subnetwork_in(self, zone: Any = None, region: Any = None) -> None:
+        """A subnetwork given by path is in the VMs' region (``zone``'s, or ``region``)."""
+        if isinstance(zone, str) and regions.is_zone(zone):
+            region = region_of(zone)
+        check_subnetwork_region("subnetwork", self.subnetwork, region)
 
     def check_startup_script(self) -> None:
         metadata = {} if is_output(self.metadata) else self.metadata

@@ -174,6 +174,7 @@ class FlexStartGroupSpec(VmSettings):
             raise DwsValidationError(
                 "zone", spec.zone or "(missing)", f"give zone or region, not {given}"
             )
+        spec.check_subnetwork_in(zone=spec.zone, region=spec.region)
         if spec.provisioning == "flex_start":
             if spec.reservation is not None:
                 raise DwsValidationError(

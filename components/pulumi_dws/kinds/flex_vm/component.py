@@ -135,6 +135,7 @@ class FlexStartInstanceSpec(VmSettings):
     def _shape(cls, data: Any, handler: Any) -> FlexStartInstanceSpec:
         spec: FlexStartInstanceSpec = handler(data)
         spec.check_startup_script()
+        spec.check_subnetwork_in(zone=spec.zone)
         checked = spec.checked_machine(spec.machine_type)
         if is_output(spec.machine_type):
             return spec.model_copy(update={"machine_type": checked})

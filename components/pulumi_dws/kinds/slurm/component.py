@@ -67,6 +67,7 @@ from ...models import DwsModel, parse_args
 from ...validation import (
     check_name,
     check_region,
+    check_subnetwork_region,
     check_zone_in_region,
     is_output,
     region_of,
@@ -340,6 +341,7 @@ class SlurmClusterSpec(DwsModel):
                 "letters or digits (the Slurm API allows no hyphens)",
             )
         check_zone_in_region("login.zone", self.login.zone, region)
+        check_subnetwork_region("subnetwork", self.subnetwork, region)
         catalog.machine_kind("login.machine_type", self.login.machine_type)
         if not self.node_pools:
             raise DwsValidationError("node_pools", [], "needs at least one compute node pool")
