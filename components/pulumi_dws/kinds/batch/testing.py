@@ -12,7 +12,7 @@ from .provider import TYPE_TOKEN as BATCH_JOB
 if TYPE_CHECKING:
     from ...testing.mocks import GcpMocks
 
-__all__ = ["CAPACITY", "COMPONENT_ARGS", "EXAMPLES", "SAMPLES", "batch_job"]
+__all__ = ["CAPACITY", "COMPONENT_ARGS", "EXAMPLES", "PACKAGE_CASE", "SAMPLES", "batch_job"]
 
 _STATES = {"queued": "QUEUED", "running": "RUNNING", "succeeded": "SUCCEEDED"}
 
@@ -98,6 +98,9 @@ COMPONENT_ARGS: dict[str, Any] = {
     "labels": {"team": "research"},
 }
 """The component's arguments as a program writes them (the component package's samples)."""
+
+PACKAGE_CASE: dict[str, Any] = {"bad": {"region": "africa-south1"}, "path": "region"}
+"""The refused input of the component package's tests (a region Batch does not serve)."""
 
 _TASK = "body.taskGroups.0.taskSpec"
 _NIC = "body.allocationPolicy.network.networkInterfaces.0"

@@ -13,7 +13,7 @@ from .provider import TYPE_TOKEN as DEPLOYED_MODEL
 if TYPE_CHECKING:
     from ...testing.mocks import GcpMocks
 
-__all__ = ["CAPACITY", "COMPONENT_ARGS", "EXAMPLES", "SAMPLES", "deployed_model"]
+__all__ = ["CAPACITY", "COMPONENT_ARGS", "EXAMPLES", "PACKAGE_CASE", "SAMPLES", "deployed_model"]
 
 
 def deployed_model(mocks: GcpMocks, typ: str, name: str, s: dict[str, Any]) -> str:
@@ -78,6 +78,12 @@ COMPONENT_ARGS: dict[str, Any] = {
     "max_runtime_duration": "3d",
 }
 """The component's arguments as a program writes them (the component package's samples)."""
+
+PACKAGE_CASE: dict[str, Any] = {  # a run beyond Flex-start's 7 days
+    "bad": {"max_runtime_duration": "8d"},
+    "path": "maxRuntimeDuration",
+}
+"""The refused input of the component package's tests."""
 
 _RUNTIME = "body.deployedModel.dedicatedResources.flexStart.maxRuntimeDuration"
 

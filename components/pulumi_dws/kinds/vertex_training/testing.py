@@ -13,7 +13,7 @@ from .provider import TYPE_TOKEN as CUSTOM_JOB
 if TYPE_CHECKING:
     from ...testing.mocks import GcpMocks
 
-__all__ = ["CAPACITY", "COMPONENT_ARGS", "EXAMPLES", "SAMPLES", "custom_job"]
+__all__ = ["CAPACITY", "COMPONENT_ARGS", "EXAMPLES", "PACKAGE_CASE", "SAMPLES", "custom_job"]
 
 _STATES = {
     "queued": "JOB_STATE_QUEUED",
@@ -87,6 +87,12 @@ COMPONENT_ARGS: dict[str, Any] = {
     "labels": {"team": "research"},
 }
 """The component's arguments as a program writes them (the component package's samples)."""
+
+PACKAGE_CASE: dict[str, Any] = {  # a machine whose GPUs Flex-start training does not take
+    "bad": {"machine_type": "a4x-highgpu-4g"},
+    "path": "machineType",
+}
+"""The refused input of the component package's tests."""
 
 _SCHEDULING = "body.jobSpec.scheduling"
 
