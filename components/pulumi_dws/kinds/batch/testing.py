@@ -6,13 +6,34 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ...testing.clock_helpers import virtual_sleep
+from ...testing.emulator.batch import BatchService
+from ...testing.fault_proxy import ProxyFaultPlan
+from ...testing.fault_run import (
+    POLL,
+    FaultRunReport,
+    KindFaultRun,
+    count_duplicates,
+    create_then_delete,
+    run_cycles,
+    sweep_keys,
+)
 from ...testing.samples import DELETE, Capacity, Example, Sample
 from .provider import TYPE_TOKEN as BATCH_JOB
+from .provider import BatchJobError, BatchJobProvider
 
 if TYPE_CHECKING:
     from ...testing.mocks import GcpMocks
 
-__all__ = ["CAPACITY", "COMPONENT_ARGS", "EXAMPLES", "PACKAGE_CASE", "SAMPLES", "batch_job"]
+__all__ = [
+    "CAPACITY",
+    "COMPONENT_ARGS",
+    "EXAMPLES",
+    "FAULT_RUN",
+    "PACKAGE_CASE",
+    "SAMPLES",
+    "batch_job",
+]
 
 _STATES = {"queued": "QUEUED", "running": "RUNNING", "succeeded": "SUCCEEDED"}
 
@@ -136,3 +157,57 @@ EXAMPLES: tuple[Example, ...] = (
     ),
 )
 """One per rule a Batch job can break (the GPU budget, ``gpu-budget``, is a stack rule)."""
+
+
+# ---------------------------------------------------------------------- fault run
+def batch_job_fault_run(
+    emu: Any,
+    proxy: Any,
+    *,
+    cycles: int = 200,
+    rate: float = 0.25,
+    seed: int = 1,
+    names: int = 4,
+    deadline: float = 0.1,
+    held_weight: float = 0.05,
+) -> FaultRunReport:
+    """``cycles`` create/delete cycles of ``BatchJob`` (8 tasks, 2 a3-highgpu-8g VMs at a time)
+    through ``proxy`` (see :mod:`pulumi_dws.testing.fault_run`): each create carries a request
+    id and the program's job id. Job ids repeat every ``names`` cycles (a create follows the
+    delete of a job of the same id). Every fourth job queues for its VMs, every seventh fails
+    once they are found, every tenth finds none (the wait runs out: deleted); every third
+    returns once queued, every fifth waits until it succeeded. An orphan is a job no successful
+    create returned; a duplicate, a second job made by one create."""
+    svc = emu["batch"]
+    report = FaultRunReport("BatchJob")
+    provider = BatchJobProvider(sleep=virtual_sleep(emu), poll=POLL, timeout=7200)
+    zone, machine = "us-central1-a", "a3-highgpu-8g"
+
+    def cycle(i: int) -> None:
+        job_id = f"render-{i % names}"
+        props = batch_job_props()
+        props["jobId"] = job_id
+        props["waitFor"] = "queued" if i % 3 == 2 else "succeeded" if i % 5 == 4 else "running"
+        for each in ("us-central1-a", "us-central1-b", "us-central1-c", "us-central1-f"):
+            svc.take_all_capacity(each, machine)
+        if i % 10 != 9:
+            svc.add_capacity(zone, machine, 2, after=1800 if i % 4 == 1 else 0)
+        if i % 7 == 6:
+            svc.fail_next()
+        before = len(svc.created)
+        tracked = create_then_delete(report, provider, props, BatchJobError, lambda _: job_id)
+        svc.store.fail_next.clear()
+        count_duplicates(report, svc.created, before)
+        emu.clock.advance(3600)  # let any delete in flight finish
+        sweep_keys(report, svc.jobs(), tracked, svc.remove)
+
+    plan = ProxyFaultPlan(rate=rate, seed=seed, held_weight=held_weight)
+    return run_cycles(report, proxy, plan, "DWS_BATCH_ENDPOINT", deadline, cycles, cycle)
+
+
+def _services(clock: Any) -> list[Any]:
+    return [BatchService(clock)]
+
+
+FAULT_RUN = KindFaultRun("BatchJob", _services, batch_job_fault_run)
+"""This kind's fault run (``benchmarks/fault_run.py``, ``tests/test_kind_fault_runs.py``)."""

@@ -7,13 +7,33 @@ from __future__ import annotations
 import zlib
 from typing import TYPE_CHECKING, Any
 
+from ...testing.clock_helpers import virtual_sleep
+from ...testing.emulator.aiplatform import AiPlatformService
+from ...testing.fault_proxy import ProxyFaultPlan
+from ...testing.fault_run import (
+    POLL,
+    FaultRunReport,
+    KindFaultRun,
+    count_duplicates,
+    create_then_delete,
+    run_cycles,
+)
 from ...testing.samples import Capacity, Example, Sample
 from .provider import TYPE_TOKEN as DEPLOYED_MODEL
+from .provider import FlexStartDeployedModelProvider, FlexStartDeploymentError
 
 if TYPE_CHECKING:
     from ...testing.mocks import GcpMocks
 
-__all__ = ["CAPACITY", "COMPONENT_ARGS", "EXAMPLES", "PACKAGE_CASE", "SAMPLES", "deployed_model"]
+__all__ = [
+    "CAPACITY",
+    "COMPONENT_ARGS",
+    "EXAMPLES",
+    "FAULT_RUN",
+    "PACKAGE_CASE",
+    "SAMPLES",
+    "deployed_model",
+]
 
 
 def deployed_model(mocks: GcpMocks, typ: str, name: str, s: dict[str, Any]) -> str:
@@ -104,3 +124,68 @@ EXAMPLES: tuple[Example, ...] = (
     ),
 )
 """One per rule a deployment can break (the GPU budget, ``gpu-budget``, is a stack rule)."""
+
+
+# ---------------------------------------------------------------------- fault run
+ENDPOINT_ID = "1234567"
+
+
+def deployed_model_fault_run(
+    emu: Any,
+    proxy: Any,
+    *,
+    cycles: int = 200,
+    rate: float = 0.25,
+    seed: int = 1,
+    names: int = 4,
+    deadline: float = 0.1,
+    held_weight: float = 0.05,
+) -> FaultRunReport:
+    """``cycles`` create/delete cycles of ``FlexStartDeployedModel`` (2 L4 replicas at most, 1
+    at least) on one endpoint through ``proxy`` (see :mod:`pulumi_dws.testing.fault_run`):
+    ``deployModel`` takes no request id, so every lost create is settled by reading the
+    endpoint. Every fourth deployment queues for capacity, every seventh fails once provisioned,
+    every tenth finds none before its run would end; every third returns once queued. An orphan
+    is a deployed model no successful create returned; a duplicate, a second deployment started
+    by one create."""
+    svc = emu["aiplatform"]
+    svc.add_endpoint("my-project", "us-central1", ENDPOINT_ID)
+    report = FaultRunReport("FlexStartDeployedModel")
+    provider = FlexStartDeployedModelProvider(sleep=virtual_sleep(emu), poll=POLL)
+    region, machine = "us-central1", "g2-standard-24"
+
+    def cycle(i: int) -> None:
+        props = deployed_model_props()
+        props["owner"] = f"deployment-{i % names}"
+        props["waitFor"] = "queued" if i % 3 == 2 else "deployed"
+        svc.take_all_capacity(region, machine)
+        if i % 10 != 9:
+            svc.add_capacity(region, machine, 1, after=1800 if i % 4 == 1 else 0)
+        if i % 7 == 6:
+            svc.fail_next_deployment()
+        before = len(svc.deployments_started)
+        tracked = create_then_delete(
+            report,
+            provider,
+            props,
+            FlexStartDeploymentError,
+            lambda r: r.id.rsplit("/", 1)[-1],
+        )
+        svc.endpoints.fail_next.clear()
+        count_duplicates(report, svc.deployments_started, before)
+        emu.clock.advance(3600)  # let any undeploy in flight finish
+        for endpoint, model_id in svc.deployments():
+            if model_id not in tracked:
+                report.orphans += 1
+            svc.remove_deployment(endpoint, model_id)
+
+    plan = ProxyFaultPlan(rate=rate, seed=seed, held_weight=held_weight)
+    return run_cycles(report, proxy, plan, "DWS_AIPLATFORM_ENDPOINT", deadline, cycles, cycle)
+
+
+def _services(clock: Any) -> list[Any]:
+    return [AiPlatformService(clock)]
+
+
+FAULT_RUN = KindFaultRun("FlexStartDeployedModel", _services, deployed_model_fault_run)
+"""This kind's fault run (``benchmarks/fault_run.py``, ``tests/test_kind_fault_runs.py``)."""

@@ -7,13 +7,34 @@ from __future__ import annotations
 import zlib
 from typing import TYPE_CHECKING, Any
 
+from ...testing.clock_helpers import virtual_sleep
+from ...testing.emulator.aiplatform import AiPlatformService
+from ...testing.fault_proxy import ProxyFaultPlan
+from ...testing.fault_run import (
+    POLL,
+    FaultRunReport,
+    KindFaultRun,
+    count_duplicates,
+    create_then_delete,
+    run_cycles,
+)
 from ...testing.samples import DELETE, Capacity, Example, Sample
 from .provider import TYPE_TOKEN as CUSTOM_JOB
+from .provider import VertexCustomJobProvider, VertexTrainingError
 
 if TYPE_CHECKING:
     from ...testing.mocks import GcpMocks
 
-__all__ = ["CAPACITY", "COMPONENT_ARGS", "EXAMPLES", "PACKAGE_CASE", "SAMPLES", "custom_job"]
+__all__ = [
+    "CAPACITY",
+    "COMPONENT_ARGS",
+    "EXAMPLES",
+    "FAULT_RUN",
+    "PACKAGE_CASE",
+    "SAMPLES",
+    "custom_job",
+    "custom_job_fault_run",
+]
 
 _STATES = {
     "queued": "JOB_STATE_QUEUED",
@@ -135,3 +156,62 @@ EXAMPLES: tuple[Example, ...] = (
     ),
 )
 """One per rule a custom job can break (the GPU budget, ``gpu-budget``, is a stack rule)."""
+
+
+# ---------------------------------------------------------------------- fault run
+def custom_job_fault_run(
+    emu: Any,
+    proxy: Any,
+    *,
+    cycles: int = 200,
+    rate: float = 0.25,
+    seed: int = 1,
+    names: int = 4,
+    deadline: float = 0.1,
+    held_weight: float = 0.05,
+) -> FaultRunReport:
+    """``cycles`` create/delete cycles of ``VertexCustomJob`` (4 replicas of a3-highgpu-8g)
+    through ``proxy`` (see :mod:`pulumi_dws.testing.fault_run`): the API names each job and
+    takes no request id, so every lost create is settled by searching its label. Names repeat
+    every ``names`` cycles (identical jobs of other names run beside: none may adopt another's).
+    Every fourth job queues for capacity, every seventh fails once provisioned, every tenth
+    finds none in its 2-hour queue window; every third returns once queued, every fifth waits
+    until it succeeded. An orphan is a job no successful create returned; a duplicate, a second
+    job made by one create."""
+    svc = emu["aiplatform"]
+    report = FaultRunReport("VertexCustomJob")
+    provider = VertexCustomJobProvider(sleep=virtual_sleep(emu), poll=POLL)
+    region, machine = "us-central1", "a3-highgpu-8g"
+
+    def cycle(i: int) -> None:
+        props = custom_job_props()
+        props["owner"] = f"job-{i % names}"
+        props["body"]["jobSpec"]["scheduling"]["maxWaitDuration"] = "7200s"
+        props["waitFor"] = "queued" if i % 3 == 2 else "succeeded" if i % 5 == 4 else "running"
+        svc.take_all_capacity(region, machine)
+        if i % 10 != 9:
+            svc.add_capacity(region, machine, 4, after=1800 if i % 4 == 1 else 0)
+        if i % 7 == 6:
+            svc.fail_next_job()
+        before = len(svc.jobs_created)
+        tracked = create_then_delete(
+            report, provider, props, VertexTrainingError, lambda r: r.id.rsplit("/", 1)[-1]
+        )
+        svc.jobs.fail_next.clear()
+        count_duplicates(report, svc.jobs_created, before)
+        emu.clock.advance(3600)  # let any cancel or delete in flight finish
+        for name in svc.custom_jobs():
+            if name.rsplit("/", 1)[-1] not in tracked:
+                report.orphans += 1
+            svc.remove_custom_job(name)
+
+    plan = ProxyFaultPlan(rate=rate, seed=seed, held_weight=held_weight)
+    return run_cycles(report, proxy, plan, "DWS_AIPLATFORM_ENDPOINT", deadline, cycles, cycle)
+
+
+def _services(clock: Any) -> list[Any]:
+    return [AiPlatformService(clock)]
+
+
+FAULT_RUN = KindFaultRun("VertexCustomJob", _services, custom_job_fault_run)
+"""This kind's fault run (``benchmarks/fault_run.py``, ``tests/test_kind_fault_runs.py``)."""
