@@ -14,7 +14,7 @@ DISCOVERY = "batch v1 discovery document (google-api-python-client 2.202.0, 2026
 ROWS: tuple[Limit, ...] = (
     Limit(
         "batch.max_run_duration",
-        "Batch Flex-start task run limit (taskSpec.maxRunDuration)",
+        "Batch Flex-start task run (taskSpec.maxRunDuration)",
         "seconds",
         (
             f'{FLEX_START_VMS} ("Flex-start VMs can run for up to seven days"; Batch runs the '

@@ -25,7 +25,7 @@ ROWS: tuple[Limit, ...] = (
     ),
     Limit(
         "vertex_training.max_run_duration",
-        "Vertex AI Flex-start job run limit (scheduling.timeout)",
+        "Vertex AI Flex-start job run (scheduling.timeout)",
         "seconds",
         (
             f'{DWS_TRAINING} ("a maximum timeout of 7 days or less"); {DISCOVERY} '
