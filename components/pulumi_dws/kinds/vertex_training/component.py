@@ -247,7 +247,7 @@ def _container(spec: VertexTrainingJobSpec, pool: _WorkerPoolSpec) -> dict[str, 
         env = spec.env
         container["env"] = (
             env.apply(lambda e: [{"name": k, "value": v} for k, v in e.items()])
-            if is_output(env)
+            if isinstance(env, pulumi.Output)
             else [{"name": k, "value": v} for k, v in env.items()]
         )
     container["imageUri"] = pool.image if pool.image is not None else spec.image

@@ -177,15 +177,6 @@ class CustomJobStore(Store):
         with self.lock:
             return copy.deepcopy(self._found(key).resource)
 
-    def list(self, project: str, location: str, wanted: JobFilter) -> list[dict[str, Any]]:
-        project = self.projects.project(project)
-        with self.lock:
-            jobs = sorted(
-                (j for j in self.jobs.values() if j.key[:2] == (project, location)),
-                key=lambda j: j.order,
-            )
-            return [copy.deepcopy(j.resource) for j in jobs if wanted.matches(j.resource)]
-
     def names(self) -> list[str]:
         """The names of every stored job."""
         with self.lock:
@@ -200,6 +191,15 @@ class CustomJobStore(Store):
                     del self.jobs[key]
 
     # ------------------------------------------------------------------ API methods
+    def list(self, project: str, location: str, wanted: JobFilter) -> list[dict[str, Any]]:
+        project = self.projects.project(project)
+        with self.lock:
+            jobs = sorted(
+                (j for j in self.jobs.values() if j.key[:2] == (project, location)),
+                key=lambda j: j.order,
+            )
+            return [copy.deepcopy(j.resource) for j in jobs if wanted.matches(j.resource)]
+
     def create(self, project: str, location: str, body: Any) -> dict[str, Any]:
         if not isinstance(body, dict):
             raise ServiceError(400, "Invalid JSON payload received. Expected a CustomJob.")
