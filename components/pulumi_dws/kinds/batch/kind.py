@@ -21,6 +21,7 @@ from ...policy.shapes import body_of, machine_gpus
 from ...policy.values import UNKNOWN, as_bool, as_int, dig
 from ...policy.view import ResourceView
 from ...registry import CapacityKind, Ref, ResourceType, register
+from .advice import advice_hint
 from .component import BatchFlexJob, BatchFlexJobArgs, BatchFlexJobSpec
 from .create import run_hours_of
 from .provider import TYPE_TOKEN as BATCH_JOB
@@ -146,5 +147,6 @@ KIND = register(
             ),
         ),
         test_aids=_AIDS,
+        advice_hint=advice_hint,
     )
 )
