@@ -30,6 +30,7 @@ from .fields import (
     Subnetwork,
     Within,
 )
+from .gpu_network import GpuNetwork
 from .models import DwsModel
 from .validation import check_subnetwork_region, is_output, region_of, when_known
 
@@ -83,6 +84,10 @@ class VmSettingsArgs(TypedDict, total=False):
     """Shortcut for ``metadata["startup-script"]``."""
     accelerators: NotRequired[list[AcceleratorArgs]]
     """GPUs to attach, for machine types without built-in GPUs (N1, G4, ...)."""
+    gpu_network: NotRequired[GpuNetwork]
+    """A :class:`~pulumi_dws.GpuNetwork` whose networks give the VMs every NIC (gVNIC, then
+    RDMA); it replaces ``network`` and ``subnetwork``, and its machine type's NIC layout must
+    be the VMs'."""
 
 
 def _accelerator_type(field: str, value: Any) -> str:
@@ -96,11 +101,19 @@ class _Accelerator(DwsModel):
     count: Annotated[int, Within("compute.accelerator_count")]
 
 
-def check_machine(machine: Any, accelerators: list[dict[str, Any]]) -> Any:
-    """A GPU machine type of the catalog, or (with ``accelerators``) one without built-in GPUs."""
+def check_machine(
+    machine: Any, accelerators: list[dict[str, Any]], *, flex_start: bool = False
+) -> Any:
+    """A GPU machine type of the catalog, an HPC machine type that may be Flex-start (H4D),
+    or (with ``accelerators``) one without built-in GPUs; with ``flex_start``, one whose VMs
+    may be Flex-start (:func:`pulumi_dws.catalog.check_flex_start`)."""
     if not isinstance(machine, str) or not machine:
         raise DwsValidationError("machine_type", machine, "must be a machine type name")
-    if not accelerators:
+    if flex_start:
+        catalog.check_flex_start("machine_type", machine)
+    if not accelerators and catalog.is_hpc_flex_machine(machine):
+        catalog.machine_kind("machine_type", machine)  # a real H4D shape, not a typo
+    elif not accelerators:
         catalog.machine_shape("machine_type", machine)
     elif machine in catalog.known():
         raise DwsValidationError(
@@ -109,6 +122,12 @@ def check_machine(machine: Any, accelerators: list[dict[str, Any]]) -> Any:
             f"must not be given: {machine} comes with its GPUs attached",
         )
     return machine
+
+
+def _gpu_network(field: str, value: Any) -> Any:
+    if not isinstance(value, GpuNetwork):
+        raise DwsValidationError(field, value, "must be a pulumi_dws.GpuNetwork")
+    return value
 
 
 class VmSettings(DwsModel):
@@ -126,13 +145,31 @@ class VmSettings(DwsModel):
     metadata: MaybeOutput[MetadataText] = {}
     startup_script: MaybeOutput[str] | None = None
     accelerators: list[_Accelerator] = []
+    gpu_network: Annotated[Any, Check(_gpu_network)] | None = None
 
-    def checked_machine(self, machine: Any) -> Any:
-        """``machine`` checked against the accelerators (an Output is checked once known)."""
+    def check_gpu_network(self, machine: Any) -> None:
+        """With ``gpu_network``: no ``network``/``subnetwork`` of its own, and a machine type
+        of the network's NIC layout."""
+        if self.gpu_network is None:
+            return
+        for field in ("network", "subnetwork"):
+            if getattr(self, field) is not None:
+                raise DwsValidationError(
+                    field,
+                    getattr(self, field),
+                    "can't be given with gpu_network, whose networks give every NIC",
+                )
+        self.gpu_network.check_machine("gpu_network", machine)
+
+    def checked_machine(self, machine: Any, *, flex_start: bool = False) -> Any:
+        """``machine`` checked against the accelerators, and (``flex_start``) against the
+        series that may be Flex-start; an Output is checked once known."""
         accelerators = [a.model_dump() for a in self.accelerators]
         if is_output(machine):
-            return when_known(machine, lambda known: check_machine(known, accelerators))
-        return check_machine(machine, accelerators)
+            return when_known(
+                machine, lambda known: check_machine(known, accelerators, flex_start=flex_start)
+            )
+        return check_machine(machine, accelerators, flex_start=flex_start)
 
     def check_subnetwork_in(self, zone: Any = None, region: Any = None) -> None:
         """A subnetwork given by path is in the VMs' region (``zone``'s, or ``region``)."""
@@ -219,13 +256,17 @@ def template_args(
                 "disk_type": settings.disk_type(machine_type),
             }
         ],
-        "network_interfaces": [
-            {
-                "network": settings.network_or_default(),
-                "subnetwork": settings.subnetwork,
-                "access_configs": [{}] if settings.public_ip else None,
-            }
-        ],
+        "network_interfaces": (
+            settings.gpu_network.interfaces(public_ip=settings.public_ip)
+            if settings.gpu_network is not None
+            else [
+                {
+                    "network": settings.network_or_default(),
+                    "subnetwork": settings.subnetwork,
+                    "access_configs": [{}] if settings.public_ip else None,
+                }
+            ]
+        ),
         "service_account": {"email": settings.service_account, "scopes": list(settings.scopes)},
         "guest_accelerators": [a.model_dump() for a in settings.accelerators] or None,
         "scheduling": scheduling,

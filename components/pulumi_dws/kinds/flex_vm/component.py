@@ -136,7 +136,10 @@ class FlexStartInstanceSpec(VmSettings):
         spec: FlexStartInstanceSpec = handler(data)
         spec.check_startup_script()
         spec.check_subnetwork_in(zone=spec.zone)
-        checked = spec.checked_machine(spec.machine_type)
+        checked = spec.checked_machine(spec.machine_type, flex_start=True)
+        spec.check_gpu_network(spec.machine_type)
+        if spec.gpu_network is not None:
+            spec.gpu_network.check_zone("zone", spec.zone)
         if is_output(spec.machine_type):
             return spec.model_copy(update={"machine_type": checked})
         return spec

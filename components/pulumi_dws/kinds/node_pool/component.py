@@ -458,6 +458,8 @@ class QueuedNodePoolSpec(DwsModel):
                 "queued with flex_start False for queued provisioning without Flex-start",
             )
         if self.uses_flex_start:
+            if not self.is_tpu:
+                catalog.check_flex_start("machine_type", self.machine_type)
             self._flex_start_version_rule()
         if self.mode == "reserved":
             if self.reservation is None:

@@ -411,6 +411,8 @@ def _check_pool(where: str, pool: _NodePoolSpec, region: str, ids: set[str]) -> 
         raise DwsValidationError(
             f"{where}.reservation", "(missing)", "is required with provisioning_model RESERVATION"
         )
+    if model == "FLEX_START":
+        catalog.check_flex_start(f"{where}.machine_type", pool.machine_type)
     if pool.flex_start_max_duration is not None and model != "FLEX_START":
         raise DwsValidationError(
             f"{where}.flex_start_max_duration",
