@@ -18,7 +18,14 @@ from pulumi_dws.cli import main
 from pulumi_dws.testing import GcpMocks
 
 REPO = Path(__file__).resolve().parent.parent
-PAGES = ("tpu-doors.md", "emulator-tool.md", "destroy.md", "templates.md")
+PAGES = (
+    "tpu-doors.md",
+    "emulator-tool.md",
+    "destroy.md",
+    "templates.md",
+    "vertex-ai.md",
+    "batch.md",
+)
 TEMPLATE = REPO / "templates" / "dws-blueprint"
 
 
@@ -65,6 +72,8 @@ CHECKS: dict[str, Callable[[str], None]] = {
     "from pulumi_dws import CalendarReservation": run_python,
     "pulumi new ./templates/dws-blueprint": lambda code: None,  # new_from_template below
     "dws plan my-capacity --stack dev": lambda code: None,  # test_the_template_plans
+    "from pulumi_dws import FlexStartDeployment, VertexTrainingJob": run_python,
+    "from pulumi_dws import BatchFlexJob": run_python,
 }
 
 
@@ -134,3 +143,14 @@ def test_the_destroy_page_says_what_happens_to_every_kind() -> None:
     named = {name for row in rows for name in re.findall(r"`(\w+)`", row)}
     missing = [kind.name for kind in registry.kinds() if kind.name not in named]
     assert missing == [], f"docs/destroy.md has no row for {missing}"
+
+
+@pytest.mark.parametrize("page", ["vertex-ai.md", "batch.md"])
+def test_the_limit_rows_a_door_page_names_exist(page: str) -> None:
+    from pulumi_dws import limits
+
+    named = re.findall(r"`((?:vertex_training|vertex_deployment|batch)\.[a-z_]+)`",
+                       (REPO / "docs" / page).read_text())  # fmt: skip
+    assert named
+    for row in named:
+        assert limits.get(row).source, row
