@@ -11,7 +11,9 @@ declared (:class:`RestResource`)        supplied by :class:`RestResourceProvider
                                         client per call (:class:`RestProvider`)
 ``path`` (a :class:`PathTemplate`)      the :class:`Target` of a call, its id, id parsing,
                                         the segment checks of ``check``
-``replace_keys``, ``in_place_keys``     ``diff``
+``replace_keys``, ``in_place_keys``     ``diff``, and ``update`` (the state takes the new
+                                        ``in_place_keys``: inputs such as ``waitFor`` that
+                                        matter at create time only)
 ``outputs``                             the ``pulumi.dynamic.Resource`` class
                                         (:class:`DeclaredResource`)
 ``states``, ``is_resource``             reading and polling the resource
@@ -303,6 +305,13 @@ class RestResourceProvider(RestProvider):
             replaces=replaces,
             delete_before_replace=True if replaces else None,
         )
+
+    def update(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> dyn.UpdateResult:
+        """The declared ``in_place_keys`` take their new values and nothing is called: by
+        default they are inputs that matter at create time only (``waitFor``). A resource that
+        changes in place overrides this."""
+        keys = self.RESOURCE.in_place_keys
+        return dyn.UpdateResult({**olds, **{key: news.get(key) for key in keys}})
 
     # ------------------------------------------------------------------ create
     def create(self, props: dict[str, Any]) -> dyn.CreateResult:

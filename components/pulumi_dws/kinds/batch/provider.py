@@ -85,10 +85,6 @@ class BatchJobProvider(LroProvider):
             "observed": observed,
         }
 
-    def update(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> dyn.UpdateResult:
-        # Only waitFor can differ without a replacement: it matters at create time only.
-        return dyn.UpdateResult({**olds, "waitFor": news.get("waitFor")})
-
     def delete_and_wait(self, client: GoogleRestClient, target: Target) -> bool:
         """``DELETE`` the job, wait for its operation, then until it is gone; False when there
         was nothing to delete."""

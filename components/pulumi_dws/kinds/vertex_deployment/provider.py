@@ -134,10 +134,6 @@ class FlexStartDeployedModelProvider(LroProvider):
             },
         }
 
-    def update(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> dyn.UpdateResult:
-        # Only waitFor can differ without a replacement: it matters at create time only.
-        return dyn.UpdateResult({**olds, "waitFor": news.get("waitFor")})
-
     # ------------------------------------------------------------------ delete
     def delete_and_wait(self, client: GoogleRestClient, target: Target) -> bool:
         """Undeploy the model, wait for the operation, then until it left its endpoint; False

@@ -107,10 +107,6 @@ class VertexCustomJobProvider(LroProvider):
             "observed": observed,
         }
 
-    def update(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> dyn.UpdateResult:
-        # Only waitFor can differ without a replacement: it matters at create time only.
-        return dyn.UpdateResult({**olds, "waitFor": news.get("waitFor")})
-
     def delete_and_wait(self, client: GoogleRestClient, target: Target) -> bool:
         """Cancel a job that is still queued or running, wait until it rests, then delete it
         (see the module docstring); False when there was nothing to delete."""
