@@ -110,7 +110,7 @@ class _Builder:
         declared = getattr(component, "TYPE", None) or _module_type(component)
         if declared is not None and declared != token:
             raise ValueError(f"{kind.name}: its component's type is {declared}, not {token}")
-        model = describe(kind.spec, kind.args)
+        model = describe(kind.spec)
         properties, required = self._properties(kind.name, model)
         outputs, always = self._outputs(component)
         self.resources[token] = {

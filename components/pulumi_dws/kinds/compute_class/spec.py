@@ -6,19 +6,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Annotated, Any, Literal, TypedDict
+from typing import Annotated, Any, Literal
 
-import pulumi
 from pydantic import model_validator
-from typing_extensions import Required
 
 from ... import catalog, limits
-from ...duration import Duration, DurationLike
+from ...duration import Duration
 from ...errors import DwsValidationError
 from ...fields import Check, DurationWithin, Known, MaybeOutput, OneOf, ProjectId, Zones
 from ...models import DwsModel
 from ...validation import check_zone_in_region, is_output, region_of_location
 from . import limits as _rows  # noqa: F401 (registers the kind's limits rows)
+from .args import ComputeClassArgs, PriorityArgs
 from .checks import PriorityRules, ResolvedPriority, shown
 from .versions import FEATURES, check_gke_version, supports
 
@@ -58,63 +57,6 @@ SHARED_RESERVATION = re.compile(
 )
 _RESOURCE_NAME = re.compile(r"^[a-z]([-a-z0-9]{0,61}[a-z0-9])?\Z")
 _PROJECT = re.compile(r"^[a-z][-a-z0-9]{4,28}[a-z0-9]\Z")
-
-
-class PriorityArgs(TypedDict, total=False):
-    """One priority rule, tried in order.
-
-    ``capacity``: ``reservation`` (``reservation``: a CalendarReservation or a reservation name,
-    optionally ``reservation_block``/``reservation_sub_block``), ``any_reservation`` (any
-    matching reservation, then on-demand), ``flex_start`` (``max_run_duration`` up to 7 days,
-    ``node_recycling_lead_time``), ``spot``, ``on_demand``, or ``node_pools`` (existing pools,
-    Standard clusters only). The machine fields override the class's.
-    """
-
-    capacity: Required[Capacity]
-    reservation: Any
-    reservation_project: str
-    reservation_block: str
-    reservation_sub_block: str
-    machine_type: str
-    machine_family: str
-    gpu_type: str
-    gpu_count: int
-    tpu_topology: str
-    max_run_duration: DurationLike
-    node_recycling_lead_time: DurationLike
-    placement_policy: str
-    node_pools: Sequence[str]
-
-
-class ComputeClassArgs(TypedDict, total=False):
-    """Arguments of :class:`ComputeClass`.
-
-    ``priorities`` in order (at least one). ``machine_type`` (GPU or TPU, with
-    ``tpu_topology``), or ``machine_family`` with ``gpu_type`` and ``gpu_count``, apply to
-    every priority that sets none. ``zones``: where GKE may create nodes (``priorityDefaults``).
-    ``gke_version``: the cluster's version, to check each field against the version that
-    serves it. ``cluster``/``location``/``project`` build a Kubernetes provider unless one comes
-    through ``opts``. ``name`` is the class's name (default: the component's).
-    """
-
-    priorities: Required[Sequence[PriorityArgs]]
-    machine_type: str
-    machine_family: str
-    gpu_type: str
-    gpu_count: int
-    gpu_driver_version: str
-    tpu_topology: str
-    zones: Sequence[str]
-    node_pool_auto_creation: bool
-    active_migration: bool
-    when_unsatisfiable: str
-    gke_version: str
-    autopilot: bool
-    cluster_autoprovisioning: bool
-    name: str
-    cluster: pulumi.Input[str]
-    location: str
-    project: pulumi.Input[str]
 
 
 def check_class_name(field: str, value: Any) -> str:
@@ -205,7 +147,17 @@ _LeadTime = Annotated[Duration, DurationWithin("compute_class.lead_time")]
 
 
 class PrioritySpec(DwsModel):
-    """The validated form of :class:`PriorityArgs` (rules that need the class: the class)."""
+    """One priority rule, tried in order.
+
+    ``capacity``: ``reservation`` (``reservation``: a CalendarReservation or a reservation name,
+    optionally ``reservation_block``/``reservation_sub_block``), ``any_reservation`` (any
+    matching reservation, then on-demand), ``flex_start`` (``max_run_duration`` up to 7 days,
+    ``node_recycling_lead_time``), ``spot``, ``on_demand``, or ``node_pools`` (existing pools,
+    Standard clusters only). The machine fields override the class's.
+    """
+
+    # The one declaration of each field; its args TypedDict is generated from it (python
+    # scripts/generate.py). Also the shape of this kind's dws:capacity entries.
 
     capacity: Annotated[str, OneOf(CAPACITIES), Known("it decides the priority's fields")]
     reservation: Annotated[Any, Check(_reservation)] = None
@@ -312,7 +264,18 @@ def _owner(field: str) -> str:
 
 
 class ComputeClassSpec(DwsModel):
-    """The validated form of :class:`ComputeClassArgs`."""
+    """Arguments of :class:`ComputeClass`.
+
+    ``priorities`` in order (at least one). ``machine_type`` (GPU or TPU, with
+    ``tpu_topology``), or ``machine_family`` with ``gpu_type`` and ``gpu_count``, apply to
+    every priority that sets none. ``zones``: where GKE may create nodes (``priorityDefaults``).
+    ``gke_version``: the cluster's version, to check each field against the version that
+    serves it. ``cluster``/``location``/``project`` build a Kubernetes provider unless one comes
+    through ``opts``. ``name`` is the class's name (default: the component's).
+    """
+
+    # The one declaration of each field; its args TypedDict is generated from it (python
+    # scripts/generate.py). Also the shape of this kind's dws:capacity entries.
 
     priorities: Annotated[list[PrioritySpec], Known("each priority becomes a rule of the class")]
     machine_type: Annotated[str, Check(_machine), Known("it decides the node shape")] | None = None

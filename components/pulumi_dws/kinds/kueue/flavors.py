@@ -13,9 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Annotated, Any, TypedDict
-
-import pulumi
+from typing import Annotated, Any
 
 from ... import catalog
 from ...errors import DwsValidationError
@@ -24,6 +22,7 @@ from ...models import DwsModel
 from ...validation import check_name, is_output
 from ..compute_class.component import COMPUTE_CLASS_LABEL, ComputeClass
 from ..node_pool.component import NODE_POOL_LABEL, QueuedNodePool
+from .args import FlavorArgs
 
 __all__ = ["FlavorArgs", "FlavorSpec", "Flavor", "resolve_flavors", "TAS_MACHINES"]
 
@@ -38,21 +37,6 @@ TAS_MACHINES = (
     "a3-megagpu-8g",
     "a3-highgpu-8g",
 )
-
-
-class FlavorArgs(TypedDict, total=False):
-    """One flavor of a queue: ``node_pool`` (a QueuedNodePool or a pool name) or
-    ``compute_class`` (a ComputeClass or a class name), its quota (``gpu_quota`` or
-    ``tpu_quota``; a pool object's default is its GPUs or chips, a class needs one), and
-    ``name`` (the ResourceFlavor's name suffix). A pool given by name is taken as a queued
-    pool unless ``provisioning_request`` is False."""
-
-    node_pool: Any
-    compute_class: Any
-    gpu_quota: pulumi.Input[int]
-    tpu_quota: pulumi.Input[int]
-    name: str
-    provisioning_request: bool
 
 
 def _pool(field: str, value: Any) -> Any:
@@ -78,7 +62,14 @@ def _quota(field: str, value: Any) -> int:
 
 
 class FlavorSpec(DwsModel):
-    """The validated form of :class:`FlavorArgs`."""
+    """One flavor of a queue: ``node_pool`` (a QueuedNodePool or a pool name) or
+    ``compute_class`` (a ComputeClass or a class name), its quota (``gpu_quota`` or
+    ``tpu_quota``; a pool object's default is its GPUs or chips, a class needs one), and
+    ``name`` (the ResourceFlavor's name suffix). A pool given by name is taken as a queued
+    pool unless ``provisioning_request`` is False."""
+
+    # The one declaration of each field; its args TypedDict is generated from it (python
+    # scripts/generate.py). Also the shape of this kind's dws:capacity entries.
 
     node_pool: Annotated[Any, Check(_pool)] = None
     compute_class: Annotated[Any, Check(_class)] = None

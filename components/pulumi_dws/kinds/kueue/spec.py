@@ -5,19 +5,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Annotated, Any, Literal, TypedDict
+from typing import Annotated, Any, Literal
 
-import pulumi
 from pydantic import model_validator
 
 from ... import catalog, limits
-from ...duration import Duration, DurationLike
+from ...duration import Duration
 from ...errors import DwsValidationError
 from ...fields import Check, DurationWithin, Known, MaybeOutput, OneOf, ProjectId
 from ...models import DwsModel
 from ...validation import check_name
 from ..node_pool.component import QueuedNodePool
 from . import limits as _rows  # noqa: F401 (registers this kind's limit rows)
+from .args import KueueQueueArgs, RetryStrategyArgs
 from .flavors import TAS_MACHINES, Flavor, FlavorArgs, FlavorSpec, resolve_flavors
 
 __all__ = [
@@ -186,63 +186,16 @@ def kueue_release(version: str) -> tuple[int, int, int]:
     return major, minor, patch
 
 
-class RetryStrategyArgs(TypedDict, total=False):
+class _RetryStrategySpec(DwsModel):
     """ProvisioningRequest retries (Kueue defaults: 3 retries, 60 s base, 1800 s max);
     ``backoff_limit_count: 0`` switches retries off (the CRD's ``retryStrategy``)."""
 
-    backoff_limit_count: int
-    backoff_base_seconds: int
-    backoff_max_seconds: int
-
-
-class KueueQueueArgs(TypedDict, total=False):
-    """Arguments of :class:`KueueQueue`.
-
-    ``node_pool`` is a :class:`~pulumi_dws.QueuedNodePool` or a pool name; with a name,
-    give ``gpu_quota`` (a GPU pool) or ``tpu_quota`` (a TPU pool, in chips), and
-    ``cluster``/``location`` unless a Kubernetes provider comes through ``opts``. Or
-    ``flavors``: pools and ComputeClasses in the order Kueue tries them, each with its quota
-    (:class:`FlavorArgs`). ``name`` is the prefix of the Kueue object names (default: the
-    component name); ``local_queue_name`` defaults to ``<name>-local-queue``.
-
-    ``pod_set_merge_policy`` (Kueue 0.12 and later) lets a job with several pod sets (a
-    RayJob's head and workers) through GKE's queued provisioning, which takes one pod set per
-    request. ``topology``: True for GKE's block/sub-block/host levels (A4X: with its node
-    pools), or the node label keys in order. ``provisioning_parameters``: more
-    ProvisioningRequest parameters (strings).
-    """
-
-    node_pool: Any
-    flavors: Sequence[FlavorArgs]
-    namespaces: Sequence[str]
-    gpu_quota: pulumi.Input[int]
-    tpu_quota: pulumi.Input[int]
-    max_run_duration: DurationLike
-    api_version: ApiVersion
-    install_kueue: bool
-    kueue_version: str
-    name: str
-    local_queue_name: str
-    provisioning_request: bool
-    retry_strategy: RetryStrategyArgs
-    pod_set_merge_policy: MergePolicy
-    provisioning_parameters: Mapping[str, str]
-    topology: bool | Sequence[str]
-    cpu_quota: int | str
-    memory_quota: int | str
-    queueing_strategy: str
-    cluster: pulumi.Input[str]
-    location: str
-    project: pulumi.Input[str]
-
-
-class _Retry(DwsModel):
     backoff_limit_count: int = 3
     backoff_base_seconds: int = 60
     backoff_max_seconds: int = 1800
 
     @model_validator(mode="after")
-    def _bounds(self) -> _Retry:
+    def _bounds(self) -> _RetryStrategySpec:
         for field in ("backoff_limit_count", "backoff_base_seconds", "backoff_max_seconds"):
             value = getattr(self, field)
             if not 0 <= value <= _INT32:
@@ -378,7 +331,24 @@ _RunDuration = Annotated[Duration, DurationWithin("kueue.max_run_duration")]
 
 
 class KueueQueueSpec(DwsModel):
-    """The validated form of :class:`KueueQueueArgs`."""
+    """Arguments of :class:`KueueQueue`.
+
+    ``node_pool`` is a :class:`~pulumi_dws.QueuedNodePool` or a pool name; with a name,
+    give ``gpu_quota`` (a GPU pool) or ``tpu_quota`` (a TPU pool, in chips), and
+    ``cluster``/``location`` unless a Kubernetes provider comes through ``opts``. Or
+    ``flavors``: pools and ComputeClasses in the order Kueue tries them, each with its quota
+    (:class:`FlavorArgs`). ``name`` is the prefix of the Kueue object names (default: the
+    component name); ``local_queue_name`` defaults to ``<name>-local-queue``.
+
+    ``pod_set_merge_policy`` (Kueue 0.12 and later) lets a job with several pod sets (a
+    RayJob's head and workers) through GKE's queued provisioning, which takes one pod set per
+    request. ``topology``: True for GKE's block/sub-block/host levels (A4X: with its node
+    pools), or the node label keys in order. ``provisioning_parameters``: more
+    ProvisioningRequest parameters (strings).
+    """
+
+    # The one declaration of each field; its args TypedDict is generated from it (python
+    # scripts/generate.py). Also the shape of this kind's dws:capacity entries.
 
     node_pool: Annotated[Any, Check(_node_pool)] = None
     flavors: Annotated[list[FlavorSpec], Known("each flavor becomes a ResourceFlavor")] | None = (
@@ -406,7 +376,9 @@ class KueueQueueSpec(DwsModel):
     provisioning_request: Annotated[
         bool | None, Known("it decides which Kueue objects are made")
     ] = None
-    retry_strategy: Annotated[_Retry, Known("its values are checked against each other")] = _Retry()
+    retry_strategy: Annotated[
+        _RetryStrategySpec, Known("its values are checked against each other")
+    ] = _RetryStrategySpec()
     pod_set_merge_policy: (
         Annotated[str, OneOf(MERGE_POLICIES), Known("it is checked against kueue_version")] | None
     ) = None

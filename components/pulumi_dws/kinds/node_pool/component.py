@@ -28,17 +28,16 @@ enforces for DWS pools is checked when the component is constructed.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
-from typing import Annotated, Any, Literal, TypedDict
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal
 
 import pulumi
 import pulumi_gcp as gcp
 from pydantic import model_validator
-from typing_extensions import NotRequired, Required
 
 from ... import catalog, limits, regions
 from ...defaults import default_name, type_token
-from ...duration import Duration, DurationLike
+from ...duration import Duration
 from ...errors import DwsValidationError
 from ...fields import (
     AcceleratorMachineType,
@@ -65,6 +64,7 @@ from ...validation import (
 )
 from ..calendar.consumers import check_tpu_consumer, check_vm_consumer, reservation_spec
 from . import limits as _rows  # noqa: F401 (registers this kind's limit rows)
+from .args import QueuedNodePoolArgs, TaintArgs
 
 __all__ = [
     "TYPE",
@@ -134,68 +134,6 @@ _CLUSTER_ID = re.compile(r"^projects/[^/]+/(locations|zones)/[^/]+/clusters/[a-z
 _SHARED_RESERVATION = re.compile(r"^projects/[a-z][-a-z0-9]{4,28}[a-z0-9]/reservations/(.+)\Z")
 _K8S_NAME = re.compile(r"^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?\Z")
 _DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\Z")
-
-
-class TaintArgs(TypedDict):
-    """A Kubernetes taint on every node: ``effect`` as GKE (``NO_SCHEDULE``) or kubectl
-    (``NoSchedule``) spells it."""
-
-    key: str
-    value: NotRequired[str]
-    effect: NotRequired[str]
-
-
-class QueuedNodePoolArgs(TypedDict, total=False):
-    """Arguments of :class:`QueuedNodePool`.
-
-    Required: ``cluster`` (name or ``projects/.../clusters/NAME`` id), ``location`` (the
-    cluster's region or zone), ``machine_type`` (a known GPU type, e.g. ``a3-highgpu-8g``, or
-    TPU type, e.g. ``ct6e-standard-4t``), ``max_nodes`` for GPU pools (total across zones).
-    ``accelerator_type``/``accelerator_count`` default to what the machine type has attached
-    and must match it when given (GPU pools only).
-
-    TPU pools: ``tpu_topology`` (``"4x4"``; default: one VM's own shape) picks the slice. A
-    multi-host slice needs one zone (``node_locations``, or a zonal ``location``) and its
-    ``max_nodes`` (per zone) is the slice's VMs: the default, and the only value allowed.
-
-    ``flex_start``: in mode ``queued`` the nodes are Flex-start VMs unless it is False (needed
-    on clusters older than GKE 1.32.2-gke.1652000); mode ``flex_start`` implies it; mode
-    ``reserved`` refuses it. ``compact_placement``: only Flex-start pools (mode ``flex_start``)
-    of A3 Ultra, A4 or H4D in one zone (``node_locations`` of one zone).
-    """
-
-    cluster: Required[pulumi.Input[str]]
-    location: Required[str]
-    machine_type: Required[str]
-    max_nodes: pulumi.Input[int]
-    tpu_topology: str
-    mode: Mode
-    accelerator_type: str
-    accelerator_count: int
-    name: str
-    project: pulumi.Input[str]
-    node_locations: Sequence[str]
-    gpu_driver_version: str
-    max_run_duration: DurationLike
-    labels: Mapping[str, str]
-    resource_labels: Mapping[str, str]
-    taints: Sequence[TaintArgs]
-    service_account: pulumi.Input[str]
-    oauth_scopes: Sequence[str]
-    disk_size_gb: int
-    disk_type: str
-    image_type: str
-    version: str
-    auto_upgrade: bool
-    flex_start: bool
-    reservation: Any
-    compact_placement: bool
-    # Accepted only to refuse them with a clear message (queued / flex_start modes):
-    spot: bool
-    min_nodes: int
-    initial_node_count: int
-    location_policy: str
-    auto_repair: bool
 
 
 def _check_k8s_key(field: str, key: str) -> str:
@@ -278,14 +216,36 @@ _BY_MODE = "it is checked against the mode's rules"
 _BY_SHAPE = "it is checked against the machine type's GPUs"
 
 
-class _Taint(DwsModel):
+class _TaintSpec(DwsModel):
+    """A Kubernetes taint on every node: ``effect`` as GKE (``NO_SCHEDULE``) or kubectl
+    (``NoSchedule``) spells it."""
+
     key: Annotated[str, Check(_check_k8s_key, before=False)]
     value: str = ""
     effect: Annotated[str, Check(_taint_effect, before=False)] = "NO_SCHEDULE"
 
 
 class QueuedNodePoolSpec(DwsModel):
-    """The validated form of :class:`QueuedNodePoolArgs` (what the component builds from)."""
+    """Arguments of :class:`QueuedNodePool`.
+
+    Required: ``cluster`` (name or ``projects/.../clusters/NAME`` id), ``location`` (the
+    cluster's region or zone), ``machine_type`` (a known GPU type, e.g. ``a3-highgpu-8g``, or
+    TPU type, e.g. ``ct6e-standard-4t``), ``max_nodes`` for GPU pools (total across zones).
+    ``accelerator_type``/``accelerator_count`` default to what the machine type has attached
+    and must match it when given (GPU pools only).
+
+    TPU pools: ``tpu_topology`` (``"4x4"``; default: one VM's own shape) picks the slice. A
+    multi-host slice needs one zone (``node_locations``, or a zonal ``location``) and its
+    ``max_nodes`` (per zone) is the slice's VMs: the default, and the only value allowed.
+
+    ``flex_start``: in mode ``queued`` the nodes are Flex-start VMs unless it is False (needed
+    on clusters older than GKE 1.32.2-gke.1652000); mode ``flex_start`` implies it; mode
+    ``reserved`` refuses it. ``compact_placement``: only Flex-start pools (mode ``flex_start``)
+    of A3 Ultra, A4 or H4D in one zone (``node_locations`` of one zone).
+    """
+
+    # The one declaration of each field; its args TypedDict is generated from it (python
+    # scripts/generate.py). Also the shape of this kind's dws:capacity entries.
 
     cluster: MaybeOutput[Annotated[str, Check(_cluster)]]
     location: Location
@@ -310,7 +270,7 @@ class QueuedNodePoolSpec(DwsModel):
     ) = None
     labels: K8sLabels = {}
     resource_labels: MaybeOutput[Labels] = {}
-    taints: list[_Taint] = []
+    taints: list[_TaintSpec] = []
     service_account: MaybeOutput[ServiceAccount] | None = None
     oauth_scopes: list[str] | None = None
     disk_size_gb: Annotated[int, Within("gke.disk_size_gb")] | None = None
