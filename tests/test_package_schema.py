@@ -37,10 +37,10 @@ def _validator() -> jsonschema.protocols.Validator:
 
 
 def test_the_checked_in_schema_is_the_generated_one() -> None:
-    """Regenerate it (``python -m pulumi_dws.package.schema > provider/schema.json``) when an
-    argument, an output or a description changes; the diff shows in review."""
+    """Regenerate it (``python scripts/generate.py``) when an argument, an output or a
+    description changes; the diff shows in review."""
     assert CHECKED_IN.read_text() == schema_json(), (
-        "provider/schema.json is stale: python -m pulumi_dws.package.schema > provider/schema.json"
+        "provider/schema.json is stale: run python scripts/generate.py"
     )
 
 
