@@ -9,6 +9,7 @@ import importlib
 import re
 import subprocess
 import sys
+import textwrap
 import types
 import typing
 from pathlib import Path
@@ -180,3 +181,21 @@ def test_generated_modules_name_where_each_field_is_declared() -> None:
     for module, source in GENERATED.items():
         specs = re.findall(r"^# Specs: (\S+)$", source, re.M)
         assert specs and all(importlib.import_module(s) for s in specs), module
+
+
+def test_the_architecture_pages_add_a_field_example_gives_the_line_it_quotes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    page = (LIBRARY.parent.parent / "docs" / "architecture.md").read_text()
+    [block] = [
+        b
+        for b in re.findall(r"^ *```python\n(.*?)^ *```", page, re.S | re.M)
+        if "class QueuedTpuSpec(DwsModel):" in b
+    ]
+    source = "from pulumi_dws.fields import MaybeOutput\nfrom pulumi_dws.models import DwsModel\n"
+    (tmp_path / "added_field.py").write_text(source + textwrap.dedent(block))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    spec = importlib.import_module("added_field").QueuedTpuSpec
+    [line, docstring] = _source("x", [spec]).splitlines()[-2:]
+    assert f"`{line.strip()}`" in " ".join(page.split())
+    assert docstring.strip() == '"""Run on each TPU VM at boot (``metadata["startup-script"]``)."""'
