@@ -43,9 +43,13 @@ class _StandIns(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         self, fullname: str, path: Sequence[str] | None, target: types.ModuleType | None = None
     ) -> importlib.machinery.ModuleSpec | None:
         last = fullname.rsplit(".", 1)[-1]
-        if fullname.startswith("pulumi_dws.") and (last == "args" or last.endswith("_args")):
-            if fullname != "pulumi_dws.package.args":
-                return importlib.util.spec_from_loader(fullname, self)
+        generated = last == "args" or last.endswith("_args")
+        if (
+            fullname.startswith("pulumi_dws.")
+            and generated
+            and fullname != "pulumi_dws.package.args"
+        ):
+            return importlib.util.spec_from_loader(fullname, self)
         return None
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> None:
