@@ -45,7 +45,15 @@ def manifest(*priorities: str, **over: Any) -> dict[str, Any]:
         (("block", "flex", "spot", "on_demand"), {"gpu_driver_version": "latest"}),
         (("reservation", "any", "flex_bare"), {"active_migration": True}),
         (("shared", "pools"), {"when_unsatisfiable": "ScaleUpAnyway"}),
-        (("flex",), {"machine_type": "ct6e-standard-4t", "tpu_topology": "2x2"}),
+        (
+            ("flex",),
+            {
+                "machine_type": "ct6e-standard-4t",
+                "tpu_topology": "2x2",
+                "location": "us-east5",
+                "zones": ["us-east5-b"],
+            },
+        ),  # fmt: skip
         (
             ("spot",),
             {
@@ -107,9 +115,8 @@ def test_the_class_reads_as_googles_gpu_sample() -> None:
 
 
 def test_a_tpu_class_names_the_slice_as_gke_does() -> None:
-    rule = manifest("flex", machine_type="ct6e-standard-4t", tpu_topology="2x2")["spec"][
-        "priorities"
-    ][0]
+    v6e = {"machine_type": "ct6e-standard-4t", "tpu_topology": "2x2", "location": "us-east5"}
+    rule = manifest("flex", **v6e, zones=["us-east5-b"])["spec"]["priorities"][0]
     assert rule["tpu"] == {"type": "tpu-v6e-slice", "count": 4, "topology": "2x2"}
     assert "gpu" not in rule
 
@@ -159,6 +166,16 @@ REJECTIONS: list[tuple[dict[str, Any], str, str]] = [
      "is required"),
     ({"priorities": [{"capacity": "spot", "gpu_count": 4}]}, "priorities[0].gpu_count",
      "which has 8 GPUs"),
+    ({"priorities": [{"capacity": "spot"}], "machine_type": None, "machine_family": "a3",
+      "gpu_type": "nvidia-h100-80gb", "gpu_count": 3}, "priorities[0].gpu_count",
+     "no a3 machine has 3 nvidia-h100-80gb GPUs; use 1, 2, 4 or 8"),
+    ({"priorities": [{"capacity": "spot"}], "machine_type": None, "gpu_type": "nvidia-h200-141gb",
+      "gpu_count": 4}, "priorities[0].gpu_count", "use 8"),
+    ({"priorities": [{"capacity": "spot"}], "machine_type": "ct6e-standard-4t",
+      "gpu_driver_version": "latest"}, "gpu_driver_version", "no GPU priority"),
+    ({"priorities": [{"capacity": "spot"}], "cluster": "ML Cluster"}, "cluster",
+     "RFC 1035"),
+    ({"priorities": [{"capacity": "spot"}], "cluster": ""}, "cluster", "cluster name"),
     ({"priorities": [{"capacity": "bogus"}]}, "priorities[0].capacity", "use one of reservation"),
     ({"priorities": [PRIORITIES["pools"]], "autopilot": True}, "priorities[0].capacity",
      "Autopilot"),
@@ -193,6 +210,83 @@ def test_each_bad_input_is_one_clear_error(over: dict[str, Any], field: str, fra
     assert info.value.field == field, str(info.value)
     assert fragment in str(info.value), str(info.value)
     assert mocks.registered == []
+
+
+V6E_SMALL = {"machine_type": "ct6e-standard-4t", "tpu_topology": "2x2"}
+
+
+@pytest.mark.parametrize(
+    ("over", "field", "fragment"),
+    [
+        # GKE offers Flex-start v6e nodes in asia-northeast1-b, us-east5-a and us-east5-b only
+        ({**V6E_SMALL, "priorities": [{"capacity": "flex_start"}]}, "zones[0]",
+         "is not a zone where TPU v6e is offered through GKE Flex-start TPU nodes"),
+        ({**V6E_SMALL, "location": "us-central1-b", "zones": None,
+          "priorities": [{"capacity": "flex_start"}]}, "location", "GKE Flex-start TPU nodes"),
+        ({**V6E_SMALL, "location": "us-west4", "zones": None,
+          "priorities": [{"capacity": "spot"}]}, "location", "has no zone where TPU v6e"),
+        # no v6e in us-west4 at all, whatever the capacity
+        ({**V6E_SMALL, "location": "us-west4", "zones": ["us-west4-a"],
+          "priorities": [{"capacity": "spot"}]}, "zones[0]", "offered through TPU VMs"),
+        ({**V6E_SMALL, "location": "us-west4", "zones": ["us-west4-a"],
+          "priorities": [{"capacity": "reservation", "reservation": "v6e-res"}]}, "zones[0]",
+         "offered through TPU VMs"),
+        # GKE's flex-start page lists no TPU7x zone: the node pool refuses it, so does the class
+        ({"machine_type": "tpu7x-standard-4t", "zones": ["us-central1-c"],
+          "priorities": [{"capacity": "flex_start"}]}, "priorities[0].machine_type",
+         "not offered through GKE Flex-start TPU nodes"),
+        ({"machine_type": "tpu7x-standard-4t", "zones": ["us-central1-c"],
+          "gke_version": "1.33.5-gke.1162000", "priorities": [{"capacity": "spot"}]},
+         "gke_version", "TPU7x"),
+    ],
+)  # fmt: skip
+def test_tpu_priorities_are_checked_at_their_door(
+    over: dict[str, Any], field: str, fragment: str
+) -> None:
+    """A TPU priority reaches GKE's Flex-start TPU nodes (flex_start) or TPU VMs (the others):
+    each checks its zones as a QueuedNodePool of the same door does (catalog tables)."""
+    args = {k: v for k, v in {"cluster": "ml", **H200, **over}.items() if v is not None}
+    mocks = GcpMocks()
+    with pytest.raises(DwsValidationError) as info:
+        mocks.run(lambda: ComputeClass("tpu", args))  # type: ignore[arg-type]
+    assert info.value.field == field, str(info.value)
+    assert fragment in str(info.value), str(info.value)
+    assert mocks.registered == []
+
+
+@pytest.mark.parametrize(
+    "over",
+    [
+        {**V6E_SMALL, "location": "us-east5", "zones": ["us-east5-b"],
+         "priorities": [{"capacity": "flex_start"}, {"capacity": "spot"}]},
+        {**V6E_SMALL, "location": "us-central1", "zones": ["us-central1-b"],
+         "priorities": [{"capacity": "spot"}, {"capacity": "on_demand"}]},
+        {"machine_type": "ct5lp-hightpu-4t", "tpu_topology": "2x2", "location": "us-west4",
+         "zones": ["us-west4-a"], "priorities": [{"capacity": "flex_start"}]},
+        {"machine_type": "tpu7x-standard-4t", "zones": ["us-central1-c"],
+         "gke_version": "1.34.0-gke.2201000", "priorities": [{"capacity": "spot"}]},
+    ],
+)  # fmt: skip
+def test_tpu_priorities_at_their_door_are_accepted(over: dict[str, Any]) -> None:
+    args = {k: v for k, v in {**H200, **over}.items() if v is not None}
+    validate_class(compute_class_manifest("tpu", args))  # type: ignore[arg-type]
+
+
+def test_a_run_limit_beyond_seven_days_is_for_other_capacity_than_flex_start() -> None:
+    """maxRunDurationSeconds is in every priority (the CRD: "the maximum duration for the nodes
+    to exist", no bound; its reference sample sets it on Spot): the 7-day bound is
+    Flex-start's alone."""
+    spec = manifest("on_demand", **{})["spec"]
+    assert spec["priorities"][0]["maxRunDurationSeconds"] == 3 * 86400
+    two_weeks = {**PRIORITIES["on_demand"], "max_run_duration": "14d"}
+    args = {**H200, "priorities": [two_weeks, {"capacity": "spot", "max_run_duration": "30d"}]}
+    rules = compute_class_manifest("h200", args)["spec"]["priorities"]  # type: ignore[arg-type]
+    assert [r["maxRunDurationSeconds"] for r in rules] == [14 * 86400, 30 * 86400]
+    with pytest.raises(DwsValidationError, match=r"^priorities\[0\]\.max_run_duration: 0s"):
+        compute_class_manifest(
+            "h200",
+            {**H200, "priorities": [{"capacity": "spot", "max_run_duration": "0s"}]},  # type: ignore[typeddict-item]
+        )
 
 
 def test_gke_versions_are_compared_release_by_release() -> None:

@@ -122,3 +122,15 @@ def test_the_ci_workflow_finds_the_policy_config_the_repository_ships() -> None:
         assert steps, job
         for step in steps:
             assert (REPO / "policy" / "config" / f"{step['env']['STACK']}.json").is_file()
+
+
+def test_the_destroy_page_says_what_happens_to_every_kind() -> None:
+    """Each capacity kind of the registry has its row in docs/destroy.md (a kind added later
+    fails here until the page says what `pulumi destroy` does to it)."""
+    from pulumi_dws import registry
+
+    text = (REPO / "docs" / "destroy.md").read_text()
+    rows = [line.split("|")[1] for line in text.splitlines() if line.startswith("| `")]
+    named = {name for row in rows for name in re.findall(r"`(\w+)`", row)}
+    missing = [kind.name for kind in registry.kinds() if kind.name not in named]
+    assert missing == [], f"docs/destroy.md has no row for {missing}"

@@ -177,7 +177,14 @@ REJECTIONS: list[tuple[dict[str, Any], str, str]] = [
     ({"version": "1.32.9-gke.100"}, "version", "1.33.0-gke.1712000"),
     ({"version": "1.33.0-gke.1711999"}, "version", "Flex-start TPU nodes"),
     ({"mode": "reserved", "reservation": "r", "flex_start": True}, "flex_start", "reserved"),
-]
+    # a regional single-host pool whose region holds no zone of its door
+    ({"tpu_topology": "2x2", "location": "us-west4", "node_locations": None, "mode": "flex_start",
+      "max_run_duration": "1d"}, "location", "GKE Flex-start TPU nodes"),
+    ({"tpu_topology": "2x2", "location": "us-central1", "node_locations": None}, "location",
+     "GKE Flex-start TPU nodes"),
+    ({"machine_type": "ct5p-hightpu-4t", "tpu_topology": "2x2x1", "location": "europe-west4",
+      "node_locations": None, "flex_start": False}, "location", "offered through TPU VMs"),
+]  # fmt: skip
 
 
 @pytest.mark.parametrize(("over", "field", "fragment"), REJECTIONS)

@@ -556,3 +556,333 @@ def test_blueprint_flavors_name_declared_pools_and_classes() -> None:
         DwsValidationError, match=r"flavors\[1\]\.node_pool: other names no node pool"
     ):
         validate_capacity(wrong)
+
+
+# ----------------------------------------------------------------------- whole numbers
+def test_whole_floats_are_counts_as_in_every_other_component() -> None:
+    """``32.0`` (YAML, JSON, or an Output the engine resolved: its numbers are floats) is 32,
+    as QueuedNodePool's max_nodes and QueuedTpu's node_count take it; 32.5 and "32" are not."""
+    import pulumi
+
+    mocks = GcpMocks()
+
+    def program() -> None:
+        cls = ComputeClass(
+            "h200",
+            {"cluster": "ml", "location": "us-central1", "machine_type": "a3-ultragpu-8g",
+             "priorities": [{"capacity": "spot"}]},
+        )  # fmt: skip
+        family = ComputeClass(
+            "l4",
+            {"cluster": "ml", "location": "us-central1", "gpu_type": "nvidia-l4",
+             "gpu_count": 1.0, "priorities": [{"capacity": "spot", "gpu_count": 2.0}]},
+        )  # fmt: skip
+        KueueQueue(
+            "named",
+            {"node_pool": "p", "gpu_quota": pulumi.Output.from_input(32.0), "cluster": "ml",
+             "location": "us-central1", "namespaces": ["ml"]},
+        )  # fmt: skip
+        KueueQueue(
+            "tpu",
+            {"node_pool": "v6e", "tpu_quota": 16.0, "cluster": "ml", "location": "us-east5",
+             "namespaces": ["ml"]},
+        )  # fmt: skip
+        KueueQueue(
+            "classes",
+            {"flavors": [{"compute_class": cls, "gpu_quota": 16.0},
+                         {"compute_class": family, "gpu_quota": pulumi.Output.from_input(8.0)}],
+             "namespaces": ["ml"]},
+        )  # fmt: skip
+        assert family.priorities[0]["per_node"] == 2
+
+    mocks.run(program)
+    quotas = {
+        q.inputs["metadata"]["name"]: [
+            r["nominalQuota"]
+            for f in q.inputs["spec"]["resourceGroups"][0]["flavors"]
+            for r in f["resources"]
+            if r["name"] in ("nvidia.com/gpu", "google.com/tpu")
+        ]
+        for q in mocks.resources("kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue")
+    }
+    assert quotas == {
+        "named-cluster-queue": [32],
+        "tpu-cluster-queue": [16],
+        "classes-cluster-queue": [16, 8],
+    }
+    for bad in (32.5, "32", True):
+        with pytest.raises(DwsValidationError, match="^gpu_quota: "):
+            kueue_manifests("p", ["ml"], bad)  # type: ignore[arg-type]
+
+
+# ----------------------------------------------------------------------- the CRDs' bounds
+def _max_items(kueue_version: str, kind: str, *path: str) -> int:
+    from kueue_helpers import vendored
+
+    entry = vendored()["versions"][kueue_version]["crds"][kind]
+    schema = vendored()["schemas"][entry[max(entry)]["schema"]]
+    node = schema
+    for step in path:
+        node = node["items"] if step == "[]" else node["properties"][step]
+    return int(node["maxItems"])
+
+
+@pytest.mark.parametrize("kueue_version", kueue_versions())
+def test_flavors_and_levels_stay_within_what_each_release_takes(kueue_version: str) -> None:
+    """A ClusterQueue takes 16 flavors up to Kueue 0.13 and 64 from 0.14; a Topology 8 levels up
+    to 0.12 and 16 from 0.13 (the vendored CRDs): one more is refused at construction, not by
+    the API server."""
+    api = api_versions(kueue_version)[-1]
+    most = _max_items(kueue_version, "ClusterQueue", "spec", "resourceGroups", "[]", "flavors")
+    levels = _max_items(kueue_version, "Topology", "spec", "levels")
+    keys = [f"example.com/level-{i}" for i in range(levels - 1)] + ["kubernetes.io/hostname"]
+
+    def queue(flavors: int, topology: list[str]) -> list[dict[str, Any]]:
+        return kueue_manifests(
+            None,
+            ["ml"],
+            name="q",
+            api_version=api,
+            kueue_version=kueue_version,
+            topology=topology,
+            flavors=[{"node_pool": f"p{i}", "gpu_quota": 8} for i in range(flavors)],
+        )
+
+    for obj in queue(most, keys):
+        validate(obj, kueue_version)
+    with pytest.raises(DwsValidationError, match=f"^flavors: .*at most {most}"):
+        queue(most + 1, keys[:1])
+    with pytest.raises(DwsValidationError, match=f"^topology: .*at most {levels}"):
+        queue(1, ["example.com/extra", *keys])
+
+
+def test_the_hostname_level_comes_last() -> None:
+    """Kueue's Topology CEL rule: kubernetes.io/hostname only at the lowest level."""
+    with pytest.raises(DwsValidationError, match=r"^topology\[0\]: kubernetes.io/hostname .*last"):
+        kueue_manifests(
+            "p",
+            ["ml"],
+            8,
+            topology=["kubernetes.io/hostname", "cloud.google.com/gce-topology-block"],
+        )
+
+
+def test_parameters_count_with_the_ones_the_queue_sets() -> None:
+    """The CRD takes at most 100 parameters, counting maxRunDurationSeconds and tpu-topology."""
+    hundred = {f"p{i}": "v" for i in range(100)}
+    [config] = by_kind(
+        kueue_manifests("p", ["ml"], 8, provisioning_parameters=hundred),
+        "ProvisioningRequestConfig",
+    )
+    validate(config)
+    with pytest.raises(DwsValidationError, match="^provisioning_parameters: .*100"):
+        kueue_manifests("p", ["ml"], 8, provisioning_parameters=hundred, max_run_duration="1d")
+
+
+# ----------------------------------------------------------------------- what a job asks for
+def test_a_command_is_a_list_of_strings() -> None:
+    """A container's ``command`` is a list: a string would be split into its characters."""
+    from pulumi_dws.kueue import kueue_job
+
+    def program(made: dict[str, Any]) -> None:
+        fallback(made)
+        for helper, extra in ((kueue_job, {}), (kueue_jobset, {"workers": 2})):
+            with pytest.raises(
+                DwsValidationError, match="^command: python train.py must be a list"
+            ):
+                helper("j", queue=made["q"], image="img", gpus=8, namespace="ml",
+                       command="python train.py", **extra)  # fmt: skip
+            with pytest.raises(DwsValidationError, match=r"^command\[1\]: 3 must be a string"):
+                helper("j", queue=made["q"], image="img", gpus=8, namespace="ml",
+                       command=["python", 3], **extra)  # fmt: skip
+        made["job"] = kueue_job("j", queue=made["q"], image="img", gpus=8, namespace="ml",
+                                command=("python", "train.py"))  # fmt: skip
+
+    _, made = run(program)
+    [container] = made["job"]["spec"]["template"]["spec"]["containers"]
+    assert container["command"] == ["python", "train.py"]
+
+
+def test_a_pod_asks_for_no_more_gpus_than_a_node_of_the_queue_has() -> None:
+    """a3-ultragpu-8g nodes have 8 GPUs: a Pod asking for 9 (or 16) would never be scheduled,
+    and DWS would provision nodes it cannot use."""
+    from pulumi_dws.kueue import kueue_job
+
+    def program(made: dict[str, Any]) -> None:
+        fallback(made)
+        for make in (
+            lambda gpus: kueue_job("j", queue=made["q"], image="img", gpus=gpus, namespace="ml"),
+            lambda gpus: ray(made, gpus=gpus),
+            lambda gpus: kueue_jobset("j", queue=made["q"], image="img", workers=2, gpus=gpus,
+                                      namespace="ml"),
+        ):  # fmt: skip
+            with pytest.raises(DwsValidationError, match="^gpus: 16 .*8 GPUs"):
+                make(16)
+            make(4)
+
+    run(program)
+
+
+def test_accelerator_type_names_a_gpu_of_the_queue() -> None:
+    """``accelerator_type`` becomes the node selector cloud.google.com/gke-accelerator: an
+    unknown name, or another GPU than the queue's nodes carry, would match no node."""
+
+    def program(made: dict[str, Any]) -> None:
+        fallback(made)
+        with pytest.raises(
+            DwsValidationError, match="^accelerator_type: nvidia-h100 is not a known"
+        ):
+            ray(made, accelerator_type="nvidia-h100")
+        with pytest.raises(
+            DwsValidationError, match="^accelerator_type: nvidia-l4 .*nvidia-h200-141gb"
+        ):
+            ray(made, accelerator_type="nvidia-l4")
+        made["job"] = ray(made, accelerator_type="nvidia-h200-141gb")
+
+    _, made = run(program)
+    head = made["job"]["spec"]["rayClusterSpec"]["headGroupSpec"]["template"]["spec"]
+    assert head["nodeSelector"] == {"cloud.google.com/gke-accelerator": "nvidia-h200-141gb"}
+
+
+def test_a_tpu_job_selects_its_accelerator_by_the_tpu_label() -> None:
+    """TPU nodes carry cloud.google.com/gke-tpu-accelerator (not gke-accelerator)."""
+    from pulumi_dws.catalog import TPU_ACCELERATOR_LABEL
+
+    def program(made: dict[str, Any]) -> None:
+        v6e = pool("v6e", location="us-east5", node_locations=["us-east5-b"], max_nodes=None,
+                   machine_type="ct6e-standard-4t", tpu_topology="2x2")  # fmt: skip
+        made["q"] = KueueQueue("tpu", {"node_pool": v6e, "namespaces": ["ml"]})
+        with pytest.raises(DwsValidationError, match="^accelerator_type: tpu-v5-lite-podslice"):
+            kueue_jobset("j", queue=made["q"], image="img", workers=1, tpu_chips=4,
+                         namespace="ml", accelerator_type="tpu-v5-lite-podslice", leader=False)  # fmt: skip
+        made["job"] = kueue_jobset("j", queue=made["q"], image="img", workers=1, tpu_chips=4,
+                                   namespace="ml", accelerator_type="tpu-v6e-slice", leader=False)  # fmt: skip
+
+    _, made = run(program)
+    spec = made["job"]["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]
+    assert spec["nodeSelector"][TPU_ACCELERATOR_LABEL] == "tpu-v6e-slice"
+    assert "cloud.google.com/gke-accelerator" not in spec["nodeSelector"]
+
+
+# ----------------------------------------------------------------------- blueprint = Python
+V6E_POOL = {"cluster": "ml", "location": "us-east5", "node_locations": ["us-east5-b"],
+            "machine_type": "ct6e-standard-4t", "tpu_topology": "4x4"}  # fmt: skip
+H200_CLASS = {"cluster": "ml", "location": "us-central1", "machine_type": "a3-ultragpu-8g",
+              "priorities": [{"capacity": "flex_start"}]}  # fmt: skip
+
+
+def _kueue_specs(mocks: GcpMocks) -> dict[str, Any]:
+    return {
+        f"{r.inputs['kind']}/{r.inputs['metadata']['name']}": r.inputs["spec"]
+        for r in mocks.resources()
+        if r.type.startswith("kubernetes:kueue.x-k8s.io/")
+    }
+
+
+def test_a_blueprint_queue_is_the_queue_python_makes_of_the_same_pool_and_class() -> None:
+    """A queue naming a declared pool (or class) is given that component, as a program passes
+    it: a TPU pool's flavor selects the slice's labels and its ProvisioningRequestConfig
+    passes tpu-topology, whichever way the queue was declared."""
+    from pulumi_dws.blueprint import deploy
+
+    capacity = {
+        "kueue_queues": [  # declared before what it names
+            {"name": "tpu", "node_pool": "v6e", "tpu_quota": 16, "namespaces": ["ml"],
+             "cluster": "ml", "location": "us-east5"},
+            {"name": "gpu", "flavors": [{"compute_class": "h200", "gpu_quota": 16}],
+             "namespaces": ["ml"], "cluster": "ml", "location": "us-central1"},
+        ],
+        "queued_node_pools": [{"name": "v6e", **V6E_POOL}],
+        "compute_classes": [{"name": "h200", **H200_CLASS}],
+    }  # fmt: skip
+    from_config = GcpMocks()
+    from_config.run(lambda: deploy(capacity))
+
+    def program() -> None:
+        pool = QueuedNodePool("v6e", V6E_POOL)  # type: ignore[arg-type]
+        cls = ComputeClass("h200", H200_CLASS)  # type: ignore[arg-type]
+        KueueQueue("tpu", {"node_pool": pool, "tpu_quota": 16, "namespaces": ["ml"]})
+        KueueQueue("gpu", {"flavors": [{"compute_class": cls, "gpu_quota": 16}],
+                           "namespaces": ["ml"]})  # fmt: skip
+
+    from_python = GcpMocks()
+    from_python.run(program)
+    assert _kueue_specs(from_config) == _kueue_specs(from_python)
+    flavor = _kueue_specs(from_config)["ResourceFlavor/tpu-flavor"]
+    assert flavor["nodeLabels"]["cloud.google.com/gke-tpu-topology"] == "4x4"
+    config = _kueue_specs(from_config)["ProvisioningRequestConfig/tpu-config"]
+    assert config["parameters"] == {"tpu-topology": "4x4"}
+
+
+@pytest.mark.parametrize(
+    ("flavor", "queue", "field", "fragment"),
+    [
+        ({"compute_class": "h200", "tpu_quota": 8}, {}, "flavors[0].tpu_quota",
+         "GPUs"),
+        ({"compute_class": "h200", "gpu_quota": 8}, {"cluster": "other"}, "cluster",
+         "differs from the cluster of ComputeClass h200"),
+    ],
+)  # fmt: skip
+def test_a_queue_and_its_class_agree_in_the_blueprint_and_in_python(
+    flavor: dict[str, Any], queue: dict[str, Any], field: str, fragment: str
+) -> None:
+    from pulumi_dws.blueprint import validate_capacity
+
+    args = {"namespaces": ["ml"], "cluster": "ml", "location": "us-central1", **queue}
+    capacity = {
+        "compute_classes": [{"name": "h200", **H200_CLASS}],
+        "kueue_queues": [{"name": "q", "flavors": [flavor], **args}],
+    }
+    with pytest.raises(DwsValidationError) as info:
+        validate_capacity(capacity)
+    assert info.value.field == f"dws:capacity.kueue_queues[0].{field}", str(info.value)
+    assert fragment in str(info.value), str(info.value)
+
+    def program() -> None:
+        cls = ComputeClass("h200", H200_CLASS)  # type: ignore[arg-type]
+        KueueQueue("q", {"flavors": [{**flavor, "compute_class": cls}], **args})  # type: ignore[typeddict-item]
+
+    with pytest.raises(DwsValidationError) as in_python:
+        GcpMocks().run(program)
+    assert in_python.value.field == field, str(in_python.value)
+
+
+@pytest.mark.parametrize("cluster", ["ML Cluster", "", "projects/p/clusters/x"])
+def test_a_queue_checks_its_cluster_as_a_node_pool_does(cluster: str) -> None:
+    """The name goes into a GKE API lookup (the Kubernetes provider): checked at construction."""
+    with pytest.raises(DwsValidationError, match="^cluster: "):
+        GcpMocks().run(
+            lambda: KueueQueue(
+                "q",
+                {
+                    "node_pool": "p",
+                    "gpu_quota": 8,
+                    "namespaces": ["ml"],
+                    "cluster": cluster,
+                    "location": "us-central1",
+                },
+            )  # fmt: skip
+        )
+    with pytest.raises(DwsValidationError, match="^cluster: "):
+        GcpMocks().run(lambda: pool("p", cluster=cluster))
+
+
+def test_flavors_are_known_but_their_quotas_may_be_outputs() -> None:
+    """The list of flavors decides the ResourceFlavors (an Output for it, or for one flavor,
+    is refused with the reason); a flavor's quota is only written, so it may be an Output. A
+    flavor's name is known too: it names a resource (once an Output leaked into the name)."""
+    import pulumi
+
+    base = {"namespaces": ["ml"], "cluster": "ml", "location": "us-central1"}
+    flavor = {"node_pool": "p", "gpu_quota": 8}
+    for flavors, field in (
+        (pulumi.Output.from_input([flavor]), "flavors"),
+        ([pulumi.Output.from_input(flavor)], "flavors[0]"),
+        ([{**flavor, "name": pulumi.Output.from_input("first")}], "flavors[0].name"),
+    ):
+        with pytest.raises(DwsValidationError) as info:
+            GcpMocks().run(lambda f=flavors: KueueQueue("q", {**base, "flavors": f}))  # type: ignore[typeddict-item]
+        assert info.value.field == field, str(info.value)
+        assert "must be known when the program runs" in str(info.value)
+    quota = [{**flavor, "gpu_quota": pulumi.Output.from_input(8)}]
+    GcpMocks().run(lambda: KueueQueue("q", {**base, "flavors": quota}))  # type: ignore[typeddict-item]

@@ -16,6 +16,7 @@ from test_outputs import FULL
 from pulumi_dws.blueprint import validate_capacity
 from pulumi_dws.errors import DwsValidationError
 from pulumi_dws.kinds.calendar.component import CalendarReservationSpec
+from pulumi_dws.kinds.compute_class.spec import ComputeClassSpec
 from pulumi_dws.kinds.flex_vm.component import FlexStartInstanceSpec
 from pulumi_dws.kinds.kueue.component import KueueQueueSpec
 from pulumi_dws.kinds.node_pool.component import QueuedNodePoolSpec
@@ -29,6 +30,9 @@ SPECS: dict[str, Any] = {
     "CalendarReservation": CalendarReservationSpec,
     "QueuedNodePool": QueuedNodePoolSpec,
     "KueueQueue": KueueQueueSpec,
+    "KueueQueue with flavors": KueueQueueSpec,
+    "KueueQueue merging": KueueQueueSpec,
+    "ComputeClass": ComputeClassSpec,
     "SlurmCluster": SlurmClusterSpec,
 }
 # A required argument of each component, misspelt.

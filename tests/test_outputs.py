@@ -13,7 +13,7 @@ from typing import Any
 import pulumi
 import pytest
 
-from pulumi_dws import CalendarReservation, FlexStartInstance
+from pulumi_dws import CalendarReservation, ComputeClass, FlexStartInstance
 from pulumi_dws.errors import DwsValidationError
 from pulumi_dws.kinds.flex_vm.shapes import SHAPE_DESCRIPTION
 from pulumi_dws.kinds.kueue.component import KueueQueue
@@ -65,6 +65,41 @@ FULL: dict[str, tuple[Callable[..., Any], dict[str, Any]]] = {
             "queueing_strategy": "BestEffortFIFO", "cluster": "ml-cluster",
             "location": "us-central1", "project": "proj",
             "retry_strategy": {"backoff_limit_count": 2, "backoff_base_seconds": 30, "backoff_max_seconds": 600},
+        },
+    ),
+    "KueueQueue with flavors": (
+        KueueQueue,
+        {
+            "flavors": [{"node_pool": "reserved", "gpu_quota": 16, "provisioning_request": False,
+                         "name": "first"},
+                        {"compute_class": "h200", "gpu_quota": 8}],
+            "namespaces": ["ml"], "kueue_version": "0.16.1", "topology": ["cloud.google.com/gce-topology-block"],
+            "cluster": "ml-cluster", "location": "us-central1", "queueing_strategy": "StrictFIFO",
+        },
+    ),
+    "KueueQueue merging": (
+        KueueQueue,
+        {
+            "node_pool": "pool", "gpu_quota": 8, "namespaces": ["ml"],
+            "pod_set_merge_policy": "IdenticalWorkloadSchedulingRequirements",
+            "provisioning_parameters": {"extra": "x"}, "cluster": "ml-cluster",
+            "location": "us-central1",
+        },
+    ),
+    "ComputeClass": (
+        ComputeClass,
+        {
+            "cluster": "ml-cluster", "location": "us-central1", "project": "proj",
+            "machine_type": "a3-ultragpu-8g", "gpu_driver_version": "latest",
+            "zones": ["us-central1-b"], "when_unsatisfiable": "ScaleUpAnyway",
+            "gke_version": "1.34.1-gke.100", "name": "h200",
+            "priorities": [
+                {"capacity": "reservation", "reservation": "h200-block",
+                 "reservation_project": "owner-proj", "reservation_block": "b1"},
+                {"capacity": "flex_start", "max_run_duration": "7d",
+                 "node_recycling_lead_time": "1h", "placement_policy": "compact"},
+                {"capacity": "spot", "gpu_type": "nvidia-h200-141gb", "gpu_count": 8},
+            ],
         },
     ),
     "SlurmCluster": (

@@ -106,3 +106,38 @@ def test_attached_accelerators_accept_either_name_and_say_what_fits() -> None:
         match="^accelerator_count: 4 does not match a3-highgpu-8g, which carries 8 GPUs; use 8 or omit it",
     ):
         catalog.check_attached("a3-highgpu-8g", accelerator_count=4)
+
+
+# A subnetwork belongs to one region: Compute, Cloud TPU and the Slurm API refuse one of
+# another region than the VMs' ("Subnetwork must be in the same region as the instance").
+_SUBNET_EAST5 = "projects/my-proj/regions/us-east5/subnetworks/trainers"
+
+
+def _components() -> list[tuple[str, object]]:
+    from pulumi_dws import FlexStartGroup, FlexStartInstance, QueuedTpu, SlurmCluster
+
+    vm = {"zone": "us-central1-a", "machine_type": "a3-highgpu-8g", "max_run_duration": "1d"}
+    group = {"machine_type": "a3-highgpu-8g", "count": 2, "run_duration": "1d"}
+    return [
+        ("FlexStartInstance", lambda **o: FlexStartInstance("vm", {**vm, **o})),
+        ("FlexStartGroup zonal", lambda **o: FlexStartGroup("g", {**group, "zone": "us-central1-a", **o})),
+        ("FlexStartGroup regional", lambda **o: FlexStartGroup("g", {**group, "region": "us-central1", **o})),
+        ("QueuedTpu", lambda **o: QueuedTpu("t", {"zone": "us-central1-b", "accelerator_type": "v6e-8",
+                                                  "provisioning": "spot", **o})),
+        ("SlurmCluster", lambda **o: SlurmCluster("s", {
+            "display_name": "flexvm", "login": {"zone": "us-central1-a"},
+            "node_pools": [{"id": "a3", "machine_type": "a3-highgpu-8g", "max_nodes": 2}], **o})),
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", [name for name, _ in _components()])
+def test_a_subnetwork_of_another_region_is_refused(name: str) -> None:
+    make = dict(_components())[name]
+    mocks = GcpMocks()
+    with pytest.raises(DwsValidationError) as info:
+        mocks.run(lambda: make(subnetwork=_SUBNET_EAST5))  # type: ignore[operator]
+    assert info.value.field == "subnetwork", str(info.value)
+    assert "us-east5" in str(info.value) and "us-central1" in str(info.value)
+    same = _SUBNET_EAST5.replace("us-east5", "us-central1")
+    GcpMocks().run(lambda: make(subnetwork=same))  # type: ignore[operator]
+    GcpMocks().run(lambda: make(subnetwork="trainers"))  # type: ignore[operator]

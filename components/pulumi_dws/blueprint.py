@@ -152,6 +152,15 @@ def _wire_reservations(capacity: Mapping[str, Any]) -> dict[str, Any]:
     return wired
 
 
+NAMED: dict[str, dict[str, str]] = {
+    "kueue_queues": {"node_pool": "queued_node_pools", "compute_class": "compute_classes"},
+}
+"""The fields of an entry (at its top, or in a list of objects such as a queue's ``flavors``)
+that name an entry of another kind: the entry is made after those and given their
+components, as a Python program passes the objects, so it registers what the same program in
+Python registers (a TPU pool's slice labels, a class's accelerator, a pool's own checks)."""
+
+
 def _made(args: Any, built: Mapping[str, pulumi.ComponentResource]) -> Any:
     """``args`` with each declared reservation replaced by the block's component."""
     from .kinds.calendar.consumers import DeclaredReservation
@@ -163,6 +172,37 @@ def _made(args: Any, built: Mapping[str, pulumi.ComponentResource]) -> Any:
     if isinstance(args, list):
         return [_made(v, built) for v in args]
     return args
+
+
+def _given_components(
+    key: str, args: dict[str, Any], built: Mapping[str, pulumi.ComponentResource]
+) -> dict[str, Any]:
+    """``args`` of a ``key`` entry with each field of :data:`NAMED` that names a declared entry
+    replaced by that entry's component."""
+    fields = NAMED.get(key)
+    if not fields:
+        return args
+
+    def swap(item: Mapping[str, Any]) -> dict[str, Any]:
+        out = dict(item)
+        for field, kind in fields.items():
+            named = out.get(field)
+            if isinstance(named, str) and f"{kind}/{named}" in built:
+                out[field] = built[f"{kind}/{named}"]
+        return out
+
+    top = swap(args)
+    for field, value in top.items():
+        if isinstance(value, list):
+            top[field] = [swap(v) if isinstance(v, Mapping) else v for v in value]
+    return top
+
+
+def _build_rank(entry: Entry) -> int:
+    """Blocks first (their consumers are given them), entries that name others last."""
+    if entry.kind.key == RESERVATIONS_KEY:
+        return 0
+    return 2 if entry.kind.key in NAMED else 1
 
 
 def capacity_model() -> type[BaseModel]:
@@ -245,10 +285,9 @@ def deploy(
     entries = validate_capacity(capacity)
     built: dict[str, pulumi.ComponentResource] = {}
     opts = pulumi.ResourceOptions(transformations=[secret_inputs]) if secret else None
-    # Blocks first: their consumers are given the block's component.
-    ordered = sorted(entries, key=lambda e: e.kind.key != RESERVATIONS_KEY)
-    for entry in ordered:
-        args = _made(entry.args, built)
+    # Blocks first, entries that name others last: each is given the components it names.
+    for entry in sorted(entries, key=_build_rank):
+        args = _given_components(entry.kind.key, _made(entry.args, built), built)
         built[f"{entry.kind.key}/{entry.name}"] = entry.kind.component(entry.name, args, opts)
     return {f"{e.kind.key}/{e.name}": built[f"{e.kind.key}/{e.name}"] for e in entries}
 

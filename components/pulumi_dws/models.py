@@ -54,6 +54,11 @@ class DwsModel(BaseModel):
     """Field -> why its value must be known while the program runs (an Output is refused):
     the fields declared with :class:`~pulumi_dws.fields.Known`."""
 
+    outputs_within: ClassVar[bool] = False
+    """In a list field declared :class:`~pulumi_dws.fields.Known` (a queue's ``flavors``), an
+    Output for the list or one of its items is refused, and the fields of each item take
+    Outputs as their own declarations say (a flavor's quota may be an Output)."""
+
     shared_fields: ClassVar[frozenset[str]] = frozenset()
     """Fields shared with other components' args (declared in a base spec): messages list them
     after the component's own."""
@@ -73,7 +78,10 @@ class DwsModel(BaseModel):
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
         super().__pydantic_init_subclass__(**kwargs)
         cls.known_at_construction = field_reasons(
-            {name: info.metadata for name, info in cls.model_fields.items()}
+            {
+                name: [*info.metadata, *_union_metadata(info.annotation)]
+                for name, info in cls.model_fields.items()
+            }
         )
 
 
@@ -197,6 +205,19 @@ def _list_with_outputs(handler: Any, value: list[Any], field: str) -> Any:
 
 
 # ------------------------------------------------------------------------------ structure
+def _union_metadata(annotation: Any) -> list[Any]:
+    """The ``Annotated`` metadata of a union's members (``Annotated[str, Known(...)] | None``
+    keeps its :class:`~pulumi_dws.fields.Known` there, not in the field's own metadata)."""
+    origin = typing.get_origin(annotation)
+    if origin not in (typing.Union, types.UnionType):
+        return []
+    found: list[Any] = []
+    for member in typing.get_args(annotation):
+        if typing.get_origin(member) is typing.Annotated:
+            found.extend(member.__metadata__)
+    return found
+
+
 def _model_in(annotation: Any) -> type[BaseModel] | None:
     """The pydantic model inside an annotation (``_LoginSpec``, ``list[_NodePoolSpec]``,
     ``_Retry | None``), if any."""
@@ -402,14 +423,17 @@ def _path_text(model: type[BaseModel], prefix: str, loc: Sequence[Any]) -> str:
 def _known_at_construction(model: type[BaseModel], loc: Sequence[Any]) -> str | None:
     """Why the field at ``loc`` (or the one that contains it) must be known, if it must."""
     owner: type[BaseModel] | None = model
-    for part in loc:
+    for depth, part in enumerate(loc):
         if owner is None or isinstance(part, int):
             continue
         reasons = getattr(owner, "known_at_construction", {})
-        if part in reasons:
-            return str(reasons[part])
         field = owner.model_fields.get(str(part))
-        owner = _model_in(field.annotation) if field is not None else None
+        inner = _model_in(field.annotation) if field is not None else None
+        if part in reasons:
+            deeper = [p for p in loc[depth + 1 :] if not isinstance(p, int)]
+            if not (deeper and getattr(inner, "outputs_within", False)):
+                return str(reasons[part])
+        owner = inner
     return None
 
 

@@ -39,6 +39,7 @@ __all__ = [
     "check_project",
     "check_network",
     "check_subnetwork",
+    "check_subnetwork_region",
     "check_image",
     "check_service_account",
     "when_known",
@@ -318,6 +319,25 @@ def check_subnetwork(field: str, value: str) -> str:
             "projects/PROJECT/regions/REGION/subnetworks/NAME",
         )
     return value
+
+
+_SUBNETWORK_REGION = re.compile(r"regions/([a-z]+-[a-z]+[0-9]+)/subnetworks/")
+
+
+def check_subnetwork_region(field: str, subnetwork: Any, region: Any) -> None:
+    """A subnetwork given by path is in ``region``, the VMs' (Compute, Cloud TPU and the Slurm
+    API take a subnetwork of the instance's region only); a name, or a value not known while
+    the program runs, is left to the API."""
+    if not isinstance(region, str) or not isinstance(subnetwork, str):
+        return
+    found = _SUBNETWORK_REGION.search(subnetwork)
+    if found is not None and found.group(1) != region:
+        raise DwsValidationError(
+            field,
+            subnetwork,
+            f"is in region {found.group(1)}; the VMs are in {region}, and a subnetwork serves only "
+            f"VMs of its own region: use projects/PROJECT/regions/{region}/subnetworks/NAME",
+        )
 
 
 @output_aware

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any
 
-from . import catalog
+from . import catalog, regions
 from .errors import DwsValidationError
 from .fields import (
     Check,
@@ -27,7 +27,7 @@ from .fields import (
     Within,
 )
 from .models import DwsModel
-from .validation import is_output, when_known
+from .validation import check_subnetwork_region, is_output, region_of, when_known
 from .vm_settings_args import AcceleratorArgs, VmSettingsArgs
 
 __all__ = [
@@ -78,8 +78,7 @@ class VmSettings(DwsModel):
     """The VM settings shared by :class:`~pulumi_dws.FlexStartInstanceArgs` and
     :class:`~pulumi_dws.FlexStartGroupArgs`."""
 
-    # The one declaration of each field; its args TypedDict is generated from it (python
-    # scripts/generate.py). Also the shape of this kind's dws:capacity entries.
+    # The one declaration of each field: VmSettingsArgs is generated from it (scripts/generate.py).
 
     image: MaybeOutput[Image] = DEFAULT_IMAGE
     """Boot image (default: Debian 12, as gcloud)."""
@@ -111,6 +110,12 @@ class VmSettings(DwsModel):
         if is_output(machine):
             return when_known(machine, lambda known: check_machine(known, accelerators))
         return check_machine(machine, accelerators)
+
+    def check_subnetwork_in(self, zone: Any = None, region: Any = None) -> None:
+        """A subnetwork given by path is in the VMs' region (``zone``'s, or ``region``)."""
+        if isinstance(zone, str) and regions.is_zone(zone):
+            region = region_of(zone)
+        check_subnetwork_region("subnetwork", self.subnetwork, region)
 
     def check_startup_script(self) -> None:
         metadata = {} if is_output(self.metadata) else self.metadata

@@ -24,6 +24,7 @@ from .availability import DOORS, GKE_VERSIONS, TPU_ZONES, GkeVersion, TpuZones
 from .doors import (
     check_gke_version,
     check_tpu_door,
+    check_tpu_region,
     check_tpu_zone,
     gke_min_version,
     tpu_doors,
@@ -117,6 +118,7 @@ __all__ = [
     "tpu_doors",
     "check_tpu_zone",
     "check_tpu_door",
+    "check_tpu_region",
     "gke_min_version",
     "check_gke_version",
     # both

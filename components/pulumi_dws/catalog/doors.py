@@ -26,6 +26,7 @@ __all__ = [
     "tpu_doors",
     "check_tpu_zone",
     "check_tpu_door",
+    "check_tpu_region",
     "gke_min_version",
     "check_gke_version",
 ]
@@ -133,6 +134,29 @@ def check_tpu_zone(
         zone,
         f"is not a zone where {_what(gen, workload)} is offered through {DOORS[door]}: use "
         f"{', '.join(zones)} (limits row{'s' if ',' in keys else ''} {keys})",
+    )
+
+
+def check_tpu_region(field: str, region: Any, generation: str | TpuGeneration, door: str) -> Any:
+    """``region``, when ``door`` offers ``generation`` in one of its zones at least (a
+    regional node pool or ComputeClass whose zones GKE picks); else one
+    :class:`DwsValidationError` naming ``field`` and the zones there are. A value not known yet
+    is left be."""
+    if not isinstance(region, str):
+        return region
+    gen = _generation(generation)
+    zones = tpu_zones(gen, door)
+    if zones is None:
+        check_tpu_door(field, region, gen, door)
+        return region
+    if any(zone.startswith(region + "-") for zone in zones):
+        return region
+    keys = ", ".join(row.key for row in zone_rows(gen, door))
+    raise DwsValidationError(
+        field,
+        region,
+        f"has no zone where {_what(gen, None)} is offered through {DOORS[door]}: use a region "
+        f"of {', '.join(zones)} (limits row{'s' if ',' in keys else ''} {keys})",
     )
 
 

@@ -114,7 +114,7 @@ _BY_VERSION = "it is checked against the TPU version's chip counts and zones"
 class CalendarReservationSpec(DwsModel):
     """Arguments of :class:`CalendarReservation`."""
 
-    # The one declaration of each field; its args TypedDict is generated from it (python
+    # The one declaration of each field: CalendarReservationArgs is generated from it (python
     # scripts/generate.py). Also the shape of this kind's dws:capacity entries.
 
     zone: MaybeOutput[Zone]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ... import catalog
+from ... import catalog, regions
 from ...errors import DwsValidationError
 from ...validation import check_zone_in_region, region_of_location
 from .versions import check_gke_version
@@ -141,20 +141,30 @@ class PriorityRules:
                 "gpu_count (with or without machine_family)",
             )
         accelerator = catalog.accelerator(f"{self.where}gpu_type", gpu_type)
+        shapes = [
+            shape
+            for shape in (catalog.machine_shape("machine_type", m) for m in catalog.known())
+            if shape.accelerator == accelerator
+        ]
         if family is not None:
-            families = sorted(
-                {
-                    machine.split("-")[0]
-                    for machine in catalog.known()
-                    if catalog.machine_shape("machine_type", machine).accelerator == accelerator
-                }
-            )
+            families = sorted({shape.machine_type.split("-")[0] for shape in shapes})
             if family not in families:
                 raise self._fail(
                     "machine_family",
                     family,
                     f"has no {gpu_type} GPUs; {gpu_type} comes with {', '.join(families)}",
                 )
+            shapes = [s for s in shapes if s.machine_type.split("-")[0] == family]
+        counts = sorted({shape.gpus for shape in shapes})
+        if counts and gpu_count not in counts:
+            where = f"{family} machine" if family is not None else "machine"
+            choices = ", ".join(map(str, counts[:-1])) + (" or " if len(counts) > 1 else "")
+            raise self._fail(
+                "gpu_count",
+                gpu_count,
+                f"matches no node shape: no {where} has {gpu_count} {accelerator.compute_name} "
+                f"GPUs; use {choices}{counts[-1]} (GKE would find no machine for the priority)",
+            )
         return ResolvedPriority(p, None, family, (accelerator.compute_name, gpu_count), None)
 
     def check(self) -> None:
@@ -173,6 +183,40 @@ class PriorityRules:
             self._reservation_rules(resolved)
         if p.capacity == "flex_start":
             self._flex_start_rules(resolved)
+        if resolved.tpu is not None:
+            self._tpu_door_rules(resolved.tpu)
+
+    def _tpu_door_rules(self, tpu: catalog.TpuSlice) -> None:
+        """A TPU priority at its door, as a QueuedNodePool of that door is checked (catalog
+        tables): GKE's Flex-start TPU nodes for ``flex_start``, TPU VMs for the others, in
+        the class's zones (or its zonal location; a regional one must hold one of the door's
+        zones); a Calendar block's zone is the block's own check. TPU7x nodes need the GKE
+        version the catalog names."""
+        p, cls = self.p, self.cls
+        door = "gke_flex_start" if p.capacity == "flex_start" else "tpu"
+        catalog.check_tpu_door(
+            f"{self.where}machine_type",
+            tpu.machine_type,
+            tpu.generation,
+            door,
+            hint="use capacity spot, on_demand or a reservation for it",
+        )
+        if tpu.generation.name == "tpu7x":
+            catalog.check_gke_version(
+                "gke_version", cls.gke_version, "tpu7x", "TPU7x nodes", "use a newer version"
+            )
+        if p.capacity == "reservation" and getattr(p.reservation, "spec", None) is not None:
+            return
+        if cls.zones:
+            for i, zone in enumerate(cls.zones):
+                catalog.check_tpu_zone(f"zones[{i}]", zone, tpu.generation, door)
+            return
+        if cls.location is None:
+            return
+        if regions.is_zone(cls.location):
+            catalog.check_tpu_zone("location", cls.location, tpu.generation, door)
+        else:
+            catalog.check_tpu_region("location", cls.location, tpu.generation, door)
 
     def _reservation_rules(self, resolved: ResolvedPriority) -> None:
         p, cls = self.p, self.cls

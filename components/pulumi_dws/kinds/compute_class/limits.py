@@ -28,6 +28,19 @@ ROWS: tuple[Limit, ...] = (
         maximum=_WEEK,
     ),
     Limit(
+        "compute_class.max_run_duration",
+        "ComputeClass maxRunDurationSeconds",
+        "seconds",
+        (
+            f'{_CRD}: priorities[].maxRunDurationSeconds, an integer with no bound ("the '
+            "maximum duration for the nodes to exist\"); the CRD reference's sample sets it on "
+            "a Spot priority (https://docs.cloud.google.com/kubernetes-engine/docs/reference/"
+            "crds/computeclass). Flex-start priorities are also held to "
+            "compute_class.flex_start_max_run_duration"
+        ),
+        minimum=1,
+    ),
+    Limit(
         "compute_class.lead_time",
         "ComputeClass Flex-start nodeRecycling.leadTimeSeconds",
         "seconds",

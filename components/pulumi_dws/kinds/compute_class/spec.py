@@ -16,6 +16,7 @@ from ...errors import DwsValidationError
 from ...fields import Check, DurationWithin, Known, MaybeOutput, OneOf, ProjectId, Zones
 from ...models import DwsModel
 from ...validation import check_zone_in_region, is_output, region_of_location
+from ..node_pool.component import check_cluster
 from . import limits as _rows  # noqa: F401 (registers the kind's limits rows)
 from .args import ComputeClassArgs, PriorityArgs
 from .checks import PriorityRules, ResolvedPriority, shown
@@ -77,9 +78,14 @@ def check_class_name(field: str, value: Any) -> str:
 
 
 def _whole(field: str, value: Any, at_least: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < at_least:
+    """A whole number (``8``, or ``8.0`` as YAML and the engine give numbers) >= ``at_least``."""
+    try:
+        number = limits.as_whole_number(field, value)
+    except DwsValidationError:
+        number = at_least - 1
+    if number < at_least:
         raise DwsValidationError(field, value, f"must be a whole number >= {at_least}")
-    return value
+    return number
 
 
 def _gpu_count(field: str, value: Any) -> int:
@@ -142,7 +148,8 @@ def _node_pools(field: str, value: Any) -> list[str]:
     return list(value)
 
 
-_RunDuration = Annotated[Duration, DurationWithin("compute_class.flex_start_max_run_duration")]
+_RunDuration = Annotated[Duration, DurationWithin("compute_class.max_run_duration")]
+_FLEX_RUN = "compute_class.flex_start_max_run_duration"
 _LeadTime = Annotated[Duration, DurationWithin("compute_class.lead_time")]
 
 
@@ -156,8 +163,7 @@ class PrioritySpec(DwsModel):
     Standard clusters only). The machine fields override the class's.
     """
 
-    # The one declaration of each field; its args TypedDict is generated from it (python
-    # scripts/generate.py). Also the shape of this kind's dws:capacity entries.
+    # The one declaration of each field: PriorityArgs is generated from it (scripts/generate.py).
 
     capacity: Annotated[str, OneOf(CAPACITIES), Known("it decides the priority's fields")]
     reservation: Annotated[Any, Check(_reservation)] = None
@@ -234,6 +240,12 @@ class PrioritySpec(DwsModel):
                     "is not allowed with capacity node_pools: a nodepools rule takes nothing "
                     "else (the pools' own settings apply)",
                 )
+        if self.capacity == "flex_start" and self.max_run_duration is not None:
+            limits.get(_FLEX_RUN).check(
+                "max_run_duration",
+                self.max_run_duration.seconds,
+                shown=self.max_run_duration.human(),
+            )
         if self.reservation_sub_block is not None and self.reservation_block is None:
             raise DwsValidationError(
                 "reservation_sub_block",
@@ -274,7 +286,7 @@ class ComputeClassSpec(DwsModel):
     through ``opts``. ``name`` is the class's name (default: the component's).
     """
 
-    # The one declaration of each field; its args TypedDict is generated from it (python
+    # The one declaration of each field: ComputeClassArgs is generated from it (python
     # scripts/generate.py). Also the shape of this kind's dws:capacity entries.
 
     priorities: Annotated[list[PrioritySpec], Known("each priority becomes a rule of the class")]
@@ -292,7 +304,7 @@ class ComputeClassSpec(DwsModel):
     autopilot: bool = False
     cluster_autoprovisioning: bool = False
     name: Annotated[str, Check(check_class_name), Known("it is the class's name")] | None = None
-    cluster: MaybeOutput[str] | None = None
+    cluster: MaybeOutput[Annotated[str, Check(check_cluster)]] | None = None
     location: str | None = None
     project: MaybeOutput[ProjectId] | None = None
 
@@ -325,6 +337,13 @@ class ComputeClassSpec(DwsModel):
             PriorityRules(self, priority, f"priorities[{i}].").check()
         if self.zones:
             check_gke_version("zones", self.zones, self.gke_version, "priority_defaults")
+        if self.gpu_driver_version is not None and not any(r.gpu for r in self.resolved()):
+            raise DwsValidationError(
+                "gpu_driver_version",
+                self.gpu_driver_version,
+                "only applies to GPU priorities, and the class has no GPU priority (it would "
+                "not be written)",
+            )
         if self.gpu_driver_version is not None:
             check_gke_version(
                 "gpu_driver_version",

@@ -109,8 +109,9 @@ def parse_gke_version(field: str, value: str) -> tuple[int, ...]:
 
 
 def supports(version: str, feature: str) -> bool:
-    """Whether GKE ``version`` has ``feature`` (a prefix such as ``1.33`` counts as its
-    first release)."""
+    """Whether GKE ``version`` has ``feature``. A prefix such as ``1.33`` stands for any
+    release of that minor version: a feature first served by a later 1.33 patch is taken as
+    served (give the full version to have it checked)."""
     given = parse_gke_version("gke_version", version)
     first = parse_gke_version("since", FEATURES[feature].since)
     return given >= first[: len(given)]

@@ -128,7 +128,7 @@ class FlexStartGroupSpec(VmSettings):
     """Arguments of :class:`FlexStartGroup` (the VM settings of
     :class:`~pulumi_dws.vm_settings.VmSettingsArgs` included)."""
 
-    # The one declaration of each field; its args TypedDict is generated from it (python
+    # The one declaration of each field: FlexStartGroupArgs is generated from it (python
     # scripts/generate.py). Also the shape of this kind's dws:capacity entries.
 
     zone: MaybeOutput[Zone] | None = None
@@ -174,6 +174,7 @@ class FlexStartGroupSpec(VmSettings):
             raise DwsValidationError(
                 "zone", spec.zone or "(missing)", f"give zone or region, not {given}"
             )
+        spec.check_subnetwork_in(zone=spec.zone, region=spec.region)
         if spec.provisioning == "flex_start":
             if spec.reservation is not None:
                 raise DwsValidationError(

@@ -90,7 +90,7 @@ class FlexStartInstanceSpec(VmSettings):
     """Arguments of :class:`FlexStartInstance` (the VM settings of
     :class:`~pulumi_dws.vm_settings.VmSettingsArgs` included)."""
 
-    # The one declaration of each field; its args TypedDict is generated from it (python
+    # The one declaration of each field: FlexStartInstanceArgs is generated from it (python
     # scripts/generate.py). Also the shape of this kind's dws:capacity entries.
 
     zone: MaybeOutput[Zone]
@@ -123,6 +123,7 @@ class FlexStartInstanceSpec(VmSettings):
     def _shape(cls, data: Any, handler: Any) -> FlexStartInstanceSpec:
         spec: FlexStartInstanceSpec = handler(data)
         spec.check_startup_script()
+        spec.check_subnetwork_in(zone=spec.zone)
         checked = spec.checked_machine(spec.machine_type)
         if is_output(spec.machine_type):
             return spec.model_copy(update={"machine_type": checked})

@@ -42,7 +42,7 @@ from ...errors import DwsValidationError
 from ...kube import gke_provider, has_kubernetes_provider
 from ...models import parse_args
 from ..node_pool.component import QueuedNodePool
-from .flavors import Flavor
+from .flavors import Flavor, check_pod_fits
 from .manifests import build_manifests, kueue_manifests, label_values, quotas
 from .spec import (
     A4X_TOPOLOGY_LEVELS,
@@ -72,6 +72,7 @@ from .spec import (
     RetryStrategyArgs,
     _check_dns_label,
     _check_quantity,
+    check_command,
     check_k8s_name,
     check_quantity,
     kueue_release,
@@ -362,6 +363,7 @@ def _job_accelerators(
             f"must be {tpu.chips_per_vm}, the chips of one {tpu.machine_type} node: a Pod on a "
             "TPU node requests all of its chips",
         )
+    check_pod_fits(queue.flavors, field, count, queue.spec.tpu)
     return queue.spec.resource, count
 
 
@@ -413,8 +415,9 @@ def kueue_job(
         "image": image,
         "resources": {"requests": dict(requests), "limits": {resource: count}},
     }
+    command = check_command("command", command)
     if command:
-        container["command"] = list(command)
+        container["command"] = command
     return {
         "apiVersion": "batch/v1",
         "kind": "Job",

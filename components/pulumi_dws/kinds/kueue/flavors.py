@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Annotated, Any
 
-from ... import catalog
+from ... import catalog, limits
 from ...errors import DwsValidationError
 from ...fields import Check, Known, MaybeOutput
 from ...models import DwsModel
@@ -24,7 +24,16 @@ from ..compute_class.component import COMPUTE_CLASS_LABEL, ComputeClass
 from ..node_pool.component import NODE_POOL_LABEL, QueuedNodePool
 from .args import FlavorArgs
 
-__all__ = ["FlavorArgs", "FlavorSpec", "Flavor", "resolve_flavors", "TAS_MACHINES"]
+__all__ = [
+    "FlavorArgs",
+    "FlavorSpec",
+    "Flavor",
+    "resolve_flavors",
+    "whole_quota",
+    "check_pod_fits",
+    "check_accelerator_type",
+    "TAS_MACHINES",
+]
 
 # Machine types whose GKE nodes carry the topology labels TAS reads (AI Hypercomputer,
 # "Schedule GKE workloads with Topology Aware Scheduling": A4X, A4, A3 Ultra, A3 Mega and
@@ -55,10 +64,20 @@ def _class(field: str, value: Any) -> Any:
     raise DwsValidationError(field, value, "must be a ComputeClass or a ComputeClass name")
 
 
+def whole_quota(field: str, value: Any, what: str = "") -> int:
+    """A quota: a whole number >= 1 (``32``, or ``32.0`` as YAML and the engine give numbers;
+    ``32.5``, ``"32"`` and booleans are refused)."""
+    try:
+        number = limits.as_whole_number(field, value)
+    except DwsValidationError:
+        number = 0
+    if number < 1:
+        raise DwsValidationError(field, value, f"must be a whole number{what} >= 1")
+    return number
+
+
 def _quota(field: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise DwsValidationError(field, value, "must be a whole number >= 1")
-    return value
+    return whole_quota(field, value)
 
 
 class FlavorSpec(DwsModel):
@@ -68,8 +87,11 @@ class FlavorSpec(DwsModel):
     ``name`` (the ResourceFlavor's name suffix). A pool given by name is taken as a queued
     pool unless ``provisioning_request`` is False."""
 
-    # The one declaration of each field; its args TypedDict is generated from it (python
-    # scripts/generate.py). Also the shape of this kind's dws:capacity entries.
+    # The one declaration of each field: FlavorArgs is generated from it (scripts/generate.py).
+
+    # A flavor's quota may be an Output, though the list of flavors is known
+    # (:attr:`~pulumi_dws.models.DwsModel.outputs_within`).
+    outputs_within = True
 
     node_pool: Annotated[Any, Check(_pool)] = None
     compute_class: Annotated[Any, Check(_class)] = None
@@ -96,6 +118,23 @@ class Flavor:
     queued: bool
     machine_type: str | None
     slice: catalog.TpuSlice | None
+
+    @property
+    def node_shapes(self) -> list[tuple[str, int]]:
+        """``(accelerator, GPUs or TPU chips per node)`` of the nodes the flavor reaches (a GPU's
+        Compute name, a TPU's GKE accelerator label); empty for a pool or class given by name."""
+        if self.pool is not None:
+            per_node = self.pool.tpu_chips_per_node if self.tpu else self.pool.gpus_per_node
+            return [(self.pool.accelerator_type, per_node)]
+        if self.compute_class is None:
+            return []
+        shapes: list[tuple[str, int]] = []
+        for rule in self.compute_class.resolved_priorities:
+            if rule.tpu is not None:
+                shapes.append((rule.tpu.generation.gke_accelerator, rule.tpu.chips_per_vm))
+            elif rule.gpu is not None:
+                shapes.append(rule.gpu)
+        return shapes
 
     @property
     def label(self) -> tuple[str, Any]:
@@ -243,6 +282,48 @@ def _pool_flavor(where: str, spec: FlavorSpec, default_queued: bool | None) -> F
         machine_type=None,
         slice=None,
     )
+
+
+def check_pod_fits(flavors: Sequence[Flavor], field: str, count: int, tpu: bool) -> None:
+    """A Pod asking for ``count`` GPUs (or TPU chips) fits a node of at least one flavor whose
+    nodes are known: a Pod runs on one node, and one that fits none is never scheduled."""
+    shapes = [shape for flavor in flavors for shape in flavor.node_shapes]
+    if not shapes or any(count <= per_node for _, per_node in shapes):
+        return
+    accelerator, most = max(shapes, key=lambda shape: shape[1])
+    unit = "TPU chips" if tpu else "GPUs"
+    raise DwsValidationError(
+        field,
+        count,
+        f"is more than a node of the queue has: {most} {unit} ({accelerator}); a Pod runs on one "
+        f"node, so it asks for at most {most}",
+    )
+
+
+def check_accelerator_type(flavors: Sequence[Flavor], field: str, value: Any, tpu: bool) -> str:
+    """``value`` as the node label value of the queue's accelerator: a GPU's Compute name
+    (``nvidia-h200-141gb``; a Vertex AI name is translated) or a TPU's GKE accelerator
+    (``tpu-v6e-slice``), one that the queue's known nodes carry."""
+    if tpu:
+        names = sorted({g.gke_accelerator for g in catalog.tpu_generations()})
+        if value not in names:
+            raise DwsValidationError(
+                field, value, f"is not a GKE TPU accelerator; use one of {', '.join(names)}"
+            )
+        name = str(value)
+    else:
+        if not isinstance(value, str):
+            raise DwsValidationError(field, value, "must be a GPU accelerator name")
+        name = catalog.accelerator(field, value).compute_name
+    carried = sorted({accelerator for flavor in flavors for accelerator, _ in flavor.node_shapes})
+    if carried and name not in carried:
+        raise DwsValidationError(
+            field,
+            value,
+            f"is not carried by the queue's nodes ({', '.join(carried)}): Pods that select it "
+            "would match no node",
+        )
+    return name
 
 
 def resolve_flavors(

@@ -16,11 +16,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ...catalog import TPU_ACCELERATOR_LABEL
 from ...duration import DurationLike
 from ...errors import DwsValidationError
 from ..compute_class.component import COMPUTE_CLASS_LABEL, ComputeClass
 from ..node_pool.component import NODE_POOL_LABEL
 from .component import KueueQueue, kueue_job_fields
+from .flavors import check_accelerator_type, check_pod_fits
 from .merge import (
     RequestPodSet,
     difference,
@@ -34,6 +36,7 @@ from .spec import (
     QUEUED_TOLERATION,
     TPU_RESOURCE,
     TPU_TOLERATION,
+    check_command,
     check_k8s_name,
     check_quantity,
     kueue_release,
@@ -97,6 +100,8 @@ def _resource(queue: KueueQueue | str, gpus: int | None, tpu_chips: int | None) 
             field, count, f"does not fit the queue, which manages {manages}; give {other}"
         )
     assert count is not None
+    if isinstance(queue, KueueQueue):
+        check_pod_fits(queue.flavors, field, count, resource == TPU_RESOURCE)
     return resource, count
 
 
@@ -109,6 +114,13 @@ def _placement(
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The node selector and tolerations every pod set of the job gets."""
     selector: dict[str, Any] = {}
+    tpu = resource == TPU_RESOURCE
+    label = TPU_ACCELERATOR_LABEL if tpu else ACCELERATOR_LABEL
+    if accelerator_type is not None:
+        flavors = queue.flavors if isinstance(queue, KueueQueue) else []
+        accelerator_type = check_accelerator_type(
+            flavors, "accelerator_type", accelerator_type, tpu
+        )
     class_name = _class_name(compute_class)
     single = isinstance(queue, KueueQueue) and len(queue.flavors) == 1
     if class_name is not None:
@@ -134,9 +146,9 @@ def _placement(
                     "ComputeClass with a GPU rule or cloud.google.com/gke-accelerator "
                     "(GoogleCloudPlatform/ai-on-gke#983)",
                 )
-            selector[ACCELERATOR_LABEL] = accelerator_type
+            selector[label] = accelerator_type
     elif accelerator_type is not None:
-        selector[ACCELERATOR_LABEL] = accelerator_type
+        selector[label] = accelerator_type
     tolerations = [dict(GPU_TOLERATION if resource == GPU_RESOURCE else TPU_TOLERATION)]
     if isinstance(queue, KueueQueue) and any(f.queued for f in queue.flavors):
         tolerations.append(dict(QUEUED_TOLERATION))
@@ -158,8 +170,9 @@ def _pod(
         "image": image,
         "resources": {"requests": dict(requests), "limits": dict(requests)},
     }
+    command = check_command("command", command)
     if command:
-        main["command"] = list(command)
+        main["command"] = command
     spec: dict[str, Any] = {"containers": [main]}
     if selector:
         spec["nodeSelector"] = dict(selector)

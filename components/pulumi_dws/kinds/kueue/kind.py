@@ -138,6 +138,33 @@ def _check_target(
         )
 
 
+def _check_class(
+    queue: BlueprintEntry, where: str, named: str, cls: BlueprintEntry, flavor: Any
+) -> None:
+    """A class a queue's flavor names: on the queue's cluster, quota of its accelerator."""
+    for field in ("cluster", "location", "project"):
+        mine, theirs = queue.args.get(field), cls.args.get(field)
+        if mine is not None and theirs is not None and mine != theirs:
+            raise DwsValidationError(
+                f"{queue.where}.{field}",
+                mine,
+                f"differs from the {field} of ComputeClass {named} ({cls.where}: {theirs})",
+            )
+    machines = [cls.args.get("machine_type")] + [
+        p.get("machine_type") for p in cls.args.get("priorities") or [] if isinstance(p, dict)
+    ]
+    tpu = any(catalog.is_tpu_machine(m) for m in machines if isinstance(m, str))
+    for quota, wanted in (("gpu_quota", not tpu), ("tpu_quota", tpu)):
+        if flavor.get(quota) is not None and not wanted:
+            has = "TPUs" if tpu else "GPUs"
+            other = "tpu_quota" if tpu else "gpu_quota"
+            raise DwsValidationError(
+                f"{where}.{quota}",
+                flavor[quota],
+                f"does not fit ComputeClass {named} ({cls.where}), which has {has}; give {other}",
+            )
+
+
 def _config_parts(view: ResourceView) -> Iterator[RunLimit]:
     """A ProvisioningRequestConfig's run limit (the facts the general rules check)."""
     raw = dig(view.props, "spec", "parameters", "maxRunDurationSeconds")
@@ -148,7 +175,7 @@ def check_entries(entries: Sequence[BlueprintEntry]) -> None:
     """Each Kueue queue names queued node pools (or ComputeClasses) declared beside it, on the
     same cluster, in a mode its ProvisioningRequests can use."""
     pools = {str(e.args.get("name") or e.name): e for e in entries if e.kind.key == _POOLS}
-    classes = {str(e.args.get("name") or e.name) for e in entries if e.kind.key == _CLASSES}
+    classes = {str(e.args.get("name") or e.name): e for e in entries if e.kind.key == _CLASSES}
     for queue in (e for e in entries if e.kind.key == KIND.key):
         target = queue.args.get("node_pool")
         if isinstance(target, str):
@@ -170,6 +197,8 @@ def check_entries(entries: Sequence[BlueprintEntry]) -> None:
                     f"names no ComputeClass declared in dws:capacity.{_CLASSES} "
                     f"(declared: {declared}){hint}",
                 )
+            if isinstance(named, str):
+                _check_class(queue, where, named, classes[named], flavor)
 
 
 KIND = register(

@@ -13,14 +13,12 @@ from .flavors import Flavor
 from .spec import (
     API_GROUP,
     GPU_TOLERATION,
-    MAX_RUN_DURATION_PARAMETER,
     POD_SET_UPDATES,
     POD_SET_UPDATES_SINCE,
     PROVISIONING_CLASS,
     PROVISIONING_CONTROLLER,
     QUEUED_TOLERATION,
     TPU_TOLERATION,
-    TPU_TOPOLOGY_PARAMETER,
     UNBOUNDED_EPHEMERAL,
     KueueQueueSpec,
     kueue_release,
@@ -98,13 +96,7 @@ def build_manifests(
         config["retryStrategy"] = spec.retry_strategy.manifest()
         if spec.pod_set_merge_policy is not None:
             config["podSetMergePolicy"] = spec.pod_set_merge_policy
-        parameters: dict[str, str] = {}
-        if spec.max_run_duration is not None:
-            parameters[MAX_RUN_DURATION_PARAMETER] = str(spec.max_run_duration.seconds)
-        slices = {f.slice.topology for f in queued if f.slice is not None}
-        if len(slices) == 1:
-            parameters[TPU_TOPOLOGY_PARAMETER] = next(iter(slices))
-        parameters.update(spec.provisioning_parameters)
+        parameters = spec.request_parameters(flavors)
         if parameters:
             config["parameters"] = parameters
         out.append(obj("ProvisioningRequestConfig", names["config"], config))

@@ -15,10 +15,10 @@ from ...errors import DwsValidationError
 from ...fields import Check, DurationWithin, Known, MaybeOutput, OneOf, ProjectId
 from ...models import DwsModel
 from ...validation import check_name
-from ..node_pool.component import QueuedNodePool
+from ..node_pool.component import QueuedNodePool, check_cluster
 from . import limits as _rows  # noqa: F401 (registers this kind's limit rows)
 from .args import KueueQueueArgs, RetryStrategyArgs
-from .flavors import TAS_MACHINES, Flavor, FlavorArgs, FlavorSpec, resolve_flavors
+from .flavors import TAS_MACHINES, Flavor, FlavorArgs, FlavorSpec, resolve_flavors, whole_quota
 
 __all__ = [
     "KueueQueueArgs",
@@ -59,6 +59,7 @@ __all__ = [
     "kueue_release",
     "check_k8s_name",
     "check_quantity",
+    "check_command",
     "TAS_BETA_SINCE",
     "POD_SET_UPDATES_SINCE",
 ]
@@ -85,6 +86,13 @@ POD_SET_UPDATES_SINCE = (0, 12)
 _MERGE_SINCE = (0, 12)
 _TOPOLOGY_V1BETA1_SINCE = (0, 14)
 TAS_BETA_SINCE = (0, 14)
+# The CRDs' bounds, by release (the vendored schemas show them): a ClusterQueue's
+# resourceGroups[].flavors takes 16 items until 0.13 and 64 from 0.14; a Topology's levels 8
+# until 0.12 and 16 from 0.13; a ProvisioningRequestConfig 100 parameters (maxProperties).
+_MORE_FLAVORS_SINCE, _FLAVORS, _MORE_FLAVORS = (0, 14), 16, 64
+_MORE_LEVELS_SINCE, _LEVELS, _MORE_LEVELS = (0, 13), 8, 16
+_PARAMETERS = 100
+HOSTNAME_LABEL = "kubernetes.io/hostname"
 KUEUE_NAMESPACE = "kueue-system"
 PROVISIONING_CLASS = "queued-provisioning.gke.io"
 PROVISIONING_CONTROLLER = "kueue.x-k8s.io/provisioning-request"
@@ -263,15 +271,11 @@ def _namespaces(field: str, value: Any) -> list[str]:
 
 
 def _gpu_quota(field: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise DwsValidationError(field, value, "must be a whole number of GPUs >= 1")
-    return value
+    return whole_quota(field, value, " of GPUs")
 
 
 def _tpu_quota(field: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise DwsValidationError(field, value, "must be a whole number of TPU chips >= 1")
-    return value
+    return whole_quota(field, value, " of TPU chips")
 
 
 def _kueue_version(field: str, value: str) -> str:
@@ -297,8 +301,6 @@ def _parameters(field: str, value: Any) -> dict[str, str]:
             raise DwsValidationError(
                 f"{field}[{key}]", item, "must be a string of at most 255 characters (the CRD)"
             )
-    if len(value) > 99:
-        raise DwsValidationError(field, len(value), "has too many entries: the CRD takes 100")
     return dict(value)
 
 
@@ -309,13 +311,35 @@ def _topology(field: str, value: Any) -> bool | list[str]:
         raise DwsValidationError(
             field, value, "must be True (GKE's levels) or a list of node label keys, coarse first"
         )
-    if len(value) > 16:
-        raise DwsValidationError(field, len(value), "has too many levels: Kueue takes 16")
     for i, key in enumerate(value):
         if not isinstance(key, str) or not _LABEL_KEY.match(key):
             raise DwsValidationError(f"{field}[{i}]", key, "is not a node label key")
+        if key == HOSTNAME_LABEL and i != len(value) - 1:
+            raise DwsValidationError(
+                f"{field}[{i}]",
+                key,
+                "must come last: Kueue takes the hostname label only at the lowest level of a "
+                "Topology",
+            )
     if len(set(value)) != len(value):
         raise DwsValidationError(field, list(value), "lists a level twice")
+    return list(value)
+
+
+def check_command(field: str, value: Any) -> list[str] | None:
+    """A container's ``command``: a list of strings (a string would be split into its
+    characters), or None."""
+    if value is None:
+        return None
+    if isinstance(value, str) or not isinstance(value, Sequence):
+        raise DwsValidationError(
+            field,
+            value,
+            'must be a list of strings: the command and its arguments, e.g. ["python", "train.py"]',
+        )
+    for i, item in enumerate(value):
+        if not isinstance(item, str):
+            raise DwsValidationError(f"{field}[{i}]", item, "must be a string")
     return list(value)
 
 
@@ -347,7 +371,7 @@ class KueueQueueSpec(DwsModel):
     ProvisioningRequest parameters (strings).
     """
 
-    # The one declaration of each field; its args TypedDict is generated from it (python
+    # The one declaration of each field: KueueQueueArgs is generated from it (python
     # scripts/generate.py). Also the shape of this kind's dws:capacity entries.
 
     node_pool: Annotated[Any, Check(_node_pool)] = None
@@ -391,7 +415,7 @@ class KueueQueueSpec(DwsModel):
     cpu_quota: Quantity = UNBOUNDED_CPU
     memory_quota: Quantity = UNBOUNDED_MEMORY
     queueing_strategy: Annotated[str, OneOf(QUEUEING_STRATEGIES)] = "BestEffortFIFO"
-    cluster: MaybeOutput[str] | None = None
+    cluster: MaybeOutput[Annotated[str, Check(check_cluster)]] | None = None
     location: str | None = None
     project: MaybeOutput[ProjectId] | None = None
 
@@ -415,6 +439,7 @@ class KueueQueueSpec(DwsModel):
                         field, getattr(self, field), "goes on each of flavors, not on the queue"
                     )
         flavors = self.resolved_flavors()
+        self._same_cluster(flavors)
         queued = [f for f in flavors if f.queued]
         pool = self.node_pool if isinstance(self.node_pool, QueuedNodePool) else None
         if self.max_run_duration is not None and not queued:
@@ -447,8 +472,36 @@ class KueueQueueSpec(DwsModel):
         self._merge_rules(queued, release)
         self._parameter_rules(queued)
         self._topology_rules(flavors)
+        self._bounds(flavors, release)
         del pool
         return self
+
+    def _same_cluster(self, flavors: list[Flavor]) -> None:
+        """The queue's cluster, location and project, where given, are those of its pools and
+        classes (a flavor selects nodes of the queue's own cluster)."""
+        for flavor in flavors:
+            owner: Any
+            if flavor.compute_class is not None:
+                owner, what = flavor.compute_class.spec, f"ComputeClass {flavor.compute_class.name}"
+            elif flavor.pool is not None:
+                owner, what = flavor.pool.spec, f"node pool {flavor.pool._name}"
+            else:
+                continue
+            for field in ("cluster", "location", "project"):
+                mine, theirs = getattr(self, field), getattr(owner, field, None)
+                if not isinstance(mine, str) or not isinstance(theirs, str):
+                    continue
+                if field == "cluster":
+                    same = mine.rsplit("/", 1)[-1] == theirs.rsplit("/", 1)[-1]
+                else:
+                    same = mine == theirs
+                if not same:
+                    raise DwsValidationError(
+                        field,
+                        mine,
+                        f"differs from the {field} of {what} ({theirs}): a queue's flavors "
+                        "select nodes of its own cluster",
+                    )
 
     def _merge_rules(self, queued: list[Flavor], release: tuple[int, int, int]) -> None:
         policy = self.pod_set_merge_policy
@@ -492,6 +545,46 @@ class KueueQueueSpec(DwsModel):
                 "are queued TPU pools of different topologies; one ProvisioningRequestConfig "
                 f"passes one {TPU_TOPOLOGY_PARAMETER}: make one queue per topology",
             )
+
+    def _bounds(self, flavors: list[Flavor], release: tuple[int, int, int]) -> None:
+        """What the Kueue release's CRDs take: flavors per resource group, Topology levels,
+        parameters (those the queue sets included)."""
+        most = _MORE_FLAVORS if release[:2] >= _MORE_FLAVORS_SINCE else _FLAVORS
+        if len(flavors) > most:
+            raise DwsValidationError(
+                "flavors",
+                f"{len(flavors)} flavors",
+                f"are too many for Kueue {self.kueue_version}: a ClusterQueue takes at most "
+                f"{most} (64 from Kueue 0.14)",
+            )
+        levels = _MORE_LEVELS if release[:2] >= _MORE_LEVELS_SINCE else _LEVELS
+        if isinstance(self.topology, list) and len(self.topology) > levels:
+            raise DwsValidationError(
+                "topology",
+                f"{len(self.topology)} levels",
+                f"are too many for Kueue {self.kueue_version}: a Topology takes at most "
+                f"{levels} (16 from Kueue 0.13)",
+            )
+        count = len(self.request_parameters(flavors))
+        if count > _PARAMETERS:
+            raise DwsValidationError(
+                "provisioning_parameters",
+                f"{count} parameters",
+                f"are too many: a ProvisioningRequestConfig takes at most {_PARAMETERS}, "
+                "counting maxRunDurationSeconds and tpu-topology when the queue sets them",
+            )
+
+    def request_parameters(self, flavors: list[Flavor]) -> dict[str, str]:
+        """The ProvisioningRequestConfig's parameters: the max run duration, a queued TPU
+        pool's topology, then ``provisioning_parameters``."""
+        parameters: dict[str, str] = {}
+        if self.max_run_duration is not None:
+            parameters[MAX_RUN_DURATION_PARAMETER] = str(self.max_run_duration.seconds)
+        slices = {f.slice.topology for f in flavors if f.queued and f.slice is not None}
+        if len(slices) == 1:
+            parameters[TPU_TOPOLOGY_PARAMETER] = next(iter(slices))
+        parameters.update(self.provisioning_parameters)
+        return parameters
 
     def _topology_rules(self, flavors: list[Flavor]) -> None:
         if self.topology is False:

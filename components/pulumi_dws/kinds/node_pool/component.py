@@ -67,6 +67,7 @@ from . import limits as _rows  # noqa: F401 (registers this kind's limit rows)
 from .args import QueuedNodePoolArgs, TaintArgs
 
 __all__ = [
+    "check_cluster",
     "TYPE",
     "QueuedNodePool",
     "QueuedNodePoolArgs",
@@ -184,7 +185,8 @@ def _taint_effect(field: str, value: str) -> str:
     return check_choice(field, _EFFECTS.get(value, value), tuple(_EFFECTS.values()))
 
 
-def _cluster(field: str, value: Any) -> str:
+def check_cluster(field: str, value: Any) -> str:
+    """A GKE cluster: its name (RFC 1035) or ``projects/P/locations/L/clusters/NAME``."""
     if not isinstance(value, str) or not value:
         raise DwsValidationError(field, value, "must be a cluster name or id")
     if "/" in value:
@@ -244,10 +246,10 @@ class QueuedNodePoolSpec(DwsModel):
     of A3 Ultra, A4 or H4D in one zone (``node_locations`` of one zone).
     """
 
-    # The one declaration of each field; its args TypedDict is generated from it (python
+    # The one declaration of each field: QueuedNodePoolArgs is generated from it (python
     # scripts/generate.py). Also the shape of this kind's dws:capacity entries.
 
-    cluster: MaybeOutput[Annotated[str, Check(_cluster)]]
+    cluster: MaybeOutput[Annotated[str, Check(check_cluster)]]
     location: Location
     machine_type: Annotated[
         AcceleratorMachineType, Known("it decides the pool's GPUs or TPU chips")
@@ -389,6 +391,8 @@ class QueuedNodePoolSpec(DwsModel):
         for i, zone in enumerate(zones):
             field = f"node_locations[{i}]" if self.node_locations else where
             catalog.check_tpu_zone(field, zone, tpu.generation, door)
+        if not zones:  # a regional pool: GKE picks its zones, one of the door's at least
+            catalog.check_tpu_region("location", self.location, tpu.generation, door)
         if tpu.generation.name == "tpu7x":
             catalog.check_gke_version(
                 "version", self.version, "tpu7x", "TPU7x nodes", "use a newer version"

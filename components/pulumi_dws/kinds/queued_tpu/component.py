@@ -34,7 +34,7 @@ from typing import Annotated, Any, Literal
 import pulumi
 from pydantic import model_validator
 
-from ... import catalog, limits
+from ... import catalog, limits, regions
 from ...defaults import default_name, resolve_project, type_token
 from ...duration import Duration
 from ...errors import DwsValidationError
@@ -54,7 +54,13 @@ from ...fields import (
     Zone,
 )
 from ...models import DwsModel, parse_args
-from ...validation import check_name, is_output, when_known
+from ...validation import (
+    check_name,
+    check_subnetwork_region,
+    is_output,
+    region_of,
+    when_known,
+)
 from ..calendar.component import CalendarReservation
 from ..calendar.consumers import check_tpu_consumer, reservation_spec
 from . import limits as _rows  # noqa: F401 (registers this kind's limit rows)
@@ -107,7 +113,7 @@ def _reservation(field: str, value: Any) -> Any:
 class QueuedTpuSpec(DwsModel):
     """Arguments of :class:`QueuedTpu`."""
 
-    # The one declaration of each field; its args TypedDict is generated from it (python
+    # The one declaration of each field: QueuedTpuArgs is generated from it (python
     # scripts/generate.py). Also the shape of this kind's dws:capacity entries.
 
     zone: MaybeOutput[Zone]
@@ -166,6 +172,8 @@ class QueuedTpuSpec(DwsModel):
     @classmethod
     def _shape(cls, data: Any, handler: Any) -> QueuedTpuSpec:
         spec: QueuedTpuSpec = handler(data)
+        if isinstance(spec.zone, str) and regions.is_zone(spec.zone):
+            check_subnetwork_region("subnetwork", spec.subnetwork, region_of(spec.zone))
         tpu = catalog.cloud_tpu_slice("accelerator_type", spec.accelerator_type)
         runtime = spec.runtime_version or tpu.generation.runtime_version
         catalog.check_runtime_version("runtime_version", spec.accelerator_type, runtime)

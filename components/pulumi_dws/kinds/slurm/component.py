@@ -66,6 +66,7 @@ from ...models import DwsModel, parse_args
 from ...validation import (
     check_name,
     check_region,
+    check_subnetwork_region,
     check_zone_in_region,
     is_output,
     region_of,
@@ -232,7 +233,7 @@ class _HomeFilestoreSpec(DwsModel):
 class SlurmClusterSpec(DwsModel):
     """Arguments of :class:`SlurmCluster`."""
 
-    # The one declaration of each field; its args TypedDict is generated from it (python
+    # The one declaration of each field: SlurmClusterArgs is generated from it (python
     # scripts/generate.py). Also the shape of this kind's dws:capacity entries.
 
     display_name: Annotated[
@@ -291,6 +292,7 @@ class SlurmClusterSpec(DwsModel):
                 "letters or digits (the Slurm API allows no hyphens)",
             )
         check_zone_in_region("login.zone", self.login.zone, region)
+        check_subnetwork_region("subnetwork", self.subnetwork, region)
         catalog.machine_kind("login.machine_type", self.login.machine_type)
         if not self.node_pools:
             raise DwsValidationError("node_pools", [], "needs at least one compute node pool")
