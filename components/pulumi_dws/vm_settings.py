@@ -56,7 +56,9 @@ class _AcceleratorSpec(DwsModel):
     """A GPU attached to a machine type that has none built in (e.g. N1 + ``nvidia-tesla-t4``)."""
 
     type: Annotated[str, Check(_accelerator_type)]
+    """The GPU type (``nvidia-tesla-t4``)."""
     count: Annotated[int, Within("compute.accelerator_count")]
+    """GPUs of that type per VM."""
 
 
 def check_machine(machine: Any, accelerators: list[dict[str, Any]]) -> Any:
@@ -98,7 +100,9 @@ class VmSettings(DwsModel):
     scopes: list[str] = list(DEFAULT_SCOPES)
     """OAuth scopes (default: ``cloud-platform``)."""
     labels: MaybeOutput[Labels] = {}
+    """Google Cloud labels on the VM."""
     metadata: MaybeOutput[MetadataText] = {}
+    """VM metadata (values are strings)."""
     startup_script: MaybeOutput[str] | None = None
     """Shortcut for ``metadata["startup-script"]``."""
     accelerators: list[_AcceleratorSpec] = []

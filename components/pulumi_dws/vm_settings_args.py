@@ -18,7 +18,9 @@ class AcceleratorArgs(TypedDict, total=False):
     """A GPU attached to a machine type that has none built in (e.g. N1 + ``nvidia-tesla-t4``)."""
 
     type: Required[str]
+    """The GPU type (``nvidia-tesla-t4``)."""
     count: Required[int]
+    """GPUs of that type per VM."""
 
 
 class VmSettingsArgs(TypedDict, total=False):
@@ -43,7 +45,9 @@ class VmSettingsArgs(TypedDict, total=False):
     scopes: NotRequired[Sequence[str]]
     """OAuth scopes (default: ``cloud-platform``)."""
     labels: NotRequired[Mapping[str, str | pulumi.Output[str]] | pulumi.Output[Mapping[str, str]]]
+    """Google Cloud labels on the VM."""
     metadata: NotRequired[Mapping[str, str | pulumi.Output[str]] | pulumi.Output[Mapping[str, str]]]
+    """VM metadata (values are strings)."""
     startup_script: NotRequired[str | pulumi.Output[str] | None]
     """Shortcut for ``metadata["startup-script"]``."""
     accelerators: NotRequired[Sequence[AcceleratorArgs]]

@@ -43,10 +43,13 @@ class CalendarReservationArgs(TypedDict, total=False):
     duration: NotRequired[DurationLike | pulumi.Output[str | int] | None]
     """Length of the window (``"7d"``); give this or ``end_time``."""
     project: NotRequired[str | None]
+    """Project (default: the ``gcp:project`` stack config)."""
     name: NotRequired[str | None]
     """Name of the future reservation (default: the component's name)."""
     accelerator_type: NotRequired[str | None]
+    """GPUs: the GPU type attached (default: the machine type's; must match it)."""
     accelerator_count: NotRequired[int | None]
+    """GPUs: GPUs per VM (default: the machine type's; must match it)."""
     name_prefix: NotRequired[str | None]
     """Prefix for the auto-created reservation's name (up to 20 characters)."""
     reservation_name: NotRequired[str | None]
@@ -57,7 +60,11 @@ class CalendarReservationArgs(TypedDict, total=False):
     """Only VMs that target the reservation by name may consume it (default True for GPUs;
     for TPUs not sent unless given, as gcloud)."""
     planning_status: NotRequired[Literal["DRAFT", "SUBMITTED"]]
+    """``SUBMITTED`` (default): the request goes to Google for approval; ``DRAFT``: it is only
+    saved."""
     deployment_type: NotRequired[Literal["DENSE", "FLEXIBLE"] | None]
+    """How the VMs are placed: ``DENSE`` or ``FLEXIBLE`` (the API's ``deploymentType``; default: the
+    API's)."""
     share_with: NotRequired[Sequence[str]]
     """Projects that may consume the reservation."""
     description: NotRequired[str | pulumi.Output[str] | None]

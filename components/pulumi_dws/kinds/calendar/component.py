@@ -145,10 +145,13 @@ class CalendarReservationSpec(DwsModel):
     duration: MaybeOutput[Annotated[Duration, DurationWithin("calendar.duration")]] | None = None
     """Length of the window (``"7d"``); give this or ``end_time``."""
     project: ProjectId | None = None
+    """Project (default: the ``gcp:project`` stack config)."""
     name: Name | None = None
     """Name of the future reservation (default: the component's name)."""
     accelerator_type: Annotated[str | None, Known(_BY_SHAPE)] = None
+    """GPUs: the GPU type attached (default: the machine type's; must match it)."""
     accelerator_count: Annotated[int | None, Known(_BY_SHAPE)] = None
+    """GPUs: GPUs per VM (default: the machine type's; must match it)."""
     name_prefix: Annotated[str, Check(_name_prefix, before=False)] | None = None
     """Prefix for the auto-created reservation's name (up to 20 characters)."""
     reservation_name: Name | None = None
@@ -162,7 +165,11 @@ class CalendarReservationSpec(DwsModel):
         Literal["DRAFT", "SUBMITTED"],
         Known("it decides whether the reservation is protected from deletion"),
     ] = "SUBMITTED"
+    """``SUBMITTED`` (default): the request goes to Google for approval; ``DRAFT``: it is only
+    saved."""
     deployment_type: Literal["DENSE", "FLEXIBLE"] | None = None
+    """How the VMs are placed: ``DENSE`` or ``FLEXIBLE`` (the API's ``deploymentType``; default: the
+    API's)."""
     share_with: list[str] = []
     """Projects that may consume the reservation."""
     description: MaybeOutput[str] | None = None

@@ -28,19 +28,40 @@ class PriorityArgs(TypedDict, total=False):
     capacity: Required[
         Literal["reservation", "any_reservation", "flex_start", "spot", "on_demand", "node_pools"]
     ]
+    """The kind of capacity the rule asks for: ``reservation``, ``any_reservation``, ``flex_start``,
+    ``spot``, ``on_demand`` or ``node_pools``."""
     reservation: NotRequired[Any]
+    """Capacity ``reservation``: a :class:`~pulumi_dws.CalendarReservation`, a reservation name, or
+    ``projects/P/reservations/NAME`` (shared)."""
     reservation_project: NotRequired[str | None]
+    """Capacity ``reservation``: the project that owns the reservation (default: the name's, or the
+    cluster's)."""
     reservation_block: NotRequired[str | None]
+    """Capacity ``reservation``: one block of the reservation (A3 Ultra, A4 and A4X)."""
     reservation_sub_block: NotRequired[str | None]
+    """Capacity ``reservation``: one sub-block of ``reservation_block`` (A4X)."""
     machine_type: NotRequired[str | None]
+    """A GPU or TPU machine type of the catalog (default: the class's)."""
     machine_family: NotRequired[str | None]
+    """A machine family (``a3``, ``n4``), with ``gpu_type`` and ``gpu_count`` (default: the
+    class's)."""
     gpu_type: NotRequired[str | None]
+    """The GPU type (default: the machine type's, or the class's)."""
     gpu_count: NotRequired[int | None]
+    """GPUs per node (default: the machine type's, or the class's)."""
     tpu_topology: NotRequired[str | None]
+    """A TPU machine type's slice topology (``2x4``; default: the class's)."""
     max_run_duration: NotRequired[DurationLike | None]
+    """How long the rule's nodes run (``maxRunDurationSeconds``; at most 7 days with
+    ``flex_start``); not with ``node_pools``."""
     node_recycling_lead_time: NotRequired[DurationLike | None]
+    """Capacity ``flex_start``: how long before a node's end GKE starts looking for its replacement
+    (shorter than ``max_run_duration``)."""
     placement_policy: NotRequired[str | None]
+    """A compact placement policy's name (with Flex-start: A3 Ultra, A4 or H4D only)."""
     node_pools: NotRequired[Sequence[str] | None]
+    """Capacity ``node_pools``: existing node pools, by name (Standard clusters; nothing else goes
+    in the rule)."""
 
 
 class ComputeClassArgs(TypedDict, total=False):
@@ -54,20 +75,46 @@ class ComputeClassArgs(TypedDict, total=False):
     through ``opts``. ``name`` is the class's name (default: the component's)."""
 
     priorities: Required[Sequence[PriorityArgs]]
+    """The rules GKE tries in order when a Pod that selects the class needs a node (at least
+    one)."""
     machine_type: NotRequired[str | None]
+    """A GPU or TPU machine type of the catalog, for every priority that sets no machine."""
     machine_family: NotRequired[str | None]
+    """A machine family, with ``gpu_type`` and ``gpu_count``, for every priority that sets no
+    machine."""
     gpu_type: NotRequired[str | None]
+    """The GPU type, for every priority that sets none."""
     gpu_count: NotRequired[int | None]
+    """GPUs per node, for every priority that sets none."""
     gpu_driver_version: NotRequired[Literal["default", "latest"] | None]
+    """The GPU driver GKE installs (``gpu.driverVersion``: ``default`` or ``latest``)."""
     tpu_topology: NotRequired[str | None]
+    """A TPU machine type's slice topology, for every priority that sets none."""
     zones: NotRequired[Sequence[str] | None]
+    """Where GKE may create the class's nodes (``priorityDefaults.location.zones``), in the
+    cluster's region."""
     node_pool_auto_creation: NotRequired[bool]
+    """Let GKE create node pools for the class (default True; reservations need it)."""
     active_migration: NotRequired[bool]
+    """Move workloads to a higher priority's nodes when they come back
+    (``activeMigration.optimizeRulePriority``; default False)."""
     when_unsatisfiable: NotRequired[Literal["DoNotScaleUp", "ScaleUpAnyway"]]
+    """What GKE does when no priority can be met: ``DoNotScaleUp`` (default) or
+    ``ScaleUpAnyway``."""
     gke_version: NotRequired[str | None]
+    """The cluster's GKE version: each field is checked against the first version that serves it."""
     autopilot: NotRequired[bool]
+    """The cluster is an Autopilot cluster (no ``node_pools`` capacity; node pool auto-creation
+    stays on)."""
     cluster_autoprovisioning: NotRequired[bool]
+    """The cluster has node auto-provisioning on (needed for node pool auto-creation before GKE
+    1.33.3-gke.1136000)."""
     name: NotRequired[str | None]
+    """The class's name (default: the component's name; not ``gke*`` or ``autopilot*``)."""
     cluster: NotRequired[str | pulumi.Output[str] | None]
+    """The GKE cluster, to build a Kubernetes provider when none comes through ``opts`` (with
+    ``location``): its name or ``projects/P/locations/L/clusters/NAME``."""
     location: NotRequired[str | None]
+    """The cluster's region or zone (with ``cluster``; the class's zones are checked against it)."""
     project: NotRequired[str | pulumi.Output[str] | None]
+    """The cluster's project (default: the ``gcp:project`` stack config)."""

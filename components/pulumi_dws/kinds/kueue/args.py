@@ -25,11 +25,23 @@ class FlavorArgs(TypedDict, total=False):
     pool unless ``provisioning_request`` is False."""
 
     node_pool: NotRequired[Any]
+    """A :class:`~pulumi_dws.QueuedNodePool` or a pool name (give ``node_pool`` or
+    ``compute_class``)."""
     compute_class: NotRequired[Any]
+    """A :class:`~pulumi_dws.ComputeClass` or a class name (give ``node_pool`` or
+    ``compute_class``)."""
     gpu_quota: NotRequired[int | pulumi.Output[int] | None]
+    """GPUs of this flavor the queue admits (default: a pool object's GPUs; required with a name or
+    a class)."""
     tpu_quota: NotRequired[int | pulumi.Output[int] | None]
+    """TPU chips of this flavor the queue admits (default: a pool object's chips; required with a
+    name or a class)."""
     name: NotRequired[str | None]
+    """Suffix of the ResourceFlavor's name (default: a pool object's mode; ``queued`` or ``pool``
+    for a pool's name; ``class`` for a class)."""
     provisioning_request: NotRequired[bool | None]
+    """A pool given by name: whether it is a queued pool (default True); a pool object's mode
+    decides."""
 
 
 class RetryStrategyArgs(TypedDict, total=False):
@@ -37,8 +49,11 @@ class RetryStrategyArgs(TypedDict, total=False):
     ``backoff_limit_count: 0`` switches retries off (the CRD's ``retryStrategy``)."""
 
     backoff_limit_count: NotRequired[int]
+    """How many times a failed ProvisioningRequest is retried (default 3; 0: never)."""
     backoff_base_seconds: NotRequired[int]
+    """The first wait before a retry, doubled each time (default 60)."""
     backoff_max_seconds: NotRequired[int]
+    """The longest wait before a retry (default 1800)."""
 
 
 class KueueQueueArgs(TypedDict, total=False):
@@ -58,26 +73,60 @@ class KueueQueueArgs(TypedDict, total=False):
     ProvisioningRequest parameters (strings)."""
 
     node_pool: NotRequired[Any]
+    """The one pool the queue sends jobs to: a :class:`~pulumi_dws.QueuedNodePool` or a pool name
+    (give ``node_pool`` or ``flavors``)."""
     flavors: NotRequired[Sequence[FlavorArgs] | None]
+    """Pools and ComputeClasses in the order Kueue tries them, each with its quota (give
+    ``node_pool`` or ``flavors``)."""
     namespaces: NotRequired[Sequence[str]]
+    """The namespaces whose jobs use the queue: each gets a LocalQueue (at least one)."""
     gpu_quota: NotRequired[int | pulumi.Output[int] | None]
+    """GPUs the ClusterQueue admits (default: the pool's GPUs; required with a GPU pool's name)."""
     tpu_quota: NotRequired[int | pulumi.Output[int] | None]
+    """TPU chips the ClusterQueue admits (default: the pool's chips; required with a TPU pool's
+    name)."""
     max_run_duration: NotRequired[DurationLike | None]
+    """How long a job's nodes may run (the ProvisioningRequest's ``maxRunDurationSeconds``; at most
+    the pool's ``max_run_duration``). Only with a pool in mode ``queued``."""
     api_version: NotRequired[Literal["v1beta2", "v1beta1"]]
+    """The Kueue API the objects are written in: ``v1beta2`` (default, Kueue 0.15 and later) or
+    ``v1beta1``."""
     install_kueue: NotRequired[bool]
+    """Install Kueue from its Helm chart (at ``kueue_version``) before the objects (default
+    False)."""
     kueue_version: NotRequired[str]
+    """The Kueue release in the cluster (or to install); every object is checked against what it
+    serves."""
     name: NotRequired[str | None]
+    """Prefix of the Kueue objects' names (default: the component's name)."""
     local_queue_name: NotRequired[str | None]
+    """Name of the LocalQueues (default ``<name>-local-queue``)."""
     provisioning_request: NotRequired[bool | None]
+    """With a pool's name: whether it is a queued pool whose nodes come through ProvisioningRequests
+    (default True); with a pool object, its mode decides."""
     retry_strategy: NotRequired[RetryStrategyArgs]
+    """How failed ProvisioningRequests are retried (Kueue's defaults: 3 retries, 60 s, up to 1800
+    s)."""
     pod_set_merge_policy: NotRequired[
         Literal["IdenticalPodTemplates", "IdenticalWorkloadSchedulingRequirements"] | None
     ]
+    """How a job's pod sets merge into one ProvisioningRequest (Kueue 0.12 and later), for jobs with
+    several pod sets such as a RayJob's head and workers."""
     provisioning_parameters: NotRequired[Mapping[str, str]]
+    """More ProvisioningRequest parameters, as strings."""
     topology: NotRequired[bool | Sequence[str]]
+    """Topology-aware scheduling: True for GKE's block, sub-block and host levels, or the node label
+    keys, coarsest first (default False)."""
     cpu_quota: NotRequired[int | str]
+    """CPU the ClusterQueue admits (a Kubernetes quantity; default: unbounded)."""
     memory_quota: NotRequired[int | str]
+    """Memory the ClusterQueue admits (a Kubernetes quantity; default: unbounded)."""
     queueing_strategy: NotRequired[Literal["BestEffortFIFO", "StrictFIFO"]]
+    """The ClusterQueue's ``queueingStrategy`` (default ``BestEffortFIFO``)."""
     cluster: NotRequired[str | pulumi.Output[str] | None]
+    """The GKE cluster, to build a Kubernetes provider when none comes through ``opts`` (with
+    ``location``): its name or ``projects/P/locations/L/clusters/NAME``."""
     location: NotRequired[str | None]
+    """The cluster's region or zone (with ``cluster``)."""
     project: NotRequired[str | pulumi.Output[str] | None]
+    """The cluster's project (default: the ``gcp:project`` stack config)."""

@@ -94,13 +94,25 @@ class FlavorSpec(DwsModel):
     outputs_within = True
 
     node_pool: Annotated[Any, Check(_pool)] = None
+    """A :class:`~pulumi_dws.QueuedNodePool` or a pool name (give ``node_pool`` or
+    ``compute_class``)."""
     compute_class: Annotated[Any, Check(_class)] = None
+    """A :class:`~pulumi_dws.ComputeClass` or a class name (give ``node_pool`` or
+    ``compute_class``)."""
     gpu_quota: MaybeOutput[Annotated[int, Check(_quota)]] | None = None
+    """GPUs of this flavor the queue admits (default: a pool object's GPUs; required with a name or
+    a class)."""
     tpu_quota: MaybeOutput[Annotated[int, Check(_quota)]] | None = None
+    """TPU chips of this flavor the queue admits (default: a pool object's chips; required with a
+    name or a class)."""
     name: Annotated[str, Check(check_name, before=False), Known("it names the flavor")] | None = (
         None
     )
+    """Suffix of the ResourceFlavor's name (default: a pool object's mode; ``queued`` or ``pool``
+    for a pool's name; ``class`` for a class)."""
     provisioning_request: Annotated[bool, Known("it decides the admission check")] | None = None
+    """A pool given by name: whether it is a queued pool (default True); a pool object's mode
+    decides."""
 
 
 @dataclass(frozen=True)

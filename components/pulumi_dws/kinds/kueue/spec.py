@@ -199,8 +199,11 @@ class _RetryStrategySpec(DwsModel):
     ``backoff_limit_count: 0`` switches retries off (the CRD's ``retryStrategy``)."""
 
     backoff_limit_count: int = 3
+    """How many times a failed ProvisioningRequest is retried (default 3; 0: never)."""
     backoff_base_seconds: int = 60
+    """The first wait before a retry, doubled each time (default 60)."""
     backoff_max_seconds: int = 1800
+    """The longest wait before a retry (default 1800)."""
 
     @model_validator(mode="after")
     def _bounds(self) -> _RetryStrategySpec:
@@ -375,49 +378,83 @@ class KueueQueueSpec(DwsModel):
     # scripts/generate.py). Also the shape of this kind's dws:capacity entries.
 
     node_pool: Annotated[Any, Check(_node_pool)] = None
+    """The one pool the queue sends jobs to: a :class:`~pulumi_dws.QueuedNodePool` or a pool name
+    (give ``node_pool`` or ``flavors``)."""
     flavors: Annotated[list[FlavorSpec], Known("each flavor becomes a ResourceFlavor")] | None = (
         None
     )
+    """Pools and ComputeClasses in the order Kueue tries them, each with its quota (give
+    ``node_pool`` or ``flavors``)."""
     namespaces: Annotated[
         list[str],
         Check(_namespaces),
         Known("each namespace gets a LocalQueue resource named after it"),
     ] = []
+    """The namespaces whose jobs use the queue: each gets a LocalQueue (at least one)."""
     gpu_quota: MaybeOutput[Annotated[int, Check(_gpu_quota)]] | None = None
+    """GPUs the ClusterQueue admits (default: the pool's GPUs; required with a GPU pool's name)."""
     tpu_quota: MaybeOutput[Annotated[int, Check(_tpu_quota)]] | None = None
+    """TPU chips the ClusterQueue admits (default: the pool's chips; required with a TPU pool's
+    name)."""
     max_run_duration: Annotated[
         _RunDuration | None, Known("it is checked against the node pool's max_run_duration")
     ] = None
+    """How long a job's nodes may run (the ProvisioningRequest's ``maxRunDurationSeconds``; at most
+    the pool's ``max_run_duration``). Only with a pool in mode ``queued``."""
     api_version: Annotated[
         str, OneOf(API_VERSIONS), Known("it decides the shape of every Kueue object")
     ] = "v1beta2"
+    """The Kueue API the objects are written in: ``v1beta2`` (default, Kueue 0.15 and later) or
+    ``v1beta1``."""
     install_kueue: bool = False
+    """Install Kueue from its Helm chart (at ``kueue_version``) before the objects (default
+    False)."""
     kueue_version: Annotated[
         str, Check(_kueue_version, before=False), Known("it is checked against api_version")
     ] = KUEUE_VERSION
+    """The Kueue release in the cluster (or to install); every object is checked against what it
+    serves."""
     name: Annotated[K8sName | None, Known("it names the Kueue objects and their resources")] = None
+    """Prefix of the Kueue objects' names (default: the component's name)."""
     local_queue_name: K8sName | None = None
+    """Name of the LocalQueues (default ``<name>-local-queue``)."""
     provisioning_request: Annotated[
         bool | None, Known("it decides which Kueue objects are made")
     ] = None
+    """With a pool's name: whether it is a queued pool whose nodes come through ProvisioningRequests
+    (default True); with a pool object, its mode decides."""
     retry_strategy: Annotated[
         _RetryStrategySpec, Known("its values are checked against each other")
     ] = _RetryStrategySpec()
+    """How failed ProvisioningRequests are retried (Kueue's defaults: 3 retries, 60 s, up to 1800
+    s)."""
     pod_set_merge_policy: (
         Annotated[str, OneOf(MERGE_POLICIES), Known("it is checked against kueue_version")] | None
     ) = None
+    """How a job's pod sets merge into one ProvisioningRequest (Kueue 0.12 and later), for jobs with
+    several pod sets such as a RayJob's head and workers."""
     provisioning_parameters: Annotated[
         dict[str, str], Check(_parameters), Known("they are checked against the others")
     ] = {}
+    """More ProvisioningRequest parameters, as strings."""
     topology: Annotated[
         bool | list[str], Check(_topology), Known("it decides the Topology object")
     ] = False
+    """Topology-aware scheduling: True for GKE's block, sub-block and host levels, or the node label
+    keys, coarsest first (default False)."""
     cpu_quota: Quantity = UNBOUNDED_CPU
+    """CPU the ClusterQueue admits (a Kubernetes quantity; default: unbounded)."""
     memory_quota: Quantity = UNBOUNDED_MEMORY
+    """Memory the ClusterQueue admits (a Kubernetes quantity; default: unbounded)."""
     queueing_strategy: Annotated[str, OneOf(QUEUEING_STRATEGIES)] = "BestEffortFIFO"
+    """The ClusterQueue's ``queueingStrategy`` (default ``BestEffortFIFO``)."""
     cluster: MaybeOutput[Annotated[str, Check(check_cluster)]] | None = None
+    """The GKE cluster, to build a Kubernetes provider when none comes through ``opts`` (with
+    ``location``): its name or ``projects/P/locations/L/clusters/NAME``."""
     location: str | None = None
+    """The cluster's region or zone (with ``cluster``)."""
     project: MaybeOutput[ProjectId] | None = None
+    """The cluster's project (default: the ``gcp:project`` stack config)."""
 
     @model_validator(mode="after")
     def _rules(self) -> KueueQueueSpec:

@@ -21,8 +21,12 @@ class TaintArgs(TypedDict, total=False):
     (``NoSchedule``) spells it."""
 
     key: Required[str]
+    """The taint's key (a Kubernetes label key, ``[prefix/]name``)."""
     value: NotRequired[str]
+    """The taint's value (default empty)."""
     effect: NotRequired[str]
+    """``NO_SCHEDULE`` (default), ``PREFER_NO_SCHEDULE`` or ``NO_EXECUTE``; kubectl's spelling
+    (``NoSchedule``...) is taken too."""
 
 
 class QueuedNodePoolArgs(TypedDict, total=False):
@@ -44,16 +48,31 @@ class QueuedNodePoolArgs(TypedDict, total=False):
     of A3 Ultra, A4 or H4D in one zone (``node_locations`` of one zone)."""
 
     cluster: Required[str | pulumi.Output[str]]
+    """The GKE cluster: its name, or ``projects/P/locations/L/clusters/NAME``."""
     location: Required[str]
+    """The cluster's region or zone (``us-central1``)."""
     machine_type: Required[str]
+    """A GPU machine type of the catalog (``a3-highgpu-8g``) or a TPU one (``ct6e-standard-4t``)."""
     max_nodes: NotRequired[int | pulumi.Output[int] | None]
+    """GPU pools: the most nodes, in total across zones (required). TPU pools: the nodes per zone,
+    which must be the slice's VMs (the default)."""
     tpu_topology: NotRequired[str | None]
+    """TPU pools: the slice's topology (``4x4``; default: one VM's own shape)."""
     mode: NotRequired[Literal["queued", "flex_start", "reserved"]]
+    """``queued`` (default): flex-start with queued provisioning, nodes come when Kueue's
+    ProvisioningRequest is granted; ``flex_start``: Flex-start nodes without a queue; ``reserved``:
+    nodes that consume ``reservation``."""
     accelerator_type: NotRequired[str | None]
+    """GPU pools: the GPU type (default: the machine type's; must match it)."""
     accelerator_count: NotRequired[int | None]
+    """GPU pools: GPUs per node (default: the machine type's; must match it)."""
     name: NotRequired[str | None]
+    """Name of the node pool (default: the component's name)."""
     project: NotRequired[str | pulumi.Output[str] | None]
+    """Project (default: the ``gcp:project`` stack config)."""
     node_locations: NotRequired[Sequence[str] | None]
+    """Zones of the pool, in the cluster's region (default: GKE's; a multi-host TPU slice needs
+    exactly one)."""
     gpu_driver_version: NotRequired[
         Literal[
             "LATEST",
@@ -65,15 +84,25 @@ class QueuedNodePoolArgs(TypedDict, total=False):
         ]
         | None
     ]
+    """GPU pools: the driver GKE installs (default ``LATEST``; ``INSTALLATION_DISABLED`` to install
+    your own)."""
     max_run_duration: NotRequired[DurationLike | pulumi.Output[str | int] | None]
+    """How long a node runs before GKE deletes it (at most 7 days)."""
     labels: NotRequired[Mapping[str, str]]
+    """Kubernetes labels on every node."""
     resource_labels: NotRequired[
         Mapping[str, str | pulumi.Output[str]] | pulumi.Output[Mapping[str, str]]
     ]
+    """Google Cloud labels on the nodes' VMs."""
     taints: NotRequired[Sequence[TaintArgs]]
+    """Kubernetes taints on every node."""
     service_account: NotRequired[str | pulumi.Output[str] | None]
+    """Service account email of the nodes (default: the Compute default one)."""
     oauth_scopes: NotRequired[Sequence[str] | None]
+    """OAuth scopes of the nodes (default: GKE's default scopes; ``cloud-platform`` and
+    ``userinfo.email`` with ``service_account``, as gcloud)."""
     disk_size_gb: NotRequired[int | None]
+    """Boot disk size of each node in GB (default: GKE's)."""
     disk_type: NotRequired[
         Literal[
             "pd-standard",
@@ -86,14 +115,32 @@ class QueuedNodePoolArgs(TypedDict, total=False):
         ]
         | None
     ]
+    """Boot disk type of each node (default: GKE's)."""
     image_type: NotRequired[str | None]
+    """Node image (``COS_CONTAINERD``; default: GKE's)."""
     version: NotRequired[str | None]
+    """GKE version of the nodes (default: the cluster's); checked against the first version with
+    Flex-start nodes."""
     auto_upgrade: NotRequired[bool]
+    """Let GKE upgrade the nodes (default False)."""
     flex_start: NotRequired[bool | None]
+    """Mode ``queued``: False for queued provisioning without Flex-start nodes (clusters older than
+    GKE 1.32.2-gke.1652000). Implied by mode ``flex_start``, refused by mode ``reserved``."""
     reservation: NotRequired[Any]
+    """Mode ``reserved``: the reservation the nodes consume: a
+    :class:`~pulumi_dws.CalendarReservation`, a name, or ``projects/P/reservations/NAME``
+    (shared)."""
     spot: NotRequired[bool]
+    """Refused: DWS pools can't use Spot VMs (accepted only to say so)."""
     compact_placement: NotRequired[bool]
+    """Compact placement: TPU slices, and Flex-start pools (mode ``flex_start``) of A3 Ultra, A4 or
+    H4D in one zone."""
     min_nodes: NotRequired[int]
+    """Mode ``reserved``: the fewest nodes kept; the other modes need 0."""
     initial_node_count: NotRequired[int]
+    """Nodes at creation; the modes ``queued`` and ``flex_start`` need 0."""
     location_policy: NotRequired[Literal["ANY", "BALANCED", "any", "balanced"]]
+    """How the autoscaler spreads nodes over zones; the modes ``queued`` and ``flex_start`` need
+    ``ANY``."""
     auto_repair: NotRequired[bool]
+    """Let GKE repair nodes; the modes ``queued`` and ``flex_start`` need it off."""

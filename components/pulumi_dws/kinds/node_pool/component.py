@@ -223,8 +223,12 @@ class _TaintSpec(DwsModel):
     (``NoSchedule``) spells it."""
 
     key: Annotated[str, Check(_check_k8s_key, before=False)]
+    """The taint's key (a Kubernetes label key, ``[prefix/]name``)."""
     value: str = ""
+    """The taint's value (default empty)."""
     effect: Annotated[str, Check(_taint_effect, before=False)] = "NO_SCHEDULE"
+    """``NO_SCHEDULE`` (default), ``PREFER_NO_SCHEDULE`` or ``NO_EXECUTE``; kubectl's spelling
+    (``NoSchedule``...) is taken too."""
 
 
 class QueuedNodePoolSpec(DwsModel):
@@ -250,44 +254,87 @@ class QueuedNodePoolSpec(DwsModel):
     # scripts/generate.py). Also the shape of this kind's dws:capacity entries.
 
     cluster: MaybeOutput[Annotated[str, Check(check_cluster)]]
+    """The GKE cluster: its name, or ``projects/P/locations/L/clusters/NAME``."""
     location: Location
+    """The cluster's region or zone (``us-central1``)."""
     machine_type: Annotated[
         AcceleratorMachineType, Known("it decides the pool's GPUs or TPU chips")
     ]
+    """A GPU machine type of the catalog (``a3-highgpu-8g``) or a TPU one (``ct6e-standard-4t``)."""
     max_nodes: MaybeOutput[Annotated[int, Within("gke.max_nodes")]] | None = None
+    """GPU pools: the most nodes, in total across zones (required). TPU pools: the nodes per zone,
+    which must be the slice's VMs (the default)."""
     tpu_topology: Annotated[str | None, Known("it decides the TPU slice's VMs and placement")] = (
         None
     )
+    """TPU pools: the slice's topology (``4x4``; default: one VM's own shape)."""
     mode: Annotated[str, OneOf(MODES), Known("it decides which node pool settings apply")] = (
         "queued"
     )
+    """``queued`` (default): flex-start with queued provisioning, nodes come when Kueue's
+    ProvisioningRequest is granted; ``flex_start``: Flex-start nodes without a queue; ``reserved``:
+    nodes that consume ``reservation``."""
     accelerator_type: Annotated[str | None, Known(_BY_SHAPE)] = None
+    """GPU pools: the GPU type (default: the machine type's; must match it)."""
     accelerator_count: Annotated[int | None, Known(_BY_SHAPE)] = None
+    """GPU pools: GPUs per node (default: the machine type's; must match it)."""
     name: Annotated[str, Check(_check_pool_name, before=False)] | None = None
+    """Name of the node pool (default: the component's name)."""
     project: MaybeOutput[ProjectId] | None = None
+    """Project (default: the ``gcp:project`` stack config)."""
     node_locations: Zones | None = None
+    """Zones of the pool, in the cluster's region (default: GKE's; a multi-host TPU slice needs
+    exactly one)."""
     gpu_driver_version: Annotated[str, OneOf(DRIVER_VERSIONS, upper=True)] | None = None
+    """GPU pools: the driver GKE installs (default ``LATEST``; ``INSTALLATION_DISABLED`` to install
+    your own)."""
     max_run_duration: (
         MaybeOutput[Annotated[Duration, DurationWithin("gke.max_run_duration")]] | None
     ) = None
+    """How long a node runs before GKE deletes it (at most 7 days)."""
     labels: K8sLabels = {}
+    """Kubernetes labels on every node."""
     resource_labels: MaybeOutput[Labels] = {}
+    """Google Cloud labels on the nodes' VMs."""
     taints: list[_TaintSpec] = []
+    """Kubernetes taints on every node."""
     service_account: MaybeOutput[ServiceAccount] | None = None
+    """Service account email of the nodes (default: the Compute default one)."""
     oauth_scopes: list[str] | None = None
+    """OAuth scopes of the nodes (default: GKE's default scopes; ``cloud-platform`` and
+    ``userinfo.email`` with ``service_account``, as gcloud)."""
     disk_size_gb: Annotated[int, Within("gke.disk_size_gb")] | None = None
+    """Boot disk size of each node in GB (default: GKE's)."""
     disk_type: Annotated[str, OneOf(DISK_TYPES)] | None = None
+    """Boot disk type of each node (default: GKE's)."""
     image_type: str | None = None
+    """Node image (``COS_CONTAINERD``; default: GKE's)."""
     version: str | None = None
+    """GKE version of the nodes (default: the cluster's); checked against the first version with
+    Flex-start nodes."""
     auto_upgrade: bool = False
+    """Let GKE upgrade the nodes (default False)."""
     flex_start: bool | None = None
+    """Mode ``queued``: False for queued provisioning without Flex-start nodes (clusters older than
+    GKE 1.32.2-gke.1652000). Implied by mode ``flex_start``, refused by mode ``reserved``."""
     reservation: Annotated[Any, Check(_reservation)] = None
+    """Mode ``reserved``: the reservation the nodes consume: a
+    :class:`~pulumi_dws.CalendarReservation`, a name, or ``projects/P/reservations/NAME``
+    (shared)."""
     spot: bool = False
+    """Refused: DWS pools can't use Spot VMs (accepted only to say so)."""
     compact_placement: bool = False
+    """Compact placement: TPU slices, and Flex-start pools (mode ``flex_start``) of A3 Ultra, A4 or
+    H4D in one zone."""
     min_nodes: Annotated[int, Known(_BY_MODE)] = 0
+    """Mode ``reserved``: the fewest nodes kept; the other modes need 0."""
     initial_node_count: Annotated[int, Known(_BY_MODE)] = 0
+    """Nodes at creation; the modes ``queued`` and ``flex_start`` need 0."""
     location_policy: Annotated[str, OneOf(LOCATION_POLICIES, upper=True), Known(_BY_MODE)] = "ANY"
+    """How the autoscaler spreads nodes over zones; the modes ``queued`` and ``flex_start`` need
+    ``ANY``."""
     auto_repair: bool = False
+    """Let GKE repair nodes; the modes ``queued`` and ``flex_start`` need it off."""
 
     # ------------------------------------------------------------------ cross-field rules
     @model_validator(mode="after")

@@ -57,6 +57,7 @@ class QueuedTpuArgs(TypedDict, total=False):
     network: NotRequired[str | pulumi.Output[str] | None]
     """VPC network (default ``default``)."""
     subnetwork: NotRequired[str | pulumi.Output[str] | None]
+    """Subnetwork of the TPU VMs (a name or ``projects/P/regions/R/subnetworks/NAME``)."""
     public_ip: NotRequired[bool]
     """Give each TPU VM an external IP (default False: use Cloud NAT / IAP)."""
     service_account: NotRequired[str | pulumi.Output[str] | None]
@@ -64,4 +65,6 @@ class QueuedTpuArgs(TypedDict, total=False):
     scopes: NotRequired[Sequence[str] | None]
     """OAuth scopes for ``service_account``."""
     labels: NotRequired[Mapping[str, str | pulumi.Output[str]] | pulumi.Output[Mapping[str, str]]]
+    """Google Cloud labels on the TPU VMs."""
     metadata: NotRequired[Mapping[str, str | pulumi.Output[str]] | pulumi.Output[Mapping[str, str]]]
+    """Metadata of the TPU VMs (values are strings)."""

@@ -159,6 +159,7 @@ class QueuedTpuSpec(DwsModel):
     network: MaybeOutput[Network] | None = None
     """VPC network (default ``default``)."""
     subnetwork: MaybeOutput[Subnetwork] | None = None
+    """Subnetwork of the TPU VMs (a name or ``projects/P/regions/R/subnetworks/NAME``)."""
     public_ip: bool = False
     """Give each TPU VM an external IP (default False: use Cloud NAT / IAP)."""
     service_account: MaybeOutput[ServiceAccount] | None = None
@@ -166,7 +167,9 @@ class QueuedTpuSpec(DwsModel):
     scopes: list[str] | None = None
     """OAuth scopes for ``service_account``."""
     labels: MaybeOutput[Labels] = {}
+    """Google Cloud labels on the TPU VMs."""
     metadata: MaybeOutput[MetadataText] = {}
+    """Metadata of the TPU VMs (values are strings)."""
 
     @model_validator(mode="wrap")
     @classmethod

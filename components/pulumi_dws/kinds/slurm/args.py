@@ -26,6 +26,7 @@ class SlurmLoginArgs(TypedDict, total=False):
     """The login node pool (Slurm's submit host)."""
 
     zone: Required[str]
+    """Zone of the login nodes (the cluster's region is this zone's unless ``region`` is given)."""
     machine_type: NotRequired[str]
     """Default ``n2-standard-8``."""
     count: NotRequired[int]
@@ -33,7 +34,9 @@ class SlurmLoginArgs(TypedDict, total=False):
     public_ips: NotRequired[bool]
     """Default False (reach it through IAP; give the subnet Cloud NAT for egress)."""
     boot_disk_type: NotRequired[str | None]
+    """Boot disk type of the login nodes (default: the API's)."""
     boot_disk_size_gb: NotRequired[int | None]
+    """Boot disk size of the login nodes in GB (default: the API's)."""
     id: NotRequired[str]
     """Node pool id (default ``login``)."""
 
@@ -42,8 +45,11 @@ class SlurmNodePoolArgs(TypedDict, total=False):
     """A compute node pool; with Flex-start its VMs come from DWS."""
 
     id: Required[str]
+    """Node pool id, which partitions name (a lowercase RFC 1035 name)."""
     machine_type: Required[str]
+    """A machine type of the catalog (``a3-ultragpu-8g``; a CPU type for a CPU pool)."""
     max_nodes: Required[int]
+    """The most nodes of the pool (at least 1)."""
     accelerator_type: NotRequired[str | None]
     """``nvidia-h200-141gb`` or ``NVIDIA_H200_141GB``; default: the machine type's GPU."""
     accelerator_count: NotRequired[int | None]
@@ -67,7 +73,9 @@ class SlurmNodePoolArgs(TypedDict, total=False):
     public_ips: NotRequired[bool]
     """Default False."""
     boot_disk_type: NotRequired[str | None]
+    """Boot disk type of the nodes (default: the API's)."""
     boot_disk_size_gb: NotRequired[int | None]
+    """Boot disk size of the nodes in GB (default: the API's)."""
 
 
 class HomeFilestoreArgs(TypedDict, total=False):
@@ -80,6 +88,7 @@ class HomeFilestoreArgs(TypedDict, total=False):
     zone: NotRequired[str | None]
     """Default: the login zone."""
     connect_mode: NotRequired[Literal["DIRECT_PEERING", "PRIVATE_SERVICE_ACCESS"]]
+    """How the Filestore connects to the network (default ``DIRECT_PEERING``)."""
     share_name: NotRequired[str]
     """Default ``home``."""
 
@@ -88,15 +97,22 @@ class SlurmPartitionArgs(TypedDict, total=False):
     """A Slurm partition over node pools."""
 
     id: Required[str]
+    """Partition name (a lowercase RFC 1035 name)."""
     node_pool_ids: Required[Sequence[str]]
+    """The compute node pools of the partition, by id."""
 
 
 class SlurmClusterArgs(TypedDict, total=False):
     """Arguments of :class:`SlurmCluster`."""
 
     display_name: Required[str]
+    """The cluster's display name: lowercase letters or digits, starting with a letter (its
+    length: limits row ``slurm.display_name_length``); the cluster id unless ``cluster_id`` is
+    given."""
     login: Required[SlurmLoginArgs]
+    """The login node pool."""
     node_pools: Required[Sequence[SlurmNodePoolArgs]]
+    """The compute node pools (at least one)."""
     project: NotRequired[str | pulumi.Output[str] | None]
     """Default: ``gcp:project`` config."""
     region: NotRequired[str | None]
@@ -111,9 +127,12 @@ class SlurmClusterArgs(TypedDict, total=False):
     home_directory_storage: NotRequired[str | pulumi.Output[str] | None]
     """Existing Filestore ``projects/P/locations/ZONE/instances/ID``; omitted: one is created."""
     home_filestore: NotRequired[HomeFilestoreArgs]
+    """The Filestore created for ``/home`` when ``home_directory_storage`` is omitted."""
     partitions: NotRequired[Sequence[SlurmPartitionArgs] | None]
     """Default: one partition per node pool, named after it."""
     labels: NotRequired[Mapping[str, str | pulumi.Output[str]] | pulumi.Output[Mapping[str, str]]]
+    """Google Cloud labels on the cluster and its Filestore."""
     grant_service_agent_roles: NotRequired[bool]
     """Grant the service agent its two roles (default True)."""
     protect: NotRequired[bool]
+    """Protect the cluster and its Filestore from delete and replace (default False)."""

@@ -159,6 +159,7 @@ class _SlurmLoginSpec(DwsModel):
     """The login node pool (Slurm's submit host)."""
 
     zone: str
+    """Zone of the login nodes (the cluster's region is this zone's unless ``region`` is given)."""
     machine_type: Annotated[str, Known("it is checked against the machine catalog")] = (
         "n2-standard-8"
     )
@@ -168,7 +169,9 @@ class _SlurmLoginSpec(DwsModel):
     public_ips: bool = False
     """Default False (reach it through IAP; give the subnet Cloud NAT for egress)."""
     boot_disk_type: str | None = None
+    """Boot disk type of the login nodes (default: the API's)."""
     boot_disk_size_gb: int | None = None
+    """Boot disk size of the login nodes in GB (default: the API's)."""
     id: Name = "login"
     """Node pool id (default ``login``)."""
 
@@ -177,9 +180,12 @@ class _SlurmNodePoolSpec(DwsModel):
     """A compute node pool; with Flex-start its VMs come from DWS."""
 
     id: Annotated[Name, Known("partitions refer to node pools by id")]
+    """Node pool id, which partitions name (a lowercase RFC 1035 name)."""
     machine_type: Annotated[str, Known("it decides the pool's GPUs (accelerator type and count)")]
+    """A machine type of the catalog (``a3-ultragpu-8g``; a CPU type for a CPU pool)."""
     # A pool has at least one node.
     max_nodes: Annotated[int, Within("slurm.node_count", minimum=1), Known(_COUNTS)]
+    """The most nodes of the pool (at least 1)."""
     accelerator_type: Annotated[str | None, Known(_BY_SHAPE)] = None
     """``nvidia-h200-141gb`` or ``NVIDIA_H200_141GB``; default: the machine type's GPU."""
     accelerator_count: Annotated[int | None, Known(_BY_SHAPE)] = None
@@ -206,14 +212,18 @@ class _SlurmNodePoolSpec(DwsModel):
     public_ips: bool = False
     """Default False."""
     boot_disk_type: str | None = None
+    """Boot disk type of the nodes (default: the API's)."""
     boot_disk_size_gb: int | None = None
+    """Boot disk size of the nodes in GB (default: the API's)."""
 
 
 class _SlurmPartitionSpec(DwsModel):
     """A Slurm partition over node pools."""
 
     id: Name
+    """Partition name (a lowercase RFC 1035 name)."""
     node_pool_ids: list[str]
+    """The compute node pools of the partition, by id."""
 
 
 class _HomeFilestoreSpec(DwsModel):
@@ -226,6 +236,7 @@ class _HomeFilestoreSpec(DwsModel):
     zone: str | None = None
     """Default: the login zone."""
     connect_mode: Literal["DIRECT_PEERING", "PRIVATE_SERVICE_ACCESS"] = "DIRECT_PEERING"
+    """How the Filestore connects to the network (default ``DIRECT_PEERING``)."""
     share_name: str = "home"
     """Default ``home``."""
 
@@ -241,8 +252,13 @@ class SlurmClusterSpec(DwsModel):
         Check(_display_name, before=False),
         Known("it is the cluster id unless cluster_id is given"),
     ]
+    """The cluster's display name: lowercase letters or digits, starting with a letter (its
+    length: limits row ``slurm.display_name_length``); the cluster id unless ``cluster_id`` is
+    given."""
     login: _SlurmLoginSpec
+    """The login node pool."""
     node_pools: list[_SlurmNodePoolSpec]
+    """The compute node pools (at least one)."""
     project: MaybeOutput[ProjectId] | None = None
     """Default: ``gcp:project`` config."""
     region: Annotated[
@@ -259,14 +275,17 @@ class SlurmClusterSpec(DwsModel):
     home_directory_storage: MaybeOutput[str] | None = None
     """Existing Filestore ``projects/P/locations/ZONE/instances/ID``; omitted: one is created."""
     home_filestore: _HomeFilestoreSpec = _HomeFilestoreSpec()
+    """The Filestore created for ``/home`` when ``home_directory_storage`` is omitted."""
     partitions: Annotated[
         list[_SlurmPartitionSpec] | None, Known("they refer to node pools by id")
     ] = None
     """Default: one partition per node pool, named after it."""
     labels: MaybeOutput[Labels] = {}
+    """Google Cloud labels on the cluster and its Filestore."""
     grant_service_agent_roles: bool = True
     """Grant the service agent its two roles (default True)."""
     protect: bool = False
+    """Protect the cluster and its Filestore from delete and replace (default False)."""
 
     @model_validator(mode="wrap")
     @classmethod
