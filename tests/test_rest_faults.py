@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from pulumi_dws.providers import transport
 from pulumi_dws.providers.compute_ops import is_operation
 from pulumi_dws.providers.endpoints import AIPLATFORM, COMPUTE, InsecureEndpointError, is_loopback
 from pulumi_dws.providers.rest import ApiError, GoogleRestClient, RetryPolicy
@@ -90,7 +91,7 @@ def test_a_damaged_answer_is_retried_and_then_believed(emu: Emulator, proxy: Fau
     with pytest.raises(ApiError) as info:
         client(proxy.url, attempts=4).get(f"{VM}/missing")
     assert info.value.not_found  # the fourth answer is Google's own 404
-    assert len(proxy.exchanges) == 4
+    assert len(proxy.wait_for_exchanges(4)) == 4
 
 
 def test_a_200_whose_error_is_a_string_is_not_an_operation(
@@ -301,9 +302,29 @@ def test_no_proxy_lets_a_loopback_emulator_be_called_directly(
 ) -> None:
     monkeypatch.setenv("HTTP_PROXY", proxy.url)
     with pytest.raises(ApiError) as info:
-        client(emu.url).get(f"{VM}/missing")
-    assert info.value.not_found and len(proxy.exchanges) == 1  # through HTTP_PROXY
+        client(emu.url).get(f"{VM}/missing-1")
+    assert info.value.not_found  # through HTTP_PROXY
     monkeypatch.setenv("NO_PROXY", "127.0.0.1")
     with pytest.raises(ApiError):
-        client(emu.url).get(f"{VM}/missing")
-    assert len(proxy.exchanges) == 1  # NO_PROXY: straight to the emulator
+        client(emu.url).get(f"{VM}/missing-2")  # NO_PROXY: straight to the emulator
+    monkeypatch.delenv("NO_PROXY")
+    with pytest.raises(ApiError):
+        client(emu.url).get(f"{VM}/missing-3")
+    # The proxy records an exchange once it has answered: wait for the two it should see.
+    seen = [ex.path.rsplit("/", 1)[-1] for ex in proxy.wait_for_exchanges(2)]
+    assert seen == ["missing-1", "missing-3"]
+
+
+@pytest.mark.parametrize("kind", ["slow", "dribble"])
+def test_a_deadline_is_a_deadline_when_a_read_timeout_ends_the_exchange_first(
+    emu: Emulator, proxy: FaultProxy, monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
+    """On a busy machine the watchdog thread may not run before requests' own read timeout
+    (as long as the deadline) ends the exchange: the deadline has still passed, and the error
+    says so. Here the watchdog never fires at all."""
+    monkeypatch.setattr(transport._WATCHDOG, "add", lambda watch: (watch.due, 0, watch))
+    monkeypatch.setattr(transport._WATCHDOG, "cancel", lambda entry: None)
+    proxy.plan = ProxyFaultPlan(queue=[kind])
+    with pytest.raises(ApiError, match="deadline") as info:
+        client(proxy.url, timeout=0.3).get(f"{VM}/missing")
+    assert info.value.lost and info.value.ambiguous

@@ -62,8 +62,9 @@ class Answer:
 class _Watch:
     """The watchdog of one exchange: the connections it used, and whether time ran out."""
 
-    def __init__(self) -> None:
-        self.expired = False
+    def __init__(self, seconds: float) -> None:
+        self.due = time.monotonic() + max(seconds, 0.0)
+        self._fired = False
         self._lock = threading.Lock()
         self._connections: list[Any] = []
         self._responses: list[Any] = []
@@ -71,16 +72,22 @@ class _Watch:
     def track(self, connection: Any) -> None:
         with self._lock:
             self._connections.append(connection)
-            if self.expired:  # too late already: stop it at once
+            if self._fired:  # too late already: stop it at once
                 _shut(connection)
 
     def track_response(self, raw: Any) -> None:
         with self._lock:
             self._responses.append(raw)
 
+    @property
+    def expired(self) -> bool:
+        """Whether the deadline has passed: by the clock, not only once the watchdog fired (on
+        a busy machine a read timeout of the same length can end the exchange first)."""
+        return self._fired or time.monotonic() >= self.due
+
     def fire(self) -> None:
         with self._lock:
-            self.expired = True
+            self._fired = True
             for connection in self._connections:
                 _shut(connection)
             for raw in self._responses:
@@ -174,8 +181,8 @@ class _Watchdog:
         self._count = 0
         self._thread: threading.Thread | None = None
 
-    def add(self, seconds: float, watch: _Watch) -> tuple[float, int, _Watch]:
-        entry = (time.monotonic() + max(seconds, 0.0), self._count, watch)
+    def add(self, watch: _Watch) -> tuple[float, int, _Watch]:
+        entry = (watch.due, self._count, watch)
         with self._lock:
             self._count += 1
             heapq.heappush(self._due, entry)
@@ -208,9 +215,9 @@ _WATCHDOG = _Watchdog()
 
 @contextmanager
 def _watched(seconds: float) -> Iterator[_Watch]:
-    watch = _Watch()
+    watch = _Watch(seconds)
     _current.watch = watch
-    entry = _WATCHDOG.add(seconds, watch)
+    entry = _WATCHDOG.add(watch)
     try:
         yield watch
     finally:
@@ -248,6 +255,8 @@ def exchange(
             raise NoAnswer(f"connection failed: {_short(exc)}", sent=sent) from None
         except requests.exceptions.Timeout as exc:
             sent = not isinstance(exc, requests.exceptions.ConnectTimeout)
+            if watch.expired:
+                raise NoAnswer(f"no answer within the {deadline:g}s deadline", sent=sent) from None
             raise NoAnswer(f"timed out: {_short(exc)}", sent=sent) from None
         except (requests.exceptions.RequestException, OSError) as exc:
             if watch.expired:
