@@ -32,16 +32,14 @@ Each task runs on a VM of its own (``taskCountPerNode: 1``); ``parallelism`` (de
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Annotated, Any, Literal, TypedDict
+from typing import Annotated, Any, Literal
 
 import pulumi
 from pydantic import model_validator
-from typing_extensions import NotRequired, Required
 
 from ... import catalog
 from ...defaults import default_name, resolve_project, type_token
-from ...duration import Duration, DurationLike
+from ...duration import Duration
 from ...errors import DwsValidationError
 from ...fields import (
     Check,
@@ -58,6 +56,7 @@ from ...fields import (
 from ...models import DwsModel, parse_args
 from ...validation import check_name, check_zone, is_output
 from . import limits as _rows  # noqa: F401 (registers this kind's limit rows)
+from .args import BatchFlexJobArgs
 from .locations import check_region
 from .provider import BatchJobResource
 
@@ -67,47 +66,6 @@ TYPE = type_token("BatchFlexJob")
 FLEX_START_VMS = "https://cloud.google.com/compute/docs/instances/about-flex-start-vms"
 _NOT_FLEX_START = ("a4x-", "g4-")
 _COUNTS = "they decide the job's GPUs"
-
-
-class BatchFlexJobArgs(TypedDict, total=False):
-    """Arguments of :class:`BatchFlexJob`."""
-
-    region: Required[str]
-    """The job's location, a region Batch serves (``us-central1``)."""
-    machine_type: Required[str]
-    """An accelerator-optimized GPU machine type (not A4X or G4), e.g. ``a3-highgpu-8g``."""
-    max_run_duration: Required[DurationLike]
-    """How long each task may run (10 minutes to 7 days): the VMs' Flex-start run."""
-    image: NotRequired[str | pulumi.Output[str]]
-    """A container image the tasks run (or ``script``)."""
-    commands: NotRequired[list[str]]
-    """The container's command (appended to its entrypoint)."""
-    script: NotRequired[str | pulumi.Output[str]]
-    """A script the tasks run instead of a container."""
-    accelerator_type: NotRequired[str]
-    """``nvidia-h100-80gb`` or ``NVIDIA_H100_80GB``; checked against the machine type."""
-    accelerator_count: NotRequired[int]
-    """GPUs per VM; checked against the machine type."""
-    task_count: NotRequired[int]
-    """Tasks of the job (default 1)."""
-    parallelism: NotRequired[int]
-    """Tasks (and so VMs) at once (default ``task_count``)."""
-    zones: NotRequired[list[str]]
-    """Zones of the region the VMs may use (default: any zone of the region)."""
-    wait_for: NotRequired[Literal["queued", "running", "succeeded"]]
-    """``running`` (default), ``queued`` or ``succeeded``: when the deployment is done."""
-    job_id: NotRequired[str]
-    """The job's id (default: the component's name)."""
-    project: NotRequired[str | pulumi.Output[str]]
-    """Project (default: the ``gcp:project`` stack config)."""
-    service_account: NotRequired[str | pulumi.Output[str]]
-    """The VMs' service account email (default: the Compute Engine default one)."""
-    network: NotRequired[str | pulumi.Output[str]]
-    """VPC network (default ``default``)."""
-    subnetwork: NotRequired[str | pulumi.Output[str]]
-    public_ip: NotRequired[bool]
-    """Give each VM an external IP (default False)."""
-    labels: NotRequired[Mapping[str, str | pulumi.Output[str]]]
 
 
 def _image(field: str, value: Any) -> str:
@@ -134,28 +92,49 @@ def _machine(field: str, value: Any) -> str:
 
 
 class BatchFlexJobSpec(DwsModel):
-    """Validated :class:`BatchFlexJobArgs` (also the ``dws:capacity`` ``batch_flex_jobs``
-    shape)."""
+    """Arguments of :class:`BatchFlexJob`."""
+
+    # The one declaration of each field: the args TypedDict is generated from it (python
+    # scripts/generate.py). Also the shape of this kind's dws:capacity entries.
 
     region: Annotated[str, Check(check_region), Known("it is checked against every zone")]
+    """The job's location, a region Batch serves (``us-central1``)."""
     machine_type: Annotated[str, Check(_machine), Known(_COUNTS)]
+    """An accelerator-optimized GPU machine type (not A4X or G4), e.g. ``a3-highgpu-8g``."""
     max_run_duration: Annotated[Duration, DurationWithin("batch.max_run_duration")]
+    """How long each task may run (10 minutes to 7 days): the VMs' Flex-start run."""
     image: MaybeOutput[Annotated[str, Check(_image)]] | None = None
+    """A container image the tasks run (or ``script``)."""
     commands: list[str] | None = None
+    """The container's command (appended to its entrypoint)."""
     script: MaybeOutput[str] | None = None
+    """A script the tasks run instead of a container."""
     accelerator_type: Annotated[str | None, Known("it is checked against the machine type")] = None
+    """``nvidia-h100-80gb`` or ``NVIDIA_H100_80GB``; checked against the machine type."""
     accelerator_count: Annotated[int | None, Known("it is checked against the machine type")] = None
+    """GPUs per VM; checked against the machine type."""
     task_count: Annotated[int, Within("batch.task_count"), Known(_COUNTS)] = 1
+    """Tasks of the job (default 1)."""
     parallelism: Annotated[int, Within("batch.parallelism"), Known(_COUNTS)] | None = None
+    """Tasks (and so VMs) at once (default ``task_count``)."""
     zones: Annotated[list[str] | None, Known("they are checked against the region")] = None
+    """Zones of the region the VMs may use (default: any zone of the region)."""
     wait_for: Literal["queued", "running", "succeeded"] = "running"
+    """``running`` (default), ``queued`` or ``succeeded``: when the deployment is done."""
     job_id: Annotated[str, Check(check_name)] | None = None
+    """The job's id (default: the component's name)."""
     project: MaybeOutput[ProjectId] | None = None
+    """Project (default: the ``gcp:project`` stack config)."""
     service_account: MaybeOutput[ServiceAccount] | None = None
+    """The VMs' service account email (default: the Compute Engine default one)."""
     network: MaybeOutput[Network] = "default"
+    """VPC network (default ``default``)."""
     subnetwork: MaybeOutput[Subnetwork] | None = None
+    """Subnetwork of the VMs (a name or ``projects/P/regions/R/subnetworks/NAME``)."""
     public_ip: bool = False
+    """Give each VM an external IP (default False)."""
     labels: MaybeOutput[Labels] = {}
+    """Google Cloud labels on the job (a GPU job needs the policy pack's required labels)."""
 
     @model_validator(mode="wrap")
     @classmethod

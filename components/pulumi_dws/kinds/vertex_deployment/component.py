@@ -1,6 +1,8 @@
 """``FlexStartDeployment``: a model served from a Vertex AI endpoint on Flex-start capacity for
 a bounded time (``dedicatedResources.flexStart.maxRuntimeDuration``, ``v1beta1`` only).
 
+    import pulumi_gcp as gcp
+
     endpoint = gcp.vertex.AiEndpoint("serving", name="1234567", location="us-central1",
                                      region="us-central1", display_name="serving")
     FlexStartDeployment("llm", {
@@ -28,21 +30,30 @@ every ``min_replicas`` replica available) or ``queued`` (the deployment is liste
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Literal, TypedDict
+from typing import Annotated, Any, Literal
 
 import pulumi
 import pulumi_gcp as gcp
 from pydantic import model_validator
-from typing_extensions import NotRequired, Required
 
 from ...defaults import resolve_project, type_token
-from ...duration import Duration, DurationLike
+from ...duration import Duration
 from ...errors import DwsValidationError
-from ...fields import Check, DurationWithin, Known, MaybeOutput, ProjectId, ServiceAccount, Within
+from ...fields import (
+    Check,
+    DurationWithin,
+    Known,
+    MaybeOutput,
+    ProjectId,
+    ServiceAccount,
+    Takes,
+    Within,
+)
 from ...models import DwsModel, parse_args
 from ...validation import is_output
 from ..vertex_training.vertex import VertexMachine, check_region, vertex_machine
 from . import limits as _rows  # noqa: F401 (registers this kind's limit rows)
+from .args import FlexStartDeploymentArgs
 from .provider import FlexStartDeployedModelResource
 
 __all__ = [
@@ -61,40 +72,6 @@ _ENDPOINT_ID = re.compile(r"^[1-9][0-9]{0,18}\Z")
 _MODEL_NAME = re.compile(r"^projects/[^/]+/locations/(?P<region>[^/]+)/models/[^/]+\Z")
 _MODEL_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_@-]*\Z")
 _REPLICAS = "they decide the deployment's GPUs"
-
-
-class FlexStartDeploymentArgs(TypedDict, total=False):
-    """Arguments of :class:`FlexStartDeployment`."""
-
-    endpoint: Required[gcp.vertex.AiEndpoint | str | pulumi.Output[str]]
-    """The endpoint: a pulumi-gcp ``AiEndpoint``, its id (``1234567``) or its full name
-    (``projects/P/locations/REGION/endpoints/ID``)."""
-    model: Required[str | pulumi.Output[str]]
-    """The model to deploy: ``projects/P/locations/REGION/models/ID`` (or its id, in the
-    endpoint's project and region)."""
-    machine_type: Required[str]
-    """A GPU machine type (``g2-standard-24``, ``a3-highgpu-8g``)."""
-    max_runtime_duration: Required[DurationLike]
-    """How long the deployment lasts (at most 7 days): Vertex AI undeploys it that long after
-    the request."""
-    region: NotRequired[str]
-    """The endpoint's region (default: from the endpoint's full name, or the ``AiEndpoint``)."""
-    accelerator_type: NotRequired[str]
-    """``NVIDIA_L4`` or ``nvidia-l4``; default: the machine type's GPU."""
-    accelerator_count: NotRequired[int]
-    """GPUs per replica; default: the machine type's."""
-    min_replicas: NotRequired[int]
-    """Replicas always deployed (default 1)."""
-    max_replicas: NotRequired[int]
-    """Replicas it may scale to (default: ``min_replicas``)."""
-    display_name: NotRequired[str]
-    """The deployed model's display name (default: the component's name)."""
-    service_account: NotRequired[str | pulumi.Output[str]]
-    """The service account the model's container runs as."""
-    wait_for: NotRequired[Literal["deployed", "queued"]]
-    """``deployed`` (default) or ``queued``: when the deployment is done."""
-    project: NotRequired[str | pulumi.Output[str]]
-    """Project (default: the endpoint's, else the ``gcp:project`` stack config)."""
 
 
 def _endpoint(field: str, value: Any) -> Any:
@@ -125,26 +102,44 @@ def _display_name(field: str, value: Any) -> str:
 
 
 class FlexStartDeploymentSpec(DwsModel):
-    """Validated :class:`FlexStartDeploymentArgs` (also the ``dws:capacity``
-    ``flex_start_deployments`` shape)."""
+    """Arguments of :class:`FlexStartDeployment`."""
 
-    endpoint: Annotated[Any, Check(_endpoint)]
+    # The one declaration of each field: the args TypedDict is generated from it (python
+    # scripts/generate.py). Also the shape of this kind's dws:capacity entries.
+
+    endpoint: MaybeOutput[Annotated[Any, Check(_endpoint), Takes(gcp.vertex.AiEndpoint | str)]]
+    """The endpoint: a pulumi-gcp ``AiEndpoint``, its id (``1234567``) or its full name
+    (``projects/P/locations/REGION/endpoints/ID``)."""
     model: MaybeOutput[Annotated[str, Check(_model)]]
+    """The model to deploy: ``projects/P/locations/REGION/models/ID`` (or its id, in the
+    endpoint's project and region)."""
     machine_type: Annotated[str, Known("it decides the deployment's GPUs")]
+    """A GPU machine type (``g2-standard-24``, ``a3-highgpu-8g``)."""
     max_runtime_duration: Annotated[
         Duration, DurationWithin("vertex_deployment.max_runtime_duration")
     ]
+    """How long the deployment lasts (at most 7 days): Vertex AI undeploys it that long after
+    the request."""
     region: Annotated[str, Check(check_region)] | None = None
+    """The endpoint's region (default: from the endpoint's full name, or the ``AiEndpoint``)."""
     accelerator_type: Annotated[str | None, Known("it is checked against the machine type")] = None
+    """``NVIDIA_L4`` or ``nvidia-l4``; default: the machine type's GPU."""
     accelerator_count: Annotated[int | None, Known("it is checked against the machine type")] = None
+    """GPUs per replica; default: the machine type's."""
     min_replicas: Annotated[int, Within("vertex_deployment.replica_count"), Known(_REPLICAS)] = 1
+    """Replicas always deployed (default 1)."""
     max_replicas: (
         Annotated[int, Within("vertex_deployment.replica_count"), Known(_REPLICAS)] | None
     ) = None
+    """Replicas it may scale to (default: ``min_replicas``)."""
     display_name: Annotated[str, Check(_display_name)] | None = None
+    """The deployed model's display name (default: the component's name)."""
     service_account: MaybeOutput[ServiceAccount] | None = None
+    """The service account the model's container runs as."""
     wait_for: Literal["deployed", "queued"] = "deployed"
+    """``deployed`` (default) or ``queued``: when the deployment is done."""
     project: MaybeOutput[ProjectId] | None = None
+    """Project (default: the endpoint's, else the ``gcp:project`` stack config)."""
 
     @model_validator(mode="wrap")
     @classmethod

@@ -31,15 +31,14 @@ runs), ``queued`` (it returns once the job exists) or ``succeeded`` (until the j
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, Any, Literal, TypedDict
+from typing import Annotated, Any, Literal
 
 import pulumi
 from pydantic import model_validator
-from typing_extensions import NotRequired, Required
 
 from ... import limits
 from ...defaults import resolve_project, type_token
-from ...duration import Duration, DurationLike
+from ...duration import Duration
 from ...errors import DwsValidationError
 from ...fields import (
     Check,
@@ -49,11 +48,13 @@ from ...fields import (
     MaybeOutput,
     ProjectId,
     ServiceAccount,
+    Takes,
     Within,
 )
 from ...models import DwsModel, parse_args
 from ...validation import is_output
 from . import limits as _rows  # noqa: F401 (registers this kind's limit rows)
+from .args import VertexTrainingJobArgs, VertexWorkerPoolArgs
 from .provider import VertexCustomJobResource
 from .vertex import DWS_TRAINING_GPUS, VertexMachine, check_region, vertex_machine
 
@@ -68,62 +69,6 @@ __all__ = [
 
 TYPE = type_token("VertexTrainingJob")
 _SHAPE = "it decides the job's GPUs"
-
-
-class VertexWorkerPoolArgs(TypedDict, total=False):
-    """One worker pool: its replicas, and what they run when it differs from the job's."""
-
-    replica_count: NotRequired[int]
-    """Replicas of this pool (default 1; the first pool, the primary replica, has exactly 1)."""
-    image: NotRequired[str | pulumi.Output[str]]
-    """Container image of this pool (default: the job's ``image``)."""
-    args: NotRequired[list[str]]
-    """Container arguments of this pool (default: the job's ``args``)."""
-    command: NotRequired[list[str]]
-    """Container command of this pool (default: the job's ``command``)."""
-
-
-class VertexTrainingJobArgs(TypedDict, total=False):
-    """Arguments of :class:`VertexTrainingJob`."""
-
-    region: Required[str]
-    """The Vertex AI region (its regional endpoint), e.g. ``us-central1``."""
-    machine_type: Required[str]
-    """A GPU machine type with L4, A100, H100, H200 or B200 GPUs (``a3-highgpu-8g``), shared by
-    every worker pool."""
-    image: Required[str | pulumi.Output[str]]
-    """The training container image (``us-docker.pkg.dev/PROJECT/REPO/IMAGE:TAG``)."""
-    accelerator_type: NotRequired[str]
-    """``NVIDIA_H100_80GB`` or ``nvidia-h100-80gb``; default: the machine type's GPU."""
-    accelerator_count: NotRequired[int]
-    """GPUs per replica; default: the machine type's (a different count is refused)."""
-    args: NotRequired[list[str]]
-    """Container arguments."""
-    command: NotRequired[list[str]]
-    """Container command (overrides the image's entrypoint)."""
-    env: NotRequired[Mapping[str, str | pulumi.Output[str]]]
-    """Environment variables of the containers."""
-    worker_pools: NotRequired[list[VertexWorkerPoolArgs]]
-    """1 to 4 worker pools (default: one pool of one replica)."""
-    max_wait: NotRequired[DurationLike]
-    """How long the job waits in the queue for capacity (``scheduling.maxWaitDuration``);
-    default: Google's, 1 day; ``0`` waits indefinitely."""
-    max_run_duration: NotRequired[DurationLike]
-    """How long the job may run once it has its capacity (``scheduling.timeout``, at most 7
-    days); default: Google's, 7 days."""
-    wait_for: NotRequired[Literal["queued", "running", "succeeded"]]
-    """``running`` (default), ``queued`` or ``succeeded``: when the deployment is done."""
-    display_name: NotRequired[str]
-    """The job's display name (default: the component's name)."""
-    project: NotRequired[str | pulumi.Output[str]]
-    """Project (default: the ``gcp:project`` stack config)."""
-    service_account: NotRequired[str | pulumi.Output[str]]
-    """The service account the job runs as (default: Vertex AI's Custom Code Service Agent)."""
-    network: NotRequired[str | pulumi.Output[str]]
-    """A VPC network to peer with: ``projects/PROJECT_NUMBER/global/networks/NAME``."""
-    base_output_directory: NotRequired[str | pulumi.Output[str]]
-    """A ``gs://`` prefix for the job's outputs."""
-    labels: NotRequired[Mapping[str, str | pulumi.Output[str]]]
 
 
 def _display_name(field: str, value: Any) -> str:
@@ -157,41 +102,70 @@ def _output_dir(field: str, value: Any) -> str:
     return value
 
 
-class _WorkerPoolSpec(DwsModel):
+class _VertexWorkerPoolSpec(DwsModel):
+    """One worker pool: its replicas, and what they run when it differs from the job's."""
+
     replica_count: Annotated[
         int, Within("vertex_training.replica_count"), Known("it decides the job's GPUs")
     ] = 1
+    """Replicas of this pool (default 1; the first pool, the primary replica, has exactly 1)."""
     image: MaybeOutput[Annotated[str, Check(_image)]] | None = None
+    """Container image of this pool (default: the job's ``image``)."""
     args: list[str] | None = None
+    """Container arguments of this pool (default: the job's ``args``)."""
     command: list[str] | None = None
+    """Container command of this pool (default: the job's ``command``)."""
 
 
 class VertexTrainingJobSpec(DwsModel):
-    """Validated :class:`VertexTrainingJobArgs` (also the ``dws:capacity``
-    ``vertex_training_jobs`` shape)."""
+    """Arguments of :class:`VertexTrainingJob`."""
+
+    # The one declaration of each field: the args TypedDict is generated from it (python
+    # scripts/generate.py). Also the shape of this kind's dws:capacity entries.
 
     region: MaybeOutput[Annotated[str, Check(check_region)]]
+    """The Vertex AI region (its regional endpoint), e.g. ``us-central1``."""
     machine_type: Annotated[str, Known(_SHAPE)]
+    """A GPU machine type with L4, A100, H100, H200 or B200 GPUs (``a3-highgpu-8g``), shared by
+    every worker pool."""
     image: MaybeOutput[Annotated[str, Check(_image)]]
+    """The training container image (``us-docker.pkg.dev/PROJECT/REPO/IMAGE:TAG``)."""
     accelerator_type: Annotated[str | None, Known(_SHAPE)] = None
+    """``NVIDIA_H100_80GB`` or ``nvidia-h100-80gb``; default: the machine type's GPU."""
     accelerator_count: Annotated[int | None, Known(_SHAPE)] = None
+    """GPUs per replica; default: the machine type's (a different count is refused)."""
     args: list[str] | None = None
+    """Container arguments."""
     command: list[str] | None = None
-    env: MaybeOutput[dict[str, Any]] = {}
-    worker_pools: Annotated[list[_WorkerPoolSpec], Known("they decide the job's GPUs")] = [
-        _WorkerPoolSpec()
+    """Container command (overrides the image's entrypoint)."""
+    env: MaybeOutput[Annotated[dict[str, Any], Takes(Mapping[str, str | pulumi.Output[str]])]] = {}
+    """Environment variables of the containers."""
+    worker_pools: Annotated[list[_VertexWorkerPoolSpec], Known("they decide the job's GPUs")] = [
+        _VertexWorkerPoolSpec()
     ]
+    """1 to 4 worker pools (default: one pool of one replica)."""
     max_wait: Annotated[Duration, DurationWithin("vertex_training.max_wait")] | None = None
+    """How long the job waits in the queue for capacity (``scheduling.maxWaitDuration``);
+    default: Google's, 1 day; ``0`` waits indefinitely."""
     max_run_duration: (
         Annotated[Duration, DurationWithin("vertex_training.max_run_duration")] | None
     ) = None
+    """How long the job may run once it has its capacity (``scheduling.timeout``, at most 7
+    days); default: Google's, 7 days."""
     wait_for: Literal["queued", "running", "succeeded"] = "running"
+    """``running`` (default), ``queued`` or ``succeeded``: when the deployment is done."""
     display_name: Annotated[str, Check(_display_name)] | None = None
+    """The job's display name (default: the component's name)."""
     project: MaybeOutput[ProjectId] | None = None
+    """Project (default: the ``gcp:project`` stack config)."""
     service_account: MaybeOutput[ServiceAccount] | None = None
+    """The service account the job runs as (default: Vertex AI's Custom Code Service Agent)."""
     network: MaybeOutput[Annotated[str, Check(_network)]] | None = None
+    """A VPC network to peer with: ``projects/PROJECT_NUMBER/global/networks/NAME``."""
     base_output_directory: MaybeOutput[Annotated[str, Check(_output_dir)]] | None = None
+    """A ``gs://`` prefix for the job's outputs."""
     labels: MaybeOutput[Labels] = {}
+    """Google Cloud labels on the job (a GPU job needs the policy pack's required labels)."""
 
     @model_validator(mode="wrap")
     @classmethod
@@ -235,7 +209,7 @@ class VertexTrainingJobSpec(DwsModel):
         return per_replica * sum(pool.replica_count for pool in self.worker_pools)
 
 
-def _container(spec: VertexTrainingJobSpec, pool: _WorkerPoolSpec) -> dict[str, Any]:
+def _container(spec: VertexTrainingJobSpec, pool: _VertexWorkerPoolSpec) -> dict[str, Any]:
     container: dict[str, Any] = {}
     args = pool.args if pool.args is not None else spec.args
     command = pool.command if pool.command is not None else spec.command
