@@ -4,7 +4,7 @@ unknowns), and a list of failures that turns a validation error into a
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 import pulumi.dynamic as dyn
@@ -47,6 +47,20 @@ class CheckFailures(list[dyn.CheckFailure]):
         problem = segment_problem(kind or prop, value)
         if problem:
             self.append(dyn.CheckFailure(prop, f"{prop}: {problem}"))
+
+    def one_of(self, prop: str, value: Any, allowed: Collection[str]) -> None:
+        """``value`` (not known yet in a preview: let be) is one of ``allowed``."""
+        if not isinstance(value, Unknown) and value not in allowed:
+            self.append(dyn.CheckFailure(prop, f"{prop}: one of {', '.join(allowed)}"))
+
+    def body(self, value: Any, what: str) -> Mapping[str, Any] | None:
+        """The ``body`` input when it is an object (a failure, ``body is required (what)``,
+        when it is not; None too while it is not known)."""
+        if isinstance(value, Mapping):
+            return value
+        if not isinstance(value, Unknown):
+            self.append(dyn.CheckFailure("body", f"body is required ({what})"))
+        return None
 
     def owner_label_room(
         self, prop: str, where: str, labels: Mapping[str, Any], label: str = OWNER_LABEL

@@ -82,12 +82,10 @@ class FlexStartDeployedModelProvider(LroProvider):
             if news.get(key) is None:
                 failures.append(dyn.CheckFailure(key, f"{key} is required"))
             failures.segment(key, news.get(key), kind)
-        wait_for = news.get("waitFor", "deployed")
-        if not isinstance(wait_for, Unknown) and wait_for not in WAIT_FOR:
-            failures.append(dyn.CheckFailure("waitFor", f"waitFor: one of {', '.join(WAIT_FOR)}"))
-        body = news.get("body")
-        model = body.get("deployedModel") if isinstance(body, Mapping) else None
-        if not isinstance(body, (Mapping, Unknown)) or not isinstance(model, (Mapping, Unknown)):
+        failures.one_of("waitFor", news.get("waitFor", "deployed"), WAIT_FOR)
+        body = failures.body(news.get("body"), "a DeployModelRequest")
+        model = body.get("deployedModel") if body is not None else None
+        if body is not None and not isinstance(model, (Mapping, Unknown)):
             failures.append(dyn.CheckFailure("body", "body is required (a DeployModelRequest)"))
         elif isinstance(model, Mapping) and "id" in model:
             failures.append(

@@ -36,7 +36,6 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import pulumi
 import pulumi.dynamic as dyn
-from pulumi.output import Unknown
 
 from ...providers.checks import CheckFailures
 from ...providers.jobs import WAIT_FOR
@@ -79,14 +78,9 @@ class VertexCustomJobProvider(LroProvider):
             if news.get(key) is None:
                 failures.append(dyn.CheckFailure(key, f"{key} is required"))
             failures.segment(key, news.get(key))
-        wait_for = news.get("waitFor", "running")
-        if not isinstance(wait_for, Unknown) and wait_for not in WAIT_FOR:
-            failures.append(dyn.CheckFailure("waitFor", f"waitFor: one of {', '.join(WAIT_FOR)}"))
-        body = news.get("body")
-        if not isinstance(body, (Mapping, Unknown)):
-            failures.append(dyn.CheckFailure("body", "body is required (a CustomJob)"))
-            return
-        labels = body.get("labels") if isinstance(body, Mapping) else None
+        failures.one_of("waitFor", news.get("waitFor", "running"), WAIT_FOR)
+        body = failures.body(news.get("body"), "a CustomJob")
+        labels = body.get("labels") if body is not None else None
         if isinstance(labels, Mapping):
             failures.owner_label_room("body", "body.labels", labels, OWNER_LABEL)
 
