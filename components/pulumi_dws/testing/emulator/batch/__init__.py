@@ -35,10 +35,10 @@ from typing import Any
 from ..base import Route, ServiceError, VirtualClock, lossy
 from ..capacity import CapacityModel
 from ..discovery import DiscoverySchema
-from ..operations import LostAnswers, LroOperations
+from ..operations import LocationOperationsApi, LostAnswers, LroOperations
 from ..routing import discovered_routes
 from ..store import Clockwork, Moment
-from .jobs import TYPE_PREFIX, BatchOperationsApi, BatchSettings, JobsApi, JobStore
+from .jobs import TYPE_PREFIX, BatchSettings, JobsApi, JobStore
 
 __all__ = ["SCHEMA_TARGETS", "BatchService", "BatchSettings"]
 
@@ -84,7 +84,7 @@ class BatchService(BatchSettings):
 
     # ------------------------------------------------------------------ serving
     def routes(self) -> list[Route]:
-        apis = [JobsApi(self.store), BatchOperationsApi(self.store)]
+        apis = [JobsApi(self.store), LocationOperationsApi(self.store.get_operation)]
         wrap = lossy(lambda request: self.losses.answering(request.method))
         return discovered_routes(self.schema, apis, wrap=wrap)
 

@@ -36,7 +36,7 @@ from ..routing import Api
 from ..store import Store, earliest
 from .job_rules import CREATE_RULES, NewJob, seconds
 
-__all__ = ["BatchJob", "BatchSettings", "JobStore", "JobsApi", "BatchOperationsApi"]
+__all__ = ["BatchJob", "BatchSettings", "JobStore", "JobsApi"]
 
 TYPE_PREFIX = "type.googleapis.com/google.cloud.batch.v1."
 _OUTPUT_ONLY = ("name", "uid", "status", "createTime", "updateTime")
@@ -395,17 +395,3 @@ class JobsApi(Api):
     def cancel(self, req: Request) -> Response:
         body = req.body if isinstance(req.body, Mapping) else {}
         return Response(200, self.store.cancel(self._key(req), body.get("requestId")))
-
-
-class BatchOperationsApi(Api):
-    """``projects.locations.operations``: ``get``."""
-
-    resources: ClassVar[tuple[str, ...]] = ("projects.locations.operations",)
-
-    def __init__(self, store: JobStore) -> None:
-        self.store = store
-
-    def get(self, req: Request) -> Response:
-        p = req.params
-        name = f"projects/{p['project']}/locations/{p['location']}/operations/{p['operation']}"
-        return Response(200, self.store.get_operation(name))

@@ -59,14 +59,13 @@ from typing import Any
 from ..base import Route, VirtualClock, lossy
 from ..capacity import CapacityModel
 from ..discovery import DiscoverySchema
-from ..operations import LostAnswers, LroOperations
+from ..operations import LocationOperationsApi, LostAnswers, LroOperations
 from ..routing import discovered_routes
 from .queued_resource_rules import FLEX_START_MAX_RUN, QUEUED_RESOURCE_ID
 from .queued_resources import (
     TYPE_PREFIX,
     QueuedResourcesApi,
     QueuedResourceStore,
-    TpuOperationsApi,
     TpuSettings,
 )
 
@@ -134,7 +133,8 @@ class TpuService(TpuSettings):
     # ------------------------------------------------------------------ serving
     def routes(self) -> list[Route]:
         schema = DiscoverySchema.load("tpu", "v2alpha1")
-        apis = [QueuedResourcesApi(self.store, schema), TpuOperationsApi(self.store)]
+        operations = LocationOperationsApi(self.store.get_operation)
+        apis = [QueuedResourcesApi(self.store, schema), operations]
         return discovered_routes(
             schema, apis, wrap=lossy(lambda request: self.answering(request.method))
         )
