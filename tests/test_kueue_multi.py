@@ -358,7 +358,7 @@ def test_a_ray_job_with_head_and_workers_gets_one_merged_request() -> None:
 
     _, made = run(program)
     job, queue = made["job"], made["q"]
-    assert [p.name for p in workload_pod_sets(job)] == ["head", "workers", "submitter"]
+    assert [p.name for p in workload_pod_sets(job)] == ["head", "workers"]  # HTTPMode
     [request] = provisioning_request_pod_sets(job, queue)
     assert request.names == ("head", "workers") and request.count == 4
     assert job["metadata"]["labels"] == {"kueue.x-k8s.io/queue-name": "train-local-queue"}

@@ -24,10 +24,10 @@ from .spec import (
     kueue_release,
 )
 
-__all__ = ["kueue_manifests", "build_manifests", "label_values", "quotas"]
+__all__ = ["kueue_manifests", "build_manifests", "flavor_body", "label_values", "quotas"]
 
 
-def _flavor(spec: KueueQueueSpec, flavor: Flavor, label_value: Any) -> dict[str, Any]:
+def flavor_body(spec: KueueQueueSpec, flavor: Flavor, label_value: Any) -> dict[str, Any]:
     """The ResourceFlavor's spec: the pool's (or class's) nodes, and their taints tolerated."""
     key, _ = flavor.label
     labels: dict[str, Any] = {key: label_value}
@@ -82,7 +82,7 @@ def build_manifests(
         version = f"{API_GROUP}/{spec.topology_api_version}"
         out.append(obj("Topology", names["topology"], {"levels": levels}, version=version))
     for flavor, label_value in zip(flavors, label_values, strict=True):
-        body = _flavor(spec, flavor, label_value)
+        body = flavor_body(spec, flavor, label_value)
         if "topologyName" in body:
             body["topologyName"] = names["topology"]
         out.append(obj("ResourceFlavor", spec.flavor_name(names, flavor), body))
