@@ -142,3 +142,33 @@ def test_a_pool_name_known_only_later_cannot_name_a_topology_aware_flavor() -> N
         GcpMocks().run(program)
     assert info.value.field == "flavors[0].node_pool"
     assert "topology" in str(info.value)
+
+
+def test_another_kueue_api_version_is_the_same_object() -> None:
+    """``api_version`` v1beta1 -> v1beta2 (Kueue 0.15 and later), or a Kueue upgrade that moves
+    the Topology from v1alpha1 to v1beta1, changes each object's Pulumi type. Without an alias
+    Pulumi would make a second object of the same name and then delete the old one, which is
+    the same Kueue object; with one, it is an update (pulumi-kubernetes does not replace on an
+    apiVersion change)."""
+    mocks = GcpMocks()
+
+    def program() -> None:
+        KueueQueue(
+            "train",
+            {"node_pool": "h200-queued", "gpu_quota": 32, "namespaces": ["ml"], "topology": True,
+             "cluster": "ml-cluster", "location": "us-central1"},
+        )  # fmt: skip
+
+    mocks.run(program)
+    kueue = [r for r in mocks.resources() if r.type.startswith("kubernetes:kueue.x-k8s.io/")]
+    assert {r.inputs["kind"] for r in kueue} == {
+        "Topology", "ResourceFlavor", "ProvisioningRequestConfig", "AdmissionCheck",
+        "ClusterQueue", "LocalQueue",
+    }  # fmt: skip
+    for r in kueue:
+        kind = r.inputs["kind"]
+        versions = ["v1alpha1", "v1beta1"] if kind == "Topology" else ["v1beta1"]
+        assert r.type == f"kubernetes:kueue.x-k8s.io/v1beta2:{kind}"
+        assert sorted(a["type"] for a in r.alias_specs) == [
+            f"kubernetes:kueue.x-k8s.io/{v}:{kind}" for v in versions
+        ], r.name

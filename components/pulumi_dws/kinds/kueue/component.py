@@ -125,6 +125,18 @@ _PULUMI_ROLES = {
 }
 
 
+def _other_versions(api_version: str, kind: str) -> list[pulumi.Alias]:
+    """The object's Pulumi type under the other Kueue API versions of its kind: a change of
+    ``api_version`` (or of the Topology's version with ``kueue_version``) is then an update of
+    the same object, not a second object of the same name and the old one deleted."""
+    group, _, version = api_version.partition("/")
+    versions = [*API_VERSIONS, *(["v1alpha1"] if kind == "Topology" else [])]
+    return [
+        pulumi.Alias(type_=f"kubernetes:{group}/{other}:{kind}")
+        for other in sorted(set(versions) - {version})
+    ]
+
+
 def _cluster_of(spec: KueueQueueSpec, flavors: Sequence[Flavor]) -> tuple[Any, Any, Any]:
     """Where to build a Kubernetes provider: the queue's ``cluster``/``location``, else its first
     pool's, else its first ComputeClass's (one that knows its cluster)."""
@@ -255,14 +267,17 @@ class KueueQueue(pulumi.ComponentResource):
                 suffix = next(flavor_suffixes)
                 if spec.flavors is not None:  # (named by suffix: a frozen flavor's name changes)
                     role = f"flavor-{suffix}"
-            options = pulumi.ResourceOptions(depends_on=list(after))
+            options = pulumi.ResourceOptions(
+                depends_on=list(after), aliases=_other_versions(manifest["apiVersion"], kind)
+            )
             if kind == "LocalQueue":
                 # Kueue freezes a LocalQueue's clusterQueue; the LocalQueue keeps its name
                 # (jobs use it) and has no finalizer: delete it, then make it again.
-                options = pulumi.ResourceOptions(
-                    depends_on=list(after),
-                    replace_on_changes=["spec.clusterQueue"],
-                    delete_before_replace=True,
+                options = pulumi.ResourceOptions.merge(
+                    options,
+                    pulumi.ResourceOptions(
+                        replace_on_changes=["spec.clusterQueue"], delete_before_replace=True
+                    ),
                 )
             resource = kubernetes.apiextensions.CustomResource(
                 f"{name}-{role}",
