@@ -160,4 +160,4 @@ def test_a_flex_start_pool_would_make_a_gpu_node_for_a_cpu_pod() -> None:
     with pytest.raises(DwsValidationError) as info:
         run(program)
     assert info.value.field == "head_accelerators"
-    assert "flex_start" in str(info.value)
+    assert "node pool h200-flex in mode flex_start" in str(info.value)

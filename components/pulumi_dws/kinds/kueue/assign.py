@@ -153,7 +153,7 @@ def why_not_here(item: CpuOnlyPodSet, queue: Any) -> str | None:
         mode = flavor.pool.mode if flavor.pool is not None else "not queued"
         return (
             f"Kueue gives it the queue's first flavor its node selector allows, {name} (node "
-            f"pool {flavor.pool_name if isinstance(flavor.pool_name, str) else flavor.suffix} "
+            f"pool {flavor.known_label if isinstance(flavor.known_label, str) else flavor.suffix} "
             f"in mode {mode}), and pins it to the pool's {nodes}: the cluster autoscaler adds "
             "the pool's nodes for pending Pods, so this Pod alone can start one"
         )
