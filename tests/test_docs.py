@@ -354,6 +354,17 @@ def test_dates_in_readme_examples_are_relative() -> None:
             assert not re.search(r"\b20\d\d-\d\d-\d\d", code), f"README.md:{b.line}: {line}"
 
 
+def test_the_sample_stack_has_one_of_each_kind() -> None:
+    """The Quickstart plans ``Pulumi.dev.yaml`` as "one of each kind of capacity": every kind
+    of the registry has an entry there (a kind added later fails here until it has one), and
+    the plan of it passes the policy rules (check_quickstart)."""
+    from pulumi_dws import registry
+
+    capacity = yaml.safe_load((REPO / "Pulumi.dev.yaml").read_text())["config"]["dws:capacity"]
+    assert sorted(capacity) == sorted(kind.key for kind in registry.kinds())
+    assert all(len(entries) >= 1 for entries in capacity.values())
+
+
 def test_the_team_training_example_installs_without_a_package_index() -> None:
     """pulumi-dws is on no index, so the example's requirements name it by path: ``../..``,
     relative to the example's directory (where Pulumi runs pip), is this repository; every
