@@ -347,3 +347,16 @@ def test_the_link_checks_can_fail(tmp_path: Path) -> None:
     assert [t.exists() for t, _ in found] == [False, True, True]
     assert anchors(tmp_path / "a.md") == {"a-b-c-d"}
     assert [anchor in anchors(tmp_path / "a.md") for _, anchor in found[1:]] == [False, True]
+
+
+_REPO_PATH = re.compile(  # the folders only this repository has (other repos have examples/)
+    r"`((?:tests|stacks|benchmarks|scripts|templates|components/pulumi_dws|\.github)/[\w./-]*)`"
+)
+
+
+@pytest.mark.parametrize("page", MARKDOWN, ids=[str(p.relative_to(REPO)) for p in MARKDOWN])
+def test_the_repository_files_a_page_names_exist(page: Path) -> None:
+    """`tests/...`, `stacks/...`, `benchmarks/...` and the like, named in a page, are there."""
+    named = _REPO_PATH.findall(_FENCE.sub("", page.read_text()))
+    missing = [path for path in named if not (REPO / path.rstrip("/")).exists()]
+    assert missing == [], page.name
