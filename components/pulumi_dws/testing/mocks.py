@@ -236,6 +236,19 @@ class _RecordingMonitor(_pmocks.MockMonitor):
         return super().RegisterResourceOutputs(request)
 
 
+async def _resolved(value: Any) -> Any:
+    """``value`` with every Output in it resolved: an Output (whose value may hold Outputs
+    again), and the items of dicts, lists and tuples; anything else as it is."""
+    if isinstance(value, pulumi.Output):
+        return await _resolved(await value.future())
+    if isinstance(value, dict):
+        return {key: await _resolved(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        items = [await _resolved(item) for item in value]
+        return items if isinstance(value, list) else tuple(items)
+    return value
+
+
 class GcpMocks(pulumi.runtime.Mocks):
     """Stateful Google Cloud mocks for ``pulumi.runtime.set_mocks``.
 
@@ -307,17 +320,16 @@ class GcpMocks(pulumi.runtime.Mocks):
     def run(self, program: Callable[[], Any], **install: Any) -> Any:
         """Install the mocks, run ``program`` and wait until every resource and Output settles.
 
-        Returns what ``program`` returned (an Output's resolved value); re-raises the
-        program's exception (or the first exception raised inside an ``apply``).
+        Returns what ``program`` returned with every Output in it resolved, however deep in
+        dicts, lists and tuples (an Output not known, as in a preview, is None where it
+        stands); re-raises the program's exception (or the first exception raised inside an
+        ``apply``).
         """
         self.install(**install)
         result: dict[str, Any] = {}
 
         def body() -> None:
-            value = program()
-            if isinstance(value, pulumi.Output):
-                value = _sync_await(value.future())
-            result["value"] = value
+            result["value"] = _sync_await(_resolved(program()))
 
         with _validation_errors_surfaced():
             _sync_await(run_pulumi_func(body))
