@@ -130,6 +130,8 @@ class Registered:
     replace_on_changes: list[str] = field(default_factory=list)
     delete_before_replace: bool = False
     aliases: list[str] = field(default_factory=list)
+    alias_specs: list[dict[str, str]] = field(default_factory=list)
+    """The aliases sent as specs (``{"name": ..., "type": ...}``, what each one sets)."""
 
     @property
     def parent_type(self) -> str:
@@ -194,6 +196,11 @@ def _options(request: Any) -> dict[str, Any]:
         "replace_on_changes": list(getattr(request, "replaceOnChanges", []) or []),
         "delete_before_replace": bool(getattr(request, "deleteBeforeReplace", False)),
         "aliases": [str(a) for a in (getattr(request, "aliasURNs", []) or [])],
+        "alias_specs": [
+            {key: str(getattr(a.spec, key)) for key in ("name", "type") if getattr(a.spec, key)}
+            for a in (getattr(request, "aliases", []) or [])
+            if a.HasField("spec")
+        ],
     }
 
 
