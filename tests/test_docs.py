@@ -343,6 +343,8 @@ CHECKS: dict[str, Callable[[Block], None]] = {
     "max_run_duraton: unknown argument": check_typo_sample,
     "from pulumi_dws import FlexStartGroup": check_python_under_mocks,
     "from pulumi_dws import QueuedTpu": check_python_under_mocks,
+    "from pulumi_dws import VertexTrainingJob": check_python_under_mocks,
+    "from pulumi_dws import BatchFlexJob": check_python_under_mocks,
     "from pulumi_dws.gke import QueuedNodePool": check_python_under_mocks,
     "from pulumi_dws import ComputeClass": check_python_under_mocks,
     "from pulumi_dws import SlurmCluster": check_python_under_mocks,

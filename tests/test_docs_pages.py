@@ -30,6 +30,8 @@ PAGES = (
     "multi-language.md",
     "dynamic-host.md",
     "emulator-services.md",
+    "vertex-ai.md",
+    "batch.md",
 )
 CHECKED_BY_THEIR_OWN_TESTS = {
     # page: the test modules that run or check its blocks
@@ -166,6 +168,8 @@ CHECKS: dict[str, Callable[[str], None]] = {
     "from pulumi_dws.testing.dynamic_host import DynamicProviderHost": check_dynamic_host_sample,
     "class InstancesApi(Api):": check_routes_excerpt,
     "@GROUP_RULES.rule(": check_rule_excerpt,
+    "from pulumi_dws import FlexStartDeployment, VertexTrainingJob": run_python,
+    "from pulumi_dws import BatchFlexJob": run_python,
 }
 
 
@@ -235,6 +239,17 @@ def test_the_destroy_page_says_what_happens_to_every_kind() -> None:
     named = {name for row in rows for name in re.findall(r"`(\w+)`", row)}
     missing = [kind.name for kind in registry.kinds() if kind.name not in named]
     assert missing == [], f"docs/destroy.md has no row for {missing}"
+
+
+@pytest.mark.parametrize("page", ["vertex-ai.md", "batch.md"])
+def test_the_limit_rows_a_door_page_names_exist(page: str) -> None:
+    from pulumi_dws import limits
+
+    named = re.findall(r"`((?:vertex_training|vertex_deployment|batch)\.[a-z_]+)`",
+                       (DOCS / page).read_text())  # fmt: skip
+    assert named
+    for row in named:
+        assert limits.get(row).source, row
 
 
 # ------------------------------------------------------------------------------ every page

@@ -4,7 +4,7 @@ unknowns), and a list of failures that turns a validation error into a
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 import pulumi.dynamic as dyn
@@ -48,19 +48,34 @@ class CheckFailures(list[dyn.CheckFailure]):
         if problem:
             self.append(dyn.CheckFailure(prop, f"{prop}: {problem}"))
 
-    def owner_label_room(self, prop: str, where: str, labels: Mapping[str, Any]) -> None:
-        """``labels`` (at ``where`` in ``prop``) don't set the ownership label the create adds
-        (:data:`~.create_machine.OWNER_LABEL`), and leave room for it under Google's label
-        count limit."""
-        if OWNER_LABEL in labels:
-            message = f"{where}: {OWNER_LABEL} is set by pulumi-dws itself"
+    def one_of(self, prop: str, value: Any, allowed: Collection[str]) -> None:
+        """``value`` (not known yet in a preview: let be) is one of ``allowed``."""
+        if not isinstance(value, Unknown) and value not in allowed:
+            self.append(dyn.CheckFailure(prop, f"{prop}: one of {', '.join(allowed)}"))
+
+    def body(self, value: Any, what: str) -> Mapping[str, Any] | None:
+        """The ``body`` input when it is an object (a failure, ``body is required (what)``,
+        when it is not; None too while it is not known)."""
+        if isinstance(value, Mapping):
+            return value
+        if not isinstance(value, Unknown):
+            self.append(dyn.CheckFailure("body", f"body is required ({what})"))
+        return None
+
+    def owner_label_room(
+        self, prop: str, where: str, labels: Mapping[str, Any], label: str = OWNER_LABEL
+    ) -> None:
+        """``labels`` (at ``where`` in ``prop``) don't set the ownership ``label`` the create
+        adds (:data:`~.create_machine.OWNER_LABEL` unless the resource declares another), and
+        leave room for it under Google's label count limit."""
+        if label in labels:
+            message = f"{where}: {label} is set by pulumi-dws itself"
             self.append(dyn.CheckFailure(prop, message))
         most = (limits.get("labels.count").maximum or 64) - 1
         if len(labels) > most:
             self.append(
                 dyn.CheckFailure(
                     prop,
-                    f"{where}: {len(labels)} labels; at most {most} (pulumi-dws adds "
-                    f"{OWNER_LABEL})",
+                    f"{where}: {len(labels)} labels; at most {most} (pulumi-dws adds {label})",
                 )
             )

@@ -192,20 +192,25 @@ class CleanUp(Generic[T]):
 
 
 def found_by_owner(
-    resource: T, mark: str | None, key: str, exists: str, holder: str = "it"
+    resource: T,
+    mark: str | None,
+    key: str,
+    exists: str,
+    holder: str = "it",
+    *,
+    label: str = OWNER_LABEL,
 ) -> Found[T]:
     """What a find that met ``resource`` learnt from its ownership ``mark`` (the value of its
-    :data:`OWNER_LABEL`, None when it has none): ours when it is this create's ``key``, else
+    ownership ``label``, None when it has none): ours when it is this create's ``key``, else
     someone else's, saying why. ``exists`` says what was met (``"it already exists"``),
     ``holder`` what carries the label (``"its node"``)."""
     if mark == key:
         return Found(resource, ours=True)
     if mark is None:
-        whose = f"{holder} has no {OWNER_LABEL} label, so it was not made by pulumi-dws"
+        whose = f"{holder} has no {label} label, so it was not made by pulumi-dws"
     else:
         whose = (
-            f"pulumi-dws made it from other inputs (label {OWNER_LABEL}={mark}; these inputs "
-            f"make {key})"
+            f"pulumi-dws made it from other inputs (label {label}={mark}; these inputs make {key})"
         )
     return Found(resource, ours=False, why=f"{exists}, and {whose}")
 

@@ -31,7 +31,6 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from .create_machine import (
-    OWNER_LABEL,
     CleanUp,
     Found,
     Idempotency,
@@ -143,7 +142,7 @@ class LroProvider(RestResourceProvider):
         """Poll an operation until ``done`` (its name is checked before it is a path); the
         declared error when the API answered without a usable operation."""
         try:
-            poll = operation_name_path(operation.get("name"), location=self.OPERATION_LOCATION)
+            poll = self.operation_path(operation.get("name"))
         except PathValueError:
             raise self.failed(
                 f"{what}: the API answered without a usable operation: {str(operation)[:200]}"
@@ -155,6 +154,13 @@ class LroProvider(RestResourceProvider):
             timeout=self.timeout,
             expect=is_lro,
         )
+
+    def operation_path(self, name: Any) -> str:
+        """Hook: the poll path of an operation the API named ``name``, each segment checked
+        (:class:`~.paths.PathValueError` otherwise). Default: a location's operation,
+        ``projects/P/locations/L/operations/ID`` (an API that names some under a resource, as
+        Vertex AI names a deployment's under its endpoint, overrides it)."""
+        return operation_name_path(name, location=self.OPERATION_LOCATION)
 
     def check_operation(self, done: Mapping[str, Any], what: str) -> None:
         """Raise :class:`OperationFailed` when a finished operation carries an error other than
@@ -198,7 +204,8 @@ class LroProvider(RestResourceProvider):
         found: list[dict[str, Any]] = []
         token: str | None = None
         while True:
-            params: dict[str, Any] = {"filter": f'labels.{OWNER_LABEL}="{key}"'}
+            label = self.RESOURCE.owner_label
+            params: dict[str, Any] = {"filter": f'labels.{label}="{key}"'}
             if token:
                 params["pageToken"] = token
             page = client.get(collection, **params)
@@ -262,25 +269,35 @@ class LroCreate:
     # ------------------------------------------------------------------ hooks
     def owner_key(self) -> str:
         """Hook: the ownership key of these inputs (20 hex digits, a valid label value): a hash
-        of the declared ``replace_keys`` inputs, numbers as sent."""
-        identity = {key: wire(self.target.props.get(key)) for key in self.resource.replace_keys}
+        of the declared ``replace_keys`` inputs, numbers as sent, and of the resource's own name
+        in the program when the kind passes it (an ``owner`` input: two resources of identical
+        inputs then never adopt each other)."""
+        props = self.target.props
+        identity = {key: wire(props.get(key)) for key in self.resource.replace_keys}
+        if props.get("owner") is not None:
+            identity["owner"] = props.get("owner")
         text = json.dumps(identity, sort_keys=True, separators=(",", ":"), default=str)
         return hashlib.sha256(text.encode()).hexdigest()[:20]
 
     def owner_mark(self, live: Mapping[str, Any]) -> str | None:
         """Hook: the ownership label of a resource found (None: it has none)."""
         labels = live.get("labels")
-        return labels.get(OWNER_LABEL) if isinstance(labels, Mapping) else None
+        return labels.get(self.resource.owner_label) if isinstance(labels, Mapping) else None
 
     def with_owner(self, body: Mapping[str, Any]) -> dict[str, Any]:
         """Hook: the body with the ownership label (as sent: numbers typed)."""
         out = wire(body)
-        out["labels"] = {**dict(out.get("labels") or {}), OWNER_LABEL: self.key}
+        out["labels"] = {**dict(out.get("labels") or {}), self.resource.owner_label: self.key}
         return dict(out)
 
     def body(self) -> dict[str, Any]:
         """Hook: what the create sends. Default: the ``body`` input with the ownership label."""
         return self.with_owner(self.target.props.get("body") or {})
+
+    def create_path(self) -> str:
+        """Hook: where the create is POSTed. Default: the collection (a custom method such as
+        ``endpoints.deployModel`` posts to ``{endpoint}:deployModel``)."""
+        return self.target.collection
 
     def params(self, attempt: int) -> dict[str, Any]:
         """The create's query parameters: the declared ``id_param`` (the resource's own id),
@@ -297,7 +314,14 @@ class LroCreate:
         """Hook: whether a resource found is this create's own. Default: by its ownership
         label."""
         mark = self.owner_mark(live)
-        return found_by_owner(live, mark, self.key, "it already exists", self.OWNER_HOLDER)
+        return found_by_owner(
+            live,
+            mark,
+            self.key,
+            "it already exists",
+            self.OWNER_HOLDER,
+            label=self.resource.owner_label,
+        )
 
     def settled(self, live: dict[str, Any] | None) -> bool:
         """Hook: whether waiting for an accepted or adopted resource ends here. Default: gone,
@@ -345,14 +369,16 @@ class LroCreate:
         return self.provider.poll(self.client, self.target, until, timeout=timeout)
 
     def bind(self, live: Mapping[str, Any]) -> None:
-        """Make ``target`` the resource ``live`` (its name is its path, parsed and checked)."""
-        values = self.resource.path.parse(live.get("name"))
-        if values is None:
+        """Make ``target`` the resource ``live`` the API named (its name is its path, parsed
+        and checked; the program's own inputs are kept: see
+        :meth:`~.rest_resource.RestResourceProvider.bound`)."""
+        bound = self.provider.bound(self.target, live.get("name"))
+        if bound is None:
             raise self.provider.failed(
                 f"the API named the new {self.resource.noun} {live.get('name')!r}, which is not "
                 f"{self.resource.path.shape()}"
             )
-        self.target = self.provider.target({**dict(self.target.props), **values})
+        self.target = bound
 
     def _lookup(self) -> dict[str, Any] | None:
         if self.mode is not Idempotency.OWNER_SEARCH:
@@ -385,7 +411,7 @@ class LroCreate:
         expect = is_lro if self.CREATE_ANSWER == "operation" else self.resource.is_resource
         try:
             answer = self.client.post(
-                self.target.collection,
+                self.create_path(),
                 self.body(),
                 expect=expect,
                 idempotent=self.mode.resend,
@@ -401,7 +427,8 @@ class LroCreate:
         the resource) until it settles; once accepted, a create that can't be followed to the
         end succeeds with the resource as it is, so it stays tracked."""
         if self.CREATE_ANSWER == "resource":
-            self.bind(handle)
+            if self.mode is Idempotency.OWNER_SEARCH:  # the program named it otherwise
+                self.bind(handle)
             return self.adopt(handle)
         what = f"create of {self.where()}"
         try:

@@ -520,14 +520,22 @@ class GoogleRestClient:
     ) -> dict[str, Any] | None:
         """GET ``path`` with growing intervals (:class:`PollPolicy`) until ``until(resource or
         None)`` (None: 404) or ``timeout`` seconds were slept; returns the last read."""
+        return self.poll_until(lambda: self.find(path, expect=expect), until, timeout=timeout)
+
+    def poll_until(
+        self,
+        read: Callable[[], dict[str, Any] | None],
+        until: Callable[[dict[str, Any] | None], bool],
+        *,
+        timeout: float,
+    ) -> dict[str, Any] | None:
+        """Call ``read`` (a resource, or None when there is none) with growing intervals
+        (:class:`PollPolicy`) until ``until(what it read)`` or ``timeout`` seconds were slept;
+        returns the last read. For a resource read otherwise than by a GET of its path (a
+        deployed model, an entry of its endpoint)."""
         waited, interval = 0.0, self.poll.initial
         while True:
-            try:
-                current: dict[str, Any] | None = self.get(path, expect=expect)
-            except ApiError as err:
-                if not err.not_found:
-                    raise
-                current = None
+            current = read()
             if until(current) or waited >= timeout:
                 return current
             assert self.sleep is not None

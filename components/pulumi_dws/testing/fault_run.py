@@ -21,6 +21,7 @@ that advance the emulator's virtual clock, so a run of hundreds of cycles takes 
 
 from __future__ import annotations
 
+import importlib
 import os
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -39,7 +40,14 @@ from .fault_proxy import FaultProxy, ProxyFaultPlan
 from .labelled_jobs import LABELLED_JOBS, LabelledJobError, LabelledJobProvider
 
 __all__ = [
+    "POLL",
     "FaultRunReport",
+    "KindFaultRun",
+    "count_duplicates",
+    "create_then_delete",
+    "kind_fault_runs",
+    "run_cycles",
+    "sweep_keys",
     "flex_vm_fault_run",
     "labelled_job_fault_run",
     "mig_resize_fault_run",
@@ -48,7 +56,8 @@ __all__ = [
 ]
 
 ZONE, MACHINE, PROJECT = "us-central1-a", "a3-highgpu-8g", "p"
-_POLL = PollPolicy(initial=20.0, factor=3.0, cap=1800.0)  # fewer polls: the same paths
+POLL = PollPolicy(initial=20.0, factor=3.0, cap=1800.0)
+"""The poll policy of a fault run: fewer polls of the same paths."""
 
 
 @dataclass
@@ -89,6 +98,32 @@ class FaultRunReport:
         return out
 
 
+@dataclass(frozen=True)
+class KindFaultRun:
+    """A kind's fault run, declared in its test aids (``FAULT_RUN`` in
+    ``kinds/<kind>/testing.py``): the emulated services it needs (``services(clock)``) and the
+    run itself (``run(emulator, proxy, cycles=, rate=, seed=)``, built on
+    :func:`create_then_delete` and :func:`run_cycles`). ``benchmarks/fault_run.py`` and the
+    tests find every kind's so (:func:`kind_fault_runs`)."""
+
+    provider: str
+    services: Callable[[Any], list[Any]]
+    run: Callable[..., FaultRunReport]
+
+
+def kind_fault_runs() -> list[KindFaultRun]:
+    """Every fault run the kinds' test aids declare, in the kinds' order."""
+    from .. import registry
+
+    found: list[KindFaultRun] = []
+    for kind in registry.kinds():
+        if kind.test_aids:
+            declared = getattr(importlib.import_module(kind.test_aids), "FAULT_RUN", None)
+            if isinstance(declared, KindFaultRun):
+                found.append(declared)
+    return found
+
+
 @contextmanager
 def _environment(values: dict[str, str]) -> Iterator[None]:
     saved = {k: os.environ.get(k) for k in values}
@@ -114,7 +149,7 @@ def _retry(action: Callable[[], Any], attempts: int = 6) -> None:
                 raise
 
 
-def _create_then_delete(
+def create_then_delete(
     report: FaultRunReport,
     provider: Any,
     props: dict[str, Any],
@@ -142,7 +177,7 @@ def _create_then_delete(
     return tracked
 
 
-def _run_cycles(
+def run_cycles(
     report: FaultRunReport,
     proxy: FaultProxy,
     plan: ProxyFaultPlan,
@@ -164,12 +199,12 @@ def _run_cycles(
     return report
 
 
-def _count_duplicates(report: FaultRunReport, created: list[Any], before: int) -> None:
+def count_duplicates(report: FaultRunReport, created: list[Any], before: int) -> None:
     """One create made ``len(created) - before`` resources: all but the first are duplicates."""
     report.duplicates += max(0, len(created) - before - 1)
 
 
-def _sweep_keys(
+def sweep_keys(
     report: FaultRunReport, keys: list[Any], tracked: set[str], remove: Callable[..., None]
 ) -> None:
     """Remove every resource ``(project, location, id)`` in ``keys``; count as orphans those
@@ -196,7 +231,7 @@ def flex_vm_fault_run(
 
     compute = emu["compute"]
     report = FaultRunReport("FlexStartVm")
-    provider = FlexStartVmProvider(sleep=virtual_sleep(emu), poll=_POLL)
+    provider = FlexStartVmProvider(sleep=virtual_sleep(emu), poll=POLL)
 
     def cycle(i: int) -> None:
         slot = i % names
@@ -216,21 +251,21 @@ def flex_vm_fault_run(
             compute.add_capacity(ZONE, MACHINE, 1, after=1800 if i % 4 == 2 else 0)
         compute.keep_failed_instances = i % 20 >= 10
         before = len(compute.created)
-        tracked = _create_then_delete(
+        tracked = create_then_delete(
             report,
             provider,
             props,
             FlexStartError,
             lambda result: str(result.outs["observed"]["instanceId"]),
         )
-        _count_duplicates(report, compute.created, before)
+        count_duplicates(report, compute.created, before)
         for vm in compute.instances(PROJECT):
             if str(vm["id"]) not in tracked:
                 report.orphans += 1
             compute.remove_instance(PROJECT, ZONE, vm["name"])
 
     plan = ProxyFaultPlan(rate=rate, seed=seed, held_weight=held_weight)
-    return _run_cycles(report, proxy, plan, "DWS_COMPUTE_ENDPOINT", deadline, cycles, cycle)
+    return run_cycles(report, proxy, plan, "DWS_COMPUTE_ENDPOINT", deadline, cycles, cycle)
 
 
 def slurm_fault_run(
@@ -252,7 +287,7 @@ def slurm_fault_run(
 
     svc = emu["aiplatform"]
     report = FaultRunReport("SlurmCluster")
-    provider = SlurmClusterProvider(sleep=virtual_sleep(emu), poll=_POLL)
+    provider = SlurmClusterProvider(sleep=virtual_sleep(emu), poll=POLL)
 
     def cycle(i: int) -> None:
         cluster_id = f"c{i % names}"
@@ -265,16 +300,16 @@ def slurm_fault_run(
         if i % 7 == 6:
             svc.fail_next("create")
         before = len(svc.created)
-        tracked = _create_then_delete(
+        tracked = create_then_delete(
             report, provider, props, SlurmClusterError, lambda _: cluster_id
         )
         svc.failures["create"].clear()
-        _count_duplicates(report, svc.created, before)
+        count_duplicates(report, svc.created, before)
         emu.clock.advance(3600)  # let any delete in flight finish
-        _sweep_keys(report, list(svc.clusters), tracked, svc.remove)
+        sweep_keys(report, list(svc.clusters), tracked, svc.remove)
 
     plan = ProxyFaultPlan(rate=rate, seed=seed, held_weight=held_weight)
-    return _run_cycles(report, proxy, plan, "DWS_AIPLATFORM_ENDPOINT", deadline, cycles, cycle)
+    return run_cycles(report, proxy, plan, "DWS_AIPLATFORM_ENDPOINT", deadline, cycles, cycle)
 
 
 def queued_tpu_fault_run(
@@ -299,7 +334,7 @@ def queued_tpu_fault_run(
 
     svc = emu["tpu"]
     report = FaultRunReport("QueuedTpu")
-    provider = QueuedTpuProvider(sleep=virtual_sleep(emu), poll=_POLL)
+    provider = QueuedTpuProvider(sleep=virtual_sleep(emu), poll=POLL)
 
     def cycle(i: int) -> None:
         resource_id = f"qr{i % names}"
@@ -316,15 +351,13 @@ def queued_tpu_fault_run(
         if i % 7 == 6:
             svc.fail_next()
         before = len(svc.created)
-        tracked = _create_then_delete(
-            report, provider, props, QueuedTpuError, lambda _: resource_id
-        )
-        _count_duplicates(report, svc.created, before)
+        tracked = create_then_delete(report, provider, props, QueuedTpuError, lambda _: resource_id)
+        count_duplicates(report, svc.created, before)
         emu.clock.advance(3600)  # let any delete in flight finish
-        _sweep_keys(report, svc.queued_resources(), tracked, svc.remove)
+        sweep_keys(report, svc.queued_resources(), tracked, svc.remove)
 
     plan = ProxyFaultPlan(rate=rate, seed=seed, held_weight=held_weight)
-    return _run_cycles(report, proxy, plan, "DWS_TPU_ENDPOINT", deadline, cycles, cycle)
+    return run_cycles(report, proxy, plan, "DWS_TPU_ENDPOINT", deadline, cycles, cycle)
 
 
 def mig_resize_fault_run(
@@ -347,7 +380,7 @@ def mig_resize_fault_run(
 
     compute = emu["compute"]
     report = FaultRunReport("MigResizeRequest")
-    provider = MigResizeRequestProvider(sleep=virtual_sleep(emu), poll=_POLL)
+    provider = MigResizeRequestProvider(sleep=virtual_sleep(emu), poll=POLL)
     regions = {slot: REGION if slot % 2 else None for slot in range(groups)}
     for slot, region in regions.items():
         flex_start_group(
@@ -377,7 +410,7 @@ def mig_resize_fault_run(
         compute.mig_boot_seconds = 60 if i % 2 == 0 else 0
         requests_before = len(compute.resize_inserted)
         vms_before = len(compute.created)
-        tracked = _create_then_delete(
+        tracked = create_then_delete(
             report,
             provider,
             props,
@@ -391,7 +424,7 @@ def mig_resize_fault_run(
         report.orphans += _sweep(compute, tracked)
 
     plan = ProxyFaultPlan(rate=rate, seed=seed, held_weight=held_weight)
-    return _run_cycles(report, proxy, plan, "DWS_COMPUTE_ENDPOINT", deadline, cycles, cycle)
+    return run_cycles(report, proxy, plan, "DWS_COMPUTE_ENDPOINT", deadline, cycles, cycle)
 
 
 def labelled_job_fault_run(
@@ -411,7 +444,7 @@ def labelled_job_fault_run(
     once created (the clean-up path). A duplicate is a second job made by one create."""
     svc = emu["labelled-jobs"]
     report = FaultRunReport("LabelledJob")
-    provider = LabelledJobProvider(sleep=virtual_sleep(emu), poll=_POLL)
+    provider = LabelledJobProvider(sleep=virtual_sleep(emu), poll=POLL)
 
     def cycle(i: int) -> None:
         props = {
@@ -423,15 +456,15 @@ def labelled_job_fault_run(
         if i % 7 == 6:
             svc.fail_next()
         before = len(svc.created)
-        tracked = _create_then_delete(report, provider, props, LabelledJobError, lambda r: r.id)
-        _count_duplicates(report, svc.created, before)
+        tracked = create_then_delete(report, provider, props, LabelledJobError, lambda r: r.id)
+        count_duplicates(report, svc.created, before)
         for job in svc.jobs():
             if job["name"] not in tracked:
                 report.orphans += 1
             svc.remove(job["name"])
 
     plan = ProxyFaultPlan(rate=rate, seed=seed, held_weight=held_weight)
-    return _run_cycles(report, proxy, plan, LABELLED_JOBS.env_var, deadline, cycles, cycle)
+    return run_cycles(report, proxy, plan, LABELLED_JOBS.env_var, deadline, cycles, cycle)
 
 
 def _take_all_capacity(compute: Any) -> None:
