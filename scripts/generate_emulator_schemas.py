@@ -19,8 +19,10 @@ the package, so ``pip install pulumi-dws`` alone gives a working ``dws emulator`
 from __future__ import annotations
 
 import argparse
+import importlib
 import importlib.metadata
 import json
+import pkgutil
 import sys
 import urllib.request
 from collections.abc import Iterable, Mapping
@@ -28,104 +30,28 @@ from pathlib import Path
 from typing import Any
 
 OUTPUT_DIR = Path("components/pulumi_dws/testing/emulator/schemas")
-# What each emulated API validates: the methods it serves (their request and response
-# schemas, and every schema those reach), and schemas it builds its own from.
-TARGETS: dict[str, dict[str, tuple[str, ...]]] = {
-    "compute.v1": {
-        "methods": (
-            "compute.instances.insert",
-            "compute.instances.get",
-            "compute.instances.list",
-            "compute.instances.aggregatedList",  # dws leftovers: what a stack marked
-            "compute.instances.delete",
-            "compute.instances.stop",
-            "compute.instances.start",
-            "compute.instances.suspend",
-            "compute.instances.resume",
-            "compute.instances.setLabels",
-            "compute.instances.setMetadata",
-            "compute.instances.setMachineType",
-            "compute.zoneOperations.get",
-            "compute.zoneOperations.wait",
-            "compute.instanceTemplates.insert",
-            "compute.instanceTemplates.get",
-            "compute.instanceTemplates.delete",
-            "compute.globalOperations.get",
-            "compute.regionOperations.get",
-            "compute.regionInstanceTemplates.insert",
-            "compute.regionInstanceTemplates.get",
-            "compute.regionInstanceTemplates.delete",
-            "compute.instanceGroupManagers.insert",
-            "compute.instanceGroupManagers.get",
-            "compute.instanceGroupManagers.delete",
-            "compute.instanceGroupManagers.listManagedInstances",
-            "compute.instanceGroupManagers.resize",
-            "compute.instanceGroupManagers.deleteInstances",
-            "compute.regionInstanceGroupManagers.insert",
-            "compute.regionInstanceGroupManagers.get",
-            "compute.regionInstanceGroupManagers.delete",
-            "compute.regionInstanceGroupManagers.listManagedInstances",
-            "compute.regionInstanceGroupManagers.resize",
-            "compute.regionInstanceGroupManagers.deleteInstances",
-            "compute.instanceGroupManagerResizeRequests.insert",
-            "compute.instanceGroupManagerResizeRequests.get",
-            "compute.instanceGroupManagerResizeRequests.list",
-            "compute.instanceGroupManagerResizeRequests.cancel",
-            "compute.instanceGroupManagerResizeRequests.delete",
-            "compute.regionInstanceGroupManagerResizeRequests.insert",
-            "compute.regionInstanceGroupManagerResizeRequests.get",
-            "compute.regionInstanceGroupManagerResizeRequests.list",
-            "compute.regionInstanceGroupManagerResizeRequests.cancel",
-            "compute.regionInstanceGroupManagerResizeRequests.delete",
-            "compute.advice.calendarMode",
-            "compute.advice.capacity",
-            "compute.resourcePolicies.insert",
-            "compute.resourcePolicies.get",
-            "compute.resourcePolicies.delete",
-        ),
-        "schemas": (),
-    },
-    # What the pulumi-gcp provider calls (terraform-provider-google-beta: Compute's beta API):
-    # the instance group managers and workload policies it creates, with beta-only fields
-    # (InstanceGroupManager.params, updatePolicy.minReadySec).
-    "compute.beta": {
-        "methods": (
-            "compute.instanceGroupManagers.insert",
-            "compute.instanceGroupManagers.get",
-            "compute.instanceGroupManagers.delete",
-            "compute.regionInstanceGroupManagers.insert",
-            "compute.regionInstanceGroupManagers.get",
-            "compute.regionInstanceGroupManagers.delete",
-            "compute.resourcePolicies.insert",
-            "compute.resourcePolicies.get",
-            "compute.resourcePolicies.delete",
-            "compute.zoneOperations.get",
-            "compute.regionOperations.get",
-        ),
-        "schemas": (),
-    },
-    # The modelDevelopmentClusters schemas and methods are the emulator's own
-    # (aiplatform/rules.py); they reuse these two schemas of Google's, and its operations.
-    "aiplatform.v1beta1": {
-        "methods": ("aiplatform.projects.locations.operations.get",),
-        "schemas": (
-            "GoogleCloudAiplatformV1beta1MachineSpec",
-            "GoogleCloudAiplatformV1beta1DiskSpec",
-        ),
-    },
-    # Cloud TPU queued resources: v2alpha1 is the only version with provisioningModel,
-    # runDuration and queueingPolicy (Flex-start).
-    "tpu.v2alpha1": {
-        "methods": (
-            "tpu.projects.locations.queuedResources.create",
-            "tpu.projects.locations.queuedResources.get",
-            "tpu.projects.locations.queuedResources.list",
-            "tpu.projects.locations.queuedResources.delete",
-            "tpu.projects.locations.operations.get",
-        ),
-        "schemas": (),
-    },
-}  # fmt: skip
+EMULATOR = "pulumi_dws.testing.emulator"
+
+
+def collect_targets() -> dict[str, dict[str, tuple[str, ...]]]:
+    """What each emulated API validates, as its package declares it (``SCHEMA_TARGETS`` in
+    ``testing/emulator/<api>/__init__.py``): the methods it serves (their request and response
+    schemas, and every schema those reach), and schemas it builds its own from. A new API's
+    package declares its own; nothing here changes."""
+    package = importlib.import_module(EMULATOR)
+    found: dict[str, dict[str, tuple[str, ...]]] = {}
+    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
+        if not info.ispkg:
+            continue
+        module = importlib.import_module(f"{EMULATOR}.{info.name}")
+        for target, wanted in getattr(module, "SCHEMA_TARGETS", {}).items():
+            if target in found:
+                raise SystemExit(f"{target} is declared by two emulator packages")
+            found[target] = wanted
+    return found
+
+
+TARGETS = collect_targets()
 # What the emulator's validator reads; descriptions and other prose are left behind.
 SCHEMA_KEYS = (
     "id", "type", "format", "enum", "$ref", "items", "properties", "additionalProperties",

@@ -42,6 +42,7 @@ from pulumi_dws.advice.inputs import TimeLike, asks
 from pulumi_dws.advice.render import group_args, group_hint
 from pulumi_dws.duration import DurationLike
 from pulumi_dws.errors import DwsValidationError
+from pulumi_dws.kinds.batch.component import BatchFlexJobSpec
 from pulumi_dws.kinds.flex_group.component import FlexStartGroupSpec
 from pulumi_dws.models import parse_args, signature_mismatches
 from pulumi_dws.providers.rest import ApiError, GoogleRestClient, RetryPolicy
@@ -887,7 +888,7 @@ def test_cli_capacity_hints_one_flex_start_group_for_the_whole_set(
 ) -> None:
     code, out, _ = cli(emu, capsys, *CAP, "--count", "2")
     assert code == 0
-    hint = out.strip().splitlines()[-1]
+    [hint] = [line for line in out.splitlines() if "one FlexStartGroup" in line]
     assert "one FlexStartGroup (dws:capacity key flex_start_groups)" in hint
     snippet = hint[hint.index("{") : hint.rindex("}") + 1]
     args = json.loads(snippet)
@@ -896,6 +897,24 @@ def test_cli_capacity_hints_one_flex_start_group_for_the_whole_set(
     assert spec.count == 2
     code, out, _ = cli(emu, capsys, *CAP, "--count", "2", "--format", "json")
     assert json.loads(out)["flex_start_group"] == args
+
+
+def test_cli_capacity_hints_one_batch_job_on_the_flex_start_vms(emu: Emulator, capsys: Any) -> None:
+    """The VMs the advice API finds are those a Batch job on Flex-start gets: one job runs as
+    many tasks at once there (Vertex AI's capacity is not Compute's: no hint for it)."""
+    code, out, _ = cli(emu, capsys, *CAP, "--count", "2")
+    [hint] = [line for line in out.splitlines() if "BatchFlexJob" in line]
+    assert "one BatchFlexJob (dws:capacity key batch_flex_jobs)" in hint
+    args = json.loads(hint[hint.index("{") : hint.rindex("}") + 1])
+    assert args["zones"] == ["us-central1-c"] and args["region"] == "us-central1"
+    assert (args["task_count"], args["parallelism"], args["machine_type"]) == (2, 2, H100)
+    spec = parse_args(BatchFlexJobSpec, args)  # what it prints is a valid job
+    assert spec.task_count == 2
+    code, out, _ = cli(emu, capsys, *CAP, "--count", "2", "--format", "json")
+    assert json.loads(out)["hints"]["batch_flex_jobs"] == hint
+    assert "VertexTrainingJob" not in out
+    code, out, _ = cli(emu, capsys, *CAP, "--count", "4", "--shape", "ANY")
+    assert "BatchFlexJob" not in out  # only part of the set fits: no one job takes it
 
 
 def test_cli_capacity_hint_when_only_part_of_the_set_fits(emu: Emulator, capsys: Any) -> None:

@@ -172,6 +172,17 @@ def test_the_emulator_serves_cloud_tpu_queued_resources(served: Any) -> None:
     assert "provisioningModel" in answer["error"]["message"]
 
 
+def test_the_emulator_serves_every_declared_api_including_a_kinds_own(served: Any) -> None:
+    exports, _ = served
+    assert {"DWS_AIPLATFORM_ENDPOINT", "DWS_BATCH_ENDPOINT"} <= set(exports)
+    jobs = exports["DWS_BATCH_ENDPOINT"] + "v1/projects/p/locations/us-central1/jobs"
+    status, answer = _http("GET", jobs)
+    assert status == 200 and answer.get("jobs", []) == []
+    custom = exports["DWS_AIPLATFORM_ENDPOINT"] + "v1/projects/p/locations/us-central1/customJobs"
+    status, answer = _http("GET", custom)
+    assert status == 200 and answer.get("customJobs", []) == []
+
+
 def test_dws_advise_finds_the_block_given_on_the_command_line(served: Any) -> None:
     exports, _ = served
     env = {**os.environ, **exports}

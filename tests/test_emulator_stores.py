@@ -13,13 +13,14 @@ import pytest
 import requests
 
 from pulumi_dws.testing.clock_helpers import flex_start_body, flex_start_group
-from pulumi_dws.testing.emulator import Emulator, Request, Response
+from pulumi_dws.testing.emulator import Emulator, Request, Response, VirtualClock
 from pulumi_dws.testing.emulator.aiplatform.rules import cluster_schema
 from pulumi_dws.testing.emulator.compute.group_rules import GROUP_RULES, REQUEST_RULES
 from pulumi_dws.testing.emulator.compute.instance_rules import INSERT_RULES
 from pulumi_dws.testing.emulator.discovery import PACKAGED, DiscoverySchema
 from pulumi_dws.testing.emulator.routing import Api, discovered_routes, methods_of
 from pulumi_dws.testing.emulator.rules import Rules
+from pulumi_dws.testing.emulator.server import default_services
 from pulumi_dws.testing.emulator.store import Store
 from pulumi_dws.testing.emulator.tpu.queued_resource_rules import CREATE_RULES
 
@@ -154,9 +155,23 @@ def test_tpu_and_vertex_resets_forget_everything_scripted(emu: Emulator) -> None
 # ---------------------------------------------------------------------------- rules
 
 
-@pytest.mark.parametrize(
-    "rules", [INSERT_RULES, GROUP_RULES, REQUEST_RULES, CREATE_RULES], ids=lambda r: r.what
-)
+def _declared_rules() -> tuple[Rules[Any], ...]:
+    default_services(VirtualClock())  # imports every emulated API's package
+    return Rules.declared()
+
+
+def test_every_emulated_api_declares_its_rules() -> None:
+    whats = {rules.what for rules in _declared_rules()}
+    named = {INSERT_RULES, GROUP_RULES, REQUEST_RULES, CREATE_RULES}
+    assert {rules.what for rules in named} <= whats
+    assert {
+        "aiplatform.projects.locations.customJobs.create",
+        "aiplatform.projects.locations.endpoints.deployModel",
+        "batch.projects.locations.jobs.create",
+    } <= whats
+
+
+@pytest.mark.parametrize("rules", _declared_rules(), ids=lambda r: r.what)
 def test_every_rule_names_the_page_that_documents_it(rules: Rules[Any]) -> None:
     assert len(rules) > 0
     for rule in rules:
@@ -165,6 +180,6 @@ def test_every_rule_names_the_page_that_documents_it(rules: Rules[Any]) -> None:
 
 
 def test_a_rule_without_a_source_is_refused() -> None:
-    rules: Rules[int] = Rules("example")
+    rules: Rules[int] = Rules("example", declare=False)
     with pytest.raises(ValueError, match="names the page"):
         rules.rule(" ")

@@ -36,6 +36,7 @@ from pulumi_dws.testing.component_host import (
     Deployment,
     PropertyError,
     ProviderCallError,
+    package_cases,
     schema_inputs,
 )
 from pulumi_dws.testing.dynamic_host import secret
@@ -88,6 +89,11 @@ CASES: dict[str, Case] = {
         drop=("max_run_duration",),
     ),
 }
+
+
+CASES.update(  # a kind's own, declared in its test aids (PACKAGE_CASE)
+    {name: Case(COMPONENT_ARGS[name], **case) for name, case in package_cases().items()}
+)
 
 
 def test_every_kind_has_a_case() -> None:

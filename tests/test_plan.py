@@ -90,6 +90,17 @@ EXPECTED: dict[str, dict[str, int]] = {
         "pulumi-python:dynamic/dws:SlurmCluster": 1,
         "gcp:projects/iAMMember:IAMMember": 2,
     },
+    "stacks/vertex-dws": {
+        "dws:index:VertexTrainingJob": 1,
+        "pulumi-python:dynamic/dws:VertexCustomJob": 1,
+        "gcp:vertex/aiEndpoint:AiEndpoint": 1,
+        "dws:index:FlexStartDeployment": 1,
+        "pulumi-python:dynamic/dws:FlexStartDeployedModel": 1,
+    },
+    "stacks/batch-dws": {
+        "dws:index:BatchFlexJob": 1,
+        "pulumi-python:dynamic/dws:BatchJob": 1,
+    },
     "examples/team-training": {
         "gcp:compute/futureReservation:FutureReservation": 1,
         "gcp:compute/instanceTemplate:InstanceTemplate": 1,

@@ -14,6 +14,9 @@ Components (type tokens ``dws:index:<ClassName>``):
   across (give it to ``FlexStartGroup`` / ``FlexStartInstance`` as ``gpu_network``).
 - :class:`QueuedTpu`: a Cloud TPU slice (or multislice) asked for as a queued resource, with
   Flex-start, Spot or a reservation.
+- :class:`VertexTrainingJob`: a Vertex AI custom training job that waits for Flex-start GPUs.
+- :class:`FlexStartDeployment`: a model served from a Vertex AI endpoint on Flex-start GPUs.
+- :class:`BatchFlexJob`: a Cloud Batch job whose GPU VMs are Flex-start VMs.
 
 The building blocks are public too: :mod:`pulumi_dws.limits` (the service limits table),
 :class:`Duration`, :class:`DwsValidationError`, and :mod:`pulumi_dws.testing` (mocks,
@@ -24,6 +27,7 @@ from . import catalog, limits, regions
 from .duration import Duration
 from .errors import DwsValidationError
 from .gpu_network import GpuNetwork, GpuNetworkArgs
+from .kinds.batch.component import BatchFlexJob, BatchFlexJobArgs
 from .kinds.calendar.component import CalendarReservation, CalendarReservationArgs
 from .kinds.compute_class.component import ComputeClass, ComputeClassArgs
 from .kinds.flex_group.component import FlexStartGroup, FlexStartGroupArgs
@@ -39,15 +43,21 @@ from .kinds.kueue.jobs import kueue_jobset, kueue_ray_job
 from .kinds.node_pool.component import QueuedNodePool, QueuedNodePoolArgs
 from .kinds.queued_tpu.component import QueuedTpu, QueuedTpuArgs
 from .kinds.slurm.component import SlurmCluster, SlurmClusterArgs
+from .kinds.vertex_deployment.component import FlexStartDeployment, FlexStartDeploymentArgs
+from .kinds.vertex_training.component import VertexTrainingJob, VertexTrainingJobArgs
 from .relative_time import RelativeTime
 
 __all__ = [
+    "BatchFlexJob",
+    "BatchFlexJobArgs",
     "CalendarReservation",
     "CalendarReservationArgs",
     "ComputeClass",
     "ComputeClassArgs",
     "Duration",
     "DwsValidationError",
+    "FlexStartDeployment",
+    "FlexStartDeploymentArgs",
     "FlexStartGroup",
     "FlexStartGroupArgs",
     "FlexStartInstance",
@@ -63,6 +73,8 @@ __all__ = [
     "RelativeTime",
     "SlurmCluster",
     "SlurmClusterArgs",
+    "VertexTrainingJob",
+    "VertexTrainingJobArgs",
     "catalog",
     "kueue_job",
     "kueue_job_fields",

@@ -251,6 +251,7 @@ def _emulator(args: argparse.Namespace) -> int:
 
     from .clock import now
     from .errors import DwsValidationError
+    from .kinds import load_apis
     from .testing.emulator import Emulator, VirtualClock
     from .testing.emulator.advice import AdviceService
 
@@ -279,9 +280,8 @@ def _emulator(args: argparse.Namespace) -> int:
         print(f"error: --port {args.port}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_USAGE
     print(f"DWS emulator on {emulator.url} (virtual clock: {emulator.clock_url})")
-    print(f"  export DWS_COMPUTE_ENDPOINT={emulator.url}")
-    print(f"  export DWS_AIPLATFORM_ENDPOINT={emulator.url}")
-    print(f"  export DWS_TPU_ENDPOINT={emulator.url}")
+    for api in load_apis():
+        print(f"  export {api.env_var}={emulator.url}")
     print(f"  export DWS_VIRTUAL_CLOCK_URL={emulator.clock_url}")
     print(f"  export GOOGLE_CLOUD_PROJECT={args.project}")
     print("Ctrl-C stops it.", flush=True)

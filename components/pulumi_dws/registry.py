@@ -165,6 +165,9 @@ class CapacityKind:
             engine runs them after the general rules
             (:func:`pulumi_dws.policy.rules.all_rules`), which check the facts every kind's
             readers yield (:mod:`pulumi_dws.policy.facts`).
+        advice_hint: what to write to take a ``dws advise capacity`` answer
+            (:class:`~pulumi_dws.advice.CapacityAdvice`) as this kind, or None when the answer
+            does not fit it; ``dws advise`` prints every kind's hint under its table.
     """
 
     name: str
@@ -176,6 +179,7 @@ class CapacityKind:
     test_aids: str | None = None
     check_entries: Callable[[Sequence[BlueprintEntry]], None] | None = None
     rules: tuple[Rule, ...] = ()
+    advice_hint: Callable[[Any], str | None] | None = None
 
 
 _kinds: dict[str, CapacityKind] = {}

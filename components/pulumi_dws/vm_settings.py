@@ -11,11 +11,7 @@ instance-templates create`` calls the instance's shape, apart from its provision
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from typing import Annotated, Any, TypedDict
-
-import pulumi
-from typing_extensions import NotRequired
+from typing import Annotated, Any
 
 from . import catalog, regions
 from .errors import DwsValidationError
@@ -28,11 +24,13 @@ from .fields import (
     Network,
     ServiceAccount,
     Subnetwork,
+    Takes,
     Within,
 )
 from .gpu_network import GpuNetwork
 from .models import DwsModel
 from .validation import check_subnetwork_region, is_output, region_of, when_known
+from .vm_settings_args import AcceleratorArgs, VmSettingsArgs
 
 __all__ = [
     "AcceleratorArgs",
@@ -50,55 +48,19 @@ _HYPERDISK_FAMILIES = ("a4", "a4x", "a3-ultragpu")
 _ACCELERATOR = re.compile(r"^[a-z][a-z0-9-]*\Z")
 
 
-class AcceleratorArgs(TypedDict):
-    """A GPU attached to a machine type that has none built in (e.g. N1 + ``nvidia-tesla-t4``)."""
-
-    type: str
-    count: int
-
-
-class VmSettingsArgs(TypedDict, total=False):
-    """The VM settings shared by :class:`~pulumi_dws.FlexStartInstanceArgs` and
-    :class:`~pulumi_dws.FlexStartGroupArgs`."""
-
-    image: NotRequired[str | pulumi.Output[str]]
-    """Boot image (default: Debian 12, as gcloud)."""
-    boot_disk_size_gb: NotRequired[int]
-    """Boot disk size in GB (default 100)."""
-    boot_disk_type: NotRequired[str]
-    """Boot disk type (default ``pd-balanced``; ``hyperdisk-balanced`` for A4 and A3 Ultra)."""
-    network: NotRequired[str | pulumi.Output[str]]
-    """VPC network (default: the subnetwork's network when ``subnetwork`` is given, else
-    ``default``)."""
-    subnetwork: NotRequired[str | pulumi.Output[str]]
-    """Subnetwork; alone, it also picks the network (as ``gcloud --subnet`` does)."""
-    public_ip: NotRequired[bool]
-    """Give the VM an external IP (default False: use Cloud NAT / IAP)."""
-    service_account: NotRequired[str | pulumi.Output[str]]
-    """Service account email (default: the Compute default service account)."""
-    scopes: NotRequired[list[str]]
-    """OAuth scopes (default: ``cloud-platform``)."""
-    labels: NotRequired[Mapping[str, str | pulumi.Output[str]]]
-    metadata: NotRequired[Mapping[str, str | pulumi.Output[str]]]
-    startup_script: NotRequired[str | pulumi.Output[str]]
-    """Shortcut for ``metadata["startup-script"]``."""
-    accelerators: NotRequired[list[AcceleratorArgs]]
-    """GPUs to attach, for machine types without built-in GPUs (N1, G4, ...)."""
-    gpu_network: NotRequired[GpuNetwork]
-    """A :class:`~pulumi_dws.GpuNetwork` whose networks give the VMs every NIC (gVNIC, then
-    RDMA); it replaces ``network`` and ``subnetwork``, and its machine type's NIC layout must
-    be the VMs'."""
-
-
 def _accelerator_type(field: str, value: Any) -> str:
     if not isinstance(value, str) or not _ACCELERATOR.match(value):
         raise DwsValidationError(field, value, "is not an accelerator type like nvidia-tesla-t4")
     return value
 
 
-class _Accelerator(DwsModel):
+class _AcceleratorSpec(DwsModel):
+    """A GPU attached to a machine type that has none built in (e.g. N1 + ``nvidia-tesla-t4``)."""
+
     type: Annotated[str, Check(_accelerator_type)]
+    """The GPU type (``nvidia-tesla-t4``)."""
     count: Annotated[int, Within("compute.accelerator_count")]
+    """GPUs of that type per VM."""
 
 
 def check_machine(
@@ -131,21 +93,40 @@ def _gpu_network(field: str, value: Any) -> Any:
 
 
 class VmSettings(DwsModel):
-    """Validated :class:`VmSettingsArgs`: the base of the specs of the VM components."""
+    """The VM settings shared by :class:`~pulumi_dws.FlexStartInstanceArgs` and
+    :class:`~pulumi_dws.FlexStartGroupArgs`."""
+
+    # The one declaration of each field: VmSettingsArgs is generated from it (scripts/generate.py).
 
     image: MaybeOutput[Image] = DEFAULT_IMAGE
+    """Boot image (default: Debian 12, as gcloud)."""
     boot_disk_size_gb: Annotated[int, Within("compute.boot_disk_gb")] = 100
+    """Boot disk size in GB (default 100)."""
     boot_disk_type: str | None = None
+    """Boot disk type (default ``pd-balanced``; ``hyperdisk-balanced`` for A4 and A3 Ultra)."""
     network: MaybeOutput[Network] | None = None
+    """VPC network (default: the subnetwork's network when ``subnetwork`` is given, else
+    ``default``)."""
     subnetwork: MaybeOutput[Subnetwork] | None = None
+    """Subnetwork; alone, it also picks the network (as ``gcloud --subnet`` does)."""
     public_ip: bool = False
+    """Give the VM an external IP (default False: use Cloud NAT / IAP)."""
     service_account: MaybeOutput[ServiceAccount] | None = None
+    """Service account email (default: the Compute default service account)."""
     scopes: list[str] = list(DEFAULT_SCOPES)
+    """OAuth scopes (default: ``cloud-platform``)."""
     labels: MaybeOutput[Labels] = {}
+    """Google Cloud labels on the VM."""
     metadata: MaybeOutput[MetadataText] = {}
+    """VM metadata (values are strings)."""
     startup_script: MaybeOutput[str] | None = None
-    accelerators: list[_Accelerator] = []
-    gpu_network: Annotated[Any, Check(_gpu_network)] | None = None
+    """Shortcut for ``metadata["startup-script"]``."""
+    accelerators: list[_AcceleratorSpec] = []
+    """GPUs to attach, for machine types without built-in GPUs (N1, G4, ...)."""
+    gpu_network: Annotated[Any, Check(_gpu_network), Takes(GpuNetwork)] | None = None
+    """A :class:`~pulumi_dws.GpuNetwork` whose networks give the VMs every NIC (gVNIC, then
+    RDMA); it replaces ``network`` and ``subnetwork``, and its machine type's NIC layout must
+    be the VMs'."""
 
     def check_gpu_network(self, machine: Any) -> None:
         """With ``gpu_network``: no ``network``/``subnetwork`` of its own, and a machine type

@@ -8,7 +8,7 @@ from typing import Any
 
 import yaml
 
-from .. import limits
+from .. import limits, registry
 from ..validation import check_name, format_timestamp
 from .results import CalendarAdvice, CalendarWindow, CapacityAdvice
 
@@ -20,6 +20,7 @@ __all__ = [
     "capacity_json",
     "group_args",
     "group_hint",
+    "kind_hints",
     "default_name",
     "reservation_args",
     "emit_python",
@@ -88,9 +89,9 @@ def capacity_table(advice: CapacityAdvice) -> str:
             )
     headers = ("#", "ZONE", "MACHINE TYPE", "COUNT", "MODEL", "OBTAINABILITY", "EST. UPTIME")
     lines.append(table(headers, rows))
-    hint = group_hint(advice)
-    if hint:
-        lines += ["", hint]
+    for hint in [group_hint(advice), *kind_hints(advice).values()]:
+        if hint:
+            lines += ["", hint]
     return "\n".join(lines)
 
 
@@ -160,6 +161,15 @@ def group_hint(advice: CapacityAdvice) -> str | None:
     return None
 
 
+def kind_hints(advice: CapacityAdvice) -> dict[str, str]:
+    """Each capacity kind's hint for this answer (``CapacityKind.advice_hint``), by its
+    ``dws:capacity`` key: what to write to take recommendation #1 as that kind."""
+    if advice.empty:
+        return {}
+    hints = {kind.key: kind.advice_hint(advice) for kind in registry.kinds() if kind.advice_hint}
+    return {key: hint for key, hint in hints.items() if hint}
+
+
 def _python(value: dict[str, Any]) -> str:
     return "{" + ", ".join(f"{json.dumps(k)}: {json.dumps(v)}" for k, v in value.items()) + "}"
 
@@ -219,6 +229,7 @@ def capacity_json(advice: CapacityAdvice) -> dict[str, Any]:
         asked,
         [o.to_dict() for o in advice.options],
         flex_start_group=group_args(advice),
+        hints=kind_hints(advice),
     )
 
 

@@ -11,9 +11,10 @@ imports them (:func:`load_limits` imports them all for a look-up that needs ever
 
 import importlib
 
+from ..providers.endpoints import Api, declared_apis
 from ..registry import register_resources
 
-__all__ = ["BUILTIN", "load", "load_limits"]
+__all__ = ["BUILTIN", "load", "load_apis", "load_limits"]
 
 BUILTIN = (
     "calendar",
@@ -24,6 +25,9 @@ BUILTIN = (
     "flex_vm",
     "flex_group",
     "queued_tpu",
+    "vertex_training",
+    "vertex_deployment",
+    "batch",
 )
 """The kinds' packages, in the order ``dws:capacity`` lists them."""
 
@@ -38,10 +42,22 @@ def load() -> None:
 
 def load_limits() -> None:
     """Import every built-in kind's limit rows (each kind's ``limits`` module registers them)."""
+    _import_each("limits")
+
+
+def load_apis() -> tuple[Api, ...]:
+    """Every Google API the providers and the kinds call (each kind's ``api`` module declares
+    its own, as Cloud Batch's): what ``dws emulator`` and the test aids point at a local
+    server."""
+    _import_each("api")
+    return declared_apis()
+
+
+def _import_each(part: str) -> None:
     for name in BUILTIN:
-        module = f"{__name__}.{name}.limits"
+        module = f"{__name__}.{name}.{part}"
         try:
             importlib.import_module(module)
         except ModuleNotFoundError as err:
-            if err.name != module:  # a kind without rows of its own has no such module
+            if err.name != module:  # a kind without a module of that part has none
                 raise

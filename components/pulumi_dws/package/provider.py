@@ -103,7 +103,7 @@ class DwsProvider(Provider):
         kind = component_kinds().get(resource_type)
         if kind is None:
             raise ValueError(f"unknown resource type {resource_type}")
-        model = describe(kind.spec, kind.args)
+        model = describe(kind.spec)
         try:
             args = python_args(model, inputs)
         except DwsValidationError as err:
@@ -188,7 +188,7 @@ def _unwrap_secrets(value: Any, path: str, found: dict[str, Any]) -> Any:
 def _validate(kind: registry.CapacityKind, inputs: Mapping[str, Any]) -> None:
     """The Python API's checks on known ``inputs`` (secrets as wrappers); raises
     :class:`InvalidInputs`."""
-    model = describe(kind.spec, kind.args)
+    model = describe(kind.spec)
     try:
         args = python_args(model, inputs)
     except DwsValidationError as err:

@@ -4,7 +4,7 @@ unknowns), and a list of failures that turns a validation error into a
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 import pulumi.dynamic as dyn
@@ -55,6 +55,20 @@ class CheckFailures(list[dyn.CheckFailure]):
         if problem:
             self.append(dyn.CheckFailure(prop, f"{prop}: {problem}"))
 
+    def one_of(self, prop: str, value: Any, allowed: Collection[str]) -> None:
+        """``value`` (not known yet in a preview: let be) is one of ``allowed``."""
+        if not isinstance(value, Unknown) and value not in allowed:
+            self.append(dyn.CheckFailure(prop, f"{prop}: one of {', '.join(allowed)}"))
+
+    def body(self, value: Any, what: str) -> Mapping[str, Any] | None:
+        """The ``body`` input when it is an object (a failure, ``body is required (what)``,
+        when it is not; None too while it is not known)."""
+        if isinstance(value, Mapping):
+            return value
+        if not isinstance(value, Unknown):
+            self.append(dyn.CheckFailure("body", f"body is required ({what})"))
+        return None
+
     def wait_policy(self, news: Mapping[str, Any]) -> None:
         """``waitTimeout`` (seconds, when set) is a positive number and ``onTimeout`` (when
         set) ``keep`` or ``cancel``."""
@@ -67,20 +81,29 @@ class CheckFailures(list[dyn.CheckFailure]):
         if on_timeout is not None and known(on_timeout) and on_timeout not in ON_TIMEOUT:
             self.append(dyn.CheckFailure("onTimeout", "onTimeout: keep or cancel"))
 
-    def owner_label_room(self, prop: str, where: str, labels: Mapping[str, Any]) -> None:
+    def owner_label_room(
+        self,
+        prop: str,
+        where: str,
+        labels: Mapping[str, Any],
+        label: str = OWNER_LABEL,
+        stack_label: str = STACK_LABEL,
+    ) -> None:
         """``labels`` (at ``where`` in ``prop``) don't set the ownership labels the create adds
-        (:data:`~.create_machine.OWNER_LABEL` and :data:`~.ownership.STACK_LABEL`), and leave
-        room for them under Google's label count limit."""
-        for mark in MARKS:
+        (``label``: :data:`~.create_machine.OWNER_LABEL` unless the resource declares another;
+        ``stack_label``: :data:`~.ownership.STACK_LABEL`, likewise), and leave room for them
+        under Google's label count limit."""
+        marks = (label, stack_label)
+        for mark in marks:
             if mark in labels:
                 message = f"{where}: {mark} is set by pulumi-dws itself"
                 self.append(dyn.CheckFailure(prop, message))
-        most = (limits.get("labels.count").maximum or 64) - len(MARKS)
+        most = (limits.get("labels.count").maximum or 64) - len(marks)
         if len(labels) > most:
             self.append(
                 dyn.CheckFailure(
                     prop,
                     f"{where}: {len(labels)} labels; at most {most} (pulumi-dws adds "
-                    f"{' and '.join(MARKS)})",
+                    f"{' and '.join(marks)})",
                 )
             )

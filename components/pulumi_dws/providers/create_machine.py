@@ -215,32 +215,32 @@ def found_by_owner(
     *,
     stack: str | None = None,
     ours: str | None = None,
+    label: str = OWNER_LABEL,
 ) -> Found[T]:
-    """What a find that met ``resource`` learnt from its ownership marks: ``mark`` (its
-    :data:`OWNER_LABEL`, None when it has none) and ``stack`` (its ``dws-stack`` label, None when
-    it has none); ``ours`` is this create's ``dws-stack`` (None: no stack identity). Ours when
-    ``mark`` is this create's ``key``. Else someone else's, saying whose: another stack's; this
-    stack's, left by a create of other inputs that did not finish (an interrupted or killed
-    ``pulumi up``: a leftover); made by pulumi-dws from other inputs; or not by pulumi-dws.
-    ``exists`` says what was met (``"it already exists"``), ``holder`` what carries the labels
-    (``"its node"``)."""
+    """What a find that met ``resource`` learnt from its ownership marks: ``mark`` (the value
+    of its ownership ``label``, :data:`OWNER_LABEL` unless the resource declares another; None
+    when it has none) and ``stack`` (its stack label, None when it has none); ``ours`` is this
+    create's stack mark (None: no stack identity). Ours when ``mark`` is this create's ``key``.
+    Else someone else's, saying whose: another stack's; this stack's, left by a create of other
+    inputs that did not finish (an interrupted or killed ``pulumi up``: a leftover); made by
+    pulumi-dws from other inputs; or not by pulumi-dws. ``exists`` says what was met (``"it
+    already exists"``), ``holder`` what carries the labels (``"its node"``)."""
     if mark == key:
         return Found(resource, ours=True)
     if stack is not None and ours is not None and stack != ours:
-        whose = f"it belongs to another stack (label dws-stack={stack}; this stack is {ours})"
+        whose = f"it belongs to another stack (stack label {stack}; this stack is {ours})"
     elif stack is not None and stack == ours:
         whose = (
             f"this stack made it from other inputs in a create that did not finish (an "
-            f"interrupted `pulumi up`; label {OWNER_LABEL}={mark}), and does not track it: "
+            f"interrupted `pulumi up`; label {label}={mark}), and does not track it: "
             "it is a leftover (`dws leftovers --stack STACK` lists what a stack left, `--delete` "
             "removes it)"
         )
     elif mark is None:
-        whose = f"{holder} has no {OWNER_LABEL} label, so it was not made by pulumi-dws"
+        whose = f"{holder} has no {label} label, so it was not made by pulumi-dws"
     else:
         whose = (
-            f"pulumi-dws made it from other inputs (label {OWNER_LABEL}={mark}; these inputs "
-            f"make {key})"
+            f"pulumi-dws made it from other inputs (label {label}={mark}; these inputs make {key})"
         )
     return Found(resource, ours=False, why=f"{exists}, and {whose}")
 

@@ -2,10 +2,14 @@
 credentials.
 
 Precedence: the environment variable (``DWS_COMPUTE_ENDPOINT``, ``DWS_AIPLATFORM_ENDPOINT``,
-``DWS_TPU_ENDPOINT``), then stack config (``dws:computeEndpoint``, ``dws:aiplatformEndpoint``,
-``dws:tpuEndpoint``), then Google's endpoint. Overrides are root URLs such as
-``http://127.0.0.1:8765/``; the API path (``compute/v1/``, ``v1beta1/``, ``v2alpha1/``) is
-appended as it is to Google's root.
+``DWS_TPU_ENDPOINT``, and those a kind's own :class:`Api` declares, such as
+``DWS_BATCH_ENDPOINT``), then stack config (``dws:computeEndpoint``, ...), then Google's
+endpoint. Overrides are root URLs such as ``http://127.0.0.1:8765/``; the API path
+(``compute/v1/``, ``v1beta1/``, ``v2alpha1/``) is appended as it is to Google's root.
+
+Every :class:`Api` is recorded when it is declared: :func:`declared_apis` lists them, so what
+points every endpoint at a local server (``dws emulator``, the test aids) covers a kind's API
+without naming it.
 
 Credentials (:func:`credentials_for`): the bearer token goes only to Google API hosts, every
 host under ``googleapis.com`` (``compute.googleapis.com``, the regional
@@ -39,6 +43,7 @@ __all__ = [
     "InsecureEndpointError",
     "check_endpoint",
     "credentials_for",
+    "declared_apis",
     "is_google_host",
     "resolve_root",
     "is_loopback",
@@ -72,6 +77,18 @@ class Api:
     def base(self, region: str | None = None, config: Mapping[str, Any] | None = None) -> str:
         """Root plus API path, e.g. ``https://compute.googleapis.com/compute/v1/``."""
         return self.root(region, config) + self.path
+
+    def __post_init__(self) -> None:
+        _DECLARED.setdefault(self.env_var, self)
+
+
+_DECLARED: dict[str, Api] = {}
+
+
+def declared_apis() -> tuple[Api, ...]:
+    """Every :class:`Api` declared so far, in the order they were (a kind's own is declared when
+    its ``api`` module is imported: :func:`pulumi_dws.kinds.load_apis` imports them all)."""
+    return tuple(_DECLARED.values())
 
 
 COMPUTE = Api(

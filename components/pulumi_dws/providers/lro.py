@@ -30,7 +30,6 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from .cancellation import GraceExpired
 from .create_machine import (
-    OWNER_LABEL,
     CleanUp,
     Found,
     Idempotency,
@@ -42,7 +41,7 @@ from .create_machine import (
     sent_after,
     withdrawn,
 )
-from .ownership import STACK_LABEL, Owner, owner_key
+from .ownership import Owner, owner_key
 from .paths import PathValueError, operation_name_path
 from .rest import ApiError, is_lro, wire
 from .rest_provider import DEFAULT_TIMEOUT
@@ -144,7 +143,7 @@ class LroProvider(RestResourceProvider):
         """Poll an operation until ``done`` (its name is checked before it is a path); the
         declared error when the API answered without a usable operation."""
         try:
-            poll = operation_name_path(operation.get("name"), location=self.OPERATION_LOCATION)
+            poll = self.operation_path(operation.get("name"))
         except PathValueError:
             raise self.failed(
                 f"{what}: the API answered without a usable operation: {str(operation)[:200]}"
@@ -156,6 +155,13 @@ class LroProvider(RestResourceProvider):
             timeout=self.timeout,
             expect=is_lro,
         )
+
+    def operation_path(self, name: Any) -> str:
+        """Hook: the poll path of an operation the API named ``name``, each segment checked
+        (:class:`~.paths.PathValueError` otherwise). Default: a location's operation,
+        ``projects/P/locations/L/operations/ID`` (an API that names some under a resource, as
+        Vertex AI names a deployment's under its endpoint, overrides it)."""
+        return operation_name_path(name, location=self.OPERATION_LOCATION)
 
     def check_operation(self, done: Mapping[str, Any], what: str) -> None:
         """Raise :class:`OperationFailed` when a finished operation carries an error other than
@@ -199,7 +205,8 @@ class LroProvider(RestResourceProvider):
         found: list[dict[str, Any]] = []
         token: str | None = None
         while True:
-            params: dict[str, Any] = {"filter": f'labels.{OWNER_LABEL}="{key}"'}
+            label = self.RESOURCE.owner_label
+            params: dict[str, Any] = {"filter": f'labels.{label}="{key}"'}
             if token:
                 params["pageToken"] = token
             page = client.get(collection, **params)
@@ -268,8 +275,13 @@ class LroCreate:
     def owner_key(self) -> str:
         """Hook: the ownership key of these inputs (20 hex digits, a valid label value):
         :func:`~.ownership.owner_key` of the declared ``replace_keys`` inputs, keyed with the
-        stack that creates (secret-bearing inputs left out)."""
-        inputs = {key: self.target.props.get(key) for key in self.resource.replace_keys}
+        stack that creates and the resource's own name in it (the ``owner`` input; two
+        resources of identical inputs then never adopt each other), secret-bearing inputs left
+        out. An ``owner`` that is a name only (an older form) is hashed with the inputs."""
+        props = self.target.props
+        inputs = {key: props.get(key) for key in self.resource.replace_keys}
+        if self.owner is None and props.get("owner") is not None:
+            inputs["owner"] = props.get("owner")
         return owner_key(self.owner, inputs)
 
     def owner_labels(self, live: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -279,15 +291,17 @@ class LroCreate:
         return labels if isinstance(labels, Mapping) else {}
 
     def owner_mark(self, live: Mapping[str, Any]) -> str | None:
-        """The ownership label of a resource found (None: it has none)."""
-        mark = self.owner_labels(live).get(OWNER_LABEL)
+        """The ownership label of a resource found (the declared ``owner_label``; None: it has
+        none)."""
+        mark = self.owner_labels(live).get(self.resource.owner_label)
         return mark if isinstance(mark, str) else None
 
     def marks(self) -> dict[str, str]:
-        """The labels a create adds: the ownership key, and the stack when it is known."""
-        added = {OWNER_LABEL: self.key}
+        """The labels a create adds: the ownership key, and the stack when it is known (under
+        the declared ``owner_label`` and ``stack_label``)."""
+        added = {self.resource.owner_label: self.key}
         if self.owner is not None:
-            added[STACK_LABEL] = self.owner.mark
+            added[self.resource.stack_label] = self.owner.mark
         return added
 
     def with_owner(self, body: Mapping[str, Any]) -> dict[str, Any]:
@@ -299,6 +313,11 @@ class LroCreate:
     def body(self) -> dict[str, Any]:
         """Hook: what the create sends. Default: the ``body`` input with the ownership label."""
         return self.with_owner(self.target.props.get("body") or {})
+
+    def create_path(self) -> str:
+        """Hook: where the create is POSTed. Default: the collection (a custom method such as
+        ``endpoints.deployModel`` posts to ``{endpoint}:deployModel``)."""
+        return self.target.collection
 
     def params(self, attempt: int) -> dict[str, Any]:
         """The create's query parameters: the declared ``id_param`` (the resource's own id),
@@ -314,7 +333,7 @@ class LroCreate:
     def owned(self, live: dict[str, Any]) -> Found[dict[str, Any]]:
         """Hook: whether a resource found is this create's own. Default: by its ownership
         label."""
-        stack = self.owner_labels(live).get(STACK_LABEL)
+        stack = self.owner_labels(live).get(self.resource.stack_label)
         return found_by_owner(
             live,
             self.owner_mark(live),
@@ -323,6 +342,7 @@ class LroCreate:
             self.OWNER_HOLDER,
             stack=stack if isinstance(stack, str) else None,
             ours=self.owner.mark if self.owner is not None else None,
+            label=self.resource.owner_label,
         )
 
     def settled(self, live: dict[str, Any] | None) -> bool:
@@ -417,14 +437,16 @@ class LroCreate:
         return self.provider.poll(self.client, self.target, until, timeout=timeout)
 
     def bind(self, live: Mapping[str, Any]) -> None:
-        """Make ``target`` the resource ``live`` (its name is its path, parsed and checked)."""
-        values = self.resource.path.parse(live.get("name"))
-        if values is None:
+        """Make ``target`` the resource ``live`` the API named (its name is its path, parsed
+        and checked; the program's own inputs are kept: see
+        :meth:`~.rest_resource.RestResourceProvider.bound`)."""
+        bound = self.provider.bound(self.target, live.get("name"))
+        if bound is None:
             raise self.provider.failed(
                 f"the API named the new {self.resource.noun} {live.get('name')!r}, which is not "
                 f"{self.resource.path.shape()}"
             )
-        self.target = self.provider.target({**dict(self.target.props), **values})
+        self.target = bound
 
     def _lookup(self) -> dict[str, Any] | None:
         if self.mode is not Idempotency.OWNER_SEARCH:
@@ -457,7 +479,7 @@ class LroCreate:
         expect = is_lro if self.CREATE_ANSWER == "operation" else self.resource.is_resource
         try:
             answer = self.client.post(
-                self.target.collection,
+                self.create_path(),
                 self.body(),
                 expect=expect,
                 idempotent=self.mode.resend,
@@ -473,7 +495,8 @@ class LroCreate:
         the resource) until it settles; once accepted, a create that can't be followed to the
         end succeeds with the resource as it is, so it stays tracked."""
         if self.CREATE_ANSWER == "resource":
-            self.bind(handle)
+            if self.mode is Idempotency.OWNER_SEARCH:  # the program named it otherwise
+                self.bind(handle)
             return self.adopt(handle)
         what = f"create of {self.where()}"
         try:

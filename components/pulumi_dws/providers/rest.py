@@ -625,7 +625,21 @@ class GoogleRestClient:
         """GET ``path`` (:meth:`wait_until`) until ``until(resource or None)`` (None: 404) or
         ``timeout`` seconds were slept; returns the last read. A wait during which no read
         worked raises the error the reads met."""
-        result = self.wait_until(lambda: self.find(path, expect=expect), until, timeout)
+        return self.poll_until(lambda: self.find(path, expect=expect), until, timeout=timeout)
+
+    def poll_until(
+        self,
+        read: Callable[[], dict[str, Any] | None],
+        until: Callable[[dict[str, Any] | None], bool],
+        *,
+        timeout: float,
+    ) -> dict[str, Any] | None:
+        """Call ``read`` (a resource, or None when there is none) with growing intervals
+        (:meth:`wait_until`: cancellable, an outage waited out) until ``until(what it read)`` or
+        ``timeout`` seconds were slept; returns the last read. For a resource read otherwise
+        than by a GET of its path (a deployed model, an entry of its endpoint). A wait during
+        which no read worked raises the error the reads met."""
+        result = self.wait_until(read, until, timeout)
         if not result.seen and result.outage is not None:
             raise result.outage
         return result.value

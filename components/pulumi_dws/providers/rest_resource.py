@@ -11,7 +11,9 @@ declared (:class:`RestResource`)        supplied by :class:`RestResourceProvider
                                         client per call (:class:`RestProvider`)
 ``path`` (a :class:`PathTemplate`)      the :class:`Target` of a call, its id, id parsing,
                                         the segment checks of ``check``
-``replace_keys``, ``in_place_keys``     ``diff``
+``replace_keys``, ``in_place_keys``     ``diff``, and ``update`` (the state takes the new
+                                        ``in_place_keys``: inputs such as ``waitFor`` that
+                                        matter at create time only)
 ``outputs``                             the ``pulumi.dynamic.Resource`` class
                                         (:class:`DeclaredResource`)
 ``states``, ``is_resource``             reading and polling the resource
@@ -68,7 +70,7 @@ from . import cancellation
 from .checks import CheckFailures
 from .create_machine import OWNER_LABEL, CreateFailed, CreateMachine, CreateSteps, Idempotency
 from .dynamic_resource import init_dynamic
-from .ownership import OWNER_INPUT, OWNERSHIP_OUTPUT, Owner, sensitive_values
+from .ownership import OWNER_INPUT, OWNERSHIP_OUTPUT, STACK_LABEL, Owner, sensitive_values
 from .paths import PathTemplate, PathValueError
 from .rest import ApiError, OperationError
 from .rest_provider import RestProvider, shared_provider
@@ -90,13 +92,15 @@ __all__ = [
 ]
 
 ENTRY_POINTS = ("check", "diff", "create", "read", "update", "delete")
+"""The provider methods the host calls: each runs guarded (:func:`_guarded`)."""
 OWNERSHIP_STATE = {
-    "owner": StateField((dict,)),
+    "owner": StateField((dict, str)),
     "ownership": StateField((dict,)),
     "ownership.key": StateField((str,)),
 }
-"""What every declared resource's state may hold about whose it is (see :mod:`~.ownership`)."""
-"""The provider methods the host calls: each runs guarded (:func:`_guarded`)."""
+"""What every declared resource's state may hold about whose it is (see :mod:`~.ownership`):
+``owner`` is the stack's identity (an object), or the resource's name in the program only (a
+string: an older form, hashed into the ownership key as it is)."""
 
 
 def any_object(answer: Mapping[str, Any]) -> bool:
@@ -150,7 +154,9 @@ class RestResource:
     a create whose answer was lost made nothing, and after a clean-up's delete before the read
     that says nothing is left. ``id_param`` is the create's query parameter that names the new
     resource (``queuedResourceId``, ``jobId``; its value is the path's last input), for an API
-    where the program chooses the name.
+    where the program chooses the name. ``owner_label`` is the label key a create marks what it
+    made with (default ``dws-create``; an API whose list filter is documented only for keys
+    without a hyphen, as Vertex AI's, declares ``dws_create``).
     """
 
     name: str
@@ -168,6 +174,10 @@ class RestResource:
     id_param: str | None = None
     api_name: str = "the API"
     settle_seconds: float = 30.0
+    owner_label: str = OWNER_LABEL
+    stack_label: str = STACK_LABEL
+    """The label key a create marks its stack with (default ``dws-stack``; ``dws_stack``
+    beside ``owner_label`` ``dws_create``)."""
     state: Mapping[str, StateField] = field(default_factory=dict)
     """What the state must hold for ``read``, ``update``, ``delete`` and ``diff`` to act
     (:class:`~.state.StateField` per key, nested ones dotted): an old or hand-edited state that
@@ -402,6 +412,17 @@ class RestResourceProvider(RestProvider):
         path = self.RESOURCE.path
         return f"{id_!r} is not " + " or ".join(path.shape(i) for i in range(len(path.templates)))
 
+    def bound(self, target: Target, name: Any) -> Target | None:
+        """``target`` once the API named its resource ``name`` (``OWNER_SEARCH`` mode): the
+        program's inputs as given, with the resource's own id taken from the name (the API may
+        spell the project by its number; the id keeps it as the program wrote it); None when
+        ``name`` is not one of this resource's."""
+        values = self.RESOURCE.path.parse(name)
+        if values is None:
+            return None
+        own = self.RESOURCE.path.keys[-1]
+        return self.target({**dict(target.props), own: values[own]})
+
     def target_of_id(self, id_: str, props: Mapping[str, Any]) -> Target:
         """The target a read or delete of ``id_`` is about: ``props`` with what the id says
         (the id wins)."""
@@ -454,6 +475,13 @@ class RestResourceProvider(RestProvider):
             delete_before_replace=True if replaces else None,
         )
 
+    def update(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> dyn.UpdateResult:
+        """The declared ``in_place_keys`` take their new values and nothing is called: by
+        default they are inputs that matter at create time only (``waitFor``). A resource that
+        changes in place overrides this."""
+        keys = self.RESOURCE.in_place_keys
+        return dyn.UpdateResult({**olds, **{key: news.get(key) for key in keys}})
+
     # ------------------------------------------------------------------ create
     def create(self, props: dict[str, Any]) -> dyn.CreateResult:
         """Run the create machine over the kind's steps (:meth:`create_steps`) in the declared
@@ -477,7 +505,8 @@ class RestResourceProvider(RestProvider):
         except PathValueError as err:
             raise self.failed(f"{target.describe()} can't be addressed: {err}") from None
         if self.RESOURCE.idempotency is Idempotency.OWNER_SEARCH:  # the API named it
-            target = self.target_of_id(str(live.get("name")), target.props)
+            name = live.get("name")
+            target = self.bound(target, name) or self.target_of_id(str(name), target.props)
         outs = self.created(target, live, steps, machine)
         if machine.note:  # a success the user must hear about (e.g. a request kept queued)
             self.warn(f"{target.describe()}: {machine.note}")
@@ -558,11 +587,10 @@ class RestResourceProvider(RestProvider):
     ) -> dict[str, Any] | None:
         """Read the resource with growing intervals until ``until(resource or None)`` or
         ``timeout`` (default: the provider's) seconds were slept; the last read."""
-        return client.poll_resource(
-            target.path,
+        return client.poll_until(
+            lambda: self.read_live(client, target),
             until,
             timeout=self.timeout if timeout is None else timeout,
-            expect=self.RESOURCE.is_resource,
         )
 
     # ------------------------------------------------------------------ delete
@@ -580,10 +608,10 @@ class RestResourceProvider(RestProvider):
             raise self.failed(self.undeletable(target, id_, err)) from None
 
     def live_mark(self, live: Mapping[str, Any]) -> str | None:
-        """Hook: the :data:`~.create_machine.OWNER_LABEL` a resource carries (default: in its
-        ``labels``)."""
+        """Hook: the ownership label (the declared ``owner_label``) a resource carries (default:
+        in its ``labels``)."""
         labels = live.get("labels")
-        mark = labels.get(OWNER_LABEL) if isinstance(labels, Mapping) else None
+        mark = labels.get(self.RESOURCE.owner_label) if isinstance(labels, Mapping) else None
         return mark if isinstance(mark, str) else None
 
     def confirm_ours(
@@ -604,7 +632,8 @@ class RestResourceProvider(RestProvider):
         mark = self.live_mark(live)
         if mark == key:
             return
-        carries = f"{OWNER_LABEL}={mark}" if mark else f"no {OWNER_LABEL} label"
+        label = self.RESOURCE.owner_label
+        carries = f"{label}={mark}" if mark else f"no {label} label"
         raise NotOurs(
             f"{target.describe()} was not deleted: it carries {carries}, not {key}, the mark "
             "this stack made it with, so it is not the resource this stack created (it was "

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ..kinds import load_apis
 from ..kinds.flex_group.api import resize_request_body
 from .emulator import Emulator
 
@@ -51,16 +52,14 @@ def virtual_sleep(emulator: Emulator) -> Callable[[float], None]:
 
 
 def emulator_env(emulator: Emulator, *, virtual_clock: bool = True) -> dict[str, str]:
-    """Environment variables that point the dynamic providers at ``emulator``: the Compute and
-    Cloud TPU endpoints, and (``virtual_clock=True``, for a provider in another process) the
-    control URL its sleeps advance the virtual clock through. With ``virtual_clock=False`` the
-    variable is set empty, which the providers read as unset (in process, pass
-    :func:`virtual_sleep`)."""
-    return {
-        COMPUTE_ENDPOINT_ENV: emulator.url,
-        TPU_ENDPOINT_ENV: emulator.url,
-        VIRTUAL_CLOCK_ENV: emulator.clock_url if virtual_clock else "",
-    }
+    """Environment variables that point the dynamic providers at ``emulator``: every declared
+    API's endpoint (:func:`pulumi_dws.kinds.load_apis`), and (``virtual_clock=True``, for a
+    provider in another process) the control URL its sleeps advance the virtual clock through.
+    With ``virtual_clock=False`` the variable is set empty, which the providers read as unset
+    (in process, pass :func:`virtual_sleep`)."""
+    values = {api.env_var: emulator.url for api in load_apis()}
+    values[VIRTUAL_CLOCK_ENV] = emulator.clock_url if virtual_clock else ""
+    return values
 
 
 def flex_start_body(

@@ -34,6 +34,7 @@ from typing import Any
 import dill  # type: ignore[import-untyped]
 import requests
 
+from ..kinds import load_apis
 from .emulator import Emulator
 from .gcp_rest import group_request, resource_policy_body, template_body
 from .mocks import GcpMocks
@@ -56,12 +57,8 @@ _STATE_KEYS = ("state", "status")
 def emulator_environment(emulator: Emulator) -> Iterator[None]:
     """The environment ``dws emulator`` prints, set inside a ``with`` block: every endpoint
     at ``emulator``, its virtual clock for the providers' waits."""
-    values = {
-        "DWS_COMPUTE_ENDPOINT": emulator.url,
-        "DWS_AIPLATFORM_ENDPOINT": emulator.url,
-        "DWS_TPU_ENDPOINT": emulator.url,
-        "DWS_VIRTUAL_CLOCK_URL": emulator.clock_url,
-    }
+    values = {api.env_var: emulator.url for api in load_apis()}
+    values["DWS_VIRTUAL_CLOCK_URL"] = emulator.clock_url
     saved = {key: os.environ.get(key) for key in values}
     os.environ.update(values)
     try:

@@ -274,6 +274,19 @@ class FaultProxy:
                 raise TimeoutError(f"{len(self.exchanges)} exchanges, not {count}")
             return list(self.exchanges)
 
+    def wait_for_faults(self, count: int, timeout: float = 30.0) -> list[Exchange]:
+        """Block until ``count`` exchanges with a fault are recorded (a slow or held answer is
+        recorded only once it was sent, after the client may have given up and gone on); the
+        exchanges so far. Raise ``TimeoutError`` after ``timeout`` real seconds."""
+
+        def faulted() -> bool:
+            return sum(1 for ex in self.exchanges if ex.fault) >= count
+
+        with self._recorded:
+            if not self._recorded.wait_for(faulted, timeout):
+                raise TimeoutError(f"fewer than {count} faulted exchanges recorded")
+            return list(self.exchanges)
+
     def counts(self) -> dict[str, Counter[str]]:
         """Faults injected so far, by phase (``before``/``after`` the act) and kind."""
         found: dict[str, Counter[str]] = {"before": Counter(), "after": Counter()}

@@ -28,6 +28,8 @@ that advance the emulator's virtual clock, so a run of hundreds of cycles takes 
 from __future__ import annotations
 
 import contextlib
+import importlib
+import json
 import os
 import random
 from collections import Counter
@@ -48,7 +50,21 @@ from .fault_proxy import FaultProxy, ProxyFaultPlan
 from .labelled_jobs import LABELLED_JOBS, LabelledJobError, LabelledJobProvider
 
 __all__ = [
+    "POLL",
+    "STACK_A",
+    "STACK_B",
     "FaultRunReport",
+    "Interrupter",
+    "KindFaultRun",
+    "OtherStack",
+    "count_duplicates",
+    "create_then_delete",
+    "interruption",
+    "kind_fault_runs",
+    "owned",
+    "run_cycles",
+    "sweep_keys",
+    "two_stack_cycle",
     "flex_vm_fault_run",
     "labelled_job_fault_run",
     "mig_resize_fault_run",
@@ -57,7 +73,8 @@ __all__ = [
 ]
 
 ZONE, MACHINE, PROJECT = "us-central1-a", "a3-highgpu-8g", "p"
-_POLL = PollPolicy(initial=20.0, factor=3.0, cap=1800.0)  # fewer polls: the same paths
+POLL = PollPolicy(initial=20.0, factor=3.0, cap=1800.0)
+"""The poll policy of a fault run: fewer polls of the same paths."""
 
 
 STACK_A = {"organization": "organization", "project": "fault-run", "stack": "a"}
@@ -113,6 +130,34 @@ class FaultRunReport:
             shown = ", ".join(f"{k} {n}" for k, n in sorted(kinds.items()))
             out.append(f"  faults {phase} the act: {shown or 'none'}")
         return out
+
+
+@dataclass(frozen=True)
+class KindFaultRun:
+    """A kind's fault run, declared in its test aids (``FAULT_RUN`` in
+    ``kinds/<kind>/testing.py``): the emulated services it needs (``services(clock)``) and the
+    run itself (``run(emulator, proxy, cycles=, rate=, seed=)``, built on
+    :func:`create_then_delete` and :func:`run_cycles`, with an :class:`Interrupter` as the
+    provider's sleep, :func:`interruption` and :func:`two_stack_cycle` choosing the cycles that are
+    interrupted or raced by another stack, and :func:`owned` giving each stack's ``owner``).
+    ``benchmarks/fault_run.py`` and the tests find every kind's so (:func:`kind_fault_runs`)."""
+
+    provider: str
+    services: Callable[[Any], list[Any]]
+    run: Callable[..., FaultRunReport]
+
+
+def kind_fault_runs() -> list[KindFaultRun]:
+    """Every fault run the kinds' test aids declare, in the kinds' order."""
+    from .. import registry
+
+    found: list[KindFaultRun] = []
+    for kind in registry.kinds():
+        if kind.test_aids:
+            declared = getattr(importlib.import_module(kind.test_aids), "FAULT_RUN", None)
+            if isinstance(declared, KindFaultRun):
+                found.append(declared)
+    return found
 
 
 @contextmanager
@@ -179,7 +224,7 @@ class Interrupter:
                 call.cancel("fault run: the engine ended the call", cancellation.SIGNAL_BUDGET)
 
 
-def _create_then_delete(
+def create_then_delete(
     report: FaultRunReport,
     provider: Any,
     props: dict[str, Any],
@@ -230,17 +275,82 @@ def _create_then_delete(
     return tracked
 
 
-def _interruption(i: int) -> str:
+class OtherStack:
+    """Two-stack cycles of a resource another stack's create does not collide with by name (the
+    API names it, or its id derives from the stack's ownership key): once ``a``'s create
+    succeeded, stack ``b`` creates one of the same inputs; it must make its own beside ``a``'s
+    (never adopt it), and neither its create nor its destroy may act on ``a``'s: no request
+    other than a read that names ``a``'s id (``key(result)``: the last segment of its id) in its
+    path or body. ``made`` counts what ``b`` made in the current cycle (not duplicates of
+    ``a``'s create): :meth:`duplicates` subtracts it. ``created()`` is how many resources the
+    emulator has made so far."""
+
+    def __init__(
+        self,
+        emu: Emulator,
+        report: FaultRunReport,
+        provider: Any,
+        error: type[Exception],
+        created: Callable[[], int],
+        key: Callable[[Any], str] = lambda result: str(result.id).rsplit("/", 1)[-1],
+    ) -> None:
+        self.emu, self.report, self.provider, self.error = emu, report, provider, error
+        self.created, self.key = created, key
+        self.made = 0
+
+    def start(self) -> int:
+        """A new cycle: how many resources exist so far (``before``)."""
+        self.made = 0
+        return self.created()
+
+    def _touched(self, key: str, since: int) -> bool:
+        for request in self.emu.requests[since:]:
+            if request.method == "GET":
+                continue
+            if key in request.path or key in json.dumps(request.body, default=str):
+                return True
+        return False
+
+    def meanwhile(self, rival: dict[str, Any]) -> Callable[[Any], None]:
+        """What :func:`create_then_delete` runs between ``a``'s create and delete."""
+
+        def run(result: Any) -> None:
+            self.report.two_stack += 1
+            before, since = self.created(), len(self.emu.requests)
+            try:
+                made = self.provider.create(rival)
+            except self.error:
+                made = None
+            self.made += self.created() - before
+            if made is not None:
+                if made.id == result.id:  # b adopted a's
+                    self.report.cross_stack += 1
+                    self.report.duplicates += 1
+                    return
+                with contextlib.suppress(self.error):
+                    _retry(lambda: self.provider.delete(made.id, made.outs or {}))
+            if self._touched(self.key(result), since):  # b's create or destroy acted on a's
+                self.report.cross_stack += 1
+                self.report.duplicates += 1
+
+        return run
+
+    def duplicates(self, before: int) -> None:
+        """Count what ``a``'s one create made beyond one (``b``'s own left out)."""
+        self.report.duplicates += max(0, self.created() - before - self.made - 1)
+
+
+def interruption(i: int) -> str:
     """Which cycles are interrupted mid-wait, and how: about one in six."""
     return {5: "signal", 10: "cancel"}.get(i % 11, "")
 
 
-def _two_stack(i: int) -> bool:
+def two_stack_cycle(i: int) -> bool:
     """Which cycles another stack goes for the same resource in: one in seven."""
     return i % 7 == 3
 
 
-def _run_cycles(
+def run_cycles(
     report: FaultRunReport,
     proxy: FaultProxy,
     plan: ProxyFaultPlan,
@@ -262,12 +372,12 @@ def _run_cycles(
     return report
 
 
-def _count_duplicates(report: FaultRunReport, created: list[Any], before: int) -> None:
+def count_duplicates(report: FaultRunReport, created: list[Any], before: int) -> None:
     """One create made ``len(created) - before`` resources: all but the first are duplicates."""
     report.duplicates += max(0, len(created) - before - 1)
 
 
-def _sweep_keys(
+def sweep_keys(
     report: FaultRunReport, keys: list[Any], tracked: set[str], remove: Callable[..., None]
 ) -> None:
     """Remove every resource ``(project, location, id)`` in ``keys``; count as orphans those
@@ -295,7 +405,7 @@ def flex_vm_fault_run(
     compute = emu["compute"]
     report = FaultRunReport("FlexStartVm")
     interrupter = Interrupter(emu, seed)
-    provider = FlexStartVmProvider(sleep=interrupter, poll=_POLL)
+    provider = FlexStartVmProvider(sleep=interrupter, poll=POLL)
 
     def cycle(i: int) -> None:
         slot = i % names
@@ -316,24 +426,24 @@ def flex_vm_fault_run(
         compute.keep_failed_instances = i % 20 >= 10
         before = len(compute.created)
         mine = owned(props, STACK_A, f"vm-{slot}")
-        tracked = _create_then_delete(
+        tracked = create_then_delete(
             report,
             provider,
             mine,
             FlexStartError,
             lambda result: str(result.outs["observed"]["instanceId"]),
             interrupter=interrupter,
-            interrupt=_interruption(i),
-            rival=owned(props, STACK_B, f"vm-{slot}") if _two_stack(i) else None,
+            interrupt=interruption(i),
+            rival=owned(props, STACK_B, f"vm-{slot}") if two_stack_cycle(i) else None,
         )
-        _count_duplicates(report, compute.created, before)
+        count_duplicates(report, compute.created, before)
         for vm in compute.instances(PROJECT):
             if str(vm["id"]) not in tracked:
                 report.orphans += 1
             compute.remove_instance(PROJECT, ZONE, vm["name"])
 
     plan = ProxyFaultPlan(rate=rate, seed=seed, held_weight=held_weight)
-    return _run_cycles(report, proxy, plan, "DWS_COMPUTE_ENDPOINT", deadline, cycles, cycle)
+    return run_cycles(report, proxy, plan, "DWS_COMPUTE_ENDPOINT", deadline, cycles, cycle)
 
 
 def slurm_fault_run(
@@ -356,7 +466,7 @@ def slurm_fault_run(
     svc = emu["aiplatform"]
     report = FaultRunReport("SlurmCluster")
     interrupter = Interrupter(emu, seed)
-    provider = SlurmClusterProvider(sleep=interrupter, poll=_POLL)
+    provider = SlurmClusterProvider(sleep=interrupter, poll=POLL)
 
     def cycle(i: int) -> None:
         cluster_id = f"c{i % names}"
@@ -369,23 +479,23 @@ def slurm_fault_run(
         if i % 7 == 6:
             svc.fail_next("create")
         before = len(svc.created)
-        tracked = _create_then_delete(
+        tracked = create_then_delete(
             report,
             provider,
             owned(props, STACK_A, cluster_id),
             SlurmClusterError,
             lambda _: cluster_id,
             interrupter=interrupter,
-            interrupt=_interruption(i),
-            rival=owned(props, STACK_B, cluster_id) if _two_stack(i) else None,
+            interrupt=interruption(i),
+            rival=owned(props, STACK_B, cluster_id) if two_stack_cycle(i) else None,
         )
         svc.failures["create"].clear()
-        _count_duplicates(report, svc.created, before)
+        count_duplicates(report, svc.created, before)
         emu.clock.advance(3600)  # let any delete in flight finish
-        _sweep_keys(report, list(svc.clusters), tracked, svc.remove)
+        sweep_keys(report, list(svc.clusters), tracked, svc.remove)
 
     plan = ProxyFaultPlan(rate=rate, seed=seed, held_weight=held_weight)
-    return _run_cycles(report, proxy, plan, "DWS_AIPLATFORM_ENDPOINT", deadline, cycles, cycle)
+    return run_cycles(report, proxy, plan, "DWS_AIPLATFORM_ENDPOINT", deadline, cycles, cycle)
 
 
 def queued_tpu_fault_run(
@@ -411,7 +521,7 @@ def queued_tpu_fault_run(
     svc = emu["tpu"]
     report = FaultRunReport("QueuedTpu")
     interrupter = Interrupter(emu, seed)
-    provider = QueuedTpuProvider(sleep=interrupter, poll=_POLL)
+    provider = QueuedTpuProvider(sleep=interrupter, poll=POLL)
 
     def cycle(i: int) -> None:
         resource_id = f"qr{i % names}"
@@ -428,22 +538,22 @@ def queued_tpu_fault_run(
         if i % 7 == 6:
             svc.fail_next()
         before = len(svc.created)
-        tracked = _create_then_delete(
+        tracked = create_then_delete(
             report,
             provider,
             owned(props, STACK_A, resource_id),
             QueuedTpuError,
             lambda _: resource_id,
             interrupter=interrupter,
-            interrupt=_interruption(i),
-            rival=owned(props, STACK_B, resource_id) if _two_stack(i) else None,
+            interrupt=interruption(i),
+            rival=owned(props, STACK_B, resource_id) if two_stack_cycle(i) else None,
         )
-        _count_duplicates(report, svc.created, before)
+        count_duplicates(report, svc.created, before)
         emu.clock.advance(3600)  # let any delete in flight finish
-        _sweep_keys(report, svc.queued_resources(), tracked, svc.remove)
+        sweep_keys(report, svc.queued_resources(), tracked, svc.remove)
 
     plan = ProxyFaultPlan(rate=rate, seed=seed, held_weight=held_weight)
-    return _run_cycles(report, proxy, plan, "DWS_TPU_ENDPOINT", deadline, cycles, cycle)
+    return run_cycles(report, proxy, plan, "DWS_TPU_ENDPOINT", deadline, cycles, cycle)
 
 
 def mig_resize_fault_run(
@@ -467,7 +577,7 @@ def mig_resize_fault_run(
     compute = emu["compute"]
     report = FaultRunReport("MigResizeRequest")
     interrupter = Interrupter(emu, seed)
-    provider = MigResizeRequestProvider(sleep=interrupter, poll=_POLL)
+    provider = MigResizeRequestProvider(sleep=interrupter, poll=POLL)
     regions = {slot: REGION if slot % 2 else None for slot in range(groups)}
     for slot, region in regions.items():
         for stack in ("", "b"):  # stack b's groups: each stack names its own (default names)
@@ -534,15 +644,15 @@ def mig_resize_fault_run(
         requests_before = len(compute.resize_inserted)
         vms_before = len(compute.created)
         extra[0] = extra[1] = 0
-        tracked = _create_then_delete(
+        tracked = create_then_delete(
             report,
             provider,
             owned(props, STACK_A, "rr"),
             MigResizeError,
             lambda r: {r.outs["observed"]["selfLink"], *r.outs["observed"]["instances"]},
             interrupter=interrupter,
-            interrupt=_interruption(i),
-            meanwhile=other_stack(props, slot) if _two_stack(i) else None,
+            interrupt=interruption(i),
+            meanwhile=other_stack(props, slot) if two_stack_cycle(i) else None,
         )
         compute.forget_scripted_failure()
         made = len(compute.resize_inserted) - requests_before - extra[0]
@@ -551,7 +661,7 @@ def mig_resize_fault_run(
         report.orphans += _sweep(compute, tracked)
 
     plan = ProxyFaultPlan(rate=rate, seed=seed, held_weight=held_weight)
-    return _run_cycles(report, proxy, plan, "DWS_COMPUTE_ENDPOINT", deadline, cycles, cycle)
+    return run_cycles(report, proxy, plan, "DWS_COMPUTE_ENDPOINT", deadline, cycles, cycle)
 
 
 def labelled_job_fault_run(
@@ -572,33 +682,8 @@ def labelled_job_fault_run(
     svc = emu["labelled-jobs"]
     report = FaultRunReport("LabelledJob")
     interrupter = Interrupter(emu, seed)
-    provider = LabelledJobProvider(sleep=interrupter, poll=_POLL)
-    extra = [0]  # the jobs stack b made in the current cycle
-
-    def other_stack(props: dict[str, Any]) -> Callable[[Any], None]:
-        """The API names jobs: stack b's create makes its own (found by its own mark, never
-        a's), and its destroy removes only its own."""
-
-        def meanwhile(result: Any) -> None:
-            report.two_stack += 1
-            before = len(svc.created)
-            try:
-                made = provider.create(owned(props, STACK_B, "job"))
-            except LabelledJobError:
-                made = None
-            extra[0] += len(svc.created) - before
-            if made is not None:
-                if made.id == result.id:  # b adopted a's job
-                    report.cross_stack += 1
-                    report.duplicates += 1
-                    return
-                with contextlib.suppress(LabelledJobError):
-                    _retry(lambda: provider.delete(made.id, made.outs or {}))
-            if result.id not in {job["name"] for job in svc.jobs()}:  # b's destroy took a's
-                report.cross_stack += 1
-                report.duplicates += 1
-
-        return meanwhile
+    provider = LabelledJobProvider(sleep=interrupter, poll=POLL)
+    other = OtherStack(emu, report, provider, LabelledJobError, lambda: len(svc.created))
 
     def cycle(i: int) -> None:
         props = {
@@ -609,26 +694,25 @@ def labelled_job_fault_run(
         }
         if i % 7 == 6:
             svc.fail_next()
-        before = len(svc.created)
-        extra[0] = 0
-        tracked = _create_then_delete(
+        before = other.start()
+        tracked = create_then_delete(
             report,
             provider,
             owned(props, STACK_A, "job"),
             LabelledJobError,
             lambda r: r.id,
             interrupter=interrupter,
-            interrupt=_interruption(i),
-            meanwhile=other_stack(props) if _two_stack(i) else None,
+            interrupt=interruption(i),
+            meanwhile=other.meanwhile(owned(props, STACK_B, "job")) if two_stack_cycle(i) else None,
         )
-        report.duplicates += max(0, len(svc.created) - before - extra[0] - 1)
+        other.duplicates(before)
         for job in svc.jobs():
             if job["name"] not in tracked:
                 report.orphans += 1
             svc.remove(job["name"])
 
     plan = ProxyFaultPlan(rate=rate, seed=seed, held_weight=held_weight)
-    return _run_cycles(report, proxy, plan, LABELLED_JOBS.env_var, deadline, cycles, cycle)
+    return run_cycles(report, proxy, plan, LABELLED_JOBS.env_var, deadline, cycles, cycle)
 
 
 def _take_all_capacity(compute: Any) -> None:

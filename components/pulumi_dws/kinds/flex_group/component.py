@@ -42,11 +42,10 @@ from typing import Annotated, Any, Literal, cast
 import pulumi
 import pulumi_gcp as gcp
 from pydantic import model_validator
-from typing_extensions import NotRequired, Required
 
 from ... import catalog, limits
 from ...defaults import resolve_project, stack_default_name, type_token
-from ...duration import Duration, DurationLike
+from ...duration import Duration
 from ...errors import DwsValidationError
 from ...fields import (
     Check,
@@ -55,6 +54,7 @@ from ...fields import (
     MaybeOutput,
     Name,
     ProjectId,
+    Takes,
     Within,
     Zone,
     Zones,
@@ -63,12 +63,13 @@ from ...models import parse_args
 from ...providers.ownership import OWNER_INPUT, owner_input
 from ...queue_wait import OnTimeout, WaitTimeout, wait_policy
 from ...validation import check_name, check_region, check_zone_in_region, is_output, region_of
-from ...vm_settings import VmSettings, VmSettingsArgs, template_args
+from ...vm_settings import VmSettings, template_args
 from ..calendar.component import CalendarReservation
 from ..calendar.consumers import check_vm_consumer, reservation_spec
 from ..flex_vm.shapes import fingerprint, shareable
 from . import limits as _rows  # noqa: F401 (registers this kind's limit rows)
-from .placement import PlacementArgs, PlacementSpec, check_placement, workload_policy
+from .args import FlexStartGroupArgs, PlacementArgs
+from .placement import PlacementSpec, check_placement, workload_policy
 from .provider import MigResizeRequest, resize_request_body
 from .shapes import TEMPLATE_TYPES, shared_group_template, template_path
 
@@ -106,7 +107,7 @@ FIXED_SETTINGS: Mapping[str, str] = {
     "standby_policy": "the standby pool stays manual (Google's requirement)",
 }
 """MIG settings a ``FlexStartGroup`` fixes as Google's resize-request docs require (see
-``limits`` rows ``mig.*`` and the README's "FlexStartGroup" section); asking for one is refused
+``limits`` rows ``mig.*`` and docs/flex-start-group.md); asking for one is refused
 with the reason."""
 
 DEFAULT_ZONE_COUNT = 3
@@ -137,55 +138,6 @@ def update_policy(zones: int) -> dict[str, Any]:
     }
 
 
-class FlexStartGroupArgs(VmSettingsArgs, total=False):
-    """Arguments of :class:`FlexStartGroup` (the VM settings of
-    :class:`~pulumi_dws.vm_settings.VmSettingsArgs` included)."""
-
-    zone: NotRequired[str | pulumi.Output[str]]
-    """Zone of a zonal group (give ``zone`` or ``region``)."""
-    region: NotRequired[str | pulumi.Output[str]]
-    """Region of a regional group: Google places the whole set in one zone of it."""
-    zones: NotRequired[list[str]]
-    """A regional group's zones (default: three of the region's standard zones, Google's
-    pick). A regional group never uses an AI zone (``us-central1-ai1a``) unless it is listed;
-    with ``gpu_network``, list the network's zone (RDMA networks are zonal)."""
-    machine_type: Required[str]
-    """A GPU machine type (``a3-highgpu-8g``), H4D, or any type plus ``accelerators``."""
-    count: Required[int]
-    """How many VMs the request adds, all at once (1 to 1000; 2000 for a regional group)."""
-    placement: NotRequired[PlacementArgs]
-    """The group's workload policy (A4X Max, A4X, A4, A3 Ultra, A3 Mega, A3 High 8-GPU, H4D):
-    ``{"max_topology_distance": "BLOCK"}``, ``{"accelerator_topology": "1x72"}`` (required for
-    A4X groups of more than one VM), or ``{"policy": <existing policy>}``."""
-    run_duration: NotRequired[DurationLike]
-    """How long the VMs run once created (10 minutes to 7 days); Google deletes them at the end.
-    Required for Flex-start; optional with a reservation (the VMs then run until it ends)."""
-    provisioning: NotRequired[Literal["flex_start", "reservation_bound"]]
-    """``flex_start`` (default): capacity from DWS's Flex-start pool. ``reservation_bound``:
-    consume ``reservation`` (a Calendar-mode reservation). A4X and A4X Max groups are
-    reservation-bound only, and created at their size (Google takes no resize request for
-    them)."""
-    reservation: NotRequired[CalendarReservation | str | pulumi.Output[str]]
-    """The reservation to consume (``reservation_bound`` only): a :class:`CalendarReservation`
-    or a name (``my-res`` or ``projects/OWNER/reservations/NAME``)."""
-    wait_for: NotRequired[Literal["accepted", "running"]]
-    """``running`` (default): the deployment waits until every VM runs. ``accepted``: it returns
-    once Google queued the request."""
-    wait_timeout: NotRequired[DurationLike]
-    """How long the deployment waits for ``wait_for`` (default 2h10m for ``running``, 15m for
-    ``accepted``); see ``on_timeout``."""
-    on_timeout: NotRequired[Literal["keep", "cancel"]]
-    """When ``wait_timeout`` passes with the request still queued: ``keep`` (default: the
-    deployment succeeds with the request's true state, warns, and ``pulumi refresh`` follows
-    it; DWS keeps it queued until capacity and quota exist) or ``cancel`` (cancelled and
-    deleted)."""
-    project: NotRequired[str | pulumi.Output[str]]
-    """Project (default: the ``gcp:project`` stack config)."""
-    group_name: NotRequired[str]
-    """Name of the managed instance group, its VMs' prefix and the request's name (default: the
-    component's name)."""
-
-
 def _fixed(data: Any) -> None:
     if not isinstance(data, Mapping):
         return
@@ -213,25 +165,60 @@ def _region(field: str, value: Any) -> str:
 
 
 class FlexStartGroupSpec(VmSettings):
-    """Validated :class:`FlexStartGroupArgs` (also the ``dws:capacity`` config shape)."""
+    """Arguments of :class:`FlexStartGroup` (the VM settings of
+    :class:`~pulumi_dws.vm_settings.VmSettingsArgs` included)."""
+
+    # The one declaration of each field: FlexStartGroupArgs is generated from it (python
+    # scripts/generate.py). Also the shape of this kind's dws:capacity entries.
 
     zone: MaybeOutput[Zone] | None = None
+    """Zone of a zonal group (give ``zone`` or ``region``)."""
     region: MaybeOutput[Annotated[str, Check(_region)]] | None = None
+    """Region of a regional group: Google places the whole set in one zone of it."""
     zones: Annotated[Zones, Known("it decides the group's zones")] | None = None
+    """A regional group's zones (default: three of the region's standard zones, Google's
+    pick). A regional group never uses an AI zone (``us-central1-ai1a``) unless it is listed;
+    with ``gpu_network``, list the network's zone (RDMA networks are zonal)."""
     machine_type: Annotated[str, Known("it decides the GPUs the group asks for")]
+    """A GPU machine type (``a3-highgpu-8g``), H4D, or any type plus ``accelerators``."""
     count: Annotated[int, Within("mig.resize_by"), Known("it decides the VMs requested")]
+    """How many VMs the request adds, all at once (1 to 1000; 2000 for a regional group)."""
     placement: PlacementSpec | None = None
+    """The group's workload policy (A4X Max, A4X, A4, A3 Ultra, A3 Mega, A3 High 8-GPU, H4D):
+    ``{"max_topology_distance": "BLOCK"}``, ``{"accelerator_topology": "1x72"}`` (required for
+    A4X groups of more than one VM), or ``{"policy": <existing policy>}``."""
     run_duration: Annotated[Duration, DurationWithin("mig.requested_run_duration")] | None = None
+    """How long the VMs run once created (10 minutes to 7 days); Google deletes them at the end.
+    Required for Flex-start; optional with a reservation (the VMs then run until it ends)."""
     provisioning: Annotated[
         Literal["flex_start", "reservation_bound"],
         Known("it decides the template's provisioning model"),
     ] = "flex_start"
-    reservation: Annotated[Any, Check(_reservation)] | None = None
+    """``flex_start`` (default): capacity from DWS's Flex-start pool. ``reservation_bound``:
+    consume ``reservation`` (a Calendar-mode reservation). A4X and A4X Max groups are
+    reservation-bound only, and created at their size (Google takes no resize request for
+    them)."""
+    reservation: (
+        MaybeOutput[Annotated[Any, Check(_reservation), Takes(CalendarReservation | str)]] | None
+    ) = None
+    """The reservation to consume (``reservation_bound`` only): a :class:`CalendarReservation`
+    or a name (``my-res`` or ``projects/OWNER/reservations/NAME``)."""
     wait_for: Literal["accepted", "running"] = "running"
+    """``running`` (default): the deployment waits until every VM runs. ``accepted``: it returns
+    once Google queued the request."""
     wait_timeout: WaitTimeout | None = None
+    """How long the deployment waits for ``wait_for`` (default 2h10m for ``running``, 15m for
+    ``accepted``); see ``on_timeout``."""
     on_timeout: OnTimeout | None = None
+    """When ``wait_timeout`` passes with the request still queued: ``keep`` (default: the
+    deployment succeeds with the request's true state, warns, and ``pulumi refresh`` follows
+    it; DWS keeps it queued until capacity and quota exist) or ``cancel`` (cancelled and
+    deleted)."""
     project: MaybeOutput[ProjectId] | None = None
+    """Project (default: the ``gcp:project`` stack config)."""
     group_name: Name | None = None
+    """Name of the managed instance group, its VMs' prefix and the request's name (default: the
+    component's name)."""
 
     def wait_policy(self) -> dict[str, Any]:
         """The request's ``waitTimeout``/``onTimeout`` inputs (only those given)."""

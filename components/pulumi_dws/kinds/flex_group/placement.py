@@ -21,13 +21,12 @@ slice it names must hold exactly the group's VMs: ``1x72`` is 18 VMs of 4 GPUs),
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, TypedDict, cast
+from typing import Annotated, Any, Literal, cast
 
 import pulumi
 import pulumi_gcp as gcp
 from pulumi.runtime import settings
 from pydantic import model_validator
-from typing_extensions import NotRequired
 
 from ... import catalog
 from ...catalog.series import (
@@ -39,13 +38,12 @@ from ...catalog.series import (
     workload_policy_series,
 )
 from ...errors import DwsValidationError
-from ...fields import Check
+from ...fields import Check, Takes
 from ...models import DwsModel
 from ...validation import check_name, is_output
 from ..flex_vm.shapes import fingerprint, shareable
 
 __all__ = [
-    "PlacementArgs",
     "PlacementSpec",
     "POLICY_TYPE",
     "check_placement",
@@ -54,21 +52,6 @@ __all__ = [
 ]
 
 _POLICY_PATH = "projects/{project}/regions/{region}/resourcePolicies/{name}"
-
-
-class PlacementArgs(TypedDict, total=False):
-    """A ``FlexStartGroup``'s workload policy: the properties of a new one, or ``policy``."""
-
-    type: NotRequired[Literal["HIGH_THROUGHPUT"]]
-    """The policy's intent; Google documents only ``HIGH_THROUGHPUT`` for MIGs (default)."""
-    max_topology_distance: NotRequired[Literal["SUBBLOCK", "BLOCK", "CLUSTER"]]
-    """How far apart the VMs may be (A4, A3 Ultra, A3 Mega, A3 High 8-GPU, H4D)."""
-    accelerator_topology: NotRequired[str]
-    """The slice the VMs form (A4X, A4X Max: ``1x72``, 18 VMs)."""
-    policy: NotRequired[Any]
-    """An existing workload policy instead: a ``gcp.compute.ResourcePolicy``, its name
-    (``my-policy``, in the group's region) or its path
-    (``projects/P/regions/R/resourcePolicies/NAME``)."""
 
 
 def _type(field: str, value: Any) -> str:
@@ -113,12 +96,24 @@ def _policy(field: str, value: Any) -> Any:
 
 
 class PlacementSpec(DwsModel):
-    """Validated :class:`PlacementArgs`."""
+    """A ``FlexStartGroup``'s workload policy: the properties of a new one, or ``policy``."""
 
-    type: Annotated[str, Check(_type)] = "HIGH_THROUGHPUT"
-    max_topology_distance: Annotated[str, Check(_distance)] | None = None
+    # The one declaration of each field: PlacementArgs is generated from it (scripts/generate.py).
+
+    type: Annotated[str, Check(_type), Takes(Literal["HIGH_THROUGHPUT"])] = "HIGH_THROUGHPUT"
+    """The policy's intent; Google documents only ``HIGH_THROUGHPUT`` for MIGs (default)."""
+    max_topology_distance: (
+        Annotated[str, Check(_distance), Takes(Literal["SUBBLOCK", "BLOCK", "CLUSTER"])] | None
+    ) = None
+    """How far apart the VMs may be (A4, A3 Ultra, A3 Mega, A3 High 8-GPU, H4D)."""
     accelerator_topology: str | None = None
+    """The slice the VMs form (A4X, A4X Max: ``1x72``, 18 VMs)."""
+    # Typed Any, not gcp.compute.ResourcePolicy: naming the class here would load all of
+    # pulumi_gcp.compute whenever the library is imported.
     policy: Annotated[Any, Check(_policy)] | None = None
+    """An existing workload policy instead: a ``gcp.compute.ResourcePolicy``, its name
+    (``my-policy``, in the group's region) or its path
+    (``projects/P/regions/R/resourcePolicies/NAME``)."""
 
     @model_validator(mode="after")
     def _one_property(self) -> PlacementSpec:

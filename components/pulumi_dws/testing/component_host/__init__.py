@@ -21,10 +21,11 @@ from .host import (
     ProviderCallError,
 )
 from .monitor import FakeEngine, FakeMonitor, LogRecord
-from .samples import COMPONENT_ARGS, schema_inputs
+from .samples import COMPONENT_ARGS, package_cases, schema_inputs
 
 __all__ = [
     "COMPONENT_ARGS",
+    "package_cases",
     "PLUGIN_DIR",
     "ComponentProviderHost",
     "Constructed",

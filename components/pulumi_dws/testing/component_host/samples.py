@@ -4,12 +4,15 @@ component provider, and the same values spelled as other languages write them.
 :data:`COMPONENT_ARGS` holds one good set of arguments per capacity kind (by its component's
 name), in the Python API's spelling; :func:`schema_inputs` spells them as the package schema
 does (``maxRunDuration``; map keys such as labels as they are), as a TypeScript or YAML program
-passes them to ``Construct``. A new kind adds its entry here (a test checks every kind of the
-registry has one).
+passes them to ``Construct``. A kind's test aids declare its own (``COMPONENT_ARGS`` in
+``kinds/<kind>/testing.py``, gathered here; a test checks every kind of the registry has one),
+and its refused input for the package's tests (``PACKAGE_CASE``, :func:`package_cases`); the
+first kinds' are listed here.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping
 from typing import Any
 
@@ -17,7 +20,7 @@ from ... import registry
 from ...package.introspect import FieldType, ModelInfo, describe
 from ...package.names import camel
 
-__all__ = ["COMPONENT_ARGS", "schema_inputs"]
+__all__ = ["COMPONENT_ARGS", "package_cases", "schema_inputs"]
 
 COMPONENT_ARGS: dict[str, dict[str, Any]] = {
     "CalendarReservation": {
@@ -77,9 +80,29 @@ COMPONENT_ARGS: dict[str, dict[str, Any]] = {
 }
 
 
+def _kinds_aids() -> list[tuple[registry.CapacityKind, Any]]:
+    return [(k, importlib.import_module(k.test_aids)) for k in registry.kinds() if k.test_aids]
+
+
+for _kind, _aids in _kinds_aids():  # each kind's own, declared in its test aids
+    if hasattr(_aids, "COMPONENT_ARGS"):
+        COMPONENT_ARGS.setdefault(_kind.name, dict(_aids.COMPONENT_ARGS))
+
+
+def package_cases() -> dict[str, dict[str, Any]]:
+    """The refused input each kind's test aids declare for the component package's tests
+    (``PACKAGE_CASE``: ``bad`` args, the property ``path`` the refusal names, and optionally
+    ``bad_outputs`` and ``drop``), by component name."""
+    return {
+        kind.name: dict(aids.PACKAGE_CASE)
+        for kind, aids in _kinds_aids()
+        if hasattr(aids, "PACKAGE_CASE")
+    }
+
+
 def schema_inputs(kind: registry.CapacityKind, args: Mapping[str, Any]) -> dict[str, Any]:
     """``args`` (Python spelling) as ``Construct`` inputs of ``kind``'s component."""
-    return _object(describe(kind.spec, kind.args), args)
+    return _object(describe(kind.spec), args)
 
 
 def _object(model: ModelInfo, args: Mapping[str, Any]) -> dict[str, Any]:

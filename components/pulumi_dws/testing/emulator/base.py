@@ -22,6 +22,7 @@ __all__ = [
     "VirtualClock",
     "GoogleError",
     "ServiceError",
+    "Unrouted",
     "google_error",
     "page",
 ]
@@ -60,6 +61,17 @@ class Response:
     status: int = 200
     body: Any = None
     headers: dict[str, str] = field(default_factory=dict)
+
+
+class Unrouted(Exception):
+    """Raise inside a handler when the request is not this service's after all (an operation
+    it does not know, on a path two APIs share: Vertex AI's ``v1`` operations and Cloud
+    Batch's): the server tries the routes after it, and answers ``error`` (what this service
+    would have answered) when none of them takes it."""
+
+    def __init__(self, error: GoogleError | ServiceError) -> None:
+        super().__init__(str(error))
+        self.error = error
 
 
 class GoogleError(Exception):

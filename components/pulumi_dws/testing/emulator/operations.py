@@ -11,10 +11,12 @@ from __future__ import annotations
 import copy
 import datetime as dt
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
+from .base import Request, Response
+from .routing import Api
 from .store import Store
 
 __all__ = ["EMPTY", "LostAnswers", "Lro", "LroOperations", "RequestIds"]
@@ -158,3 +160,19 @@ class LostAnswers:
     def clear(self) -> None:
         with self._lock:
             self.counts.clear()
+
+
+class LocationOperationsApi(Api):
+    """``projects.locations.operations``: ``get`` of a one-platform API's operation by its full
+    name (``projects/P/locations/L/operations/ID``), answered by ``find(name)`` (which raises
+    the API's 404 for a name it does not know)."""
+
+    resources: ClassVar[tuple[str, ...]] = ("projects.locations.operations",)
+
+    def __init__(self, find: Callable[[str], dict[str, Any]]) -> None:
+        self.find = find
+
+    def get(self, req: Request) -> Response:
+        p = req.params
+        name = f"projects/{p['project']}/locations/{p['location']}/operations/{p['operation']}"
+        return Response(200, self.find(name))

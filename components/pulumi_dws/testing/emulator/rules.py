@@ -13,14 +13,16 @@ and raises the error Google answers (``GoogleError`` or ``ServiceError``)::
             raise GoogleError(400, "...", "invalid")
 
 The store runs ``GROUP_RULES.check(subject)`` where Google would refuse the request; a test
-keeps every rule's source a Google page (or another citable source).
+keeps every rule's source a Google page (or another citable source): it finds every
+:class:`Rules` an emulated API declares through :meth:`Rules.declared`, so a new API's rules are
+checked without being named there.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 __all__ = ["Rule", "Rules"]
 
@@ -40,9 +42,20 @@ class Rule(Generic[T]):
 class Rules(Generic[T]):
     """The rules of one request or resource, checked in the order they were registered."""
 
-    def __init__(self, what: str) -> None:
+    def __init__(self, what: str, *, declare: bool = True) -> None:
+        """``what``: the request or resource (a discovery method id such as
+        ``compute.instances.insert``); ``declare=False`` keeps a test's own set out of
+        :meth:`declared`."""
         self.what = what
         self._rules: list[Rule[T]] = []
+        if declare:
+            _DECLARED[what] = self
+
+    @staticmethod
+    def declared() -> tuple[Rules[Any], ...]:
+        """Every set declared by the modules imported so far (an emulated API declares its own
+        when its package is imported), one per ``what``."""
+        return tuple(_DECLARED.values())
 
     def rule(self, source: str) -> Callable[[Callable[[T], None]], Callable[[T], None]]:
         """Register the decorated function as a rule documented at ``source``."""
@@ -65,3 +78,6 @@ class Rules(Generic[T]):
 
     def __len__(self) -> int:
         return len(self._rules)
+
+
+_DECLARED: dict[str, Rules[Any]] = {}

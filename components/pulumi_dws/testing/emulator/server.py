@@ -23,25 +23,38 @@ from __future__ import annotations
 
 import datetime as dt
 import email.utils
+import importlib
 import json
 import logging
 import math
+import pkgutil
 import socket
 import threading
 from dataclasses import dataclass
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from ..serving import serve_in_thread, stop_server
-from .base import GoogleError, Request, Response, Route, Service, VirtualClock, google_error
+from .base import (
+    GoogleError,
+    Request,
+    Response,
+    Route,
+    Service,
+    Unrouted,
+    VirtualClock,
+    google_error,
+)
 from .faults import FaultPlan
 from .lies import Lie, Lies, Outage
 
 __all__ = ["Answer", "Emulator"]
 
 log = logging.getLogger("pulumi_dws.emulator")
+_PACKAGE = __name__.rsplit(".", 1)[0]
 MAX_BODY_BYTES = 16 * 1024 * 1024
 MAX_ADVANCE_SECONDS = 100 * 365 * 86400  # a century of virtual time in one step is plenty
 
@@ -218,6 +231,7 @@ class Emulator:
         return self.lies.after(request, self._route(request))
 
     def _route(self, request: Request) -> Response:
+        unrouted: Unrouted | None = None
         for route in self._routes:
             if route.method != request.method:
                 continue
@@ -228,11 +242,16 @@ class Emulator:
                 }
                 try:
                     return route.handler(request)
+                except Unrouted as passed:
+                    unrouted = unrouted or passed  # not this service's: the next route may be
+                    continue
                 except GoogleError as err:
                     return err.response()
                 except Exception as err:  # noqa: BLE001 - answer, never drop the connection
                     log.exception("emulator handler failed on %s %s", request.method, request.path)
                     return Response(500, google_error(500, f"Internal error: {err!r}"))
+        if unrouted is not None:
+            return unrouted.error.response()
         return Response(
             404, google_error(404, f"No such API path: {request.method} {request.path}")
         )
@@ -258,24 +277,20 @@ class Emulator:
 
 
 def default_services(clock: VirtualClock) -> list[Service]:
-    """Every emulated API that ships with pulumi-dws."""
+    """Every emulated API that ships with pulumi-dws: each package under
+    ``testing/emulator/`` that offers ``default_service(clock)`` (a new API's package is found
+    so, with nothing to add here), in the order of their names; then the ``advice`` methods
+    over the Compute service's capacity model."""
     services: list[Service] = []
-    try:
-        from .compute import ComputeService
-
-        services.append(ComputeService(clock))
-    except ImportError:
-        pass
+    here = str(Path(__file__).parent)
+    for info in sorted(pkgutil.iter_modules([here]), key=lambda m: m.name):
+        if not info.ispkg:
+            continue
+        package = importlib.import_module(f"{_PACKAGE}.{info.name}")
+        make = getattr(package, "default_service", None)
+        if make is not None:
+            services.append(make(clock))
     _add_advice(services, clock)
-    try:
-        from .aiplatform import AiPlatformService
-
-        services.append(AiPlatformService(clock))
-    except ImportError:
-        pass
-    from .tpu import TpuService
-
-    services.append(TpuService(clock))
     return services
 
 
@@ -285,7 +300,11 @@ def _add_advice(services: list[Service], clock: VirtualClock) -> None:
     from .advice import AdviceService
     from .capacity import CapacityModel
 
-    owners = [s for s in services if isinstance(getattr(s, "capacity", None), CapacityModel)]
+    owners = [
+        s
+        for s in services
+        if s.name == "compute" and isinstance(getattr(s, "capacity", None), CapacityModel)
+    ]
     if owners:
         at = services.index(owners[0])
         services.insert(at, AdviceService(owners[0].capacity, clock))  # type: ignore[attr-defined]

@@ -17,6 +17,7 @@ from ..base import Request, Response, VirtualClock, page
 from ..operations import Lro, LroOperations
 from ..routing import Api
 from ..store import Store
+from .projects import project_number
 from .rules import (
     CLUSTER_SCHEMA,
     CREATE_METHOD,
@@ -50,14 +51,6 @@ __all__ = [
 COLLECTION = "modelDevelopmentClusters"
 _COLLECTION = COLLECTION
 TYPE_PREFIX = "type.googleapis.com/google.cloud.aiplatform.v1beta1."
-
-
-def project_number(project: str) -> str:
-    """The (made-up, stable) project number the emulator uses for ``project``."""
-    if project.isdigit():
-        return project
-    digest = int(hashlib.sha256(project.encode()).hexdigest()[:12], 16)
-    return str(100000000000 + digest % 900000000000)
 
 
 # ---------------------------------------------------------------------------- state

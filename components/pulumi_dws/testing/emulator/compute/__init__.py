@@ -62,7 +62,7 @@ import datetime as dt
 import threading
 from typing import Any
 
-from ..base import Route
+from ..base import Route, VirtualClock
 from ..capacity import CapacityModel
 from ..discovery import DiscoverySchema
 from ..routing import discovered_routes
@@ -83,6 +83,85 @@ __all__ = [
     "ComputeSettings",
     "scope_of",
 ]
+
+
+SCHEMA_TARGETS: dict[str, dict[str, tuple[str, ...]]] = {
+    "compute.v1": {
+        "methods": (
+            "compute.instances.insert",
+            "compute.instances.get",
+            "compute.instances.list",
+            "compute.instances.aggregatedList",  # dws leftovers: what a stack marked
+            "compute.instances.delete",
+            "compute.instances.stop",
+            "compute.instances.start",
+            "compute.instances.suspend",
+            "compute.instances.resume",
+            "compute.instances.setLabels",
+            "compute.instances.setMetadata",
+            "compute.instances.setMachineType",
+            "compute.zoneOperations.get",
+            "compute.zoneOperations.wait",
+            "compute.instanceTemplates.insert",
+            "compute.instanceTemplates.get",
+            "compute.instanceTemplates.delete",
+            "compute.globalOperations.get",
+            "compute.regionOperations.get",
+            "compute.regionInstanceTemplates.insert",
+            "compute.regionInstanceTemplates.get",
+            "compute.regionInstanceTemplates.delete",
+            "compute.instanceGroupManagers.insert",
+            "compute.instanceGroupManagers.get",
+            "compute.instanceGroupManagers.delete",
+            "compute.instanceGroupManagers.listManagedInstances",
+            "compute.instanceGroupManagers.resize",
+            "compute.instanceGroupManagers.deleteInstances",
+            "compute.regionInstanceGroupManagers.insert",
+            "compute.regionInstanceGroupManagers.get",
+            "compute.regionInstanceGroupManagers.delete",
+            "compute.regionInstanceGroupManagers.listManagedInstances",
+            "compute.regionInstanceGroupManagers.resize",
+            "compute.regionInstanceGroupManagers.deleteInstances",
+            "compute.instanceGroupManagerResizeRequests.insert",
+            "compute.instanceGroupManagerResizeRequests.get",
+            "compute.instanceGroupManagerResizeRequests.list",
+            "compute.instanceGroupManagerResizeRequests.cancel",
+            "compute.instanceGroupManagerResizeRequests.delete",
+            "compute.regionInstanceGroupManagerResizeRequests.insert",
+            "compute.regionInstanceGroupManagerResizeRequests.get",
+            "compute.regionInstanceGroupManagerResizeRequests.list",
+            "compute.regionInstanceGroupManagerResizeRequests.cancel",
+            "compute.regionInstanceGroupManagerResizeRequests.delete",
+            "compute.advice.calendarMode",
+            "compute.advice.capacity",
+            "compute.resourcePolicies.insert",
+            "compute.resourcePolicies.get",
+            "compute.resourcePolicies.delete",
+        ),
+        "schemas": (),
+    },
+    # What the pulumi-gcp provider calls (terraform-provider-google-beta: Compute's beta API):
+    # the instance group managers and workload policies it creates, with beta-only fields
+    # (InstanceGroupManager.params, updatePolicy.minReadySec).
+    "compute.beta": {
+        "methods": (
+            "compute.instanceGroupManagers.insert",
+            "compute.instanceGroupManagers.get",
+            "compute.instanceGroupManagers.delete",
+            "compute.regionInstanceGroupManagers.insert",
+            "compute.regionInstanceGroupManagers.get",
+            "compute.regionInstanceGroupManagers.delete",
+            "compute.resourcePolicies.insert",
+            "compute.resourcePolicies.get",
+            "compute.resourcePolicies.delete",
+            "compute.zoneOperations.get",
+            "compute.regionOperations.get",
+        ),
+        "schemas": (),
+    },
+}  # fmt: skip
+"""What this API validates: the methods it serves and the schemas they reach
+(``scripts/generate_emulator_schemas.py`` cuts the packaged document to them)."""
 
 _FAILURE = "Compute Engine could not provision the requested VMs."
 
@@ -332,3 +411,9 @@ class ComputeService(ComputeSettings):
 
 ComputeBackend = ComputeService
 """The name this service had when its state was one class."""
+
+
+def default_service(clock: VirtualClock) -> ComputeService:
+    """The service ``Emulator()`` plugs in by default (see
+    :func:`~pulumi_dws.testing.emulator.server.default_services`)."""
+    return ComputeService(clock)

@@ -1,7 +1,9 @@
 """The recording service's answers: just plausible enough for a client (gcloud) to finish.
 
 Cloud TPU queued resources (``/v2alpha1/...``, ``/v2/...``) get done operations and their
-stored resources back.
+stored resources back. Vertex AI custom jobs and Cloud Batch jobs (created by a POST that
+answers the job) are stored and returned; a Vertex AI model GET answers a model that takes
+dedicated resources, and ``deployModel`` a done operation.
 
 Compute inserts, actions and deletes get a ``DONE`` Operation whose ``targetLink`` points at the
 resource, and a later GET of a created resource returns what was posted (plus ``selfLink``,
@@ -35,7 +37,13 @@ def is_create_path(path: str) -> bool:
         if len(rest) == 2 and rest[0] == "global":
             return True
         return len(rest) == 3 and rest[0] in ("zones", "regions")
-    return bool(parts) and parts[-1] in ("clusters", "nodePools", "queuedResources")
+    return bool(parts) and parts[-1] in (
+        "clusters",
+        "nodePools",
+        "queuedResources",
+        "customJobs",
+        "jobs",
+    )
 
 
 def _now() -> str:
@@ -62,6 +70,10 @@ _SINGULAR = {
     "resourcePolicies": "resourcePolicy",
     "instanceGroupManagers": "instanceGroupManager",
 }
+
+
+_ONE_PLATFORM = ("customJobs", "jobs", "models", "endpoints")
+"""Vertex AI and Cloud Batch collections under ``projects/*/locations/*``."""
 
 
 def _compute_kind(collection: str) -> str:
@@ -271,6 +283,8 @@ class Answers:
             return _error(404, f"unknown GKE path {req.path}")
         project, loc_kind, location, tail = rest[1], rest[2], rest[3], rest[4:]
         loc_url = f"{base}projects/{project}/{loc_kind}/{location}"
+        if tail and tail[0] in _ONE_PLATFORM:
+            return self._one_platform(req, version, "/".join(rest[:4]), tail)
 
         if tail and tail[0] == "operations":
             if len(tail) == 1:
@@ -380,6 +394,43 @@ class Answers:
         with self.backend.lock:
             self.backend.operations[name] = op
         return op
+
+    # -- Vertex AI and Cloud Batch ----------------------------------------------------------
+
+    def _one_platform(
+        self, req: CapturedRequest, version: str, parent: str, tail: list[str]
+    ) -> tuple[int, Any]:
+        """Custom jobs and Batch jobs: a create stores and answers the job; a model is one
+        that takes dedicated resources; ``deployModel`` answers a done operation."""
+        collection = tail[0]
+        if len(tail) == 1:
+            if req.method == "GET":
+                return 200, {}
+            body = dict(req.body) if isinstance(req.body, dict) else {}
+            given = (req.query.get("jobId") or [""])[0]
+            name = f"{parent}/{collection}/{given or _numeric_id(uuid.uuid4().hex)}"
+            body.update(name=name, createTime=_now())
+            with self.backend.lock:
+                self.backend.resources[name] = body
+            return 200, body
+        item, _, verb = tail[1].partition(":")
+        name = f"{parent}/{collection}/{item}"
+        if verb == "deployModel":
+            body = req.body if isinstance(req.body, dict) else {}
+            typed = f"type.googleapis.com/google.cloud.aiplatform.{version}.DeployModelResponse"
+            response = {"@type": typed, "deployedModel": body.get("deployedModel") or {}}
+            return 200, {"name": f"{name}/operations/{_numeric_id(name)}", "done": True,
+                         "response": response}  # fmt: skip
+        if req.method == "GET":
+            with self.backend.lock:
+                stored = self.backend.resources.get(name)
+            if stored is not None:
+                return 200, stored
+            found: dict[str, Any] = {"name": name, "displayName": item}
+            if collection == "models":
+                found["supportedDeploymentResourcesTypes"] = ["DEDICATED_RESOURCES"]
+            return 200, found
+        return 200, {"name": f"{parent}/operations/{_numeric_id(name)}", "done": True}
 
     # -- Cloud TPU ---------------------------------------------------------------------------
 

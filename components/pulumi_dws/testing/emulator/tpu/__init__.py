@@ -59,14 +59,13 @@ from typing import Any
 from ..base import Route, VirtualClock, lossy
 from ..capacity import CapacityModel
 from ..discovery import DiscoverySchema
-from ..operations import LostAnswers, LroOperations
+from ..operations import LocationOperationsApi, LostAnswers, LroOperations
 from ..routing import discovered_routes
 from .queued_resource_rules import FLEX_START_MAX_RUN, QUEUED_RESOURCE_ID
 from .queued_resources import (
     TYPE_PREFIX,
     QueuedResourcesApi,
     QueuedResourceStore,
-    TpuOperationsApi,
     TpuSettings,
 )
 
@@ -77,6 +76,24 @@ __all__ = [
     "TpuService",
     "TpuSettings",
 ]
+
+
+SCHEMA_TARGETS: dict[str, dict[str, tuple[str, ...]]] = {
+    # Cloud TPU queued resources: v2alpha1 is the only version with provisioningModel,
+    # runDuration and queueingPolicy (Flex-start).
+    "tpu.v2alpha1": {
+        "methods": (
+            "tpu.projects.locations.queuedResources.create",
+            "tpu.projects.locations.queuedResources.get",
+            "tpu.projects.locations.queuedResources.list",
+            "tpu.projects.locations.queuedResources.delete",
+            "tpu.projects.locations.operations.get",
+        ),
+        "schemas": (),
+    },
+}  # fmt: skip
+"""What this API validates: the methods it serves and the schemas they reach
+(``scripts/generate_emulator_schemas.py`` cuts the packaged document to them)."""
 
 
 class TpuService(TpuSettings):
@@ -116,7 +133,8 @@ class TpuService(TpuSettings):
     # ------------------------------------------------------------------ serving
     def routes(self) -> list[Route]:
         schema = DiscoverySchema.load("tpu", "v2alpha1")
-        apis = [QueuedResourcesApi(self.store, schema), TpuOperationsApi(self.store)]
+        operations = LocationOperationsApi(self.store.get_operation)
+        apis = [QueuedResourcesApi(self.store, schema), operations]
         return discovered_routes(
             schema, apis, wrap=lossy(lambda request: self.answering(request.method))
         )
@@ -192,3 +210,9 @@ class TpuService(TpuSettings):
 
 TpuBackend = TpuService
 """The name this service had when its state was one class."""
+
+
+def default_service(clock: VirtualClock) -> TpuService:
+    """The service ``Emulator()`` plugs in by default (see
+    :func:`~pulumi_dws.testing.emulator.server.default_services`)."""
+    return TpuService(clock)

@@ -22,7 +22,7 @@ from ..routing import Api
 from ..store import Store
 from .queued_resource_rules import CREATE_RULES, NewQueuedResource, seconds, slice_of
 
-__all__ = ["QueuedResourceStore", "QueuedResourcesApi", "TpuOperationsApi", "TpuSettings"]
+__all__ = ["QueuedResourceStore", "QueuedResourcesApi", "TpuSettings"]
 
 TYPE_PREFIX = "type.googleapis.com/google.cloud.tpu.v2alpha1."
 _HAS_NODES = frozenset({"CREATING", "PROVISIONING", "ACTIVE", "SUSPENDING"})
@@ -366,17 +366,3 @@ class QueuedResourcesApi(Api):
             request_id=req.query.get("requestId"),
         )
         return Response(200, op)
-
-
-class TpuOperationsApi(Api):
-    """``projects.locations.operations``: ``get``."""
-
-    resources: ClassVar[tuple[str, ...]] = ("projects.locations.operations",)
-
-    def __init__(self, store: QueuedResourceStore) -> None:
-        self.store = store
-
-    def get(self, req: Request) -> Response:
-        p = req.params
-        name = f"projects/{p['project']}/locations/{p['location']}/operations/{p['operation']}"
-        return Response(200, self.store.get_operation(name))
