@@ -123,12 +123,23 @@ def serving_monitor(endpoint: str, monitor: Any, version: str) -> ServingMonitor
 
 # ---------------------------------------------------------------------------- serving
 class _ProviderUnpickler(pickle.Unpickler):
-    """Loads pulumi-dws's own classes only: a state cannot make the provider run other code."""
+    """Loads pulumi-dws's own dynamic provider classes only, so a state cannot make the
+    provider run other code: a pickle can call whatever global it names (``REDUCE``), so the
+    only globals it may name are those classes (named by a plain name, not a dotted path that
+    would reach what their module imported, such as ``os``)."""
 
     def find_class(self, module: str, name: str) -> Any:
-        if module == "pulumi_dws" or module.startswith("pulumi_dws."):
-            return super().find_class(module, name)
-        raise ServedProviderError(f"{module}.{name} is not a pulumi-dws dynamic provider")
+        refused = ServedProviderError(f"{module}.{name} is not a pulumi-dws dynamic provider")
+        if not (module == "pulumi_dws" or module.startswith("pulumi_dws.")) or "." in name:
+            raise refused
+        found = super().find_class(module, name)
+        if not (
+            isinstance(found, type)
+            and issubclass(found, ResourceProvider)
+            and found.__module__.startswith("pulumi_dws.")
+        ):
+            raise refused
+        return found
 
 
 def load_provider(serialized: str) -> ResourceProvider:
