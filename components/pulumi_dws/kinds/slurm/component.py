@@ -68,6 +68,7 @@ from ...validation import (
     check_name,
     check_region,
     check_subnetwork_region,
+    check_zone,
     check_zone_in_region,
     is_output,
     region_of,
@@ -322,7 +323,7 @@ class SlurmClusterSpec(DwsModel):
     def _whole(cls, data: Any, handler: Any) -> SlurmClusterSpec:
         """The rules across fields; the defaults that depend on other fields filled in."""
         given: SlurmClusterSpec = handler(data)
-        region = given.region or region_of(given.login.zone)
+        region = given.region or region_of(check_zone("login.zone", given.login.zone))
         check_region("region", region)
         spec = given.model_copy(update={"region": region})
         return spec.model_copy(update=spec._checked(region))
