@@ -86,8 +86,11 @@ def _unknown(
 
 
 def _value(kind: FieldType, value: Any, path: str) -> Any:
-    """One input value as the Python API takes it (an Output or an unknown as it is)."""
-    if is_output(value) or value is None or is_unknown(value):
+    """One input value as the Python API takes it (an unknown as it is; an Output of one,
+    converted once known)."""
+    if is_output(value):
+        return value.apply(lambda known: _value(kind, known, path))
+    if value is None or is_unknown(value):
         return value
     if rpc.is_rpc_secret(value):
         return rpc.wrap_rpc_secret(_value(kind, rpc.unwrap_rpc_secret(value), path))
