@@ -124,8 +124,8 @@ def test_closed_sets_are_enums_from_literals_and_one_of() -> None:
 
 def test_nested_objects_are_types_named_after_their_args() -> None:
     slurm = SCHEMA["resources"]["dws:index:SlurmCluster"]["inputProperties"]
-    assert slurm["login"] == {"$ref": "#/types/dws:index:SlurmLogin"}
-    assert slurm["nodePools"]["items"] == {"$ref": "#/types/dws:index:SlurmNodePool"}
+    assert slurm["login"]["$ref"] == "#/types/dws:index:SlurmLogin"
+    assert slurm["nodePools"]["items"]["$ref"] == "#/types/dws:index:SlurmNodePool"
     pool = SCHEMA["types"]["dws:index:SlurmNodePool"]
     assert pool["required"] == ["id", "machineType", "maxNodes"]
     assert pool["properties"]["maxNodes"]["type"] == "integer"

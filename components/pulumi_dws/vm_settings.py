@@ -22,6 +22,7 @@ from .errors import DwsValidationError
 from .fields import (
     Check,
     Image,
+    Known,
     Labels,
     MaybeOutput,
     MetadataText,
@@ -121,7 +122,9 @@ class VmSettings(DwsModel):
     subnetwork: MaybeOutput[Subnetwork] | None = None
     public_ip: bool = False
     service_account: MaybeOutput[ServiceAccount] | None = None
-    scopes: list[str] = list(DEFAULT_SCOPES)
+    scopes: Annotated[list[str], Known("they are written into the instance template")] = list(
+        DEFAULT_SCOPES
+    )
     labels: MaybeOutput[Labels] = {}
     metadata: MaybeOutput[MetadataText] = {}
     startup_script: MaybeOutput[str] | None = None

@@ -191,7 +191,9 @@ class CalendarReservationSpec(DwsModel):
         Known("it decides whether the reservation is protected from deletion"),
     ] = "SUBMITTED"
     deployment_type: Literal["DENSE", "FLEXIBLE"] | None = None
-    share_with: list[str] = []
+    share_with: Annotated[
+        list[str], Known("it is checked against the projects that consume the reservation")
+    ] = []
     description: MaybeOutput[str] | None = None
     protect: bool | None = None
     labels: MaybeOutput[Labels] = {}

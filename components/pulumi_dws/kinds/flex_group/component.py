@@ -152,7 +152,10 @@ class FlexStartGroupSpec(VmSettings):
     region: MaybeOutput[Annotated[str, Check(_region)]] | None = None
     machine_type: Annotated[str, Known("it decides the GPUs the group asks for")]
     count: Annotated[int, Within("mig.resize_by"), Known("it decides the VMs requested")]
-    run_duration: Annotated[Duration, DurationWithin("mig.requested_run_duration")] | None = None
+    run_duration: Annotated[
+        Annotated[Duration, DurationWithin("mig.requested_run_duration")] | None,
+        Known("it is written into the resize request as it is built"),
+    ] = None
     provisioning: Annotated[
         Literal["flex_start", "reservation_bound"],
         Known("it decides the template's provisioning model"),

@@ -281,6 +281,8 @@ _BY_SHAPE = "it is checked against the machine type's GPUs"
 
 
 class _Taint(DwsModel):
+    outputs_within = True  # its fields take Outputs
+
     key: Annotated[str, Check(_check_k8s_key, before=False)]
     value: str = ""
     effect: Annotated[str, Check(_taint_effect, before=False)] = "NO_SCHEDULE"
@@ -305,16 +307,18 @@ class QueuedNodePoolSpec(DwsModel):
     accelerator_count: Annotated[int | None, Known(_BY_SHAPE)] = None
     name: Annotated[str, Check(_check_pool_name, before=False)] | None = None
     project: MaybeOutput[ProjectId] | None = None
-    node_locations: Zones | None = None
+    node_locations: Annotated[
+        Zones | None, Known("each zone is checked against the location and the machine")
+    ] = None
     gpu_driver_version: Annotated[str, OneOf(DRIVER_VERSIONS, upper=True)] | None = None
     max_run_duration: (
         MaybeOutput[Annotated[Duration, DurationWithin("gke.max_run_duration")]] | None
     ) = None
     labels: K8sLabels = {}
     resource_labels: MaybeOutput[Labels] = {}
-    taints: list[_Taint] = []
+    taints: Annotated[list[_Taint], Known("each taint is written into the pool")] = []
     service_account: MaybeOutput[ServiceAccount] | None = None
-    oauth_scopes: list[str] | None = None
+    oauth_scopes: Annotated[list[str] | None, Known("they are written into the pool")] = None
     disk_size_gb: Annotated[int, Within("gke.disk_size_gb")] | None = None
     disk_type: Annotated[str, OneOf(DISK_TYPES)] | None = None
     image_type: str | None = None

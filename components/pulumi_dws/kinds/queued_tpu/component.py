@@ -43,6 +43,7 @@ from ...errors import DwsValidationError
 from ...fields import (
     Check,
     DurationWithin,
+    Known,
     Labels,
     MaybeOutput,
     MetadataText,
@@ -160,23 +161,30 @@ def _reservation(field: str, value: Any) -> Any:
     return value
 
 
+_IN_REQUEST = "it is written into the queued resource's request as it is built"
+
+
 class QueuedTpuSpec(DwsModel):
     """Validated :class:`QueuedTpuArgs` (also the ``dws:capacity`` config shape)."""
 
     zone: MaybeOutput[Zone]
-    accelerator_type: Annotated[str, Check(_accelerator_type)]
-    runtime_version: str | None = None
+    accelerator_type: Annotated[
+        str, Check(_accelerator_type), Known("it decides the slice's chips and runtime")
+    ]
+    runtime_version: Annotated[str | None, Known("it is checked against the TPU version")] = None
     node_id: Name | None = None
     node_count: MaybeOutput[Annotated[int, Within("queued_tpu.node_count")]] | None = None
     node_id_prefix: Name | None = None
     provisioning: Literal["flex_start", "spot", "reservation_bound"] = "flex_start"
     reservation: Annotated[Any, Check(_reservation)] | None = None
-    max_run_duration: Annotated[Duration, DurationWithin("queued_tpu.max_run_duration")] | None = (
-        None
-    )
-    request_valid_for: (
-        Annotated[Duration, DurationWithin("queued_tpu.request_valid_for")] | None
-    ) = None
+    max_run_duration: Annotated[
+        Annotated[Duration, DurationWithin("queued_tpu.max_run_duration")] | None,
+        Known(_IN_REQUEST),
+    ] = None
+    request_valid_for: Annotated[
+        Annotated[Duration, DurationWithin("queued_tpu.request_valid_for")] | None,
+        Known(_IN_REQUEST),
+    ] = None
     wait_for: Literal["accepted", "active"] = "active"
     project: MaybeOutput[ProjectId] | None = None
     queued_resource_id: Name | None = None
@@ -184,7 +192,7 @@ class QueuedTpuSpec(DwsModel):
     subnetwork: MaybeOutput[Subnetwork] | None = None
     public_ip: bool = False
     service_account: MaybeOutput[ServiceAccount] | None = None
-    scopes: list[str] | None = None
+    scopes: Annotated[list[str] | None, Known(_IN_REQUEST)] = None
     labels: MaybeOutput[Labels] = {}
     metadata: MaybeOutput[MetadataText] = {}
 

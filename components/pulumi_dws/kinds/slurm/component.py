@@ -246,6 +246,8 @@ _BY_SHAPE = "it is checked against the machine type's GPUs"
 
 
 class _LoginSpec(DwsModel):
+    outputs_within = True  # its fields take Outputs as they declare
+
     zone: str
     machine_type: Annotated[str, Known("it is checked against the machine catalog")] = (
         "n2-standard-8"
@@ -258,6 +260,8 @@ class _LoginSpec(DwsModel):
 
 
 class _NodePoolSpec(DwsModel):
+    outputs_within = True
+
     id: Annotated[Name, Known("partitions refer to node pools by id")]
     machine_type: Annotated[str, Known("it decides the pool's GPUs (accelerator type and count)")]
     # A pool has at least one node.
@@ -285,6 +289,8 @@ class _PartitionSpec(DwsModel):
 
 
 class _HomeFilestoreSpec(DwsModel):
+    outputs_within = True
+
     tier: str = "BASIC_HDD"
     capacity_gb: int = 1024
     zone: str | None = None
@@ -300,8 +306,12 @@ class SlurmClusterSpec(DwsModel):
         Check(_display_name, before=False),
         Known("it is the cluster id unless cluster_id is given"),
     ]
-    login: _LoginSpec
-    node_pools: list[_NodePoolSpec]
+    login: Annotated[
+        _LoginSpec, Known("its zone and machine type are checked as the cluster is built")
+    ]
+    node_pools: Annotated[
+        list[_NodePoolSpec], Known("each pool is checked against the others and the login pool")
+    ]
     project: MaybeOutput[ProjectId] | None = None
     region: Annotated[
         str | None, Known("it places the cluster and is checked against every zone")
@@ -310,7 +320,9 @@ class SlurmClusterSpec(DwsModel):
     network: MaybeOutput[Network] = "default"
     subnetwork: MaybeOutput[Subnetwork] | None = None
     home_directory_storage: MaybeOutput[str] | None = None
-    home_filestore: _HomeFilestoreSpec = _HomeFilestoreSpec()
+    home_filestore: Annotated[_HomeFilestoreSpec, Known("its zone defaults to the login zone")] = (
+        _HomeFilestoreSpec()
+    )
     partitions: Annotated[list[_PartitionSpec] | None, Known("they refer to node pools by id")] = (
         None
     )
