@@ -232,3 +232,32 @@ def test_every_provider_a_component_registers_loads() -> None:
     assert len(found) == 5
     for serialized in [*found.values(), *(text for text, _ in STATE_BEFORE_THE_MOVE.values())]:
         assert load_provider(serialized) is not None
+
+
+def test_waiting_creates_leave_the_plugin_answering(emulator: Emulator, tpu: TpuService) -> None:
+    """A TPU slice waits in the queue for hours: a program of several slices has as many
+    creates waiting in the plugin at once. Each reaches the API, and the plugin's other calls
+    (a check, a component's registrations) are still answered."""
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    waiting = 8  # more than the threads Python's default executor has on a 2-core machine
+    # No virtual clock: the creates wait in real time, until the plugin stops.
+    with ComponentProviderHost(rpc_timeout=15, shutdown_grace=1) as plugin:
+        plugin.configure({"tpuEndpoint": emulator.url})
+        inputs = _constructed_inputs(plugin)
+        node = inputs["body"]["tpu"]["nodeSpec"][0]
+        with ThreadPoolExecutor(waiting) as pool:
+            for i in range(waiting):
+                qr = f"waiting{i}"
+                body = {**inputs["body"], "tpu": {"nodeSpec": [{**node, "nodeId": qr}]}}
+                props = {**inputs, "queuedResourceId": qr, "body": body}
+                pool.submit(plugin.create, SERVED, qr, props)
+            deadline = time.monotonic() + 10
+            while len(tpu.queued_resources()) < waiting and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert len(tpu.queued_resources()) == waiting  # every create is in its wait
+            _, failures = plugin.check(SERVED, "another", {}, inputs)
+            assert failures == []
+            _constructed_inputs(plugin)  # a component's registrations go through
+            plugin.close()  # ends the waits (their calls fail: the plugin is gone)

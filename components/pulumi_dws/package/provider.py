@@ -25,6 +25,7 @@ import asyncio
 import contextlib
 import sys
 from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, TypeVar
@@ -65,7 +66,7 @@ from .served import (
     serving_monitor,
 )
 
-__all__ = ["DwsProvider", "DwsServicer", "main", "component_kinds"]
+__all__ = ["DwsProvider", "DwsServicer", "main", "component_kinds", "SERVED_WORKERS"]
 
 T = TypeVar("T")
 
@@ -301,6 +302,11 @@ def _may_hold_outputs(request: Any) -> bool:
     return _SIGNATURE in raw or rpc.UNKNOWN.encode() in raw
 
 
+SERVED_WORKERS = 64
+"""The most operations of served resources at once (each a thread: a create may wait hours in
+a queue, and a program may have as many as it has slices or VMs)."""
+
+
 @dataclass(frozen=True)
 class _Connection:
     """The provider's connection to one engine's resource monitor."""
@@ -319,6 +325,17 @@ class DwsServicer(ProviderServicer):
         super().__init__(provider, args, engine_address)
         self._connections: dict[str, _Connection] = {}
         self._engine_stub: Any = None
+        # The served resources' operations block (HTTP calls, waits of hours in a queue):
+        # threads of their own, so that many waits never hold the loop's default executor,
+        # which the SDK's registrations (Construct) run on, nor each other.
+        self._workers = ThreadPoolExecutor(
+            max_workers=SERVED_WORKERS, thread_name_prefix="dws-served"
+        )
+
+    async def _in_thread(self, fn: Callable[..., T], *args: Any) -> T:
+        """A served resource's operation, off the server's loop."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._workers, lambda: fn(*args))
 
     # -------------------------------------------------------------- components
     async def _construct(self, request: Any, context: Any) -> Any:
@@ -428,7 +445,7 @@ class DwsServicer(ProviderServicer):
         olds, _ = _props(request.olds, keep_unknowns=True)
         news, secret = _props(request.news, keep_unknowns=True)
         provider = await self._served(context, news, olds)
-        result = await _in_thread(provider.check, olds, news)
+        result = await self._in_thread(provider.check, olds, news)
         inputs = dict(result.inputs)
         inputs[PROVIDER_KEY] = news.get(PROVIDER_KEY, olds.get(PROVIDER_KEY))
         failures = [
@@ -442,7 +459,7 @@ class DwsServicer(ProviderServicer):
         olds, _ = _props(request.olds, keep_unknowns=True)
         news, _ = _props(request.news, keep_unknowns=True)
         provider = await self._served(context, news, olds)
-        result = await _in_thread(provider.diff, request.id, olds, news)
+        result = await self._in_thread(provider.diff, request.id, olds, news)
         fields: dict[str, Any] = {}
         if result.changes is None:
             fields["changes"] = proto.DiffResponse.DIFF_UNKNOWN
@@ -462,7 +479,7 @@ class DwsServicer(ProviderServicer):
             await context.abort(grpc.StatusCode.UNIMPLEMENTED, f"Create of {request.type}")
         props, secret = _props(request.properties)
         provider = await self._served(context, props)
-        result = await _in_thread(provider.create, props)
+        result = await self._in_thread(provider.create, props)
         outs = dict(result.outs or {})
         outs[PROVIDER_KEY] = props[PROVIDER_KEY]
         return proto.CreateResponse(id=result.id, properties=await _struct(outs, secret))
@@ -475,7 +492,7 @@ class DwsServicer(ProviderServicer):
         if not props:
             props, secret = inputs, input_secret
         provider = await self._served(context, props, inputs)
-        result = await _in_thread(provider.read, request.id, props)
+        result = await self._in_thread(provider.read, request.id, props)
         outs = dict(result.outs or {})
         outs[PROVIDER_KEY] = props.get(PROVIDER_KEY, inputs.get(PROVIDER_KEY))
         fields: dict[str, Any] = {"id": result.id, "properties": await _struct(outs, secret)}
@@ -491,7 +508,7 @@ class DwsServicer(ProviderServicer):
         olds, _ = _props(request.olds)
         news, secret = _props(request.news)
         provider = await self._served(context, news, olds)
-        result = await _in_thread(provider.update, request.id, olds, news)
+        result = await self._in_thread(provider.update, request.id, olds, news)
         outs = dict(result.outs or {})
         outs[PROVIDER_KEY] = news[PROVIDER_KEY]
         return proto.UpdateResponse(properties=await _struct(outs, secret))
@@ -501,7 +518,7 @@ class DwsServicer(ProviderServicer):
             await context.abort(grpc.StatusCode.UNIMPLEMENTED, f"Delete of {request.type}")
         props, _ = _props(request.properties)
         provider = await self._served(context, props)
-        await _in_thread(provider.delete, request.id, props)
+        await self._in_thread(provider.delete, request.id, props)
         return empty_pb2.Empty()
 
     async def _served(self, context: Any, *bags: Mapping[str, Any]) -> ResourceProvider:
@@ -544,12 +561,6 @@ async def _struct(props: Mapping[str, Any], secret: set[str]) -> Any:
     """``props`` serialized, the keys that held a secret marked secret again."""
     marked = {k: rpc.wrap_rpc_secret(v) if k in secret else v for k, v in props.items()}
     return await rpc.serialize_properties(marked, {})
-
-
-async def _in_thread(fn: Callable[..., T], *args: Any) -> T:
-    """A provider's operation (blocking HTTP calls, waits of hours) off the server's loop."""
-    loop = asyncio.get_running_loop()
-    return await loop.run_in_executor(None, lambda: fn(*args))
 
 
 def main(argv: list[str] | None = None) -> None:
