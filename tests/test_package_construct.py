@@ -481,3 +481,20 @@ def test_an_unknown_without_dependencies_is_an_unknown_output(host: ComponentPro
         deployment.construct("dws:index:QueuedTpu", "tpu", {**TPU, "labels": UNKNOWN})
     resource = next(r for r in deployment.registered if r.type == "dws:dynamic:QueuedTpu")
     assert resource.parent.endswith("dws:index:QueuedTpu::tpu")
+
+
+def test_the_served_resources_use_the_components_dws_provider(host: ComponentProviderHost) -> None:
+    """A program that gives a component its own dws provider (``{provider: p}``) has the
+    component's served resources handled by that provider, as Pulumi does for the children
+    of a component of the provider's package (not by the default one)."""
+    ref = "urn:pulumi:dev::project::pulumi:providers:dws::mine::0f3c1f2e-1111-2222-3333-4444"
+    with host.deployment() as deployment:
+        request = deployment.construct_request("dws:index:QueuedTpu", "tpu", TPU)
+        request.providers["dws"] = ref
+        host.call("Construct", request)
+    served = [r for r in deployment.monitor.requests if r.type == "dws:dynamic:QueuedTpu"]
+    assert [r.provider for r in served] == [ref]
+    with host.deployment() as deployment:  # none given: the default provider of the version
+        deployment.construct("dws:index:QueuedTpu", "tpu", TPU)
+    served = [r for r in deployment.monitor.requests if r.type == "dws:dynamic:QueuedTpu"]
+    assert [(r.provider, bool(r.version)) for r in served] == [("", True)]

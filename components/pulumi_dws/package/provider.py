@@ -46,6 +46,7 @@ from ..defaults import type_token
 from ..errors import DwsValidationError
 from ..models import parse_args
 from ..outputs import is_output
+from . import PACKAGE_NAME
 from .component_outputs import component_outputs
 from .construct import (
     PropertyProblem,
@@ -59,6 +60,7 @@ from .introspect import describe
 from .names import camel
 from .schema import package_version, schema_json
 from .served import (
+    COMPONENT_PROVIDER,
     PROVIDER_KEY,
     ServedProviderError,
     ServedResources,
@@ -362,6 +364,7 @@ class DwsServicer(ProviderServicer):
         settings.ROOT.set(None)
         settings.SETTINGS.monitor_features = set(connection.features)
         runtime_config.set_all_config(dict(request.config), list(request.configSecretKeys))
+        COMPONENT_PROVIDER.set(request.providers.get(PACKAGE_NAME, ""))
         inputs = await self._construct_inputs(request.inputs, request.inputDependencies)
         inputs = {k: _unknown_output(v) if _holds_unknown(v) else v for k, v in inputs.items()}
         kind = component_kinds().get(request.type)

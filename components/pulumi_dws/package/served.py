@@ -32,6 +32,7 @@ import io
 import pickle
 import threading
 from collections.abc import Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,6 +45,7 @@ from ..registry import SERVED_PREFIX
 from . import PACKAGE_NAME
 
 __all__ = [
+    "COMPONENT_PROVIDER",
     "DYNAMIC_PREFIX",
     "PROVIDER_KEY",
     "served_type",
@@ -82,10 +84,16 @@ def dynamic_type(token: str) -> str | None:
 
 
 # ---------------------------------------------------------------------------- registering
+COMPONENT_PROVIDER: ContextVar[str] = ContextVar("dws_component_provider", default="")
+"""The reference of the ``dws`` provider the component being constructed was given (its
+``providers`` option), if any: its served resources go to that provider."""
+
+
 class ServingMonitor:
     """The engine's resource monitor as components see it inside the provider: a dynamic
     resource's registration goes out as a ``dws:dynamic:<Name>`` custom resource of this
-    package's version (so the engine gives it to this provider), everything else unchanged."""
+    package's version (so the engine gives it to this provider, or to the ``dws`` provider
+    the component was given: :data:`COMPONENT_PROVIDER`), everything else unchanged."""
 
     def __init__(self, monitor: Any, version: str) -> None:
         self._monitor = monitor
@@ -97,6 +105,8 @@ class ServingMonitor:
             served = type(request)()
             served.CopyFrom(request)
             served.type = token
+            if not served.provider:
+                served.provider = COMPONENT_PROVIDER.get()
             if not served.version:
                 served.version = self._version
             request = served
