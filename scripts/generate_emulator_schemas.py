@@ -78,6 +78,28 @@ TARGETS: dict[str, dict[str, tuple[str, ...]]] = {
             "compute.regionInstanceGroupManagerResizeRequests.delete",
             "compute.advice.calendarMode",
             "compute.advice.capacity",
+            "compute.resourcePolicies.insert",
+            "compute.resourcePolicies.get",
+            "compute.resourcePolicies.delete",
+        ),
+        "schemas": (),
+    },
+    # What the pulumi-gcp provider calls (terraform-provider-google-beta: Compute's beta API):
+    # the instance group managers and workload policies it creates, with beta-only fields
+    # (InstanceGroupManager.params, updatePolicy.minReadySec).
+    "compute.beta": {
+        "methods": (
+            "compute.instanceGroupManagers.insert",
+            "compute.instanceGroupManagers.get",
+            "compute.instanceGroupManagers.delete",
+            "compute.regionInstanceGroupManagers.insert",
+            "compute.regionInstanceGroupManagers.get",
+            "compute.regionInstanceGroupManagers.delete",
+            "compute.resourcePolicies.insert",
+            "compute.resourcePolicies.get",
+            "compute.resourcePolicies.delete",
+            "compute.zoneOperations.get",
+            "compute.regionOperations.get",
         ),
         "schemas": (),
     },

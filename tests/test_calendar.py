@@ -120,7 +120,7 @@ def test_relative_start_resolves_once_through_stable_time() -> None:
 @pytest.mark.parametrize(
     ("over", "message"),
     [
-        ({"count": 0}, "count: 0 is below the Calendar-mode VM count minimum of 1"),
+        ({"count": 0}, "count: 0 is below the Calendar-mode GPU VM count minimum of 1"),
         (
             {"duration": "91d"},
             "duration: 91d is above the Calendar-mode reservation duration limit of 90d",

@@ -298,6 +298,7 @@ CHECKS: dict[str, Callable[[Block], None]] = {
     "python3 -m venv .venv && .venv/bin/pip install -q -e . && .venv/bin/dws plan": check_quickstart,
     "from pulumi_dws import FlexStartInstance": check_python_under_mocks,
     "from pulumi_dws import FlexStartGroup": check_python_under_mocks,
+    "from pulumi_dws import GpuNetwork, FlexStartGroup": check_python_under_mocks,
     "max_run_duration: 8d is above": check_error_sample,
     "max_run_duraton: unknown argument": check_typo_sample,
     'FlexStartInstance("trainer"': check_python_under_mocks,

@@ -261,10 +261,10 @@ def test_overrides_belong_to_their_context_a_program_a_thread() -> None:
         return limits.get("calendar.count").maximum
 
     assert GcpMocks().run(program) == 5
-    assert limits.get("calendar.count").maximum == 1000  # nothing leaked out of the program
+    assert limits.get("calendar.count").maximum == 80  # nothing leaked out of the program
     limits.override("calendar.count", maximum=7)
     seen: list[int | None] = []
     other = threading.Thread(target=lambda: seen.append(limits.get("calendar.count").maximum))
     other.start()
     other.join()
-    assert seen == [1000] and limits.get("calendar.count").maximum == 7
+    assert seen == [80] and limits.get("calendar.count").maximum == 7

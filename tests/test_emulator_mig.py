@@ -111,6 +111,7 @@ def test_a_regional_group_can_use_a_regional_template(api: Api) -> None:
         "name": "g",
         "instanceTemplate": f"projects/{PROJECT}/regions/{REGION}/instanceTemplates/t-r",
         "distributionPolicy": {"targetShape": "ANY_SINGLE_ZONE"},
+        "updatePolicy": {"instanceRedistributionType": "NONE"},
     }
     api.ok("POST", REGIONAL, body)
     assert api.ok("GET", f"{REGIONAL}/g")["targetSize"] == 0

@@ -57,14 +57,19 @@ def test_zonal_group_registers_template_group_and_request_under_the_component() 
     mocks, outputs = build(BASE)
     assert mocks.types() == [TYPE, TEMPLATE, MIG, REQUEST]
     component = mocks.one(TYPE, "trainers")
-    template = mocks.one(TEMPLATE, "trainers-template")
+    template = mocks.one(TEMPLATE)
     group = mocks.one(MIG, "trainers-group")
     request = mocks.one(REQUEST, "trainers-request")
-    assert {template.parent, group.parent, request.parent} == {component.urn}
+    assert {group.parent, request.parent} == {component.urn}
+    assert template.name.startswith("flex-group-shape-")  # shared by the groups of its shape
+    assert template.parent.endswith("pulumi:pulumi:Stack::project-dev")
     assert template.inputs["scheduling"] == FLEX_SCHEDULING
     assert template.inputs["reservationAffinity"] == {"type": "NO_RESERVATION"}
     assert template.inputs["machineType"] == "a3-highgpu-8g"
-    assert group.inputs["versions"] == [{"instanceTemplate": template.outputs["selfLink"]}]
+    name = template.outputs["name"]
+    assert group.inputs["versions"] == [
+        {"instanceTemplate": f"projects/proj/global/instanceTemplates/{name}"}
+    ]
     assert group.dependencies == [template.urn]
     assert outputs["self_link"] == group.outputs["selfLink"]
     assert outputs["state"] == "SUCCEEDED" and len(outputs["names"]) == 4
@@ -311,7 +316,7 @@ def test_the_rules_check_the_group_through_its_template_and_request() -> None:
         {"gpu-budget": {"maxGpus": 32}, "required-labels": {"requiredLabels": ["team"]}},
     )
     by_rule = {v.rule: v.message for v in found}
-    assert "trainers-template" in by_rule["no-public-ip-on-accelerators"]
+    assert "flex-group-shape-" in by_rule["no-public-ip-on-accelerators"]
     assert "lacks required label(s) team" in by_rule["required-labels"]
     assert "asks for 64 GPUs" in by_rule["gpu-budget"]  # 8 VMs x 8 H100
 
@@ -393,3 +398,30 @@ def test_a_zone_may_be_an_output_checked_once_known() -> None:
     mocks, _ = build({**BASE, "zone": pulumi.Output.from_input("us-central1-b")})
     assert mocks.one(MIG).inputs["zone"] == "us-central1-b"
     assert mocks.one(REQUEST).inputs["zone"] == "us-central1-b"
+
+
+def test_groups_of_one_shape_share_a_template_a_protected_one_has_its_own() -> None:
+    mocks = GcpMocks(project="mock-project")
+
+    def program() -> Any:
+        FlexStartGroup("a", BASE)
+        FlexStartGroup("b", {**BASE, "count": 8})  # the count is not the VMs' shape
+        FlexStartGroup("c", {**BASE, "labels": {"team": "other"}})
+        FlexStartGroup(
+            "d", {**{k: v for k, v in BASE.items() if k != "zone"}, "region": "us-central1"}
+        )
+        FlexStartGroup("e", BASE, pulumi.ResourceOptions(protect=True))
+        return 1
+
+    mocks.run(program)
+    zonal = mocks.resources(TEMPLATE)
+    shared = sorted(t.name for t in zonal if t.name.startswith("flex-group-shape-"))
+    assert len(shared) == 2  # a and b; c
+    assert [t.name for t in zonal if not t.name.startswith("flex-group-shape-")] == ["e-template"]
+    (regional,) = mocks.resources(REGION_TEMPLATE)
+    assert regional.inputs["region"] == "us-central1" and regional.name.startswith("flex-group")
+    links = {g.name: g.inputs["versions"][0]["instanceTemplate"] for g in mocks.resources(MIG)}
+    assert links["a-group"] == links["b-group"] != links["c-group"]
+    assert links["e-group"] == mocks.one(TEMPLATE, "e-template").outputs["selfLink"]
+    summary = capacity_summary(mocks.registered)
+    assert summary["gpus"] == (4 + 8 + 4 + 4 + 4) * 8  # every request finds its template

@@ -20,7 +20,7 @@ from pulumi_dws.testing.gcloud import (
     field_differences,
     gcloud_unavailable_reason,
 )
-from pulumi_dws.testing.gcp_rest import group_body, template_properties
+from pulumi_dws.testing.gcp_rest import group_body, resource_policy_body, template_properties
 
 TEMPLATE = "gcp:compute/instanceTemplate:InstanceTemplate"
 REGION_TEMPLATE = "gcp:compute/regionInstanceTemplate:RegionInstanceTemplate"
@@ -80,16 +80,50 @@ TEMPLATE_COMMANDS = {
 }
 _MIG = ["beta", "compute", "instance-groups", "managed", "create", "trainers", "--size=0"]
 _MIG += ["--template=t-1", "--default-action-on-vm-failure=do-nothing"]
+_REGIONAL_MIG = [
+    *_MIG,
+    "--region=us-central1",
+    "--target-distribution-shape=any-single-zone",
+    "--instance-redistribution-type=none",
+]
+_POLICY_PATH = "projects/demo-project/regions/us-central1/resourcePolicies/trainers"
 MIG_COMMANDS = {
     "zonal": GcloudCommand.of([*_MIG, "--zone=us-central1-a"]),
-    "regional": GcloudCommand.of(
+    "regional": GcloudCommand.of(_REGIONAL_MIG),
+    "frontier": GcloudCommand.of(
         [
-            *_MIG,
-            "--region=us-central1",
-            "--target-distribution-shape=any-single-zone",
-            "--instance-redistribution-type=none",
+            *_REGIONAL_MIG,
+            "--zones=us-central1-b,us-central1-ai1a",
+            f"--workload-policy={_POLICY_PATH}",
         ]
     ),
+}
+FRONTIER_ARGS: dict[str, Any] = {
+    **_GROUP,
+    "region": "us-central1",
+    "zones": ["us-central1-b", "us-central1-ai1a"],
+    "machine_type": "a4-highgpu-8g",
+    "count": 16,
+    "run_duration": "2d",
+    "placement": {"max_topology_distance": "BLOCK"},
+}
+_WP = ["compute", "resource-policies", "create", "workload-policy", "trainers"]
+_WP += ["--type=HIGH_THROUGHPUT", "--region=us-central1"]
+POLICY_COMMANDS = {
+    "max-topology-distance": GcloudCommand.of([*_WP, "--max-topology-distance=BLOCK"]),
+    "accelerator-topology": GcloudCommand.of([*_WP, "--accelerator-topology=1x72"]),
+}
+POLICY_ARGS: dict[str, dict[str, Any]] = {
+    "max-topology-distance": FRONTIER_ARGS,
+    "accelerator-topology": {
+        **_GROUP,
+        "zone": "us-central1-a",
+        "machine_type": "a4x-highgpu-4g",
+        "count": 18,
+        "provisioning": "reservation_bound",
+        "reservation": "my-calendar-res",
+        "placement": {"accelerator_topology": "1x72"},
+    },
 }
 _RR = ["beta", "compute", "instance-groups", "managed", "resize-requests", "create", "trainers"]
 _RR += ["--resize-request=trainers"]
@@ -143,15 +177,50 @@ def test_the_template_equals_what_gcloud_sends(case: str, gcloud_runs: GcloudRun
         assert request.path.endswith("/global/instanceTemplates")
 
 
-def _mig_rest(inputs: dict[str, Any]) -> dict[str, Any]:
-    """The REST fields of a pulumi-gcp MIG's inputs that gcloud's flags set."""
-    body = group_body(inputs)
-    out: dict[str, Any] = {"instanceLifecyclePolicy": body["instanceLifecyclePolicy"]}
-    if "distributionPolicy" in body:
-        out["distributionPolicy"] = body["distributionPolicy"]
-        redistribution = body["updatePolicy"]["instanceRedistributionType"]
-        out["updatePolicy"] = {"instanceRedistributionType": redistribution}
+def _relative(link: str) -> str:
+    """``projects/...`` of a full or partial resource URL (the API takes either)."""
+    return "projects/" + link.split("projects/", 1)[1] if "projects/" in link else link
+
+
+def _mig_rest(body: dict[str, Any]) -> dict[str, Any]:
+    """The REST fields of a MIG create body that gcloud's flags set, links made relative and
+    zones named (gcloud sends full URLs, pulumi-gcp ``zones/<zone>``)."""
+    out: dict[str, Any] = {
+        "name": body["name"],
+        "targetSize": body["targetSize"],
+        "instanceLifecyclePolicy": {
+            "defaultActionOnFailure": body["instanceLifecyclePolicy"]["defaultActionOnFailure"]
+        },
+    }
+    policy = body.get("distributionPolicy")
+    if policy:
+        out["distributionPolicy"] = {
+            "targetShape": policy["targetShape"],
+            "zones": [z["zone"].rsplit("/", 1)[-1] for z in policy.get("zones") or []],
+        }
+        out["updatePolicy"] = {
+            "instanceRedistributionType": body["updatePolicy"]["instanceRedistributionType"]
+        }
+    workload = (body.get("resourcePolicies") or {}).get("workloadPolicy")
+    if workload:  # the policy's name: gcloud's is given, the group's autonamed (see below)
+        path = _relative(workload).rsplit("/", 1)[0]
+        out["resourcePolicies"] = {"workloadPolicy": f"{path}/<policy>"}
     return out
+
+
+# What the pulumi-gcp provider sends besides what gcloud's flags set, and why (see
+# pulumi_dws.testing.gcp_rest for the provider source each comes from).
+PROVIDER_ADDS = {
+    "baseInstanceName": "a required pulumi-gcp input (gcloud defaults it to the name)",
+    "versions": "pulumi-gcp names the template in versions, gcloud in instanceTemplate",
+    "listManagedInstancesResults": "the provider's schema default, PAGELESS",
+    "statefulPolicy": "always sent: {preservedState: {}}",
+    "standbyPolicy": "always sent: {}",
+    "params": "always sent: {}",
+    "description": "the zonal provider sends an empty description",
+    "resourcePolicies": "always sent, {workloadPolicy: null} without one",
+    "updatePolicy": "a zonal group's is {} (nothing set)",
+}
 
 
 @pytest.mark.gcloud(*MIG_COMMANDS.values())
@@ -160,25 +229,63 @@ def test_the_group_sets_what_gclouds_resize_request_group_sets(
     where: str, gcloud_runs: GcloudRuns
 ) -> None:
     """gcloud's ``--size=0 --default-action-on-vm-failure=do-nothing`` (regional also
-    ``--target-distribution-shape=any-single-zone --instance-redistribution-type=none``):
-    the same settings; the size is 0 because pulumi-gcp sends 0 when ``target_size`` is unset
-    (and the component ignores later changes)."""
+    ``--target-distribution-shape=any-single-zone --instance-redistribution-type=none``, and
+    for a frontier group ``--zones=... --workload-policy=...``): the same settings, from the
+    body the pulumi-gcp provider sends; the size is 0 because the provider sends 0 when
+    ``target_size`` is unset (and the component ignores later changes). Every other field the
+    provider sends is one it forces (PROVIDER_ADDS)."""
     reason = gcloud_unavailable_reason("beta")
     if reason:
         pytest.skip(reason)
     capture = gcloud_runs.run(MIG_COMMANDS[where].args)
     assert capture.ok, capture.describe()
     sent = capture.canonical(capture.create_request().body)
-    args = CASES["flex-regional" if where == "regional" else "flex-zonal"][1]
+    args = {
+        "zonal": CASES["flex-zonal"][1],
+        "regional": CASES["flex-regional"][1],
+        "frontier": FRONTIER_ARGS,
+    }[where]
     mocks = registered(args)
-    group = mocks.one(REGION_MIG if where == "regional" else MIG)
-    ours = _mig_rest(group.inputs)
-    assert field_differences(ours, {key: sent[key] for key in ours}) == []
-    assert sent["targetSize"] == 0 and "targetSize" not in group.inputs
-    assert sent["name"] == group.inputs["name"]
-    assert set(sent) - set(ours) - {"name", "targetSize", "zone", "region", "instanceTemplate"} == (
-        set()
-    )
+    group = mocks.one(MIG if where == "zonal" else REGION_MIG)
+    body = group_body(group.inputs)
+    assert field_differences(_mig_rest(body), _mig_rest(sent)) == []
+    assert "targetSize" not in group.inputs
+    unexplained = set(body) - set(sent) - set(PROVIDER_ADDS) - {"region", "zone"}
+    assert unexplained == set()
+    if where == "frontier":
+        policy = mocks.one("gcp:compute/resourcePolicy:ResourcePolicy")
+        assert body["resourcePolicies"]["workloadPolicy"] == policy.outputs["selfLink"]
+    if where != "zonal":  # gcloud sends no surge or unavailability: Google's defaults
+        assert "maxSurge" not in sent["updatePolicy"]
+        assert body["updatePolicy"]["maxUnavailable"]["fixed"] == (
+            len(args.get("zones") or []) or 3
+        )
+
+
+@pytest.mark.gcloud(*POLICY_COMMANDS.values())
+@pytest.mark.parametrize("case", list(POLICY_COMMANDS))
+def test_the_workload_policy_equals_what_gcloud_sends(case: str, gcloud_runs: GcloudRuns) -> None:
+    """``gcloud compute resource-policies create workload-policy`` and the group's
+    ``ResourcePolicy`` child, as the pulumi-gcp provider sends it: the same name and
+    ``workloadPolicy``; the region gcloud names by name, the provider as a relative link."""
+    reason = gcloud_unavailable_reason()
+    if reason:
+        pytest.skip(reason)
+    capture = gcloud_runs.run(POLICY_COMMANDS[case].args)
+    assert capture.ok, capture.describe()
+    request = capture.create_request()
+    sent = capture.canonical(request.body)
+    policy = registered(POLICY_ARGS[case]).one("gcp:compute/resourcePolicy:ResourcePolicy")
+    ours = resource_policy_body(policy.inputs, policy.outputs["name"])
+    allowed = {
+        "region": "gcloud sends the region's name, the provider projects/P/regions/R",
+        "diskConsistencyGroupPolicy": "the provider sends it null (unset)",
+        "name": "a shared workload policy is autonamed (workload-policy-<fingerprint>-<suffix>)",
+    }
+    assert field_differences(ours, sent, allowed=allowed) == []
+    assert ours["name"].startswith("workload-policy-")
+    assert ours["region"] == f"projects/demo-project/regions/{sent['region']}"
+    assert request.path.endswith(f"/regions/{sent['region']}/resourcePolicies")
 
 
 @pytest.mark.gcloud(*REQUEST_COMMANDS.values())

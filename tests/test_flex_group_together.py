@@ -1,32 +1,36 @@
 """``FlexStartGroup`` and its provider together: the program runs under ``GcpMocks`` whose
-template and group behaviours create, over the Compute emulator's HTTP API, what the component
-registered (pulumi-gcp inputs mapped to the REST bodies by :mod:`pulumi_dws.testing.gcp_rest`),
-and whose resize-request behaviour drives the registered ``MigResizeRequest`` inputs through
-Pulumi's own dynamic-provider host against the emulator. The component's outputs therefore
-come from the provider's outs, as under ``pulumi up``."""
+template, workload-policy and group behaviours create, over the Compute emulator's HTTP API,
+what the component registered (pulumi-gcp inputs mapped to the REST requests the pulumi-gcp
+provider sends by :mod:`pulumi_dws.testing.gcp_rest`, forced values included: the emulator
+refuses what Google refuses), and whose resize-request behaviour drives the registered
+``MigResizeRequest`` inputs through Pulumi's own dynamic-provider host against the emulator.
+The component's outputs therefore come from the provider's outs, as under ``pulumi up``."""
 
 from __future__ import annotations
 
 import datetime as dt
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pulumi
 import pytest
 import requests
 
-from pulumi_dws import FlexStartGroup
+from pulumi_dws import FlexStartGroup, GpuNetwork
 from pulumi_dws.kinds.flex_group.provider import TYPE_TOKEN, MigResizeRequestProvider
 from pulumi_dws.kinds.flex_group.testing import (
     instance_group_manager,
     region_instance_group_manager,
+    resource_policy,
 )
 from pulumi_dws.testing import GcpMocks
 from pulumi_dws.testing.clock_helpers import emulator_env
 from pulumi_dws.testing.dynamic_host import DynamicProviderHost, urn
 from pulumi_dws.testing.emulator import Emulator
-from pulumi_dws.testing.gcp_rest import group_body, template_body
+from pulumi_dws.testing.gcp_rest import group_request, resource_policy_body, template_body
 from pulumi_dws.testing.mocks import builtin_fill
 
 PROJECT, ZONE, REGION, MACHINE = "p", "us-central1-a", "us-central1", "a3-highgpu-8g"
@@ -35,6 +39,8 @@ TEMPLATE = "gcp:compute/instanceTemplate:InstanceTemplate"
 REGION_TEMPLATE = "gcp:compute/regionInstanceTemplate:RegionInstanceTemplate"
 MIG = "gcp:compute/instanceGroupManager:InstanceGroupManager"
 REGION_MIG = "gcp:compute/regionInstanceGroupManager:RegionInstanceGroupManager"
+POLICY = "gcp:compute/resourcePolicy:ResourcePolicy"
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
 ARGS: dict[str, Any] = {
     "machine_type": MACHINE,
     "count": 4,
@@ -74,11 +80,15 @@ class Deployment:
     registered: GcpMocks = field(init=False)  # the mocks of the last run
 
     def post(self, path: str, body: dict[str, Any]) -> None:
-        answer = requests.post(
-            f"{self.emu.url}compute/v1/projects/{PROJECT}/{path}", json=body, timeout=30
-        )
-        assert answer.status_code == 200, answer.text
-        self.created.append(path)
+        self.send(f"compute/v1/projects/{PROJECT}/{path}", body)
+
+    def send(self, path: str, body: dict[str, Any]) -> None:
+        """POST what the provider sends (``path`` from the API root); Google's refusal fails
+        the resource's create, as under ``pulumi up``."""
+        answer = requests.post(f"{self.emu.url}{path}", json=body, timeout=30)
+        if answer.status_code != 200:
+            raise RuntimeError(answer.json()["error"]["message"])
+        self.created.append(path.split(f"/projects/{PROJECT}/", 1)[-1])
 
     def template(self, mocks: GcpMocks, typ: str, name: str, s: dict[str, Any]) -> str:
         fill = builtin_fill(typ)
@@ -91,10 +101,15 @@ class Deployment:
     def group(self, mocks: GcpMocks, typ: str, name: str, s: dict[str, Any]) -> str:
         regional = typ == REGION_MIG
         fill = region_instance_group_manager if regional else instance_group_manager
-        rid = fill(mocks, typ, name, s)
-        where = f"regions/{s['region']}" if regional else f"zones/{s['zone']}"
-        self.post(f"{where}/instanceGroupManagers", group_body(s))
-        return rid
+        self.send(*group_request(s))
+        return fill(mocks, typ, name, s)
+
+    def policy(self, mocks: GcpMocks, typ: str, name: str, s: dict[str, Any]) -> str:
+        self.send(
+            f"compute/beta/projects/{PROJECT}/regions/{s['region']}/resourcePolicies",
+            resource_policy_body(s),
+        )
+        return resource_policy(mocks, typ, name, s)
 
     def resize_request(self, mocks: GcpMocks, typ: str, name: str, s: dict[str, Any]) -> str:
         inputs = {k: v for k, v in s.items() if k != "__provider"}
@@ -110,13 +125,18 @@ class Deployment:
     def mocks(self) -> GcpMocks:
         fills = {TEMPLATE: self.template, REGION_TEMPLATE: self.template}
         fills |= {MIG: self.group, REGION_MIG: self.group, TYPE_TOKEN: self.resize_request}
+        fills |= {POLICY: self.policy}
         return GcpMocks(project=PROJECT, fills=fills)
 
-    def run(self, args: dict[str, Any]) -> dict[str, Any]:
-        """Run the program; the component's outputs once every resource settled."""
+    def run(
+        self, args: dict[str, Any], network: dict[str, Any] | None = None, name: str = "trainers"
+    ) -> dict[str, Any]:
+        """Run the program (with a ``GpuNetwork`` of ``network`` args given to the group);
+        the component's outputs once every resource settled."""
 
         def program() -> pulumi.Output[dict[str, Any]]:
-            group = FlexStartGroup("trainers", args)
+            extra = {"gpu_network": GpuNetwork("net", network)} if network else {}
+            group = FlexStartGroup(name, {**args, **extra})
             return pulumi.Output.all(
                 self_link=group.self_link,
                 request_state=group.request_state,
@@ -206,3 +226,83 @@ def test_the_group_queues_then_runs_its_vms_and_a_count_change_replaces_the_requ
     scope = location if "region" in where else "global"
     name = template.outputs["name"]
     assert requests.delete(f"{base}{scope}/instanceTemplates/{name}", timeout=30).ok
+
+
+# ---------------------------------------------------------------------- frontier groups
+A4 = "a4-highgpu-8g"
+FRONTIER: dict[str, Any] = {
+    "project": PROJECT,
+    "region": REGION,
+    "zones": [f"{REGION}-b", f"{REGION}-ai1a"],
+    "machine_type": A4,
+    "count": 16,
+    "run_duration": "2d",
+    "placement": {"max_topology_distance": "BLOCK"},
+    "labels": {"team": "ml"},
+}
+
+
+def test_a_regional_a4_group_with_a_workload_policy_listed_zones_and_rdma_nics_gets_its_vms(
+    shared: tuple[Emulator, DynamicProviderHost],
+) -> None:
+    emu, host = shared
+    compute = emu["compute"]
+    compute.add_capacity(f"{REGION}-b", A4, 16, after=HOUR)  # the RDMA network's zone
+    deployment = Deployment(emu, host)
+
+    outputs = deployment.run(FRONTIER, network={"zone": f"{REGION}-b", "machine_type": A4})
+
+    assert sorted(deployment.created[:2]) == [
+        f"regions/{REGION}/instanceTemplates",
+        f"regions/{REGION}/resourcePolicies",
+    ]
+    assert deployment.created[2:] == [f"regions/{REGION}/instanceGroupManagers"]
+    assert outputs["request_state"] == "SUCCEEDED"
+    (group,) = [g for g in compute.groups(PROJECT) if g["name"] == "trainers"]
+    assert group["distributionPolicy"]["zones"] == [
+        {"zone": f"zones/{REGION}-b"},
+        {"zone": f"zones/{REGION}-ai1a"},
+    ]
+    assert group["updatePolicy"]["maxUnavailable"] == {"fixed": 2, "percent": None}
+    link = group["resourcePolicies"]["workloadPolicy"]
+    assert f"/regions/{REGION}/resourcePolicies/workload-policy-" in link
+    (policy,) = [p for p in compute.policies(PROJECT) if p["selfLink"] == link]
+    assert policy["workloadPolicy"] == {"type": "HIGH_THROUGHPUT", "maxTopologyDistance": "BLOCK"}
+    vms = _group_vms(emu, "trainers")
+    assert len(vms) == 16 and sorted(outputs["instance_names"]) == sorted(v["name"] for v in vms)
+    for vm in vms:
+        assert vm["zone"].endswith(f"/zones/{REGION}-b")
+        nics = [nic.get("nicType") for nic in vm["networkInterfaces"]]
+        assert nics == ["GVNIC", "GVNIC"] + ["MRDMA"] * 8
+    id_, _, outs = deployment.request or ("", {}, {})
+    host.delete(request_urn("trainers"), id_, outs)
+
+
+def test_the_regional_group_older_versions_registered_is_refused_the_new_one_accepted(
+    shared: tuple[Emulator, DynamicProviderHost],
+) -> None:
+    """An older pulumi-dws registered ``max_surge_fixed: 0`` alone: the provider sends
+    ``maxUnavailable.fixed: 0`` too, and Google refuses both 0. The same args now register a
+    group the emulator accepts, whose resize request runs."""
+    emu, host = shared
+    old = json.loads((FIXTURES / "flex_group_regional_291f4fe.json").read_text())
+    deployment = Deployment(emu, host)
+    emu["compute"].add_capacity(f"{REGION}-c", MACHINE, 4)
+    outputs = deployment.run(old["args"], name="upgraded")
+    assert outputs["request_state"] == "SUCCEEDED"
+    new = deployment.registered.one(REGION_MIG).inputs
+    before = {**old["registered"][REGION_MIG], "name": "before", "baseInstanceName": "before"}
+    before["versions"] = new["versions"]
+    path, body = group_request(before)
+    assert (
+        body["updatePolicy"]["maxSurge"]
+        == body["updatePolicy"]["maxUnavailable"]
+        == {
+            "fixed": 0,
+            "percent": None,
+        }
+    )
+    with pytest.raises(RuntimeError, match="maxSurge and maxUnavailable both 0"):
+        deployment.send(path, body)
+    id_, _, outs = deployment.request or ("", {}, {})
+    host.delete(request_urn("upgraded"), id_, outs)

@@ -176,7 +176,8 @@ def test_a4x_levels_include_its_node_pools_and_other_machines_are_refused() -> N
     def a4x(made: dict[str, Any]) -> None:
         made["q"] = KueueQueue(
             "a4x",
-            {"node_pool": pool("a4x-pool", machine_type="a4x-highgpu-4g", max_nodes=18),
+            {"node_pool": pool("a4x-pool", machine_type="a4x-highgpu-4g", max_nodes=18,
+                               flex_start=False),  # A4X can't be Flex-start
              "namespaces": ["ml"], "topology": True},
         )  # fmt: skip
 

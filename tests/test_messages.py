@@ -45,7 +45,7 @@ TYPOS = {
 }
 # What a message must never show: pydantic's words, Python's type names, an object repr.
 LEAKS = re.compile(
-    r"NoneType|_LoginSpec|_NodePoolSpec|_Taint|_Retry|Spec\b|Input should|instance of|"
+    r"NoneType|_SlurmLoginSpec|_SlurmNodePoolSpec|_TaintSpec|_RetryStrategySpec|Spec\b|Input should|instance of|"
     r"object at 0x|Output object|pydantic|<class"
 )
 

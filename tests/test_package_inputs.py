@@ -17,7 +17,7 @@ from pulumi_dws.package.introspect import describe
 def _model(key: str) -> Any:
     kind = registry.kind(key)
     assert kind is not None
-    return describe(kind.spec, kind.args)
+    return describe(kind.spec)
 
 
 def test_inputs_become_the_python_apis_args() -> None:
@@ -100,7 +100,7 @@ def test_a_secret_is_never_in_the_message() -> None:
 
 
 def test_fields_marked_secret_are_found_under_lists() -> None:
-    from typing import Annotated, TypedDict
+    from typing import Annotated
 
     from pulumi_dws.fields import Secret
     from pulumi_dws.models import DwsModel
@@ -112,11 +112,7 @@ def test_fields_marked_secret_are_found_under_lists() -> None:
         token: Annotated[str, Secret()] | None = None
         keys: list[_Key] = []
 
-    class _Args(TypedDict, total=False):
-        token: str
-        keys: list[Any]
-
-    assert list(secret_fields(describe(_Spec, _Args))) == ["token", "keys[*].value"]
+    assert list(secret_fields(describe(_Spec))) == ["token", "keys[*].value"]
 
 
 def test_an_output_is_spelled_as_python_once_known() -> None:

@@ -51,6 +51,15 @@ EXPECTED: dict[str, dict[str, int]] = {
         "gcp:compute/instance:Instance": 1,
     },
     "stacks/flex-start-vm": {"pulumi-python:dynamic/dws:FlexStartVm": 1},
+    "stacks/a4-training": {
+        "dws:index:GpuNetwork": 1,
+        "gcp:compute/network:Network": 3,
+        "gcp:compute/subnetwork:Subnetwork": 10,
+        "gcp:compute/resourcePolicy:ResourcePolicy": 1,
+        "gcp:compute/regionInstanceTemplate:RegionInstanceTemplate": 1,
+        "gcp:compute/regionInstanceGroupManager:RegionInstanceGroupManager": 1,
+        "pulumi-python:dynamic/dws:MigResizeRequest": 1,
+    },
     "stacks/flex-start-group": {
         "gcp:compute/instanceTemplate:InstanceTemplate": 1,
         "gcp:compute/instanceGroupManager:InstanceGroupManager": 1,
@@ -491,4 +500,18 @@ def test_plan_of_a_flex_start_group_counts_its_vms_on_the_request(
     assert "resize_by=4  run_duration=3d  wait_for=running  gpus=32  gpu_hours=2304" in out
     assert "on_failure=DO_NOTHING" in out and "termination_action=DELETE" in out
     assert 'gpus_by_type: {"nvidia-h100-80gb": 32}' in out
+    assert "Policies: no violations" in out
+
+
+def test_plan_of_the_a4_training_stack_shows_the_frontier_group(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["plan", str(REPO / "stacks/a4-training")]) == 0
+    out = capsys.readouterr().out
+    assert "+ dws:index:GpuNetwork a4-net" in out
+    assert "mtu=8896  network_profile=us-central1-b-vpc-roce" in out
+    assert "type=HIGH_THROUGHPUT  max_topology_distance=BLOCK" in out
+    assert 'zones=["us-central1-b"]  workload_policy=workload-policy-' in out
+    assert "resize_by=16  run_duration=2d  wait_for=running  gpus=128  gpu_hours=6144" in out
+    assert 'gpus_by_type: {"nvidia-b200": 128}' in out
     assert "Policies: no violations" in out

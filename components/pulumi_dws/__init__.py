@@ -10,6 +10,8 @@ Components (type tokens ``dws:index:<ClassName>``):
 - :class:`KueueQueue`: the Kueue objects that route labelled Jobs to such pools and classes.
 - :class:`FlexStartInstance`: one Flex-start GPU VM that can wait up to 2 h in the DWS queue.
 - :class:`FlexStartGroup`: N GPU VMs at once (all or nothing) through a MIG resize request.
+- :class:`GpuNetwork`: the regular and RDMA VPC networks A3 Ultra, A4, A4X and H4D VMs train
+  across (give it to ``FlexStartGroup`` / ``FlexStartInstance`` as ``gpu_network``).
 - :class:`QueuedTpu`: a Cloud TPU slice (or multislice) asked for as a queued resource, with
   Flex-start, Spot or a reservation.
 
@@ -21,6 +23,7 @@ emulator, gRPC-host driver) for testing stacks.
 from . import catalog, limits, regions
 from .duration import Duration
 from .errors import DwsValidationError
+from .gpu_network import GpuNetwork, GpuNetworkArgs
 from .kinds.calendar.component import CalendarReservation, CalendarReservationArgs
 from .kinds.compute_class.component import ComputeClass, ComputeClassArgs
 from .kinds.flex_group.component import FlexStartGroup, FlexStartGroupArgs
@@ -49,6 +52,8 @@ __all__ = [
     "FlexStartGroupArgs",
     "FlexStartInstance",
     "FlexStartInstanceArgs",
+    "GpuNetwork",
+    "GpuNetworkArgs",
     "KueueQueue",
     "KueueQueueArgs",
     "QueuedNodePool",

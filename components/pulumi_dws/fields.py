@@ -47,6 +47,7 @@ from .validation import (
 __all__ = [
     "MaybeOutput",
     "Known",
+    "Takes",
     "Secret",
     "Within",
     "DurationWithin",
@@ -99,6 +100,17 @@ class Known:
     program runs: an Output there is refused with ``reason``."""
 
     reason: str
+
+
+@dataclass(frozen=True)
+class Takes:
+    """What users write in the field, as a Python type, where the validated type says less: a
+    field whose own check decides (``Annotated[Any, Check(_reservation),
+    Takes(CalendarReservation | str)]``) or whose values the type leaves open (labels). The
+    generated args ``TypedDict`` s and the package schema read it
+    (:mod:`pulumi_dws.package.python_types`, :mod:`pulumi_dws.package.introspect`)."""
+
+    type: Any
 
 
 @dataclass(frozen=True)
@@ -156,7 +168,7 @@ def OneOf(choices: Collection[str], *, upper: bool = False) -> Any:  # noqa: N80
         lambda field, value: check_choice(field, value.upper() if upper else value, allowed),
         before=False,
     )
-    return _marked(check, choices=allowed)
+    return _marked(check, choices=allowed, upper=upper)
 
 
 def Each(check: Callable[[str, Any], Any], *, at_least_one: str | None = None) -> Any:  # noqa: N802
@@ -215,11 +227,12 @@ Zones = Annotated[list[str], Each(check_zone, at_least_one="must list at least o
 """A non-empty list of zones."""
 Location = Annotated[str, Check(_location, before=False)]
 """A region or a zone, as GKE locations are."""
-Labels = Annotated[dict[str, Any], Check(_labels)]
+_TEXTS = Takes(Mapping[str, str | pulumi.Output[str]])
+Labels = Annotated[dict[str, Any], Check(_labels), _TEXTS]
 """Google Cloud labels (keys and values of lowercase letters, digits, ``_`` and ``-``)."""
-Metadata = Annotated[dict[str, Any], Check(check_metadata)]
+Metadata = Annotated[dict[str, Any], Check(check_metadata), _TEXTS]
 """VM metadata (keys of letters, digits, ``_`` and ``-``)."""
-MetadataText = Annotated[dict[str, Any], Check(check_metadata_values)]
+MetadataText = Annotated[dict[str, Any], Check(check_metadata_values), _TEXTS]
 """VM metadata whose values are strings (what the API sends; a number is refused)."""
 ProjectId = Annotated[str, Check(check_project)]
 """A project id (``my-project``), the Compute API's pattern."""

@@ -38,7 +38,6 @@ __all__ = [
     "first_error",
     "field_path",
     "suggest",
-    "args_mismatches",
     "declared_fields",
     "signature_mismatches",
 ]
@@ -480,48 +479,7 @@ def parse_args(model: type[M], args: Mapping[str, Any] | None, prefix: str = "")
         raise first_error(exc.errors(include_url=False), prefix, model, data) from None
 
 
-# ------------------------------------------------------------------------------ Args and Spec
-def args_mismatches(args: type, spec: type[BaseModel], where: str = "") -> list[str]:
-    """How a component's args ``TypedDict`` (what users write, and read in their editor) and
-    its spec (what is validated) differ: a field only one has, a field required in only one,
-    or a field whose types differ (``None`` and Outputs aside: every spec field takes an
-    Output; ``Any`` matches anything). Nested args are compared with their nested specs.
-    Empty when each field is declared alike in both, as a test of every kind checks."""
-    # pulumi.Input names "Output[T]" in a string: resolve it here.
-    inputs = {"Output": pulumi.Output, "T": typing.TypeVar("T")}
-    hints = typing.get_type_hints(args, None, inputs, include_extras=True)
-    total = getattr(args, "__total__", True)
-    required = {name for name, hint in hints.items() if _required(hint, total)}
-    problems = [
-        f"{where}{name}: in {spec.__name__}, not in {args.__name__}"
-        for name in spec.model_fields
-        if name not in hints
-    ]
-    problems += [
-        f"{where}{name}: in {args.__name__}, not in {spec.__name__}"
-        for name in hints
-        if name not in spec.model_fields
-    ]
-    for name, info in spec.model_fields.items():
-        if name not in hints:
-            continue
-        if (name in required) != info.is_required():
-            says = "required" if info.is_required() else "optional"
-            problems.append(f"{where}{name}: {says} in {spec.__name__}, not in {args.__name__}")
-        nested_spec = _model_in(info.annotation)
-        nested_args = _typed_dict_in(hints[name])
-        if nested_spec is not None and nested_args is not None:
-            problems += args_mismatches(nested_args, nested_spec, f"{where}{name}.")
-            continue
-        given, checked = _kinds(hints[name]), _kinds(_annotated(info))
-        if "any" not in given | checked and given != checked:
-            problems.append(
-                f"{where}{name}: {' | '.join(sorted(given))} in {args.__name__}, "
-                f"{' | '.join(sorted(checked))} in {spec.__name__}"
-            )
-    return problems
-
-
+# ------------------------------------------------------------------------------ signatures
 def signature_mismatches(
     func: Callable[..., Any], model: type[BaseModel], also: Collection[str] = ()
 ) -> list[str]:
@@ -529,8 +487,7 @@ def signature_mismatches(
     fields, when the function is to take exactly the model's fields: a field it does not take
     or a parameter the model lacks, required fields not taken positionally in the model's
     order, an optional field not taken by keyword with the model's default, or a parameter
-    that takes less than its field holds (their kinds of value, as :func:`args_mismatches`
-    reads them). Empty when they agree."""
+    that takes less than its field holds (their kinds of value). Empty when they agree."""
     params = {n: p for n, p in inspect.signature(func).parameters.items() if n not in also}
     hints = typing.get_type_hints(func, include_extras=True)
     fields = model.model_fields
@@ -566,30 +523,11 @@ def signature_mismatches(
     return problems
 
 
-def _required(hint: Any, total: bool) -> bool:
-    """Whether a TypedDict key is required: ``Required[...]``, or a plain key of a total one
-    (read from the hints: ``__required_keys__`` misses wrappers written as strings)."""
-    wrapper = getattr(typing.get_origin(hint), "_name", None) or str(typing.get_origin(hint))
-    if wrapper.endswith("NotRequired"):
-        return False
-    return wrapper.endswith("Required") or total
-
-
 def _annotated(info: Any) -> Any:
     if not info.metadata:
         return info.annotation
     args = (info.annotation, *info.metadata)
     return typing.Annotated[args]
-
-
-def _typed_dict_in(annotation: Any) -> type | None:
-    if typing.is_typeddict(annotation):
-        return typing.cast(type, annotation)
-    for arg in typing.get_args(annotation):
-        found = _typed_dict_in(arg)
-        if found is not None:
-            return found
-    return None
 
 
 def _kinds(annotation: Any) -> set[str]:

@@ -14,8 +14,10 @@ or, per stack, in ``Pulumi.<stack>.yaml`` (honoured by every program that uses p
       dws:regions:
         us-east7: [a, b, c]
 
-AI zones (``us-central1-ai1a``: ``<region>-ai<group><letter>``, a preview that Google enables
-per project) are accepted in every known region.
+AI zones (``us-central1-ai1a``: ``<region>-ai<group><letter>``, accelerator zones away from the
+region's standard zones) are known where Google documents them (:data:`DEFAULT_AI_ZONES`); add
+another the same way (``regions.add("us-east5", ["ai1a"])``). A regional managed instance group
+never picks an AI zone on its own: list it in the group's zones (``FlexStartGroup`` ``zones``).
 """
 
 from __future__ import annotations
@@ -38,6 +40,9 @@ __all__ = [
     "CONFIG_KEY",
     "table",
     "zones_of",
+    "ai_zones_of",
+    "AI_ZONES_SOURCE",
+    "DEFAULT_AI_ZONES",
     "is_region",
     "is_zone",
     "region_of_zone",
@@ -106,6 +111,19 @@ DEFAULT_REGIONS: dict[str, tuple[str, ...]] = {
     "us-west4": ("a", "b", "c"),
 }
 
+AI_ZONES_SOURCE = (
+    "Google Cloud, Compute Engine 'AI zones' "
+    "(https://docs.cloud.google.com/compute/docs/regions-zones/ai-zones: us-central1-ai1a, "
+    "us-south1-ai1b; an AI zone's parent is the standard zone with its suffix). The Cloud TPU "
+    "zones page lists 'us-central1-ai1' for v6e, without the letter."
+)
+
+# Region -> the suffixes of its AI zones Google documents (AI_ZONES_SOURCE).
+DEFAULT_AI_ZONES: dict[str, tuple[str, ...]] = {
+    "us-central1": ("ai1a",),
+    "us-south1": ("ai1b",),
+}
+
 _REGION_SHAPE = re.compile(r"[a-z]+-[a-z]+[0-9]+")
 _ZONE_SHAPE = re.compile(r"(?P<region>[a-z]+-[a-z]+[0-9]+)-(?P<zone>[a-z]|ai[0-9]+[a-z])")
 _LETTER = re.compile(r"[a-z]|ai[0-9]+[a-z]")
@@ -120,7 +138,7 @@ def table() -> dict[str, tuple[str, ...]]:
     """Every region in force with its zone letters: the defaults, what :func:`add` added and
     what the running stack's ``dws:regions`` config adds."""
     merged = {region: tuple(zones) for region, zones in DEFAULT_REGIONS.items()}
-    for extra in (_added.get(), from_stack()):
+    for extra in (DEFAULT_AI_ZONES, _added.get(), from_stack()):
         for region, zones in extra.items():
             merged[region] = tuple(sorted(set(merged.get(region, ())) | set(zones)))
     return merged
@@ -149,7 +167,12 @@ def _checked(region: Any, zones: Any, where: str) -> tuple[str, ...]:
 
 def zones_of(region: str) -> list[str]:
     """The standard zones of ``region`` (``["us-central1-a", ...]``); empty if unknown."""
-    return [f"{region}-{letter}" for letter in table().get(region, ())]
+    return [f"{region}-{z}" for z in table().get(region, ()) if not z.startswith("ai")]
+
+
+def ai_zones_of(region: str) -> list[str]:
+    """The AI zones of ``region`` the table knows (``["us-central1-ai1a"]``)."""
+    return [f"{region}-{z}" for z in table().get(region, ()) if z.startswith("ai")]
 
 
 def is_region(name: str) -> bool:
@@ -163,14 +186,11 @@ def region_of_zone(name: str) -> str | None:
 
 
 def is_zone(name: str) -> bool:
-    """A listed zone, or an AI zone (``<region>-ai<n><letter>``) of a known region."""
+    """A zone the table lists: a standard zone or a known AI zone (``<region>-ai<n><letter>``)."""
     match = _ZONE_SHAPE.fullmatch(name)
     if not match:
         return False
-    letters = table().get(match.group("region"))
-    if letters is None:
-        return False
-    return match.group("zone") in letters or match.group("zone").startswith("ai")
+    return match.group("zone") in table().get(match.group("region"), ())
 
 
 def suggest_region(name: str) -> str | None:

@@ -137,8 +137,8 @@ def check_region(field: str, value: str) -> str:
 
 @output_aware
 def check_zone(field: str, value: str) -> str:
-    """A Google Cloud zone such as ``us-central1-a`` (one in :mod:`pulumi_dws.regions`, or an
-    AI zone such as ``us-central1-ai1a`` of a known region)."""
+    """A Google Cloud zone such as ``us-central1-a`` or the AI zone ``us-central1-ai1a`` (one
+    :mod:`pulumi_dws.regions` knows)."""
     shape = _ZONE.fullmatch(value) if isinstance(value, str) else None
     if shape is None:
         hint = (
@@ -158,11 +158,10 @@ def check_zone(field: str, value: str) -> str:
             value,
             f"is not a Google Cloud zone: there is no region {region}; {guess}{_table_hint()}",
         )
+    known = regions.zones_of(region) + regions.ai_zones_of(region)
+    listed = ", ".join(known)
     raise DwsValidationError(
-        field,
-        value,
-        f"is not a zone of {region}, whose zones are {', '.join(regions.zones_of(region))} "
-        f"{_table_hint()}",
+        field, value, f"is not a zone of {region}, whose zones are {listed} {_table_hint()}"
     )
 
 

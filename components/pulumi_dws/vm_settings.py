@@ -11,11 +11,7 @@ instance-templates create`` calls the instance's shape, apart from its provision
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from typing import Annotated, Any, TypedDict
-
-import pulumi
-from typing_extensions import NotRequired
+from typing import Annotated, Any
 
 from . import catalog, regions
 from .errors import DwsValidationError
@@ -29,10 +25,13 @@ from .fields import (
     Network,
     ServiceAccount,
     Subnetwork,
+    Takes,
     Within,
 )
+from .gpu_network import GpuNetwork
 from .models import DwsModel
 from .validation import check_subnetwork_region, is_output, region_of, when_known
+from .vm_settings_args import AcceleratorArgs, VmSettingsArgs
 
 __all__ = [
     "AcceleratorArgs",
@@ -50,58 +49,34 @@ _HYPERDISK_FAMILIES = ("a4", "a4x", "a3-ultragpu")
 _ACCELERATOR = re.compile(r"^[a-z][a-z0-9-]*\Z")
 
 
-class AcceleratorArgs(TypedDict):
-    """A GPU attached to a machine type that has none built in (e.g. N1 + ``nvidia-tesla-t4``)."""
-
-    type: str
-    count: int
-
-
-class VmSettingsArgs(TypedDict, total=False):
-    """The VM settings shared by :class:`~pulumi_dws.FlexStartInstanceArgs` and
-    :class:`~pulumi_dws.FlexStartGroupArgs`."""
-
-    image: NotRequired[str | pulumi.Output[str]]
-    """Boot image (default: Debian 12, as gcloud)."""
-    boot_disk_size_gb: NotRequired[int]
-    """Boot disk size in GB (default 100)."""
-    boot_disk_type: NotRequired[str]
-    """Boot disk type (default ``pd-balanced``; ``hyperdisk-balanced`` for A4 and A3 Ultra)."""
-    network: NotRequired[str | pulumi.Output[str]]
-    """VPC network (default: the subnetwork's network when ``subnetwork`` is given, else
-    ``default``)."""
-    subnetwork: NotRequired[str | pulumi.Output[str]]
-    """Subnetwork; alone, it also picks the network (as ``gcloud --subnet`` does)."""
-    public_ip: NotRequired[bool]
-    """Give the VM an external IP (default False: use Cloud NAT / IAP)."""
-    service_account: NotRequired[str | pulumi.Output[str]]
-    """Service account email (default: the Compute default service account)."""
-    scopes: NotRequired[list[str]]
-    """OAuth scopes (default: ``cloud-platform``)."""
-    labels: NotRequired[Mapping[str, str | pulumi.Output[str]]]
-    metadata: NotRequired[Mapping[str, str | pulumi.Output[str]]]
-    startup_script: NotRequired[str | pulumi.Output[str]]
-    """Shortcut for ``metadata["startup-script"]``."""
-    accelerators: NotRequired[list[AcceleratorArgs]]
-    """GPUs to attach, for machine types without built-in GPUs (N1, G4, ...)."""
-
-
 def _accelerator_type(field: str, value: Any) -> str:
     if not isinstance(value, str) or not _ACCELERATOR.match(value):
         raise DwsValidationError(field, value, "is not an accelerator type like nvidia-tesla-t4")
     return value
 
 
-class _Accelerator(DwsModel):
+class _AcceleratorSpec(DwsModel):
+    """A GPU attached to a machine type that has none built in (e.g. N1 + ``nvidia-tesla-t4``)."""
+
     type: Annotated[str, Check(_accelerator_type)]
+    """The GPU type (``nvidia-tesla-t4``)."""
     count: Annotated[int, Within("compute.accelerator_count")]
+    """GPUs of that type per VM."""
 
 
-def check_machine(machine: Any, accelerators: list[dict[str, Any]]) -> Any:
-    """A GPU machine type of the catalog, or (with ``accelerators``) one without built-in GPUs."""
+def check_machine(
+    machine: Any, accelerators: list[dict[str, Any]], *, flex_start: bool = False
+) -> Any:
+    """A GPU machine type of the catalog, an HPC machine type that may be Flex-start (H4D),
+    or (with ``accelerators``) one without built-in GPUs; with ``flex_start``, one whose VMs
+    may be Flex-start (:func:`pulumi_dws.catalog.check_flex_start`)."""
     if not isinstance(machine, str) or not machine:
         raise DwsValidationError("machine_type", machine, "must be a machine type name")
-    if not accelerators:
+    if flex_start:
+        catalog.check_flex_start("machine_type", machine)
+    if not accelerators and catalog.is_hpc_flex_machine(machine):
+        catalog.machine_kind("machine_type", machine)  # a real H4D shape, not a typo
+    elif not accelerators:
         catalog.machine_shape("machine_type", machine)
     elif machine in catalog.known():
         raise DwsValidationError(
@@ -112,30 +87,73 @@ def check_machine(machine: Any, accelerators: list[dict[str, Any]]) -> Any:
     return machine
 
 
+def _gpu_network(field: str, value: Any) -> Any:
+    if not isinstance(value, GpuNetwork):
+        raise DwsValidationError(field, value, "must be a pulumi_dws.GpuNetwork")
+    return value
+
+
 class VmSettings(DwsModel):
-    """Validated :class:`VmSettingsArgs`: the base of the specs of the VM components."""
+    """The VM settings shared by :class:`~pulumi_dws.FlexStartInstanceArgs` and
+    :class:`~pulumi_dws.FlexStartGroupArgs`."""
+
+    # The one declaration of each field: VmSettingsArgs is generated from it (scripts/generate.py).
 
     image: MaybeOutput[Image] = DEFAULT_IMAGE
+    """Boot image (default: Debian 12, as gcloud)."""
     boot_disk_size_gb: Annotated[int, Within("compute.boot_disk_gb")] = 100
+    """Boot disk size in GB (default 100)."""
     boot_disk_type: str | None = None
+    """Boot disk type (default ``pd-balanced``; ``hyperdisk-balanced`` for A4 and A3 Ultra)."""
     network: MaybeOutput[Network] | None = None
+    """VPC network (default: the subnetwork's network when ``subnetwork`` is given, else
+    ``default``)."""
     subnetwork: MaybeOutput[Subnetwork] | None = None
+    """Subnetwork; alone, it also picks the network (as ``gcloud --subnet`` does)."""
     public_ip: bool = False
+    """Give the VM an external IP (default False: use Cloud NAT / IAP)."""
     service_account: MaybeOutput[ServiceAccount] | None = None
+    """Service account email (default: the Compute default service account)."""
     scopes: Annotated[list[str], Known("they are written into the instance template")] = list(
         DEFAULT_SCOPES
     )
+    """OAuth scopes (default: ``cloud-platform``)."""
     labels: MaybeOutput[Labels] = {}
+    """Google Cloud labels on the VM."""
     metadata: MaybeOutput[MetadataText] = {}
+    """VM metadata (values are strings)."""
     startup_script: MaybeOutput[str] | None = None
-    accelerators: list[_Accelerator] = []
+    """Shortcut for ``metadata["startup-script"]``."""
+    accelerators: list[_AcceleratorSpec] = []
+    """GPUs to attach, for machine types without built-in GPUs (N1, G4, ...)."""
+    gpu_network: Annotated[Any, Check(_gpu_network), Takes(GpuNetwork)] | None = None
+    """A :class:`~pulumi_dws.GpuNetwork` whose networks give the VMs every NIC (gVNIC, then
+    RDMA); it replaces ``network`` and ``subnetwork``, and its machine type's NIC layout must
+    be the VMs'."""
 
-    def checked_machine(self, machine: Any) -> Any:
-        """``machine`` checked against the accelerators (an Output is checked once known)."""
+    def check_gpu_network(self, machine: Any) -> None:
+        """With ``gpu_network``: no ``network``/``subnetwork`` of its own, and a machine type
+        of the network's NIC layout."""
+        if self.gpu_network is None:
+            return
+        for field in ("network", "subnetwork"):
+            if getattr(self, field) is not None:
+                raise DwsValidationError(
+                    field,
+                    getattr(self, field),
+                    "can't be given with gpu_network, whose networks give every NIC",
+                )
+        self.gpu_network.check_machine("gpu_network", machine)
+
+    def checked_machine(self, machine: Any, *, flex_start: bool = False) -> Any:
+        """``machine`` checked against the accelerators, and (``flex_start``) against the
+        series that may be Flex-start; an Output is checked once known."""
         accelerators = [a.model_dump() for a in self.accelerators]
         if is_output(machine):
-            return when_known(machine, lambda known: check_machine(known, accelerators))
-        return check_machine(machine, accelerators)
+            return when_known(
+                machine, lambda known: check_machine(known, accelerators, flex_start=flex_start)
+            )
+        return check_machine(machine, accelerators, flex_start=flex_start)
 
     def check_subnetwork_in(self, zone: Any = None, region: Any = None) -> None:
         """A subnetwork given by path is in the VMs' region (``zone``'s, or ``region``)."""
@@ -222,13 +240,17 @@ def template_args(
                 "disk_type": settings.disk_type(machine_type),
             }
         ],
-        "network_interfaces": [
-            {
-                "network": settings.network_or_default(),
-                "subnetwork": settings.subnetwork,
-                "access_configs": [{}] if settings.public_ip else None,
-            }
-        ],
+        "network_interfaces": (
+            settings.gpu_network.interfaces(public_ip=settings.public_ip)
+            if settings.gpu_network is not None
+            else [
+                {
+                    "network": settings.network_or_default(),
+                    "subnetwork": settings.subnetwork,
+                    "access_configs": [{}] if settings.public_ip else None,
+                }
+            ]
+        ),
         "service_account": {"email": settings.service_account, "scopes": list(settings.scopes)},
         "guest_accelerators": [a.model_dump() for a in settings.accelerators] or None,
         "scheduling": scheduling,

@@ -7,6 +7,8 @@ and the CPU series.
   each API gives a slice: Cloud TPU ``v6e-16``, GKE ``ct6e-standard-4t`` + ``4x4`` and its node
   labels, the reservation ``vmFamily``, the runtime version (:func:`tpu_slice`,
   :func:`cloud_tpu_slice`).
+* Machine series (:mod:`.series`): which may be Flex-start, take workload policies or resize
+  requests, and their RDMA NIC layouts (:func:`check_flex_start`, :func:`nic_layout`).
 * Where each door offers each TPU generation (:mod:`.availability`, :mod:`.doors`): Cloud TPU
   Flex-start, Spot and reservations, GKE Flex-start and queued pools, Calendar mode; and the
   GKE versions they need (:func:`tpu_zones`, :func:`check_tpu_zone`, :func:`tpu_doors`,
@@ -45,6 +47,16 @@ from .gpus import (
     machine_shape,
     register,
     register_cpu,
+)
+from .series import (
+    SERIES,
+    NicLayout,
+    Series,
+    check_flex_start,
+    is_hpc_flex_machine,
+    nic_layout,
+    series_of,
+    slice_vms,
 )
 from .tpus import (
     TOPOLOGY_PATTERN,
@@ -85,6 +97,15 @@ __all__ = [
     "CPU_SERIES",
     "machine_kind",
     "register_cpu",
+    # machine series: Flex-start, workload policies, RDMA NICs (catalog.series)
+    "SERIES",
+    "Series",
+    "NicLayout",
+    "series_of",
+    "check_flex_start",
+    "is_hpc_flex_machine",
+    "nic_layout",
+    "slice_vms",
     # TPUs
     "TPU_RESOURCE",
     "TPU_ACCELERATOR_LABEL",

@@ -1,13 +1,12 @@
 """GPU machine types with their accelerators, and the CPU series (TPUs: :mod:`.tpus`).
 
-Accelerator-optimized families (A2, A3, A4, G2) come with their GPUs attached; the table maps
-each machine type to the accelerator Compute Engine / GKE name (``nvidia-h100-80gb``), the
-Vertex AI enum name (``NVIDIA_H100_80GB``) and the GPU count. ``register`` adds a GPU machine
-type the library does not know yet. CPU machine types (``n2-standard-8``) are recognised by
-series and shape (:data:`CPU_SERIES`); ``register_cpu`` adds one outside them.
-:func:`machine_kind` checks any machine type against both, so a typo (``n2-standrd-8``,
-``a3-ultragpu-8gg``) is an error rather than a machine with no GPUs.
-"""
+Accelerator-optimized families (A2, A3, A4, A4X, A4X Max, G2, G4) come with their GPUs
+attached; the table maps each machine type to the accelerator Compute Engine / GKE name
+(``nvidia-h100-80gb``), the Vertex AI enum name (``NVIDIA_H100_80GB``) and the GPU count.
+``register`` adds a GPU machine type the library does not know yet. CPU machine types
+(``n2-standard-8``) are recognised by series and shape (:data:`CPU_SERIES`); ``register_cpu``
+adds one outside them. :func:`machine_kind` checks any machine type against both, so a typo
+(``n2-standrd-8``, ``a3-ultragpu-8gg``) is an error rather than a machine with no GPUs."""
 
 from __future__ import annotations
 
@@ -52,6 +51,10 @@ ACCELERATORS: dict[str, Accelerator] = {
         Accelerator("nvidia-h200-141gb", "NVIDIA_H200_141GB"),
         Accelerator("nvidia-b200", "NVIDIA_B200"),
         Accelerator("nvidia-gb200", "NVIDIA_GB200"),
+        # Not in Vertex AI's AcceleratorType enum (aiplatform v1, 20261106): the name follows
+        # its pattern; A4X Max is not offered through Vertex AI.
+        Accelerator("nvidia-gb300", "NVIDIA_GB300"),
+        Accelerator("nvidia-rtx-pro-6000", "NVIDIA_RTX_PRO_6000"),
         Accelerator("nvidia-l4", "NVIDIA_L4"),
     ]
 }
@@ -85,11 +88,17 @@ _MACHINES: dict[str, MachineShape] = {
     **_family("a3-ultragpu", "nvidia-h200-141gb", {"8g": 8}),
     **_family("a4-highgpu", "nvidia-b200", {"8g": 8}),
     **_family("a4x-highgpu", "nvidia-gb200", {"4g": 4}),
+    # A4X Max: bare metal, 4 GB300 GPUs (GoogleCloudPlatform/cluster-toolkit@1047080375
+    # examples/machine-learning/a4x-maxgpu-4g-metal, guest_accelerator nvidia-gb300).
+    **_family("a4x-maxgpu", "nvidia-gb300", {"4g-metal": 4}),
     **_family(
         "g2-standard",
         "nvidia-l4",
         {"4": 1, "8": 1, "12": 1, "16": 1, "24": 2, "32": 1, "48": 4, "96": 8},
     ),
+    # G4: RTX PRO 6000, 1/2/4/8 GPUs (Compute Engine G4 series; dstackai/dstack#3213 lists the
+    # four shapes). Not Flex-start: catalog.series.
+    **_family("g4-standard", "nvidia-rtx-pro-6000", {"48": 1, "96": 2, "192": 4, "384": 8}),
 }
 
 

@@ -12,7 +12,13 @@ from ..policy.values import dig
 from ..policy.view import ResourceView
 from ..registry import Ref, ResourceType
 
-__all__ = ["RESOURCES", "KUBERNETES_PATTERN", "kubernetes_summary"]
+__all__ = [
+    "RESOURCES",
+    "KUBERNETES_PATTERN",
+    "kubernetes_summary",
+    "network_summary",
+    "subnetwork_summary",
+]
 
 _AIDS = "pulumi_dws.testing.kinds.common"
 KUBERNETES_PATTERN = r"^kubernetes:"
@@ -30,10 +36,32 @@ def kubernetes_summary(view: ResourceView) -> dict[str, Any]:
     }
 
 
+def network_summary(view: ResourceView) -> dict[str, Any]:
+    """A VPC network's MTU and network profile (an RDMA network's ``<zone>-vpc-roce``)."""
+    profile = view.props.get("networkProfile")
+    return {
+        "mtu": view.props.get("mtu"),
+        "network_profile": profile.rsplit("/", 1)[-1] if isinstance(profile, str) else profile,
+    }
+
+
+def subnetwork_summary(view: ResourceView) -> dict[str, Any]:
+    """A subnetwork's region and range."""
+    return {"region": view.props.get("region"), "range": view.props.get("ipCidrRange")}
+
+
 RESOURCES: tuple[ResourceType, ...] = (
-    ResourceType("network", types=("gcp:compute/network:Network",), mock=Ref(f"{_AIDS}:network")),
     ResourceType(
-        "subnetwork", types=("gcp:compute/subnetwork:Subnetwork",), mock=Ref(f"{_AIDS}:subnetwork")
+        "network",
+        types=("gcp:compute/network:Network",),
+        summary=network_summary,
+        mock=Ref(f"{_AIDS}:network"),
+    ),
+    ResourceType(
+        "subnetwork",
+        types=("gcp:compute/subnetwork:Subnetwork",),
+        summary=subnetwork_summary,
+        mock=Ref(f"{_AIDS}:subnetwork"),
     ),
     ResourceType(
         "service_account",

@@ -1,30 +1,30 @@
 """What a component's spec model says about each of its arguments, without running anything.
 
-:func:`describe` reads a spec (a :class:`~pulumi_dws.models.DwsModel`) and, for the words users
-read, its args ``TypedDict``, and returns a :class:`ModelInfo`: for every field its type
-(:class:`FieldType`: string, integer, duration, list, map, nested object, union...), whether it
-is required, its default, its description, its closed set of values (a ``Literal`` or
-:func:`~pulumi_dws.fields.OneOf`), the limits row that bounds it
-(:func:`~pulumi_dws.fields.Within`), whether it must be known while the program runs
-(:class:`~pulumi_dws.fields.Known`) and whether it is secret
+The spec (a :class:`~pulumi_dws.models.DwsModel`) is the one declaration of a component's
+fields: :func:`describe` reads it and returns a :class:`ModelInfo`: for every field its type
+(:class:`FieldType`: string, integer, duration, list, map, nested object, union...), the Python
+type users write (:attr:`FieldInfo.python_type`), whether it is required, its default, its
+description, its closed set of values (a ``Literal`` or :func:`~pulumi_dws.fields.OneOf`), the
+limits row that bounds it (:func:`~pulumi_dws.fields.Within`), whether it must be known while
+the program runs (:class:`~pulumi_dws.fields.Known`) and whether it is secret
 (:class:`~pulumi_dws.fields.Secret`)::
 
     from pulumi_dws import registry
     from pulumi_dws.package.introspect import describe
 
     kind = registry.kind("queued_tpus")
-    info = describe(kind.spec, kind.args)
+    info = describe(kind.spec)
     [(f.name, f.type.kind, f.required) for f in info.fields]
 
-The package schema (:mod:`pulumi_dws.package.schema`) is built from it; so can args
-``TypedDict`` s and per-component tables of arguments be.
+The package schema (:mod:`.schema`), the args ``TypedDict`` s users write (:mod:`.args`) and
+the components' pages under ``docs/components/`` (:mod:`.docs`) are generated from it.
 
-Types come from the spec, which is what is validated; where the spec takes anything (``Any``,
-a field whose own check decides), the args' annotation says what users may write. Python
-objects a field also takes (a :class:`datetime.timedelta`, a ``CalendarReservation``...) are
-listed as :attr:`FieldType.python_only`: other languages write the plain value instead.
-Descriptions come from the spec field's ``description``, else the attribute docstring in the
-args ``TypedDict`` (or a base of it), else the one in the spec.
+Where the spec takes anything (``Any``, a field whose own check decides), its
+:class:`~pulumi_dws.fields.Takes` says what users may write. Python objects a field also takes
+(a :class:`datetime.timedelta`, a ``CalendarReservation``...) are listed as
+:attr:`FieldType.python_only`: other languages write the plain value instead. Descriptions are
+the attribute docstrings written under the spec's fields (a base spec's for the fields it
+declares), or a field's ``description``.
 """
 
 from __future__ import annotations
@@ -32,7 +32,6 @@ from __future__ import annotations
 import ast
 import datetime as dt
 import inspect
-import sys
 import textwrap
 import types
 import typing
@@ -45,7 +44,8 @@ import pulumi
 from pydantic import BaseModel
 
 from ..duration import Duration
-from ..fields import Known, Secret
+from ..fields import Known, Secret, Takes
+from .python_types import PyType, args_name, python_type
 
 __all__ = [
     "MISSING",
@@ -111,6 +111,7 @@ class FieldInfo:
         default: its default (:data:`MISSING` for a required field); a ``None`` default means
             "not set".
         description: its docstring, as written (reStructuredText), or None.
+        python_type: the Python type users write for it (in its args ``TypedDict``).
         known: why its value must be known while the program runs (an Output is refused), or
             None when an Output is taken (and checked once known).
         secret: whether it holds a secret.
@@ -128,6 +129,7 @@ class FieldInfo:
     secret: bool = False
     limits: str | None = None
     shared: bool = False
+    python_type: PyType | None = None
 
 
 @dataclass(frozen=True)
@@ -135,17 +137,15 @@ class ModelInfo:
     """A spec model (a component's args or a nested object of them).
 
     Attributes:
-        name: its public name: the args ``TypedDict``'s without ``Args`` (``SlurmLogin``),
-            else the spec's without a leading ``_`` and a trailing ``Spec``.
+        name: its public name: the spec's without a leading ``_`` and a trailing ``Spec``
+            (``_SlurmLoginSpec``: ``SlurmLogin``), the name of its schema type.
         spec: the spec model.
-        args: the args ``TypedDict``, if known.
-        description: the args' docstring, else the spec's, or None.
+        description: the spec's docstring, or None.
         fields: its fields, in the order users read them (own first, then shared settings).
     """
 
     name: str
     spec: type[BaseModel]
-    args: type | None
     description: str | None
     fields: tuple[FieldInfo, ...] = field(default=())
 
@@ -153,19 +153,22 @@ class ModelInfo:
         """The field named ``name`` (its Python name), or None."""
         return next((f for f in self.fields if f.name == name), None)
 
+    @property
+    def args_name(self) -> str:
+        """The name of its generated args ``TypedDict`` (``SlurmLoginArgs``)."""
+        return args_name(self.spec)
+
 
 # ---------------------------------------------------------------------------- models
 def describe(spec: type[BaseModel], args: type | None = None) -> ModelInfo:
-    """What ``spec`` (and the args ``TypedDict`` it validates, for its words and for the types
-    the spec leaves open) says about each field."""
-    return _describe(spec, args)
+    """What ``spec`` says about each field. (``args``, its args ``TypedDict``, is not read: it
+    is generated from the spec; the parameter stays for callers that pass it.)"""
+    return _describe(spec)
 
 
 @cache
-def _describe(spec: type[BaseModel], args: type | None) -> ModelInfo:
-    hints = _args_hints(args) if args is not None else {}
-    own_docs = attribute_docstrings(spec)
-    arg_docs = attribute_docstrings(args) if args is not None else {}
+def _describe(spec: type[BaseModel]) -> ModelInfo:
+    docs = attribute_docstrings(spec)
     shared: frozenset[str] = getattr(spec, "shared_fields", frozenset())
     ordered = [n for n in spec.model_fields if n not in shared] + [
         n for n in spec.model_fields if n in shared
@@ -180,53 +183,42 @@ def _describe(spec: type[BaseModel], args: type | None) -> ModelInfo:
         fields.append(
             FieldInfo(
                 name=name,
-                type=_field_type(annotation, metadata, hints.get(name)),
+                type=_field_type(annotation, metadata, None),
                 required=required,
                 default=default,
-                description=info.description or arg_docs.get(name) or own_docs.get(name),
+                description=info.description or docs.get(name),
                 known=_known(annotation, metadata),
                 secret=_marked(annotation, metadata, Secret),
                 limits=_limits(annotation, metadata),
                 shared=name in shared,
+                python_type=python_type(annotation, metadata),
             )
         )
     return ModelInfo(
-        name=_public_name(spec, args),
+        name=_public_name(spec),
         spec=spec,
-        args=args,
-        description=_doc(args) or _doc(spec),
+        description=_doc(spec),
         fields=tuple(fields),
     )
 
 
-def _public_name(spec: type[BaseModel], args: type | None) -> str:
-    if args is not None:
-        name = args.__name__
-        return name[: -len("Args")] if name.endswith("Args") and name != "Args" else name
-    name = spec.__name__.lstrip("_")
-    return name[: -len("Spec")] if name.endswith("Spec") and name != "Spec" else name
+def _public_name(spec: type[BaseModel]) -> str:
+    return args_name(spec)[: -len("Args")]
 
 
 def _doc(cls: type | None) -> str | None:
     if cls is None or cls.__doc__ is None:
         return None
     inherited = [base.__doc__ for base in cls.__mro__[1:] if base.__doc__]
-    if cls.__doc__ in inherited:  # a pydantic model or TypedDict without one of its own
+    if cls.__doc__ in inherited:  # a pydantic model without one of its own
         return None
     return inspect.cleandoc(cls.__doc__)
-
-
-def _args_hints(args: type) -> dict[str, Any]:
-    # pulumi.Input names "Output[T]" in a string: resolve it here (as args_mismatches does).
-    localns = {"Output": pulumi.Output, "T": typing.TypeVar("T")}
-    return typing.get_type_hints(args, None, localns, include_extras=True)
 
 
 # ---------------------------------------------------------------------------- docstrings
 def attribute_docstrings(cls: type | None) -> dict[str, str]:
     """The docstrings written under a class's annotated attributes (``name: str`` then
-    ``\"\"\"Its text.\"\"\"``), its bases' included (a TypedDict's through ``__orig_bases__``);
-    a subclass's own docstring wins."""
+    ``\"\"\"Its text.\"\"\"``), its bases' included; a subclass's own docstring wins."""
     if cls is None:
         return {}
     return dict(_attribute_docstrings(cls))
@@ -242,28 +234,8 @@ def _attribute_docstrings(cls: type) -> tuple[tuple[str, str], ...]:
 
 
 def _bases(cls: type) -> list[type]:
-    """The classes ``cls`` inherits attributes from (nearest first). A TypedDict keeps no
-    trace of its bases before Python 3.12: they are read from its ``class`` statement."""
-    if not typing.is_typeddict(cls):
-        return [base for base in cls.__mro__[1:] if base not in (object, BaseModel)]
-    seen: list[type] = []
-    pending = [cls]
-    while pending:
-        for base in _typed_dict_bases(pending.pop(0)):
-            if base not in seen:
-                seen.append(base)
-                pending.append(base)
-    return seen
-
-
-def _typed_dict_bases(cls: type) -> list[type]:
-    found = [b for b in getattr(cls, "__orig_bases__", ()) if typing.is_typeddict(b)]
-    if found:
-        return found
-    node = _class_node(cls)
-    namespace = vars(sys.modules[cls.__module__]) if cls.__module__ in sys.modules else {}
-    names = [b.id for b in node.bases if isinstance(b, ast.Name)] if node is not None else []
-    return [namespace[n] for n in names if typing.is_typeddict(namespace.get(n))]
+    """The classes ``cls`` inherits attributes from (nearest first)."""
+    return [base for base in cls.__mro__[1:] if base not in (object, BaseModel)]
 
 
 def _class_node(cls: type) -> ast.ClassDef | None:
@@ -302,6 +274,8 @@ def describe_type(annotation: Any, hint: Any = None) -> FieldType:
 def _field_type(annotation: Any, metadata: Sequence[Any], hint: Any) -> FieldType:
     base, meta = _unwrap(annotation)
     meta = [*metadata, *meta]
+    takes = next((m.type for m in meta if isinstance(m, Takes)), None)
+    hint = takes if takes is not None else hint
     choices = _choices(meta)
     found = _type_of(base, _unwrap(hint)[0] if hint is not None else None)
     if choices and found.kind in ("string", "integer", "number") and not found.enum:
@@ -382,10 +356,7 @@ def _type_of(annotation: Any, hint: Any) -> FieldType:
         return FieldType(scalar)
     container = origin or annotation
     if isinstance(container, type) and issubclass(container, BaseModel):
-        nested_args = _typed_dict(hint)
-        return FieldType("object", model=_describe(container, nested_args))
-    if typing.is_typeddict(annotation):
-        return FieldType("object", model=_typed_dict_model(annotation))
+        return FieldType("object", model=_describe(container))
     if isinstance(container, type) and issubclass(container, Mapping | dict):
         value = args[1] if len(args) == 2 else Any
         hint_args = typing.get_args(hint) if hint is not None else ()
@@ -459,35 +430,6 @@ def _union(members: list[FieldType]) -> FieldType:
         only = unique[0]
         return FieldType(only.kind, only.items, only.model, only.enum, only.options, python_only)
     return FieldType("union", options=tuple(unique), python_only=python_only)
-
-
-def _typed_dict(hint: Any) -> type | None:
-    if hint is None:
-        return None
-    if typing.is_typeddict(hint):
-        return typing.cast(type, hint)
-    for arg in typing.get_args(hint):
-        found = _typed_dict(_unwrap(arg)[0])
-        if found is not None:
-            return found
-    return None
-
-
-@cache
-def _typed_dict_model(args: type) -> ModelInfo:
-    """A nested args ``TypedDict`` with no spec model of its own, described from its hints."""
-    hints = _args_hints(args)
-    docs = attribute_docstrings(args)
-    total = getattr(args, "__total__", True)
-    fields = []
-    for name, hint in hints.items():
-        wrapper = str(typing.get_origin(hint))
-        required = wrapper.endswith("Required") and not wrapper.endswith("NotRequired")
-        required = required or (total and not wrapper.endswith("NotRequired"))
-        fields.append(
-            FieldInfo(name, _field_type(hint, [], None), required, description=docs.get(name))
-        )
-    return ModelInfo(_public_name(BaseModel, args), BaseModel, args, _doc(args), tuple(fields))
 
 
 # ---------------------------------------------------------------------------- markers

@@ -115,7 +115,7 @@ class DwsProvider(Provider):
         kind = component_kinds().get(resource_type)
         if kind is None:
             raise ValueError(f"unknown resource type {resource_type}")
-        model = describe(kind.spec, kind.args)
+        model = describe(kind.spec)
         try:
             args = python_args(model, inputs)
         except DwsValidationError as err:
@@ -209,7 +209,7 @@ class _Secrets:
 def _secrets(kind: registry.CapacityKind, inputs: Mapping[str, Any]) -> _Secrets:
     """The secrets of resolved ``inputs`` (secrets as wrappers; nothing for inputs the
     schema does not have, which are refused before anything could quote them)."""
-    model = describe(kind.spec, kind.args)
+    model = describe(kind.spec)
     try:
         args = python_args(model, inputs)
     except DwsValidationError:
@@ -224,7 +224,7 @@ def _validate(kind: registry.CapacityKind, inputs: Mapping[str, Any]) -> None:
     """The Python API's checks on ``inputs`` (known values resolved, secrets as wrappers; a
     value not known yet as an unknown Output, checked once known); raises
     :class:`InvalidInputs`."""
-    model = describe(kind.spec, kind.args)
+    model = describe(kind.spec)
     try:
         args = python_args(model, inputs)
     except DwsValidationError as err:

@@ -12,7 +12,8 @@ program must know while it runs (:class:`~pulumi_dws.fields.Known`) is ``plain``
 schema defaults, so a generated SDK sends only what the program wrote, as the Python API gets
 it.
 
-``provider/schema.json`` is its checked-in copy; regenerate it with::
+``provider/schema.json`` is its checked-in copy; regenerate it (with the other generated
+files) with ``python scripts/generate.py``, or alone with::
 
     python -m pulumi_dws.package.schema > provider/schema.json
 """
@@ -110,7 +111,7 @@ class _Builder:
         declared = getattr(component, "TYPE", None) or _module_type(component)
         if declared is not None and declared != token:
             raise ValueError(f"{kind.name}: its component's type is {declared}, not {token}")
-        model = describe(kind.spec, kind.args)
+        model = describe(kind.spec)
         properties, required = self._properties(kind.name, model)
         outputs, always = self._outputs(component)
         self.resources[token] = {

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-__all__ = ["markdown", "first_paragraph"]
+__all__ = ["markdown", "first_paragraph", "inline"]
 
 _ROLE = re.compile(r":(?:class|func|meth|mod|data|attr|obj|exc):`~?([^`]+)`")
 _LITERAL = re.compile(r"``([^`]+)``")
@@ -33,6 +33,13 @@ def markdown(text: str | None, names: Mapping[str, str] | None = None) -> str:
     text = _LITERAL.sub(literal, text).strip()
     # One line per paragraph: a docstring's line breaks are not the reader's.
     return "\n\n".join(" ".join(p.split()) for p in text.split("\n\n"))
+
+
+def inline(text: str) -> str:
+    """``text`` with its reStructuredText literals and roles as Markdown code spans, its line
+    breaks kept (``:class:`~a.b.C``` -> ```C```, ````x```` -> ```x```)."""
+    text = _ROLE.sub(lambda match: f"`{match.group(1).rsplit('.', 1)[-1]}`", text)
+    return _LITERAL.sub(lambda match: f"`{match.group(1)}`", text)
 
 
 def first_paragraph(text: str | None) -> str:

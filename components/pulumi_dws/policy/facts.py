@@ -3,7 +3,8 @@
 A kind's reader (its :class:`~pulumi_dws.registry.ResourceType` ``parts``) yields, beside the
 shapes its capacity and summary read (``VmSpec``, ``PoolSpec``...), the facts below: a run
 limit with its field, limits row and value; a queue window; the labels a capacity resource
-carries; a way it gives accelerators a public IP; an IAM grant. A general rule checks every
+carries; a way it gives accelerators a public IP; an IAM grant; the machine type capacity is
+asked on, with its NICs. A general rule checks every
 fact of its type, so a new kind is checked by yielding them, with no case of its own in the
 rule. Each fact names its field as messages show it (``body.scheduling.maxRunDuration``,
 ``nodePools[1].nodeConfig.maxRunDuration``); values are plain, ``None`` when absent, or
@@ -17,12 +18,13 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from .shapes import accelerator_kind, parts
-from .values import UNKNOWN
+from .values import UNKNOWN, dig
 from .view import Context, ResourceView
 
 __all__ = [
     "Grant",
     "Labels",
+    "MachineUse",
     "PublicIp",
     "QueueWindow",
     "RunLimit",
@@ -91,6 +93,19 @@ class PublicIp:
 
 
 @dataclass(frozen=True)
+class MachineUse:
+    """Capacity asked on machine type ``machine_type`` (at ``field``), Flex-start when
+    ``flex_start`` is True; ``nic_types``: the ``nicType`` of each of its network interfaces
+    (at ``nics_field``; None when the kind says nothing of NICs)."""
+
+    field: str
+    machine_type: Any
+    flex_start: Any
+    nics_field: str = ""
+    nic_types: Any = None
+
+
+@dataclass(frozen=True)
 class Grant:
     """An IAM grant: ``role`` to each of ``members`` (UNKNOWN entries while not known)."""
 
@@ -130,7 +145,8 @@ def vm_facts(
     """The facts of a VM's fields (a :class:`~pulumi_dws.policy.shapes.VmSpec`, in any API's
     spelling): its run limit and queue window when it is Flex-start, its labels when it is
     capacity (``labelled``: the kind does not put them elsewhere), its public IPs when it has
-    accelerators. ``template``: an instance template (no queue window is required of it)."""
+    accelerators, and the machine type it asks for with its NICs. ``template``: an instance
+    template (no queue window is required of it)."""
     prefix, fields = vm.prefix, vm.fields
     if vm.flex_start is True:
         yield RunLimit(
@@ -151,6 +167,14 @@ def vm_facts(
         extra = [view.props.get("effectiveLabels"), view.props.get("terraformLabels")]
         labels = capacity_labels(vm.labels, *([] if prefix else extra))
         yield Labels(f"{prefix}{fields.labels}", labels)
+    nics = vm.network_interfaces
+    yield MachineUse(
+        f"{prefix}{fields.machine_type}",
+        vm.machine_type,
+        vm.flex_start,
+        nics_field=f"{prefix}networkInterfaces",
+        nic_types=([dig(nic, "nicType") for nic in nics] if isinstance(nics, list) else None),
+    )
     kind = accelerator_kind(vm.gpus(), vm.machine_type)
     if kind:
         for field in vm.public_ip_fields():

@@ -153,6 +153,7 @@ class VmFields:
     """Where an API keeps a VM's facts (paths after :attr:`VmSpec.prefix`, as messages name
     them) and the limits rows that bound them."""
 
+    machine_type: str = "machineType"
     max_run_duration: str = "scheduling.maxRunDuration"
     max_run_limit: str = "flex_start.max_run_duration"
     queue_window: str = "params.requestValidForDuration"

@@ -37,6 +37,7 @@ __all__ = [
     "seconds_of",
     "last_segment",
     "matches_any",
+    "is_called",
 ]
 
 
@@ -217,3 +218,14 @@ def matches_any(patterns: Iterable[str], *candidates: str) -> bool:
         for candidate in candidates
         if candidate
     )
+
+
+def is_called(props: Any, logical_name: str, name: str) -> bool:
+    """Whether a resource whose inputs are ``props`` and whose logical name is
+    ``logical_name`` is the cloud resource ``name``: its ``name`` input, else (autonamed) its
+    logical name, or its logical name with Pulumi's random suffix (``<logical>-<7 hex>``)."""
+    given = props.get("name") if isinstance(props, dict) else None
+    if isinstance(given, str) and given:
+        return given == name
+    head, _, suffix = name.rpartition("-")
+    return name == logical_name or (head == logical_name and len(suffix) == 7)

@@ -52,6 +52,7 @@ import pulumi.dynamic as dyn
 
 from .checks import CheckFailures
 from .create_machine import CreateFailed, CreateMachine, CreateSteps, Idempotency
+from .dynamic_resource import init_dynamic
 from .paths import PathTemplate, PathValueError
 from .rest import ApiError, OperationError
 from .rest_provider import RestProvider, shared_provider
@@ -429,4 +430,5 @@ class DeclaredResource(dyn.Resource):
         cls = self.provider_class
         full: dict[str, Any] = dict.fromkeys(cls.RESOURCE.outputs)
         full.update(props)
-        super().__init__(provider or shared_provider(cls), name, full, opts)
+        # As dyn.Resource.__init__ does, the provider's pickling done once per provider.
+        init_dynamic(self, provider or shared_provider(cls), name, full, opts)

@@ -7,9 +7,10 @@ under :class:`~pulumi_dws.testing.GcpMocks`, except that each pulumi-dws dynamic
 created by its own provider, unpickled from the resource as Pulumi's dynamic-provider host
 unpickles it: its ``check`` then its ``create``, over HTTP, against an
 :class:`~pulumi_dws.testing.emulator.Emulator` (queues, capacity and the virtual clock
-included). The instance templates and managed instance groups a ``FlexStartGroup`` registers
-are created in the emulator too (as pulumi-gcp sends them, :mod:`pulumi_dws.testing.gcp_rest`),
-so its resize request finds its group. Other pulumi-gcp resources stay mocked::
+included). The instance templates, workload policies and managed instance groups a
+``FlexStartGroup`` registers are created in the emulator too (as pulumi-gcp sends them,
+:mod:`pulumi_dws.testing.gcp_rest`), so its resize request finds its group. Other pulumi-gcp
+resources stay mocked::
 
     from pulumi_dws.testing.emulated import emulate
     from pulumi_dws.testing.emulator import Emulator
@@ -34,7 +35,7 @@ import dill  # type: ignore[import-untyped]
 import requests
 
 from .emulator import Emulator
-from .gcp_rest import group_body, template_body
+from .gcp_rest import group_request, resource_policy_body, template_body
 from .mocks import GcpMocks
 
 __all__ = ["EmulatedMocks", "EmulatedRun", "emulate", "emulator_environment"]
@@ -47,6 +48,7 @@ _GROUPS = (
     "gcp:compute/instanceGroupManager:InstanceGroupManager",
     "gcp:compute/regionInstanceGroupManager:RegionInstanceGroupManager",
 )
+_POLICY = "gcp:compute/resourcePolicy:ResourcePolicy"
 _STATE_KEYS = ("state", "status")
 
 
@@ -110,18 +112,21 @@ class EmulatedMocks(GcpMocks):
             self._post(
                 state["project"], f"{where}/instanceTemplates", template_body(state["name"], state)
             )
+        elif typ == _POLICY and state.get("workloadPolicy"):
+            path = f"compute/beta/projects/{state['project']}/regions/{state['region']}"
+            self._send(f"{path}/resourcePolicies", resource_policy_body(state, state["name"]))
         elif typ in _GROUPS:
-            regional = "region" in typ.lower()
-            where = f"regions/{state['region']}" if regional else f"zones/{state['zone']}"
-            self._post(state["project"], f"{where}/instanceGroupManagers", group_body(state))
+            self._send(*group_request(state))  # compute/beta, as pulumi-gcp sends it
         return rid, state
 
     def _post(self, project: str, path: str, body: Mapping[str, Any]) -> None:
-        answer = requests.post(
-            f"{self.emulator.url}compute/v1/projects/{project}/{path}", json=body, timeout=30
-        )
+        self._send(f"compute/v1/projects/{project}/{path}", body)
+
+    def _send(self, path: str, body: Mapping[str, Any]) -> None:
+        answer = requests.post(f"{self.emulator.url}{path}", json=body, timeout=30)
         if answer.status_code != 200:
-            raise RuntimeError(f"the emulator refused {path}: {answer.text[:500]}")
+            where = path.split("/projects/", 1)[-1].split("/", 1)[-1]
+            raise RuntimeError(f"the emulator refused {where}: {answer.text[:500]}")
 
 
 @dataclass

@@ -26,18 +26,17 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
-from typing import Annotated, Any, Literal, TypedDict
+from typing import Annotated, Any, Literal
 
 import pulumi
 import pulumi_gcp as gcp
 from pydantic import BeforeValidator, ValidationInfo, model_validator
-from typing_extensions import NotRequired, Required
 
 from ... import catalog, limits
 from ...calendar_tpu import WORKLOAD_TYPES, calendar_tpu_version, check_tpu_chips, check_tpu_zone
 from ...clock import now
 from ...defaults import default_name, type_token
-from ...duration import Duration, DurationLike
+from ...duration import Duration
 from ...errors import NO_VALUE, DwsValidationError
 from ...fields import (
     Check,
@@ -49,6 +48,7 @@ from ...fields import (
     Name,
     OneOf,
     ProjectId,
+    Takes,
     Within,
     Zone,
 )
@@ -62,63 +62,13 @@ from ...validation import (
     when_known,
 )
 from . import limits as _rows  # noqa: F401 (registers this kind's limit rows)
+from .args import CalendarReservationArgs
 
 __all__ = ["TYPE", "CalendarReservation", "CalendarReservationArgs", "CalendarReservationSpec"]
 
 RESERVATION_NAME_KEY = "compute.googleapis.com/reservation-name"
 TYPE = type_token("CalendarReservation")
 _DAY = 86400
-
-
-class CalendarReservationArgs(TypedDict, total=False):
-    """Arguments of :class:`CalendarReservation`."""
-
-    zone: Required[str | pulumi.Output[str]]
-    """Zone of the reserved VMs, e.g. ``us-central1-a`` (an Output is checked once known)."""
-    machine_type: NotRequired[str]
-    """A GPU machine type, e.g. ``a3-highgpu-8g`` (GPUs; with ``count``)."""
-    count: NotRequired[int]
-    """Number of VMs (GPUs)."""
-    tpu_version: NotRequired[str]
-    """A TPU version, ``v5e``, ``v5p`` or ``v6e`` (TPUs; with ``chip_count``)."""
-    chip_count: NotRequired[int]
-    """Number of TPU chips (the ``calendar.tpu_chips.<version>`` row lists what is allowed)."""
-    workload_type: NotRequired[Literal["BATCH", "SERVING"]]
-    """What the TPUs are for (TPU v5e SERVING: 1, 4 or 8 chips, in its own zones)."""
-    start_time: Required[str | dt.datetime | RelativeTime | pulumi.Output[str]]
-    """RFC 3339 (``2027-03-01T00:00:00Z``), or relative to first deploy (``"+4w"``)."""
-    allow_past_start: NotRequired[bool]
-    """An absolute ``start_time`` must lie ahead (default False): set True once the request
-    exists and its window has come, so later ``pulumi up`` runs of the stack still work."""
-    end_time: NotRequired[str | dt.datetime | pulumi.Output[str]]
-    """RFC 3339 end; give this or ``duration``."""
-    duration: NotRequired[DurationLike]
-    """Length of the window (``"7d"``); give this or ``end_time``."""
-    project: NotRequired[str]
-    name: NotRequired[str]
-    """Name of the future reservation (default: the component's name)."""
-    accelerator_type: NotRequired[str]
-    accelerator_count: NotRequired[int]
-    name_prefix: NotRequired[str]
-    """Prefix for the auto-created reservation's name (up to 20 characters)."""
-    reservation_name: NotRequired[str]
-    """Exact name of the reservation Google creates (default: the future reservation's name)."""
-    auto_delete: NotRequired[bool]
-    """Delete the auto-created reservation at the end of the window (default True)."""
-    require_specific_reservation: NotRequired[bool]
-    """Only VMs that target the reservation by name may consume it (default True for GPUs;
-    for TPUs not sent unless given, as gcloud)."""
-    planning_status: NotRequired[Literal["DRAFT", "SUBMITTED"]]
-    deployment_type: NotRequired[Literal["DENSE", "FLEXIBLE"]]
-    share_with: NotRequired[list[str]]
-    """Projects that may consume the reservation."""
-    description: NotRequired[str | pulumi.Output[str]]
-    """Not diffed (``ignore_changes``): editing it never touches the submitted request."""
-    protect: NotRequired[bool]
-    """Protect from delete/replace (default: True once SUBMITTED; a DRAFT inherits the
-    component's ``protect`` resource option)."""
-    labels: NotRequired[dict[str, str]]
-    """Labels for the consumers (future reservations have none in the Compute API)."""
 
 
 def _start_time(value: Any, info: ValidationInfo) -> Any:
@@ -162,41 +112,75 @@ _BY_VERSION = "it is checked against the TPU version's chip counts and zones"
 
 
 class CalendarReservationSpec(DwsModel):
-    """Validated :class:`CalendarReservationArgs` (also the ``dws:capacity`` config shape)."""
+    """Arguments of :class:`CalendarReservation`."""
+
+    # The one declaration of each field: CalendarReservationArgs is generated from it (python
+    # scripts/generate.py). Also the shape of this kind's dws:capacity entries.
 
     zone: MaybeOutput[Zone]
+    """Zone of the reserved VMs, e.g. ``us-central1-a`` (an Output is checked once known)."""
     machine_type: Annotated[GpuMachineType | None, Known("it decides the GPUs reserved")] = None
+    """A GPU machine type, e.g. ``a3-highgpu-8g`` (GPUs; with ``count``)."""
     count: MaybeOutput[Annotated[int, Within("calendar.count")]] | None = None
+    """Number of VMs (GPUs)."""
     tpu_version: Annotated[
         Annotated[str, Check(calendar_tpu_version)] | None, Known("it decides the TPUs reserved")
     ] = None
+    """A TPU version, ``v5e``, ``v5p`` or ``v6e`` (TPUs; with ``chip_count``)."""
     chip_count: Annotated[int | None, Known(_BY_VERSION)] = None
+    """Number of TPU chips (the ``calendar.tpu_chips.<version>`` row lists what is allowed)."""
     workload_type: Annotated[
         Annotated[str, OneOf(WORKLOAD_TYPES, upper=True)] | None, Known(_BY_VERSION)
     ] = None
+    """What the TPUs are for (TPU v5e SERVING: 1, 4 or 8 chips, in its own zones)."""
     allow_past_start: bool = False  # before start_time: its check reads it
-    start_time: MaybeOutput[Annotated[Any, BeforeValidator(_start_time)]]
+    """An absolute ``start_time`` must lie ahead (default False): set True once the request
+    exists and its window has come, so later ``pulumi up`` runs of the stack still work."""
+    start_time: MaybeOutput[
+        Annotated[Any, BeforeValidator(_start_time), Takes(str | dt.datetime | RelativeTime)]
+    ]
+    """RFC 3339 (``2027-03-01T00:00:00Z``), or relative to first deploy (``"+4w"``)."""
     end_time: MaybeOutput[Annotated[str | dt.datetime, Check(_end_time)]] | None = None
+    """RFC 3339 end; give this or ``duration``."""
     duration: MaybeOutput[Annotated[Duration, DurationWithin("calendar.duration")]] | None = None
+    """Length of the window (``"7d"``); give this or ``end_time``."""
     project: ProjectId | None = None
+    """Project (default: the ``gcp:project`` stack config)."""
     name: Name | None = None
+    """Name of the future reservation (default: the component's name)."""
     accelerator_type: Annotated[str | None, Known(_BY_SHAPE)] = None
+    """GPUs: the GPU type attached (default: the machine type's; must match it)."""
     accelerator_count: Annotated[int | None, Known(_BY_SHAPE)] = None
+    """GPUs: GPUs per VM (default: the machine type's; must match it)."""
     name_prefix: Annotated[str, Check(_name_prefix, before=False)] | None = None
+    """Prefix for the auto-created reservation's name (up to 20 characters)."""
     reservation_name: Name | None = None
+    """Exact name of the reservation Google creates (default: the future reservation's name)."""
     auto_delete: bool = True
+    """Delete the auto-created reservation at the end of the window (default True)."""
     require_specific_reservation: bool | None = None
+    """Only VMs that target the reservation by name may consume it (default True for GPUs;
+    for TPUs not sent unless given, as gcloud)."""
     planning_status: Annotated[
         Literal["DRAFT", "SUBMITTED"],
         Known("it decides whether the reservation is protected from deletion"),
     ] = "SUBMITTED"
+    """``SUBMITTED`` (default): the request goes to Google for approval; ``DRAFT``: it is only
+    saved."""
     deployment_type: Literal["DENSE", "FLEXIBLE"] | None = None
+    """How the VMs are placed: ``DENSE`` or ``FLEXIBLE`` (the API's ``deploymentType``; default: the
+    API's)."""
     share_with: Annotated[
         list[str], Known("it is checked against the projects that consume the reservation")
     ] = []
+    """Projects that may consume the reservation."""
     description: MaybeOutput[str] | None = None
+    """Not diffed (``ignore_changes``): editing it never touches the submitted request."""
     protect: bool | None = None
+    """Protect from delete/replace (default: True once SUBMITTED; a DRAFT inherits the
+    component's ``protect`` resource option)."""
     labels: MaybeOutput[Labels] = {}
+    """Labels for the consumers (future reservations have none in the Compute API)."""
 
     @model_validator(mode="after")
     def _window_and_shape(self) -> CalendarReservationSpec:

@@ -34,14 +34,27 @@ ROWS: tuple[Limit, ...] = (
     ),
     Limit(
         "calendar.count",
-        "Calendar-mode VM count",
+        "Calendar-mode GPU VM count",
         "count",
         (
-            f"{FACTS} §4: specificSkuProperties.totalCount, at least 1 VM; the 1000 cap is a "
-            "pulumi-dws sanity bound, not a documented Google limit (override it)"
+            f"{CALENDAR_CREATE_DOCS} and the Calendar-mode overview (GPU VMs: 1 to 80 per "
+            "request; frontier-facts.md §1 'Calendar mode', checked against the pages' "
+            "stored copies, whose excerpts do not show the table: override the row if "
+            "Google serves more)"
         ),
         minimum=1,
-        maximum=1000,
+        maximum=80,
+    ),
+    Limit(
+        "calendar.count_h4d",
+        "Calendar-mode H4D VM count",
+        "count",
+        (
+            f"{CALENDAR_CREATE_DOCS} (H4D VMs: up to 256 per request; frontier-facts.md §1 "
+            "'Calendar mode'). The GPU row is calendar.count"
+        ),
+        minimum=1,
+        maximum=256,
     ),
     Limit(
         "calendar.tpu_chips.v6e",

@@ -334,6 +334,11 @@ class PriorityRules:
                 f"({resolved.tpu.machine.single_host_topology}) or queued provisioning",
             )
         machine = resolved.machine_type
+        if machine is not None and resolved.tpu is None:
+            try:
+                catalog.check_flex_start("machine_type", machine)
+            except DwsValidationError as err:
+                raise self._fail("machine_type", machine, err.problem) from None
         if p.placement_policy is not None and not (
             machine is not None and catalog.compact_with_flex_start(machine)
         ):

@@ -11,6 +11,7 @@ from typing import Any
 
 from ...errors import DwsValidationError
 from ...plan.summary import duration_text
+from ...policy.facts import MachineUse
 from ...policy.values import UNKNOWN, dig
 from ...policy.view import ResourceView
 from ...registry import BlueprintEntry, CapacityKind, Ref, ResourceType, register
@@ -65,6 +66,18 @@ def priority_text(rule: Any) -> str:
     if run is not None:
         parts.append(f"max {duration_text(run)}")
     return " ".join(str(p) for p in parts if p)
+
+
+def _parts(view: ResourceView) -> Iterator[Any]:
+    """The machine type each priority asks for, Flex-start or not (the facts the general
+    rules check: ``frontier-machine-fit``)."""
+    for i, rule in priorities_of(view):
+        if isinstance(rule, dict) and rule.get("machineType") is not None:
+            yield MachineUse(
+                f"spec.priorities[{i}].machineType",
+                rule.get("machineType"),
+                dig(rule, "flexStart", "enabled"),
+            )
 
 
 def _summary(view: ResourceView) -> dict[str, Any]:
@@ -131,6 +144,7 @@ KIND = register(
             ResourceType(
                 "compute_class",
                 pattern=COMPUTE_CLASS_PATTERN,
+                parts=_parts,
                 summary=_summary,
                 mock=Ref("pulumi_dws.testing.kinds.common:kubernetes"),
             ),

@@ -6,20 +6,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Annotated, Any, Literal, TypedDict
+from typing import Annotated, Any, Literal
 
-import pulumi
 from pydantic import model_validator
-from typing_extensions import Required
 
 from ... import catalog, limits
-from ...duration import Duration, DurationLike
+from ...duration import Duration
 from ...errors import DwsValidationError
 from ...fields import Check, DurationWithin, Known, MaybeOutput, OneOf, ProjectId, Zones
 from ...models import DwsModel
 from ...validation import check_zone_in_region, is_output, region_of_location
 from ..node_pool.component import check_cluster
 from . import limits as _rows  # noqa: F401 (registers the kind's limits rows)
+from .args import ComputeClassArgs, PriorityArgs
 from .checks import PriorityRules, ResolvedPriority, shown
 from .versions import FEATURES, check_gke_version, supports
 
@@ -59,63 +58,6 @@ SHARED_RESERVATION = re.compile(
 )
 _RESOURCE_NAME = re.compile(r"^[a-z]([-a-z0-9]{0,61}[a-z0-9])?\Z")
 _PROJECT = re.compile(r"^[a-z][-a-z0-9]{4,28}[a-z0-9]\Z")
-
-
-class PriorityArgs(TypedDict, total=False):
-    """One priority rule, tried in order.
-
-    ``capacity``: ``reservation`` (``reservation``: a CalendarReservation or a reservation name,
-    optionally ``reservation_block``/``reservation_sub_block``), ``any_reservation`` (any
-    matching reservation, then on-demand), ``flex_start`` (``max_run_duration`` up to 7 days,
-    ``node_recycling_lead_time``), ``spot``, ``on_demand``, or ``node_pools`` (existing pools,
-    Standard clusters only). The machine fields override the class's.
-    """
-
-    capacity: Required[Capacity]
-    reservation: Any
-    reservation_project: str
-    reservation_block: str
-    reservation_sub_block: str
-    machine_type: str
-    machine_family: str
-    gpu_type: str
-    gpu_count: int
-    tpu_topology: str
-    max_run_duration: DurationLike
-    node_recycling_lead_time: DurationLike
-    placement_policy: str
-    node_pools: Sequence[str]
-
-
-class ComputeClassArgs(TypedDict, total=False):
-    """Arguments of :class:`ComputeClass`.
-
-    ``priorities`` in order (at least one). ``machine_type`` (GPU or TPU, with
-    ``tpu_topology``), or ``machine_family`` with ``gpu_type`` and ``gpu_count``, apply to
-    every priority that sets none. ``zones``: where GKE may create nodes (``priorityDefaults``).
-    ``gke_version``: the cluster's version, to check each field against the version that
-    serves it. ``cluster``/``location``/``project`` build a Kubernetes provider unless one comes
-    through ``opts``. ``name`` is the class's name (default: the component's).
-    """
-
-    priorities: Required[Sequence[PriorityArgs]]
-    machine_type: str
-    machine_family: str
-    gpu_type: str
-    gpu_count: int
-    gpu_driver_version: str
-    tpu_topology: str
-    zones: Sequence[str]
-    node_pool_auto_creation: bool
-    active_migration: bool
-    when_unsatisfiable: str
-    gke_version: str
-    autopilot: bool
-    cluster_autoprovisioning: bool
-    name: str
-    cluster: pulumi.Input[str]
-    location: str
-    project: pulumi.Input[str]
 
 
 def check_class_name(field: str, value: Any) -> str:
@@ -212,22 +154,52 @@ _LeadTime = Annotated[Duration, DurationWithin("compute_class.lead_time")]
 
 
 class PrioritySpec(DwsModel):
-    """The validated form of :class:`PriorityArgs` (rules that need the class: the class)."""
+    """One priority rule, tried in order.
+
+    ``capacity``: ``reservation`` (``reservation``: a CalendarReservation or a reservation name,
+    optionally ``reservation_block``/``reservation_sub_block``), ``any_reservation`` (any
+    matching reservation, then on-demand), ``flex_start`` (``max_run_duration`` up to 7 days,
+    ``node_recycling_lead_time``), ``spot``, ``on_demand``, or ``node_pools`` (existing pools,
+    Standard clusters only). The machine fields override the class's.
+    """
+
+    # The one declaration of each field: PriorityArgs is generated from it (scripts/generate.py).
 
     capacity: Annotated[str, OneOf(CAPACITIES), Known("it decides the priority's fields")]
+    """The kind of capacity the rule asks for: ``reservation``, ``any_reservation``, ``flex_start``,
+    ``spot``, ``on_demand`` or ``node_pools``."""
     reservation: Annotated[Any, Check(_reservation)] = None
+    """Capacity ``reservation``: a :class:`~pulumi_dws.CalendarReservation`, a reservation name, or
+    ``projects/P/reservations/NAME`` (shared)."""
     reservation_project: Annotated[str, Check(_project)] | None = None
+    """Capacity ``reservation``: the project that owns the reservation (default: the name's, or the
+    cluster's)."""
     reservation_block: Annotated[str, Check(_resource_name)] | None = None
+    """Capacity ``reservation``: one block of the reservation (A3 Ultra, A4 and A4X)."""
     reservation_sub_block: Annotated[str, Check(_resource_name)] | None = None
+    """Capacity ``reservation``: one sub-block of ``reservation_block`` (A4X)."""
     machine_type: Annotated[str, Check(_machine), Known("it decides the node shape")] | None = None
+    """A GPU or TPU machine type of the catalog (default: the class's)."""
     machine_family: Annotated[str, Check(_family)] | None = None
+    """A machine family (``a3``, ``n4``), with ``gpu_type`` and ``gpu_count`` (default: the
+    class's)."""
     gpu_type: Annotated[str, Known("it is checked against the machine")] | None = None
+    """The GPU type (default: the machine type's, or the class's)."""
     gpu_count: Annotated[int, Check(_gpu_count)] | None = None
+    """GPUs per node (default: the machine type's, or the class's)."""
     tpu_topology: Annotated[str, Known("it decides the TPU slice")] | None = None
+    """A TPU machine type's slice topology (``2x4``; default: the class's)."""
     max_run_duration: _RunDuration | None = None
+    """How long the rule's nodes run (``maxRunDurationSeconds``; at most 7 days with
+    ``flex_start``); not with ``node_pools``."""
     node_recycling_lead_time: _LeadTime | None = None
+    """Capacity ``flex_start``: how long before a node's end GKE starts looking for its replacement
+    (shorter than ``max_run_duration``)."""
     placement_policy: Annotated[str, Check(_resource_name)] | None = None
+    """A compact placement policy's name (with Flex-start: A3 Ultra, A4 or H4D only)."""
     node_pools: Annotated[list[str], Check(_node_pools)] | None = None
+    """Capacity ``node_pools``: existing node pools, by name (Standard clusters; nothing else goes
+    in the rule)."""
 
     @model_validator(mode="after")
     def _own_fields(self) -> PrioritySpec:
@@ -325,26 +297,63 @@ def _owner(field: str) -> str:
 
 
 class ComputeClassSpec(DwsModel):
-    """The validated form of :class:`ComputeClassArgs`."""
+    """Arguments of :class:`ComputeClass`.
+
+    ``priorities`` in order (at least one). ``machine_type`` (GPU or TPU, with
+    ``tpu_topology``), or ``machine_family`` with ``gpu_type`` and ``gpu_count``, apply to
+    every priority that sets none. ``zones``: where GKE may create nodes (``priorityDefaults``).
+    ``gke_version``: the cluster's version, to check each field against the version that
+    serves it. ``cluster``/``location``/``project`` build a Kubernetes provider unless one comes
+    through ``opts``. ``name`` is the class's name (default: the component's).
+    """
+
+    # The one declaration of each field: ComputeClassArgs is generated from it (python
+    # scripts/generate.py). Also the shape of this kind's dws:capacity entries.
 
     priorities: Annotated[list[PrioritySpec], Known("each priority becomes a rule of the class")]
+    """The rules GKE tries in order when a Pod that selects the class needs a node (at least
+    one)."""
     machine_type: Annotated[str, Check(_machine), Known("it decides the node shape")] | None = None
+    """A GPU or TPU machine type of the catalog, for every priority that sets no machine."""
     machine_family: Annotated[str, Check(_family)] | None = None
+    """A machine family, with ``gpu_type`` and ``gpu_count``, for every priority that sets no
+    machine."""
     gpu_type: Annotated[str, Known("it is checked against the machine")] | None = None
+    """The GPU type, for every priority that sets none."""
     gpu_count: Annotated[int, Check(_gpu_count)] | None = None
+    """GPUs per node, for every priority that sets none."""
     gpu_driver_version: Annotated[str, OneOf(DRIVER_VERSIONS)] | None = None
+    """The GPU driver GKE installs (``gpu.driverVersion``: ``default`` or ``latest``)."""
     tpu_topology: Annotated[str, Known("it decides the TPU slice")] | None = None
+    """A TPU machine type's slice topology, for every priority that sets none."""
     zones: Annotated[Zones, Known("they are checked against the reservations")] | None = None
+    """Where GKE may create the class's nodes (``priorityDefaults.location.zones``), in the
+    cluster's region."""
     node_pool_auto_creation: bool = True
+    """Let GKE create node pools for the class (default True; reservations need it)."""
     active_migration: bool = False
+    """Move workloads to a higher priority's nodes when they come back
+    (``activeMigration.optimizeRulePriority``; default False)."""
     when_unsatisfiable: Annotated[str, OneOf(WHEN_UNSATISFIABLE)] = "DoNotScaleUp"
+    """What GKE does when no priority can be met: ``DoNotScaleUp`` (default) or
+    ``ScaleUpAnyway``."""
     gke_version: Annotated[str, Known("each field is checked against it")] | None = None
+    """The cluster's GKE version: each field is checked against the first version that serves it."""
     autopilot: bool = False
+    """The cluster is an Autopilot cluster (no ``node_pools`` capacity; node pool auto-creation
+    stays on)."""
     cluster_autoprovisioning: bool = False
+    """The cluster has node auto-provisioning on (needed for node pool auto-creation before GKE
+    1.33.3-gke.1136000)."""
     name: Annotated[str, Check(check_class_name), Known("it is the class's name")] | None = None
+    """The class's name (default: the component's name; not ``gke*`` or ``autopilot*``)."""
     cluster: MaybeOutput[Annotated[str, Check(check_cluster)]] | None = None
+    """The GKE cluster, to build a Kubernetes provider when none comes through ``opts`` (with
+    ``location``): its name or ``projects/P/locations/L/clusters/NAME``."""
     location: str | None = None
+    """The cluster's region or zone (with ``cluster``; the class's zones are checked against it)."""
     project: MaybeOutput[ProjectId] | None = None
+    """The cluster's project (default: the ``gcp:project`` stack config)."""
 
     @model_validator(mode="after")
     def _rules(self) -> ComputeClassSpec:

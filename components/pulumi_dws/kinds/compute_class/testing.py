@@ -77,4 +77,10 @@ EXAMPLES: tuple[Example, ...] = (
         "policy cap",
         config={"maxRunDuration": "1d"},
     ),
+    Example(
+        "frontier-machine-fit",
+        "compute_class",
+        (("spec.priorities.1.machineType", "a4x-highgpu-4g"),),
+        "spec.priorities[1].machineType: a4x-highgpu-4g can't be Flex-start",
+    ),
 )

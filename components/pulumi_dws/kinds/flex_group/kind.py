@@ -17,13 +17,13 @@ from ...plan.summary import duration_text
 from ...policy.capacity import CapacityItem, consumer_item, item, run_hours
 from ...policy.facts import RunLimit
 from ...policy.shapes import INSTANCE_TEMPLATE, REGION_INSTANCE_TEMPLATE, VmSpec, body_of
-from ...policy.values import UNKNOWN, as_int, dig, last_segment
+from ...policy.values import UNKNOWN, as_int, dig, is_called, last_segment
 from ...policy.view import ResourceView
 from ...registry import CapacityKind, Ref, ResourceType, register
 from ..flex_vm.kind import read_vm
 from .component import FlexStartGroup, FlexStartGroupArgs, FlexStartGroupSpec
 from .provider import TYPE_TOKEN as RESIZE_REQUEST
-from .rules import RULES
+from .rules import RESOURCE_POLICY, RULES
 
 __all__ = [
     "KIND",
@@ -31,6 +31,7 @@ __all__ = [
     "REGION_INSTANCE_GROUP_MANAGER",
     "RAW_RESIZE_REQUEST",
     "RAW_REGION_RESIZE_REQUEST",
+    "RESOURCE_POLICY",
     "group_template",
 ]
 
@@ -40,16 +41,31 @@ REGION_INSTANCE_GROUP_MANAGER = "gcp:compute/regionInstanceGroupManager:RegionIn
 RAW_RESIZE_REQUEST = "gcp:compute/resizeRequest:ResizeRequest"
 RAW_REGION_RESIZE_REQUEST = "gcp:compute/regionResizeRequest:RegionResizeRequest"
 _TEMPLATES = (INSTANCE_TEMPLATE, REGION_INSTANCE_TEMPLATE)
+_GROUPS = (INSTANCE_GROUP_MANAGER, REGION_INSTANCE_GROUP_MANAGER)
 
 
 def group_template(view: ResourceView, stack: Sequence[ResourceView]) -> ResourceView | None:
-    """The instance template registered beside a resize request (same parent: a
-    ``FlexStartGroup``, or the user's own component); None when there is none, or several
-    (which one the group uses is then not known from the inputs)."""
-    if not view.parent:
+    """The instance template of a resize request's or a group's VMs: the one registered beside
+    it (same parent: a ``FlexStartGroup``'s own, or the user's component's), else the one its
+    group (``view`` itself, or the one group beside it) names in its first version, by name (a
+    ``FlexStartGroup`` of a shared shape names ``projects/P/global/instanceTemplates/NAME``,
+    known while Pulumi previews); None when that is not known."""
+    if view.parent:
+        found = [v for v in stack if v.parent == view.parent and v.type in _TEMPLATES]
+        if len(found) == 1:
+            return found[0]
+        if found:
+            return None  # several: which one the group uses is not known from the inputs
+    groups = [view] if view.type in _GROUPS else [
+        v for v in stack if view.parent and v.parent == view.parent and v.type in _GROUPS
+    ]  # fmt: skip
+    if len(groups) != 1:
         return None
-    found = [v for v in stack if v.parent == view.parent and v.type in _TEMPLATES]
-    return found[0] if len(found) == 1 else None
+    name = last_segment(dig(groups[0].props, "versions", 0, "instanceTemplate"))
+    if not isinstance(name, str):
+        return None
+    named = [v for v in stack if v.type in _TEMPLATES and is_called(v.props, v.name, name)]
+    return named[0] if len(named) == 1 else None
 
 
 def _request_capacity(view: ResourceView, stack: Sequence[ResourceView]) -> Iterator[CapacityItem]:
@@ -99,6 +115,33 @@ def _request_capacity(view: ResourceView, stack: Sequence[ResourceView]) -> Iter
     )
 
 
+def _group_capacity(view: ResourceView, stack: Sequence[ResourceView]) -> Iterator[CapacityItem]:
+    """A group created at its size (``targetSize`` > 0: an A4X ``FlexStartGroup``, or the
+    user's own group) holds ``targetSize`` VMs of its sibling template's shape; a group at size
+    0 holds what its resize requests bring (counted on them)."""
+    size = as_int(view.props.get("targetSize"))
+    if size == 0 or size is None:
+        return
+    template = group_template(view, stack)
+    units = None if size is UNKNOWN else size
+    notes: list[str] = []
+    if template is None:
+        notes.append("the group's instance template is not known: GPUs per VM not known")
+        yield item(
+            view, "instance_group", "", gpus=(None, UNKNOWN), machine=None, units=units,
+            hours=None, bounded=None, notes=tuple(notes),
+        )  # fmt: skip
+        return
+    vm: VmSpec = read_vm(template, template=True)
+    hours, bounded = run_hours(
+        vm.max_run_duration, "scheduling.maxRunDuration", vm.flex_start, "", notes
+    )
+    yield consumer_item(
+        view, "instance_group", "", vm.reservation_consumer, notes, gpus=vm.gpus(),
+        machine=vm.machine_type, units=units, hours=hours, bounded=bounded,
+    )  # fmt: skip
+
+
 def _request_parts(view: ResourceView) -> Iterator[Any]:
     """The run limit the request asks for (the facts the general rules check)."""
     field = "body.requestedRunDuration" if "body" in view.props else "requestedRunDuration"
@@ -125,8 +168,21 @@ def _group_summary(view: ResourceView) -> dict[str, Any]:
         "name": props.get("name"),
         "target_size": props.get("targetSize"),
         "target_shape": props.get("distributionPolicyTargetShape"),
+        "zones": props.get("distributionPolicyZones"),
+        "workload_policy": last_segment(dig(props, "resourcePolicies", "workloadPolicy")),
         "on_failure": dig(props, "instanceLifecyclePolicy", "defaultActionOnFailure"),
         "template": last_segment(dig(props, "versions", 0, "instanceTemplate")),
+    }
+
+
+def _policy_summary(view: ResourceView) -> dict[str, Any]:
+    workload = view.props.get("workloadPolicy") or {}
+    return {
+        "region": view.props.get("region"),
+        "name": view.props.get("name"),
+        "type": dig(workload, "type"),
+        "max_topology_distance": dig(workload, "maxTopologyDistance"),
+        "accelerator_topology": dig(workload, "acceleratorTopology"),
     }
 
 
@@ -163,14 +219,22 @@ KIND = register(
             ResourceType(
                 "instance_group",
                 types=(INSTANCE_GROUP_MANAGER,),
+                stack_capacity=_group_capacity,
                 summary=_group_summary,
                 mock=Ref(f"{_AIDS}:instance_group_manager"),
             ),
             ResourceType(
                 "instance_group",
                 types=(REGION_INSTANCE_GROUP_MANAGER,),
+                stack_capacity=_group_capacity,
                 summary=_group_summary,
                 mock=Ref(f"{_AIDS}:region_instance_group_manager"),
+            ),
+            ResourceType(
+                "workload_policy",
+                types=(RESOURCE_POLICY,),
+                summary=_policy_summary,
+                mock=Ref(f"{_AIDS}:resource_policy"),
             ),
         ),
         test_aids=_AIDS,

@@ -284,12 +284,14 @@ def _check(news: Mapping[str, Any]) -> list[dyn.CheckFailure]:
         )
     count = body.get("resizeBy")
     if _known(count):
-        run(
-            "body",
-            lambda: limits.get("mig.resize_by").check(
-                "body.resizeBy", limits.as_whole_number("body.resizeBy", count)
-            ),
-        )
+        size = "mig.regional_group_size" if region else "mig.zonal_group_size"
+
+        def _count() -> None:
+            whole = limits.as_whole_number("body.resizeBy", count)
+            limits.get("mig.resize_by").check("body.resizeBy", whole)
+            limits.get(size).check("body.resizeBy", whole)
+
+        run("body", _count)
     duration = body.get("requestedRunDuration")
     if duration is not None and _known(duration):
         run(

@@ -1,5 +1,6 @@
-"""The rule of managed instance groups that take resize requests (``FlexStartGroup``, or a
-hand-written group with a resize request): what Google requires of the group.
+"""The rules of managed instance groups (``FlexStartGroup``, or a hand-written group):
+``mig-resize-request-group``, what Google requires of a group that takes resize requests, and
+``frontier-group-placement``, its zones and workload policy.
 
 A ``FlexStartGroup`` builds its group right; a hand-written pulumi-gcp group paired with a
 resize request (a raw ``ResizeRequest`` / ``RegionResizeRequest``, or a ``MigResizeRequest``)
@@ -11,6 +12,13 @@ group uses the ``ANY_SINGLE_ZONE`` target shape without proactive redistribution
 A request is paired with the group it names (``group`` / ``instanceGroupManager``, a name or a
 link) in the same zone or region; while that name is unknown (a preview), with the one group
 registered beside it (the same parent). Nothing paired, or a value unknown: no finding.
+
+``frontier-group-placement`` makes the checks ``FlexStartGroup`` makes at construction
+(:func:`~pulumi_dws.kinds.flex_group.placement.check_placement`, the region table), with the
+same words: a group's listed zones are in its region; its workload policy (a ``ResourcePolicy``
+of the stack it names) suits its machine series, and its accelerator topology holds exactly the
+group's VMs; an A4X / A4X Max group of more than one VM has one. A value not known yet (a
+preview) gives no finding.
 """
 
 from __future__ import annotations
@@ -18,12 +26,16 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from ... import catalog, regions
+from ...errors import DwsValidationError
+from ...models import parse_args
 from ...policy.rules.base import Finding, Rule
-from ...policy.shapes import kind_of
-from ...policy.values import dig, is_unknown, last_segment
+from ...policy.shapes import INSTANCE_TEMPLATE, REGION_INSTANCE_TEMPLATE, body_of, kind_of
+from ...policy.values import UNKNOWN, as_int, dig, is_called, is_unknown, last_segment
 from ...policy.view import Context, ResourceView
+from .placement import PlacementSpec, check_placement
 
-__all__ = ["RESIZE_REQUEST_GROUP", "AUTOSCALERS", "RULES"]
+__all__ = ["RESIZE_REQUEST_GROUP", "GROUP_PLACEMENT", "AUTOSCALERS", "RESOURCE_POLICY", "RULES"]
 
 AUTOSCALERS = (
     "gcp:compute/autoscaler:Autoscaler",
@@ -131,5 +143,147 @@ RESIZE_REQUEST_GROUP = Rule(
     ),
 )
 
-RULES = (RESIZE_REQUEST_GROUP,)
+# ---------------------------------------------------------------------- frontier groups
+RESOURCE_POLICY = "gcp:compute/resourcePolicy:ResourcePolicy"
+_TEMPLATES = (INSTANCE_TEMPLATE, REGION_INSTANCE_TEMPLATE)
+
+
+def _problem(check: Any, *args: Any, **kwargs: Any) -> str | None:
+    """The message of the DwsValidationError ``check(*args, **kwargs)`` raises, or None."""
+    try:
+        check(*args, **kwargs)
+    except DwsValidationError as err:
+        return str(err)
+    return None
+
+
+# ---------------------------------------------------------------------- groups
+def _template_of(group: ResourceView, stack: Sequence[ResourceView]) -> ResourceView | None:
+    """The template the group's first version names (by name), else the one template beside
+    it (same parent)."""
+    named = last_segment(dig(group.props, "versions", 0, "instanceTemplate"))
+    templates = [v for v in stack if v.type in _TEMPLATES]
+    if isinstance(named, str):
+        found = [t for t in templates if is_called(t.props, t.name, named)]
+        if len(found) == 1:
+            return found[0]
+    siblings = [t for t in templates if group.parent and t.parent == group.parent]
+    return siblings[0] if len(siblings) == 1 else None
+
+
+def _policy_of(group: ResourceView, stack: Sequence[ResourceView]) -> Any:
+    """The ``ResourcePolicy`` the group names (None: none named; UNKNOWN: named but not in
+    view or not known yet)."""
+    link = dig(group.props, "resourcePolicies", "workloadPolicy")
+    if link is None or link == "":
+        return None
+    policies = [v for v in stack if v.type == RESOURCE_POLICY]
+    name = last_segment(link)
+    if isinstance(name, str):
+        found = [p for p in policies if is_called(p.props, p.name, name)]
+        if len(found) == 1:
+            return found[0]
+    siblings = [p for p in policies if group.parent and p.parent == group.parent]
+    return siblings[0] if len(siblings) == 1 else UNKNOWN
+
+
+def _count(group: ResourceView, stack: Sequence[ResourceView]) -> Any:
+    """The group's VMs: its target size, else the resizeBy of the requests beside it."""
+    size = as_int(group.props.get("targetSize"))
+    if size is UNKNOWN or (isinstance(size, int) and size > 0):
+        return size
+    total = 0
+    for request in stack:
+        if kind_of(request) != "resize_request" or not group.parent:
+            continue
+        if request.parent != group.parent:
+            continue
+        count = as_int(dig(body_of(request), "resizeBy"))
+        if not isinstance(count, int):
+            return UNKNOWN
+        total += count
+    return total
+
+
+def _zone_problems(group: ResourceView) -> Iterator[str]:
+    region = group.props.get("region")
+    zones = group.props.get("distributionPolicyZones")
+    if not isinstance(region, str) or not isinstance(zones, list):
+        return
+    for i, zone in enumerate(zones):
+        if not isinstance(zone, str):
+            continue
+        name = last_segment(zone)
+        if not isinstance(name, str):
+            continue
+        if not regions.is_zone(name) or regions.region_of_zone(name) != region:
+            known = ", ".join(regions.zones_of(region) + regions.ai_zones_of(region))
+            yield (
+                f"distributionPolicyZones[{i}]: {name} is not a zone of the group's region "
+                f"{region} ({known})"
+            )
+
+
+def _placement_problem(group: ResourceView, stack: Sequence[ResourceView]) -> str | None:
+    template = _template_of(group, stack)
+    if template is None:
+        return None
+    machine = last_segment(template.props.get("machineType"))
+    count = _count(group, stack)
+    policy = _policy_of(group, stack)
+    if not isinstance(machine, str) or not isinstance(count, int) or policy is UNKNOWN:
+        return None
+    accelerators = catalog.machine_accelerators(machine)
+    gpus = accelerators.count if accelerators is not None else 0
+    placement = None
+    if policy is not None:
+        workload = policy.props.get("workloadPolicy")
+        if not isinstance(workload, dict) or any(is_unknown(v) for v in workload.values()):
+            return None
+        given = {
+            "type": workload.get("type"),
+            "max_topology_distance": workload.get("maxTopologyDistance"),
+            "accelerator_topology": workload.get("acceleratorTopology"),
+        }
+        described = {k: v for k, v in given.items() if v}
+        problem = _problem(parse_args, PlacementSpec, described, prefix="placement")
+        if problem:
+            return f"workload policy {policy.label}: {problem}"
+        placement = parse_args(PlacementSpec, described, prefix="placement")
+    return _problem(check_placement, placement, machine, count, gpus)
+
+
+def _group_placement(
+    views: Sequence[ResourceView], cfg: dict[str, Any], ctx: Context
+) -> Iterator[Finding]:
+    for group in (v for v in views if kind_of(v) == "instance_group"):
+        for zone_problem in _zone_problems(group):
+            yield Finding(f"{group.label}: {zone_problem}", group)
+        problem = _placement_problem(group, views)
+        if problem:
+            yield Finding(f"{group.label}: {problem}", group)
+
+
+GROUP_PLACEMENT = Rule(
+    name="frontier-group-placement",
+    description=(
+        "A managed instance group lists zones of its region; its workload policy suits its "
+        "machine series (A4X Max, A4X, A4, A3 Ultra, A3 Mega, A3 High 8-GPU, H4D) and its "
+        "accelerator topology holds exactly its VMs; A4X groups of more than one VM have one."
+    ),
+    level="mandatory",
+    scope="stack",
+    check=_group_placement,
+    remediation=(
+        "Use pulumi_dws FlexStartGroup with zones and placement, or fix the group's "
+        "distribution zones and workload policy as the message says."
+    ),
+    note=(
+        "a group's zones in its region; a workload policy that suits its series and holds its "
+        "VMs; A4X groups need one"
+    ),
+)
+
+
+RULES = (RESIZE_REQUEST_GROUP, GROUP_PLACEMENT)
 """This kind's rules."""

@@ -21,6 +21,7 @@ __all__ = [
     "resize_request",
     "instance_group_manager",
     "region_instance_group_manager",
+    "resource_policy",
     "vm_names",
     "SAMPLES",
     "CAPACITY",
@@ -90,6 +91,8 @@ def _group_manager(locate: Fill) -> Fill:
 
 instance_group_manager = _group_manager(compute_zonal("instanceGroupManagers"))
 region_instance_group_manager = _group_manager(compute_regional("instanceGroupManagers"))
+resource_policy = compute_regional("resourcePolicies")
+"""A workload policy (``gcp.compute.ResourcePolicy``): its regional path and ``selfLink``."""
 
 
 # ---------------------------------------------------------------------- policy samples
@@ -257,6 +260,28 @@ EXAMPLES: tuple[Example, ...] = (
         (("labels", DELETE),),
         "lacks required label(s) team",
         unknown="labels",
+    ),
+    Example(
+        "frontier-machine-fit",
+        "group_template",
+        (("machineType", "a4x-highgpu-4g"),),
+        "can't be Flex-start",
+    ),
+    Example(
+        "frontier-machine-fit",
+        "group_template",
+        (("networkInterfaces.0.nicType", "MRDMA"),),
+        "has no RDMA network profile",
+    ),
+    Example(
+        "frontier-machine-fit",
+        "group_template",
+        (
+            ("machineType", "a4-highgpu-8g"),
+            ("networkInterfaces", [{"nicType": "GVNIC"}, *([{"nicType": "MRDMA"}] * 4)]),
+        ),
+        "whose VMs take 2 gVNIC + 8 MRDMA NICs",
+        unknown="machineType",
     ),
 )
 

@@ -34,10 +34,9 @@ from typing import Annotated, Any, Literal
 import pulumi
 import pulumi_gcp as gcp
 from pydantic import model_validator
-from typing_extensions import NotRequired, Required
 
 from ...defaults import default_name, resolve_project, type_token
-from ...duration import Duration, DurationLike
+from ...duration import Duration
 from ...fields import DurationWithin, MaybeOutput, Name, ProjectId, Zone
 from ...models import parse_args
 from ...validation import check_name, is_output, when_known
@@ -46,10 +45,10 @@ from ...vm_settings import (
     DEFAULT_SCOPES,
     AcceleratorArgs,
     VmSettings,
-    VmSettingsArgs,
     template_args,
 )
 from . import limits as _rows  # noqa: F401 (registers this kind's limit rows)
+from .args import FlexStartInstanceArgs
 from .provider import FlexStartVm
 from .shapes import TEMPLATE_TYPE, fingerprint, shareable, shared_template
 
@@ -66,34 +65,6 @@ __all__ = [
 ]
 
 TYPE = type_token("FlexStartInstance")
-
-
-class FlexStartInstanceArgs(VmSettingsArgs, total=False):
-    """Arguments of :class:`FlexStartInstance` (the VM settings of
-    :class:`~pulumi_dws.vm_settings.VmSettingsArgs` included)."""
-
-    zone: Required[str | pulumi.Output[str]]
-    """Zone of the VM, e.g. ``us-central1-a``."""
-    machine_type: Required[str | pulumi.Output[str]]
-    """A GPU machine type (``a3-highgpu-8g``), or any type plus ``accelerators``."""
-    max_run_duration: Required[DurationLike]
-    """How long the VM may run once it has capacity (10 minutes to 7 days): ``"3d"``,
-    ``86400``."""
-    termination_action: NotRequired[Literal["STOP", "DELETE"]]
-    """End of the run: ``STOP`` keeps the VM and its disk (default), ``DELETE`` removes it."""
-    request_valid_for: NotRequired[DurationLike | None]
-    """How long to wait in Google's queue for capacity (90 s to 2 h). ``None`` (default): no queue;
-    Compute Engine tries for about 90 s and the deployment fails on a stock-out."""
-    desired_status: NotRequired[Literal["RUNNING", "TERMINATED"]]
-    """``TERMINATED`` stops the VM (no GPU billing); back to ``RUNNING`` places a new capacity
-    request and restarts the run clock."""
-    wait_for: NotRequired[Literal["accepted", "running"]]
-    """``running`` (default): the deployment waits until the VM runs (up to the queue window).
-    ``accepted``: it returns once the request is queued (status ``PENDING``)."""
-    project: NotRequired[str | pulumi.Output[str]]
-    """Project (default: the ``gcp:project`` stack config)."""
-    instance_name: NotRequired[str]
-    """Name of the VM (default: the component's name)."""
 
 
 NO_RESERVATION: dict[str, str] = {"consumeReservationType": "NO_RESERVATION"}
@@ -116,19 +87,36 @@ def scheduling_block(max_run: Duration, termination_action: Any) -> dict[str, An
 
 
 class FlexStartInstanceSpec(VmSettings):
-    """Validated :class:`FlexStartInstanceArgs` (also the ``dws:capacity`` config shape)."""
+    """Arguments of :class:`FlexStartInstance` (the VM settings of
+    :class:`~pulumi_dws.vm_settings.VmSettingsArgs` included)."""
+
+    # The one declaration of each field: FlexStartInstanceArgs is generated from it (python
+    # scripts/generate.py). Also the shape of this kind's dws:capacity entries.
 
     zone: MaybeOutput[Zone]
+    """Zone of the VM, e.g. ``us-central1-a``."""
     machine_type: MaybeOutput[str]  # checked with the accelerators (see _shape)
+    """A GPU machine type (``a3-highgpu-8g``), or any type plus ``accelerators``."""
     max_run_duration: Annotated[Duration, DurationWithin("flex_start.max_run_duration")]
+    """How long the VM may run once it has capacity (10 minutes to 7 days): ``"3d"``,
+    ``86400``."""
     termination_action: Literal["STOP", "DELETE"] = "STOP"
+    """End of the run: ``STOP`` keeps the VM and its disk (default), ``DELETE`` removes it."""
     request_valid_for: (
         Annotated[Duration, DurationWithin("flex_start.request_valid_for")] | None
     ) = None
+    """How long to wait in Google's queue for capacity (90 s to 2 h). ``None`` (default): no queue;
+    Compute Engine tries for about 90 s and the deployment fails on a stock-out."""
     desired_status: Literal["RUNNING", "TERMINATED"] = "RUNNING"
+    """``TERMINATED`` stops the VM (no GPU billing); back to ``RUNNING`` places a new capacity
+    request and restarts the run clock."""
     wait_for: Literal["accepted", "running"] = "running"
+    """``running`` (default): the deployment waits until the VM runs (up to the queue window).
+    ``accepted``: it returns once the request is queued (status ``PENDING``)."""
     project: MaybeOutput[ProjectId] | None = None
+    """Project (default: the ``gcp:project`` stack config)."""
     instance_name: Name | None = None
+    """Name of the VM (default: the component's name)."""
 
     @model_validator(mode="wrap")
     @classmethod
@@ -136,7 +124,10 @@ class FlexStartInstanceSpec(VmSettings):
         spec: FlexStartInstanceSpec = handler(data)
         spec.check_startup_script()
         spec.check_subnetwork_in(zone=spec.zone)
-        checked = spec.checked_machine(spec.machine_type)
+        checked = spec.checked_machine(spec.machine_type, flex_start=True)
+        spec.check_gpu_network(spec.machine_type)
+        if spec.gpu_network is not None:
+            spec.gpu_network.check_zone("zone", spec.zone)
         if is_output(spec.machine_type):
             return spec.model_copy(update={"machine_type": checked})
         return spec

@@ -13,9 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Annotated, Any, TypedDict
-
-import pulumi
+from typing import Annotated, Any
 
 from ... import catalog, limits
 from ...errors import DwsValidationError
@@ -24,6 +22,7 @@ from ...models import DwsModel
 from ...validation import check_name, is_output
 from ..compute_class.component import COMPUTE_CLASS_LABEL, ComputeClass
 from ..node_pool.component import NODE_POOL_LABEL, QueuedNodePool
+from .args import FlavorArgs
 
 __all__ = [
     "FlavorArgs",
@@ -47,21 +46,6 @@ TAS_MACHINES = (
     "a3-megagpu-8g",
     "a3-highgpu-8g",
 )
-
-
-class FlavorArgs(TypedDict, total=False):
-    """One flavor of a queue: ``node_pool`` (a QueuedNodePool or a pool name) or
-    ``compute_class`` (a ComputeClass or a class name), its quota (``gpu_quota`` or
-    ``tpu_quota``; a pool object's default is its GPUs or chips, a class needs one), and
-    ``name`` (the ResourceFlavor's name suffix). A pool given by name is taken as a queued
-    pool unless ``provisioning_request`` is False."""
-
-    node_pool: Any
-    compute_class: Any
-    gpu_quota: pulumi.Input[int]
-    tpu_quota: pulumi.Input[int]
-    name: str
-    provisioning_request: bool
 
 
 def _pool(field: str, value: Any) -> Any:
@@ -97,19 +81,38 @@ def _quota(field: str, value: Any) -> int:
 
 
 class FlavorSpec(DwsModel):
-    """The validated form of :class:`FlavorArgs` (a flavor's quota may be an Output, though the
-    list of flavors is known: :attr:`~pulumi_dws.models.DwsModel.outputs_within`)."""
+    """One flavor of a queue: ``node_pool`` (a QueuedNodePool or a pool name) or
+    ``compute_class`` (a ComputeClass or a class name), its quota (``gpu_quota`` or
+    ``tpu_quota``; a pool object's default is its GPUs or chips, a class needs one), and
+    ``name`` (the ResourceFlavor's name suffix). A pool given by name is taken as a queued
+    pool unless ``provisioning_request`` is False."""
 
+    # The one declaration of each field: FlavorArgs is generated from it (scripts/generate.py).
+
+    # A flavor's quota may be an Output, though the list of flavors is known
+    # (:attr:`~pulumi_dws.models.DwsModel.outputs_within`).
     outputs_within = True
 
     node_pool: Annotated[Any, Check(_pool)] = None
+    """A :class:`~pulumi_dws.QueuedNodePool` or a pool name (give ``node_pool`` or
+    ``compute_class``)."""
     compute_class: Annotated[Any, Check(_class)] = None
+    """A :class:`~pulumi_dws.ComputeClass` or a class name (give ``node_pool`` or
+    ``compute_class``)."""
     gpu_quota: MaybeOutput[Annotated[int, Check(_quota)]] | None = None
+    """GPUs of this flavor the queue admits (default: a pool object's GPUs; required with a name or
+    a class)."""
     tpu_quota: MaybeOutput[Annotated[int, Check(_quota)]] | None = None
+    """TPU chips of this flavor the queue admits (default: a pool object's chips; required with a
+    name or a class)."""
     name: Annotated[str, Check(check_name, before=False), Known("it names the flavor")] | None = (
         None
     )
+    """Suffix of the ResourceFlavor's name (default: a pool object's mode; ``queued`` or ``pool``
+    for a pool's name; ``class`` for a class)."""
     provisioning_request: Annotated[bool, Known("it decides the admission check")] | None = None
+    """A pool given by name: whether it is a queued pool (default True); a pool object's mode
+    decides."""
 
 
 @dataclass(frozen=True)

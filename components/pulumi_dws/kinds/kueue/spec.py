@@ -5,19 +5,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Annotated, Any, Literal, TypedDict
+from typing import Annotated, Any, Literal
 
-import pulumi
 from pydantic import model_validator
 
 from ... import catalog, limits
-from ...duration import Duration, DurationLike
+from ...duration import Duration
 from ...errors import DwsValidationError
 from ...fields import Check, DurationWithin, Known, MaybeOutput, OneOf, ProjectId
 from ...models import DwsModel
 from ...validation import check_name
 from ..node_pool.component import QueuedNodePool, check_cluster
 from . import limits as _rows  # noqa: F401 (registers this kind's limit rows)
+from .args import KueueQueueArgs, RetryStrategyArgs
 from .flavors import TAS_MACHINES, Flavor, FlavorArgs, FlavorSpec, resolve_flavors, whole_quota
 
 __all__ = [
@@ -194,63 +194,19 @@ def kueue_release(version: str) -> tuple[int, int, int]:
     return major, minor, patch
 
 
-class RetryStrategyArgs(TypedDict, total=False):
+class _RetryStrategySpec(DwsModel):
     """ProvisioningRequest retries (Kueue defaults: 3 retries, 60 s base, 1800 s max);
     ``backoff_limit_count: 0`` switches retries off (the CRD's ``retryStrategy``)."""
 
-    backoff_limit_count: int
-    backoff_base_seconds: int
-    backoff_max_seconds: int
-
-
-class KueueQueueArgs(TypedDict, total=False):
-    """Arguments of :class:`KueueQueue`.
-
-    ``node_pool`` is a :class:`~pulumi_dws.QueuedNodePool` or a pool name; with a name,
-    give ``gpu_quota`` (a GPU pool) or ``tpu_quota`` (a TPU pool, in chips), and
-    ``cluster``/``location`` unless a Kubernetes provider comes through ``opts``. Or
-    ``flavors``: pools and ComputeClasses in the order Kueue tries them, each with its quota
-    (:class:`FlavorArgs`). ``name`` is the prefix of the Kueue object names (default: the
-    component name); ``local_queue_name`` defaults to ``<name>-local-queue``.
-
-    ``pod_set_merge_policy`` (Kueue 0.12 and later) lets a job with several pod sets (a
-    RayJob's head and workers) through GKE's queued provisioning, which takes one pod set per
-    request. ``topology``: True for GKE's block/sub-block/host levels (A4X: with its node
-    pools), or the node label keys in order. ``provisioning_parameters``: more
-    ProvisioningRequest parameters (strings).
-    """
-
-    node_pool: Any
-    flavors: Sequence[FlavorArgs]
-    namespaces: Sequence[str]
-    gpu_quota: pulumi.Input[int]
-    tpu_quota: pulumi.Input[int]
-    max_run_duration: DurationLike
-    api_version: ApiVersion
-    install_kueue: bool
-    kueue_version: str
-    name: str
-    local_queue_name: str
-    provisioning_request: bool
-    retry_strategy: RetryStrategyArgs
-    pod_set_merge_policy: MergePolicy
-    provisioning_parameters: Mapping[str, str]
-    topology: bool | Sequence[str]
-    cpu_quota: int | str
-    memory_quota: int | str
-    queueing_strategy: str
-    cluster: pulumi.Input[str]
-    location: str
-    project: pulumi.Input[str]
-
-
-class _Retry(DwsModel):
     backoff_limit_count: int = 3
+    """How many times a failed ProvisioningRequest is retried (default 3; 0: never)."""
     backoff_base_seconds: int = 60
+    """The first wait before a retry, doubled each time (default 60)."""
     backoff_max_seconds: int = 1800
+    """The longest wait before a retry (default 1800)."""
 
     @model_validator(mode="after")
-    def _bounds(self) -> _Retry:
+    def _bounds(self) -> _RetryStrategySpec:
         for field in ("backoff_limit_count", "backoff_base_seconds", "backoff_max_seconds"):
             value = getattr(self, field)
             if not 0 <= value <= _INT32:
@@ -402,50 +358,103 @@ _RunDuration = Annotated[Duration, DurationWithin("kueue.max_run_duration")]
 
 
 class KueueQueueSpec(DwsModel):
-    """The validated form of :class:`KueueQueueArgs`."""
+    """Arguments of :class:`KueueQueue`.
+
+    ``node_pool`` is a :class:`~pulumi_dws.QueuedNodePool` or a pool name; with a name,
+    give ``gpu_quota`` (a GPU pool) or ``tpu_quota`` (a TPU pool, in chips), and
+    ``cluster``/``location`` unless a Kubernetes provider comes through ``opts``. Or
+    ``flavors``: pools and ComputeClasses in the order Kueue tries them, each with its quota
+    (:class:`FlavorArgs`). ``name`` is the prefix of the Kueue object names (default: the
+    component name); ``local_queue_name`` defaults to ``<name>-local-queue``.
+
+    ``pod_set_merge_policy`` (Kueue 0.12 and later) lets a job with several pod sets (a
+    RayJob's head and workers) through GKE's queued provisioning, which takes one pod set per
+    request. ``topology``: True for GKE's block/sub-block/host levels (A4X: with its node
+    pools), or the node label keys in order. ``provisioning_parameters``: more
+    ProvisioningRequest parameters (strings).
+    """
+
+    # The one declaration of each field: KueueQueueArgs is generated from it (python
+    # scripts/generate.py). Also the shape of this kind's dws:capacity entries.
 
     node_pool: Annotated[Any, Check(_node_pool)] = None
+    """The one pool the queue sends jobs to: a :class:`~pulumi_dws.QueuedNodePool` or a pool name
+    (give ``node_pool`` or ``flavors``)."""
     flavors: Annotated[list[FlavorSpec], Known("each flavor becomes a ResourceFlavor")] | None = (
         None
     )
+    """Pools and ComputeClasses in the order Kueue tries them, each with its quota (give
+    ``node_pool`` or ``flavors``)."""
     namespaces: Annotated[
         list[str],
         Check(_namespaces),
         Known("each namespace gets a LocalQueue resource named after it"),
     ] = []
+    """The namespaces whose jobs use the queue: each gets a LocalQueue (at least one)."""
     gpu_quota: MaybeOutput[Annotated[int, Check(_gpu_quota)]] | None = None
+    """GPUs the ClusterQueue admits (default: the pool's GPUs; required with a GPU pool's name)."""
     tpu_quota: MaybeOutput[Annotated[int, Check(_tpu_quota)]] | None = None
+    """TPU chips the ClusterQueue admits (default: the pool's chips; required with a TPU pool's
+    name)."""
     max_run_duration: Annotated[
         _RunDuration | None, Known("it is checked against the node pool's max_run_duration")
     ] = None
+    """How long a job's nodes may run (the ProvisioningRequest's ``maxRunDurationSeconds``; at most
+    the pool's ``max_run_duration``). Only with a pool in mode ``queued``."""
     api_version: Annotated[
         str, OneOf(API_VERSIONS), Known("it decides the shape of every Kueue object")
     ] = "v1beta2"
+    """The Kueue API the objects are written in: ``v1beta2`` (default, Kueue 0.15 and later) or
+    ``v1beta1``."""
     install_kueue: bool = False
+    """Install Kueue from its Helm chart (at ``kueue_version``) before the objects (default
+    False)."""
     kueue_version: Annotated[
         str, Check(_kueue_version, before=False), Known("it is checked against api_version")
     ] = KUEUE_VERSION
+    """The Kueue release in the cluster (or to install); every object is checked against what it
+    serves."""
     name: Annotated[K8sName | None, Known("it names the Kueue objects and their resources")] = None
+    """Prefix of the Kueue objects' names (default: the component's name)."""
     local_queue_name: K8sName | None = None
+    """Name of the LocalQueues (default ``<name>-local-queue``)."""
     provisioning_request: Annotated[
         bool | None, Known("it decides which Kueue objects are made")
     ] = None
-    retry_strategy: Annotated[_Retry, Known("its values are checked against each other")] = _Retry()
+    """With a pool's name: whether it is a queued pool whose nodes come through ProvisioningRequests
+    (default True); with a pool object, its mode decides."""
+    retry_strategy: Annotated[
+        _RetryStrategySpec, Known("its values are checked against each other")
+    ] = _RetryStrategySpec()
+    """How failed ProvisioningRequests are retried (Kueue's defaults: 3 retries, 60 s, up to 1800
+    s)."""
     pod_set_merge_policy: (
         Annotated[str, OneOf(MERGE_POLICIES), Known("it is checked against kueue_version")] | None
     ) = None
+    """How a job's pod sets merge into one ProvisioningRequest (Kueue 0.12 and later), for jobs with
+    several pod sets such as a RayJob's head and workers."""
     provisioning_parameters: Annotated[
         dict[str, str], Check(_parameters), Known("they are checked against the others")
     ] = {}
+    """More ProvisioningRequest parameters, as strings."""
     topology: Annotated[
         bool | list[str], Check(_topology), Known("it decides the Topology object")
     ] = False
+    """Topology-aware scheduling: True for GKE's block, sub-block and host levels, or the node label
+    keys, coarsest first (default False)."""
     cpu_quota: Quantity = UNBOUNDED_CPU
+    """CPU the ClusterQueue admits (a Kubernetes quantity; default: unbounded)."""
     memory_quota: Quantity = UNBOUNDED_MEMORY
+    """Memory the ClusterQueue admits (a Kubernetes quantity; default: unbounded)."""
     queueing_strategy: Annotated[str, OneOf(QUEUEING_STRATEGIES)] = "BestEffortFIFO"
+    """The ClusterQueue's ``queueingStrategy`` (default ``BestEffortFIFO``)."""
     cluster: MaybeOutput[Annotated[str, Check(check_cluster)]] | None = None
+    """The GKE cluster, to build a Kubernetes provider when none comes through ``opts`` (with
+    ``location``): its name or ``projects/P/locations/L/clusters/NAME``."""
     location: str | None = None
+    """The cluster's region or zone (with ``cluster``)."""
     project: MaybeOutput[ProjectId] | None = None
+    """The cluster's project (default: the ``gcp:project`` stack config)."""
 
     @model_validator(mode="after")
     def _rules(self) -> KueueQueueSpec:

@@ -28,17 +28,16 @@ enforces for DWS pools is checked when the component is constructed.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
-from typing import Annotated, Any, Literal, TypedDict
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal
 
 import pulumi
 import pulumi_gcp as gcp
 from pydantic import model_validator
-from typing_extensions import NotRequired, Required
 
 from ... import catalog, limits, regions
 from ...defaults import default_name, type_token
-from ...duration import Duration, DurationLike
+from ...duration import Duration
 from ...errors import DwsValidationError
 from ...fields import (
     AcceleratorMachineType,
@@ -65,6 +64,7 @@ from ...validation import (
 )
 from ..calendar.consumers import check_tpu_consumer, check_vm_consumer, reservation_spec
 from . import limits as _rows  # noqa: F401 (registers this kind's limit rows)
+from .args import QueuedNodePoolArgs, TaintArgs
 
 __all__ = [
     "check_cluster",
@@ -135,68 +135,6 @@ _CLUSTER_ID = re.compile(r"^projects/[^/]+/(locations|zones)/[^/]+/clusters/[a-z
 _SHARED_RESERVATION = re.compile(r"^projects/[a-z][-a-z0-9]{4,28}[a-z0-9]/reservations/(.+)\Z")
 _K8S_NAME = re.compile(r"^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?\Z")
 _DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\Z")
-
-
-class TaintArgs(TypedDict):
-    """A Kubernetes taint on every node: ``effect`` as GKE (``NO_SCHEDULE``) or kubectl
-    (``NoSchedule``) spells it."""
-
-    key: str
-    value: NotRequired[str]
-    effect: NotRequired[str]
-
-
-class QueuedNodePoolArgs(TypedDict, total=False):
-    """Arguments of :class:`QueuedNodePool`.
-
-    Required: ``cluster`` (name or ``projects/.../clusters/NAME`` id), ``location`` (the
-    cluster's region or zone), ``machine_type`` (a known GPU type, e.g. ``a3-highgpu-8g``, or
-    TPU type, e.g. ``ct6e-standard-4t``), ``max_nodes`` for GPU pools (total across zones).
-    ``accelerator_type``/``accelerator_count`` default to what the machine type has attached
-    and must match it when given (GPU pools only).
-
-    TPU pools: ``tpu_topology`` (``"4x4"``; default: one VM's own shape) picks the slice. A
-    multi-host slice needs one zone (``node_locations``, or a zonal ``location``) and its
-    ``max_nodes`` (per zone) is the slice's VMs: the default, and the only value allowed.
-
-    ``flex_start``: in mode ``queued`` the nodes are Flex-start VMs unless it is False (needed
-    on clusters older than GKE 1.32.2-gke.1652000); mode ``flex_start`` implies it; mode
-    ``reserved`` refuses it. ``compact_placement``: only Flex-start pools (mode ``flex_start``)
-    of A3 Ultra, A4 or H4D in one zone (``node_locations`` of one zone).
-    """
-
-    cluster: Required[pulumi.Input[str]]
-    location: Required[str]
-    machine_type: Required[str]
-    max_nodes: pulumi.Input[int]
-    tpu_topology: str
-    mode: Mode
-    accelerator_type: str
-    accelerator_count: int
-    name: str
-    project: pulumi.Input[str]
-    node_locations: Sequence[str]
-    gpu_driver_version: str
-    max_run_duration: DurationLike
-    labels: Mapping[str, str]
-    resource_labels: Mapping[str, str]
-    taints: Sequence[TaintArgs]
-    service_account: pulumi.Input[str]
-    oauth_scopes: Sequence[str]
-    disk_size_gb: int
-    disk_type: str
-    image_type: str
-    version: str
-    auto_upgrade: bool
-    flex_start: bool
-    reservation: Any
-    compact_placement: bool
-    # Accepted only to refuse them with a clear message (queued / flex_start modes):
-    spot: bool
-    min_nodes: int
-    initial_node_count: int
-    location_policy: str
-    auto_repair: bool
 
 
 def _check_k8s_key(field: str, key: str) -> str:
@@ -280,58 +218,125 @@ _BY_MODE = "it is checked against the mode's rules"
 _BY_SHAPE = "it is checked against the machine type's GPUs"
 
 
-class _Taint(DwsModel):
+class _TaintSpec(DwsModel):
+    """A Kubernetes taint on every node: ``effect`` as GKE (``NO_SCHEDULE``) or kubectl
+    (``NoSchedule``) spells it."""
+
     outputs_within = True  # its fields take Outputs
 
     key: Annotated[str, Check(_check_k8s_key, before=False)]
+    """The taint's key (a Kubernetes label key, ``[prefix/]name``)."""
     value: str = ""
+    """The taint's value (default empty)."""
     effect: Annotated[str, Check(_taint_effect, before=False)] = "NO_SCHEDULE"
+    """``NO_SCHEDULE`` (default), ``PREFER_NO_SCHEDULE`` or ``NO_EXECUTE``; kubectl's spelling
+    (``NoSchedule``...) is taken too."""
 
 
 class QueuedNodePoolSpec(DwsModel):
-    """The validated form of :class:`QueuedNodePoolArgs` (what the component builds from)."""
+    """Arguments of :class:`QueuedNodePool`.
+
+    Required: ``cluster`` (name or ``projects/.../clusters/NAME`` id), ``location`` (the
+    cluster's region or zone), ``machine_type`` (a known GPU type, e.g. ``a3-highgpu-8g``, or
+    TPU type, e.g. ``ct6e-standard-4t``), ``max_nodes`` for GPU pools (total across zones).
+    ``accelerator_type``/``accelerator_count`` default to what the machine type has attached
+    and must match it when given (GPU pools only).
+
+    TPU pools: ``tpu_topology`` (``"4x4"``; default: one VM's own shape) picks the slice. A
+    multi-host slice needs one zone (``node_locations``, or a zonal ``location``) and its
+    ``max_nodes`` (per zone) is the slice's VMs: the default, and the only value allowed.
+
+    ``flex_start``: in mode ``queued`` the nodes are Flex-start VMs unless it is False (needed
+    on clusters older than GKE 1.32.2-gke.1652000); mode ``flex_start`` implies it; mode
+    ``reserved`` refuses it. ``compact_placement``: only Flex-start pools (mode ``flex_start``)
+    of A3 Ultra, A4 or H4D in one zone (``node_locations`` of one zone).
+    """
+
+    # The one declaration of each field: QueuedNodePoolArgs is generated from it (python
+    # scripts/generate.py). Also the shape of this kind's dws:capacity entries.
 
     cluster: MaybeOutput[Annotated[str, Check(check_cluster)]]
+    """The GKE cluster: its name, or ``projects/P/locations/L/clusters/NAME``."""
     location: Location
+    """The cluster's region or zone (``us-central1``)."""
     machine_type: Annotated[
         AcceleratorMachineType, Known("it decides the pool's GPUs or TPU chips")
     ]
+    """A GPU machine type of the catalog (``a3-highgpu-8g``) or a TPU one (``ct6e-standard-4t``)."""
     max_nodes: MaybeOutput[Annotated[int, Within("gke.max_nodes")]] | None = None
+    """GPU pools: the most nodes, in total across zones (required). TPU pools: the nodes per zone,
+    which must be the slice's VMs (the default)."""
     tpu_topology: Annotated[str | None, Known("it decides the TPU slice's VMs and placement")] = (
         None
     )
+    """TPU pools: the slice's topology (``4x4``; default: one VM's own shape)."""
     mode: Annotated[str, OneOf(MODES), Known("it decides which node pool settings apply")] = (
         "queued"
     )
+    """``queued`` (default): flex-start with queued provisioning, nodes come when Kueue's
+    ProvisioningRequest is granted; ``flex_start``: Flex-start nodes without a queue; ``reserved``:
+    nodes that consume ``reservation``."""
     accelerator_type: Annotated[str | None, Known(_BY_SHAPE)] = None
+    """GPU pools: the GPU type (default: the machine type's; must match it)."""
     accelerator_count: Annotated[int | None, Known(_BY_SHAPE)] = None
+    """GPU pools: GPUs per node (default: the machine type's; must match it)."""
     name: Annotated[str, Check(_check_pool_name, before=False)] | None = None
+    """Name of the node pool (default: the component's name)."""
     project: MaybeOutput[ProjectId] | None = None
-    node_locations: Annotated[
-        Zones | None, Known("each zone is checked against the location and the machine")
-    ] = None
+    """Project (default: the ``gcp:project`` stack config)."""
+    node_locations: Zones | None = None
+    """Zones of the pool, in the cluster's region (default: GKE's; a multi-host TPU slice needs
+    exactly one)."""
     gpu_driver_version: Annotated[str, OneOf(DRIVER_VERSIONS, upper=True)] | None = None
+    """GPU pools: the driver GKE installs (default ``LATEST``; ``INSTALLATION_DISABLED`` to install
+    your own)."""
     max_run_duration: (
         MaybeOutput[Annotated[Duration, DurationWithin("gke.max_run_duration")]] | None
     ) = None
+    """How long a node runs before GKE deletes it (at most 7 days)."""
     labels: K8sLabels = {}
+    """Kubernetes labels on every node."""
     resource_labels: MaybeOutput[Labels] = {}
-    taints: Annotated[list[_Taint], Known("each taint is written into the pool")] = []
+    """Google Cloud labels on the nodes' VMs."""
+    taints: Annotated[list[_TaintSpec], Known("each taint is written into the pool")] = []
+    """Kubernetes taints on every node."""
     service_account: MaybeOutput[ServiceAccount] | None = None
+    """Service account email of the nodes (default: the Compute default one)."""
     oauth_scopes: Annotated[list[str] | None, Known("they are written into the pool")] = None
+    """OAuth scopes of the nodes (default: GKE's default scopes; ``cloud-platform`` and
+    ``userinfo.email`` with ``service_account``, as gcloud)."""
     disk_size_gb: Annotated[int, Within("gke.disk_size_gb")] | None = None
+    """Boot disk size of each node in GB (default: GKE's)."""
     disk_type: Annotated[str, OneOf(DISK_TYPES)] | None = None
+    """Boot disk type of each node (default: GKE's)."""
     image_type: str | None = None
+    """Node image (``COS_CONTAINERD``; default: GKE's)."""
     version: str | None = None
+    """GKE version of the nodes (default: the cluster's); checked against the first version with
+    Flex-start nodes."""
     auto_upgrade: bool = False
+    """Let GKE upgrade the nodes (default False)."""
     flex_start: bool | None = None
+    """Mode ``queued``: False for queued provisioning without Flex-start nodes (clusters older than
+    GKE 1.32.2-gke.1652000). Implied by mode ``flex_start``, refused by mode ``reserved``."""
     reservation: Annotated[Any, Check(_reservation)] = None
+    """Mode ``reserved``: the reservation the nodes consume: a
+    :class:`~pulumi_dws.CalendarReservation`, a name, or ``projects/P/reservations/NAME``
+    (shared)."""
     spot: bool = False
+    """Refused: DWS pools can't use Spot VMs (accepted only to say so)."""
     compact_placement: bool = False
+    """Compact placement: TPU slices, and Flex-start pools (mode ``flex_start``) of A3 Ultra, A4 or
+    H4D in one zone."""
     min_nodes: Annotated[int, Known(_BY_MODE)] = 0
+    """Mode ``reserved``: the fewest nodes kept; the other modes need 0."""
     initial_node_count: Annotated[int, Known(_BY_MODE)] = 0
+    """Nodes at creation; the modes ``queued`` and ``flex_start`` need 0."""
     location_policy: Annotated[str, OneOf(LOCATION_POLICIES, upper=True), Known(_BY_MODE)] = "ANY"
+    """How the autoscaler spreads nodes over zones; the modes ``queued`` and ``flex_start`` need
+    ``ANY``."""
     auto_repair: bool = False
+    """Let GKE repair nodes; the modes ``queued`` and ``flex_start`` need it off."""
 
     # ------------------------------------------------------------------ cross-field rules
     @model_validator(mode="after")
@@ -462,6 +467,8 @@ class QueuedNodePoolSpec(DwsModel):
                 "queued with flex_start False for queued provisioning without Flex-start",
             )
         if self.uses_flex_start:
+            if not self.is_tpu:
+                catalog.check_flex_start("machine_type", self.machine_type)
             self._flex_start_version_rule()
         if self.mode == "reserved":
             if self.reservation is None:

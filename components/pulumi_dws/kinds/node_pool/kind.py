@@ -10,7 +10,7 @@ from typing import Any
 
 from ...plan.summary import duration_text, gpu_hours
 from ...policy.capacity import CapacityItem, consumer_item, known_or_none, run_hours
-from ...policy.facts import Labels, PublicIp, RunLimit, is_capacity
+from ...policy.facts import Labels, MachineUse, PublicIp, RunLimit, is_capacity
 from ...policy.shapes import CLUSTER, NODE_POOL, accelerator_kind
 from ...policy.values import UNKNOWN, as_bool, as_int, dig
 from ...policy.view import Context, ResourceView
@@ -63,8 +63,8 @@ def _public(pool: PoolSpec, ctx: Context) -> bool:
 
 def read_parts(view: ResourceView) -> Iterator[Any]:
     """The node pools a resource defines (:func:`read_pools`), each followed by the facts the
-    general rules check: a DWS pool's run limit, a capacity pool's labels, an accelerator
-    pool's public IPs."""
+    general rules check: a DWS pool's run limit, its machine type, a capacity pool's labels, an
+    accelerator pool's public IPs."""
     for pool in read_pools(view):
         yield pool
         machine = pool.get("nodeConfig", "machineType")
@@ -77,6 +77,11 @@ def read_parts(view: ResourceView) -> Iterator[Any]:
                 when_required="this stack's policy requires a max run duration on queued / "
                 "Flex-start node pools (GKE's default is 7d)",
             )
+        yield MachineUse(
+            f"{pool.where}nodeConfig.machineType",
+            machine,
+            as_bool(pool.get("nodeConfig", "flexStart")),
+        )
         if is_capacity(pool.gpus(), machine, pool.dws) is True:
             labels = pool.get("nodeConfig", "resourceLabels")
             yield Labels(f"{pool.where}nodeConfig.resourceLabels", labels)

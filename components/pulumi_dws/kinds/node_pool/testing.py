@@ -202,6 +202,12 @@ EXAMPLES: tuple[Example, ...] = (
     ),
     Example("gke-dws-node-pool", "queued_node_pool", (("nodeConfig.spot", True),), "Spot"),
     Example(
+        "frontier-machine-fit",
+        "queued_node_pool",
+        (("nodeConfig.flexStart", True), ("nodeConfig.machineType", "a4x-highgpu-4g")),
+        "nodeConfig.machineType: a4x-highgpu-4g can't be Flex-start",
+    ),
+    Example(
         "gke-dws-node-pool",
         "queued_node_pool",
         (("placementPolicy.type", "COMPACT"),),

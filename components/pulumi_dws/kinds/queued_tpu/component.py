@@ -29,16 +29,14 @@ Every argument is validated before anything is registered.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from typing import Annotated, Any, Literal, TypedDict
+from typing import Annotated, Any, Literal
 
 import pulumi
 from pydantic import model_validator
-from typing_extensions import NotRequired, Required
 
 from ... import catalog, limits, regions
 from ...defaults import default_name, resolve_project, type_token
-from ...duration import Duration, DurationLike
+from ...duration import Duration
 from ...errors import DwsValidationError
 from ...fields import (
     Check,
@@ -52,6 +50,7 @@ from ...fields import (
     ProjectId,
     ServiceAccount,
     Subnetwork,
+    Takes,
     Within,
     Zone,
 )
@@ -66,6 +65,7 @@ from ...validation import (
 from ..calendar.component import CalendarReservation
 from ..calendar.consumers import check_tpu_consumer, reservation_spec
 from . import limits as _rows  # noqa: F401 (registers this kind's limit rows)
+from .args import QueuedTpuArgs
 from .provider import QueuedTpuResource
 
 __all__ = [
@@ -89,56 +89,6 @@ _SHORT_RESERVATION = re.compile(r"^[a-zA-Z0-9-]+\Z")  # what gcloud expands (uti
 _FULL_RESERVATION = re.compile(
     r"^projects/(?P<project>[^/]+)/locations/(?P<zone>[^/]+)/reservations/(?P<name>[^/]+)\Z"
 )
-
-
-class QueuedTpuArgs(TypedDict, total=False):
-    """Arguments of :class:`QueuedTpu`."""
-
-    zone: Required[str | pulumi.Output[str]]
-    """Zone of the slice, e.g. ``us-east5-a``."""
-    accelerator_type: Required[str]
-    """Cloud TPU accelerator type: ``v6e-16``, ``v5litepod-8``, ``v5p-8`` (for v5p the number
-    counts TensorCores, 2 per chip)."""
-    runtime_version: NotRequired[str]
-    """TPU VM software (default: the generation's PyTorch/JAX runtime, ``v2-alpha-tpuv6e``)."""
-    node_id: NotRequired[str]
-    """Name of the TPU node (default: the queued resource's id). Not with ``node_count``."""
-    node_count: NotRequired[int | pulumi.Output[int]]
-    """Multislice: this many slices (2 or more) of ``accelerator_type`` (an Output is checked
-    once known; ``chips`` is then known with it)."""
-    node_id_prefix: NotRequired[str]
-    """Multislice node names are ``<prefix>-0``, ``-1``... (default: the queued resource id)."""
-    provisioning: NotRequired[Literal["flex_start", "spot", "reservation_bound"]]
-    """``flex_start`` (default), ``spot`` or ``reservation_bound`` (with ``reservation``)."""
-    reservation: NotRequired[CalendarReservation | str | pulumi.Output[str]]
-    """The reservation a ``reservation_bound`` request consumes: a
-    :class:`~pulumi_dws.CalendarReservation` of TPU chips (its generation, zone and chips are
-    checked), a name in the project and zone, or
-    ``projects/P/locations/ZONE/reservations/NAME``."""
-    max_run_duration: NotRequired[DurationLike]
-    """Flex-start only (required there): how long the slice runs once it has capacity (10
-    minutes to 7 days); then its VMs are deleted and the request is ``SUSPENDED``."""
-    request_valid_for: NotRequired[DurationLike | None]
-    """How long the request waits in the queue for capacity (``validUntilDuration``); after
-    that it ``FAILED``. ``None`` (default): as long as Google keeps it."""
-    wait_for: NotRequired[Literal["accepted", "active"]]
-    """``active`` (default): the deployment waits until the slice is ``ACTIVE``.
-    ``accepted``: it returns once the request waits in the queue."""
-    project: NotRequired[str | pulumi.Output[str]]
-    """Project (default: the ``gcp:project`` stack config)."""
-    queued_resource_id: NotRequired[str]
-    """Id of the queued resource (default: the component's name)."""
-    network: NotRequired[str | pulumi.Output[str]]
-    """VPC network (default ``default``)."""
-    subnetwork: NotRequired[str | pulumi.Output[str]]
-    public_ip: NotRequired[bool]
-    """Give each TPU VM an external IP (default False: use Cloud NAT / IAP)."""
-    service_account: NotRequired[str | pulumi.Output[str]]
-    """Service account email of the TPU VMs (default: the Compute default one)."""
-    scopes: NotRequired[list[str]]
-    """OAuth scopes for ``service_account``."""
-    labels: NotRequired[Mapping[str, str | pulumi.Output[str]]]
-    metadata: NotRequired[Mapping[str, str | pulumi.Output[str]]]
 
 
 def _accelerator_type(field: str, value: Any) -> str:
@@ -165,36 +115,69 @@ _IN_REQUEST = "it is written into the queued resource's request as it is built"
 
 
 class QueuedTpuSpec(DwsModel):
-    """Validated :class:`QueuedTpuArgs` (also the ``dws:capacity`` config shape)."""
+    """Arguments of :class:`QueuedTpu`."""
+
+    # The one declaration of each field: QueuedTpuArgs is generated from it (python
+    # scripts/generate.py). Also the shape of this kind's dws:capacity entries.
 
     zone: MaybeOutput[Zone]
+    """Zone of the slice, e.g. ``us-east5-a``."""
     accelerator_type: Annotated[
         str, Check(_accelerator_type), Known("it decides the slice's chips and runtime")
     ]
+    """Cloud TPU accelerator type: ``v6e-16``, ``v5litepod-8``, ``v5p-8`` (for v5p the number
+    counts TensorCores, 2 per chip)."""
     runtime_version: Annotated[str | None, Known("it is checked against the TPU version")] = None
+    """TPU VM software (default: the generation's PyTorch/JAX runtime, ``v2-alpha-tpuv6e``)."""
     node_id: Name | None = None
+    """Name of the TPU node (default: the queued resource's id). Not with ``node_count``."""
     node_count: MaybeOutput[Annotated[int, Within("queued_tpu.node_count")]] | None = None
+    """Multislice: this many slices (2 or more) of ``accelerator_type`` (an Output is checked
+    once known; ``chips`` is then known with it)."""
     node_id_prefix: Name | None = None
+    """Multislice node names are ``<prefix>-0``, ``-1``... (default: the queued resource id)."""
     provisioning: Literal["flex_start", "spot", "reservation_bound"] = "flex_start"
-    reservation: Annotated[Any, Check(_reservation)] | None = None
+    """``flex_start`` (default), ``spot`` or ``reservation_bound`` (with ``reservation``)."""
+    reservation: (
+        MaybeOutput[Annotated[Any, Check(_reservation), Takes(CalendarReservation | str)]] | None
+    ) = None
+    """The reservation a ``reservation_bound`` request consumes: a
+    :class:`~pulumi_dws.CalendarReservation` of TPU chips (its generation, zone and chips are
+    checked), a name in the project and zone, or
+    ``projects/P/locations/ZONE/reservations/NAME``."""
     max_run_duration: Annotated[
         Annotated[Duration, DurationWithin("queued_tpu.max_run_duration")] | None,
         Known(_IN_REQUEST),
     ] = None
+    """Flex-start only (required there): how long the slice runs once it has capacity (10
+    minutes to 7 days); then its VMs are deleted and the request is ``SUSPENDED``."""
     request_valid_for: Annotated[
         Annotated[Duration, DurationWithin("queued_tpu.request_valid_for")] | None,
         Known(_IN_REQUEST),
     ] = None
+    """How long the request waits in the queue for capacity (``validUntilDuration``); after
+    that it ``FAILED``. ``None`` (default): as long as Google keeps it."""
     wait_for: Literal["accepted", "active"] = "active"
+    """``active`` (default): the deployment waits until the slice is ``ACTIVE``.
+    ``accepted``: it returns once the request waits in the queue."""
     project: MaybeOutput[ProjectId] | None = None
+    """Project (default: the ``gcp:project`` stack config)."""
     queued_resource_id: Name | None = None
+    """Id of the queued resource (default: the component's name)."""
     network: MaybeOutput[Network] | None = None
+    """VPC network (default ``default``)."""
     subnetwork: MaybeOutput[Subnetwork] | None = None
+    """Subnetwork of the TPU VMs (a name or ``projects/P/regions/R/subnetworks/NAME``)."""
     public_ip: bool = False
+    """Give each TPU VM an external IP (default False: use Cloud NAT / IAP)."""
     service_account: MaybeOutput[ServiceAccount] | None = None
+    """Service account email of the TPU VMs (default: the Compute default one)."""
     scopes: Annotated[list[str] | None, Known(_IN_REQUEST)] = None
+    """OAuth scopes for ``service_account``."""
     labels: MaybeOutput[Labels] = {}
+    """Google Cloud labels on the TPU VMs."""
     metadata: MaybeOutput[MetadataText] = {}
+    """Metadata of the TPU VMs (values are strings)."""
 
     @model_validator(mode="wrap")
     @classmethod

@@ -37,6 +37,7 @@ _NODE = "tpu.nodeSpec[0].node"
 
 def _cloud_tpu_fields(node: str, *, labels: bool = True) -> VmFields:
     return VmFields(
+        machine_type=f"{node}.acceleratorType",
         max_run_duration="runDuration.maxRunDuration",
         max_run_limit="queued_tpu.max_run_duration",
         queue_window="queueingPolicy.validUntilDuration",

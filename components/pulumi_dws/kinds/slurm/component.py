@@ -40,16 +40,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Annotated, Any, Literal, TypedDict
+from typing import Annotated, Any, Literal
 
 import pulumi
 import pulumi_gcp as gcp
 from pydantic import model_validator
-from typing_extensions import NotRequired, Required
 
 from ... import catalog, limits
 from ...defaults import resolve_project, type_token
-from ...duration import Duration, DurationLike
+from ...duration import Duration
 from ...errors import DwsValidationError
 from ...fields import (
     Check,
@@ -75,6 +74,13 @@ from ...validation import (
 )
 from ..calendar.consumers import check_vm_consumer, reservation_spec
 from . import limits as _rows  # noqa: F401 (registers this kind's limit rows)
+from .args import (
+    HomeFilestoreArgs,
+    SlurmClusterArgs,
+    SlurmLoginArgs,
+    SlurmNodePoolArgs,
+    SlurmPartitionArgs,
+)
 from .provider import SlurmClusterResource
 
 __all__ = [
@@ -116,101 +122,6 @@ _COMPUTE_PREFIX = re.compile(r"^https://(www|compute)\.googleapis\.com/compute/(
 
 
 # ---------------------------------------------------------------------------- args
-class SlurmLoginArgs(TypedDict, total=False):
-    """The login node pool (Slurm's submit host)."""
-
-    zone: Required[str]
-    machine_type: NotRequired[str]
-    """Default ``n2-standard-8``."""
-    count: NotRequired[int]
-    """Login nodes (min = max = count; default 1)."""
-    public_ips: NotRequired[bool]
-    """Default False (reach it through IAP; give the subnet Cloud NAT for egress)."""
-    boot_disk_type: NotRequired[str]
-    boot_disk_size_gb: NotRequired[int]
-    id: NotRequired[str]
-    """Node pool id (default ``login``)."""
-
-
-class SlurmNodePoolArgs(TypedDict, total=False):
-    """A compute node pool; with Flex-start its VMs come from DWS."""
-
-    id: Required[str]
-    machine_type: Required[str]
-    max_nodes: Required[int]
-    accelerator_type: NotRequired[str]
-    """``nvidia-h200-141gb`` or ``NVIDIA_H200_141GB``; default: the machine type's GPU."""
-    accelerator_count: NotRequired[int]
-    """Default: the machine type's GPU count."""
-    provisioning_model: NotRequired[ProvisioningModel]
-    """Default ``FLEX_START`` for a pool with GPUs, ``ON_DEMAND`` for a CPU-only pool,
-    ``RESERVATION`` with ``reservation``."""
-    reservation: NotRequired[Any]
-    """The reservation a ``RESERVATION`` pool consumes: a
-    :class:`~pulumi_dws.CalendarReservation` (or any object with ``reservation_name``), a name
-    in the cluster's project and the pool's zone, ``projects/P/reservations/NAME`` (shared), or
-    ``projects/P/zones/Z/reservations/NAME[/reservationBlocks/B...]``."""
-    flex_start_max_duration: NotRequired[DurationLike]
-    """How long a Flex-start VM may live (30s to 7d; default 7d)."""
-    min_nodes: NotRequired[int]
-    """Static nodes kept up (default 0: nodes come only for PENDING jobs)."""
-    zone: NotRequired[str]
-    """Default: the login zone."""
-    public_ips: NotRequired[bool]
-    """Default False."""
-    boot_disk_type: NotRequired[str]
-    boot_disk_size_gb: NotRequired[int]
-
-
-class SlurmPartitionArgs(TypedDict):
-    """A Slurm partition over node pools."""
-
-    id: str
-    node_pool_ids: list[str]
-
-
-class HomeFilestoreArgs(TypedDict, total=False):
-    """The Filestore created for ``/home`` when ``home_directory_storage`` is omitted."""
-
-    tier: str
-    """Default ``BASIC_HDD``."""
-    capacity_gb: int
-    """Default 1024."""
-    zone: str
-    """Default: the login zone."""
-    connect_mode: Literal["DIRECT_PEERING", "PRIVATE_SERVICE_ACCESS"]
-    share_name: str
-    """Default ``home``."""
-
-
-class SlurmClusterArgs(TypedDict, total=False):
-    """Arguments of :class:`SlurmCluster`."""
-
-    display_name: Required[str]
-    login: Required[SlurmLoginArgs]
-    node_pools: Required[list[SlurmNodePoolArgs]]
-    project: NotRequired[str | pulumi.Output[str]]
-    """Default: ``gcp:project`` config."""
-    region: NotRequired[str]
-    """Default: the login zone's region."""
-    cluster_id: NotRequired[str]
-    """The API's ``model_development_cluster_id`` (1-10 lowercase letters/digits); default
-    ``display_name``."""
-    network: NotRequired[str | pulumi.Output[str]]
-    """Network name or ``projects/P/global/networks/N`` (default ``default``)."""
-    subnetwork: NotRequired[str | pulumi.Output[str]]
-    """Subnetwork name or path (default: the network's name when it is a short name)."""
-    home_directory_storage: NotRequired[str | pulumi.Output[str]]
-    """Existing Filestore ``projects/P/locations/ZONE/instances/ID``; omitted: one is created."""
-    home_filestore: NotRequired[HomeFilestoreArgs]
-    partitions: NotRequired[list[SlurmPartitionArgs]]
-    """Default: one partition per node pool, named after it."""
-    labels: NotRequired[dict[str, str]]
-    grant_service_agent_roles: NotRequired[bool]
-    """Grant the service agent its two roles (default True)."""
-    protect: NotRequired[bool]
-
-
 # ---------------------------------------------------------------------------- validation
 def _reservation(field: str, value: Any) -> Any:
     if value is None or hasattr(value, "reservation_name"):
@@ -245,90 +156,150 @@ _COUNTS = "node counts are checked against each other"
 _BY_SHAPE = "it is checked against the machine type's GPUs"
 
 
-class _LoginSpec(DwsModel):
+class _SlurmLoginSpec(DwsModel):
+    """The login node pool (Slurm's submit host)."""
+
     outputs_within = True  # its fields take Outputs as they declare
 
     zone: str
+    """Zone of the login nodes (the cluster's region is this zone's unless ``region`` is given)."""
     machine_type: Annotated[str, Known("it is checked against the machine catalog")] = (
         "n2-standard-8"
     )
+    """Default ``n2-standard-8``."""
     count: Annotated[int, Within("slurm.node_count", minimum=1)] = 1  # a cluster needs one
+    """Login nodes (min = max = count; default 1)."""
     public_ips: bool = False
+    """Default False (reach it through IAP; give the subnet Cloud NAT for egress)."""
     boot_disk_type: str | None = None
+    """Boot disk type of the login nodes (default: the API's)."""
     boot_disk_size_gb: int | None = None
+    """Boot disk size of the login nodes in GB (default: the API's)."""
     id: Name = "login"
+    """Node pool id (default ``login``)."""
 
 
-class _NodePoolSpec(DwsModel):
+class _SlurmNodePoolSpec(DwsModel):
+    """A compute node pool; with Flex-start its VMs come from DWS."""
+
     outputs_within = True
 
     id: Annotated[Name, Known("partitions refer to node pools by id")]
+    """Node pool id, which partitions name (a lowercase RFC 1035 name)."""
     machine_type: Annotated[str, Known("it decides the pool's GPUs (accelerator type and count)")]
+    """A machine type of the catalog (``a3-ultragpu-8g``; a CPU type for a CPU pool)."""
     # A pool has at least one node.
     max_nodes: Annotated[int, Within("slurm.node_count", minimum=1), Known(_COUNTS)]
+    """The most nodes of the pool (at least 1)."""
     accelerator_type: Annotated[str | None, Known(_BY_SHAPE)] = None
+    """``nvidia-h200-141gb`` or ``NVIDIA_H200_141GB``; default: the machine type's GPU."""
     accelerator_count: Annotated[int | None, Known(_BY_SHAPE)] = None
+    """Default: the machine type's GPU count."""
     provisioning_model: Annotated[
         ProvisioningModel | None, Known("it decides which settings the pool takes")
     ] = None
+    """Default ``FLEX_START`` for a pool with GPUs, ``ON_DEMAND`` for a CPU-only pool,
+    ``RESERVATION`` with ``reservation``."""
     reservation: Annotated[Any, Check(_reservation)] = None
+    """The reservation a ``RESERVATION`` pool consumes: a
+    :class:`~pulumi_dws.CalendarReservation` (or any object with ``reservation_name``), a name
+    in the cluster's project and the pool's zone, ``projects/P/reservations/NAME`` (shared), or
+    ``projects/P/zones/Z/reservations/NAME[/reservationBlocks/B...]``."""
     flex_start_max_duration: Annotated[
         Annotated[Duration, DurationWithin("slurm.flex_start_max_duration")] | None,
         Known("it is written into the cluster's request as it is built"),
     ] = None
+    """How long a Flex-start VM may live (30s to 7d; default 7d)."""
     min_nodes: Annotated[int, Within("slurm.node_count"), Known(_COUNTS)] = 0
+    """Static nodes kept up (default 0: nodes come only for PENDING jobs)."""
     zone: str | None = None
+    """Default: the login zone."""
     public_ips: bool = False
+    """Default False."""
     boot_disk_type: str | None = None
+    """Boot disk type of the nodes (default: the API's)."""
     boot_disk_size_gb: int | None = None
+    """Boot disk size of the nodes in GB (default: the API's)."""
 
 
-class _PartitionSpec(DwsModel):
+class _SlurmPartitionSpec(DwsModel):
+    """A Slurm partition over node pools."""
+
     id: Name
+    """Partition name (a lowercase RFC 1035 name)."""
     node_pool_ids: list[str]
+    """The compute node pools of the partition, by id."""
 
 
 class _HomeFilestoreSpec(DwsModel):
+    """The Filestore created for ``/home`` when ``home_directory_storage`` is omitted."""
+
     outputs_within = True
 
     tier: str = "BASIC_HDD"
+    """Default ``BASIC_HDD``."""
     capacity_gb: int = 1024
+    """Default 1024."""
     zone: str | None = None
+    """Default: the login zone."""
     connect_mode: Literal["DIRECT_PEERING", "PRIVATE_SERVICE_ACCESS"] = "DIRECT_PEERING"
+    """How the Filestore connects to the network (default ``DIRECT_PEERING``)."""
     share_name: str = "home"
+    """Default ``home``."""
 
 
 class SlurmClusterSpec(DwsModel):
-    """Validated :class:`SlurmClusterArgs` (also the ``dws:capacity`` ``slurm_clusters`` shape)."""
+    """Arguments of :class:`SlurmCluster`."""
+
+    # The one declaration of each field: SlurmClusterArgs is generated from it (python
+    # scripts/generate.py). Also the shape of this kind's dws:capacity entries.
 
     display_name: Annotated[
         str,
         Check(_display_name, before=False),
         Known("it is the cluster id unless cluster_id is given"),
     ]
+    """The cluster's display name: lowercase letters or digits, starting with a letter (its
+    length: limits row ``slurm.display_name_length``); the cluster id unless ``cluster_id`` is
+    given."""
     login: Annotated[
-        _LoginSpec, Known("its zone and machine type are checked as the cluster is built")
+        _SlurmLoginSpec, Known("its zone and machine type are checked as the cluster is built")
     ]
+    """The login node pool."""
     node_pools: Annotated[
-        list[_NodePoolSpec], Known("each pool is checked against the others and the login pool")
+        list[_SlurmNodePoolSpec],
+        Known("each pool is checked against the others and the login pool"),
     ]
+    """The compute node pools (at least one)."""
     project: MaybeOutput[ProjectId] | None = None
+    """Default: ``gcp:project`` config."""
     region: Annotated[
         str | None, Known("it places the cluster and is checked against every zone")
     ] = None
+    """Default: the login zone's region."""
     cluster_id: Annotated[str | None, Known("it names the cluster")] = None
+    """The API's ``model_development_cluster_id`` (1-10 lowercase letters/digits); default
+    ``display_name``."""
     network: MaybeOutput[Network] = "default"
+    """Network name or ``projects/P/global/networks/N`` (default ``default``)."""
     subnetwork: MaybeOutput[Subnetwork] | None = None
+    """Subnetwork name or path (default: the network's name when it is a short name)."""
     home_directory_storage: MaybeOutput[str] | None = None
+    """Existing Filestore ``projects/P/locations/ZONE/instances/ID``; omitted: one is created."""
     home_filestore: Annotated[_HomeFilestoreSpec, Known("its zone defaults to the login zone")] = (
         _HomeFilestoreSpec()
     )
-    partitions: Annotated[list[_PartitionSpec] | None, Known("they refer to node pools by id")] = (
-        None
-    )
+    """The Filestore created for ``/home`` when ``home_directory_storage`` is omitted."""
+    partitions: Annotated[
+        list[_SlurmPartitionSpec] | None, Known("they refer to node pools by id")
+    ] = None
+    """Default: one partition per node pool, named after it."""
     labels: MaybeOutput[Labels] = {}
+    """Google Cloud labels on the cluster and its Filestore."""
     grant_service_agent_roles: bool = True
+    """Grant the service agent its two roles (default True)."""
     protect: bool = False
+    """Protect the cluster and its Filestore from delete and replace (default False)."""
 
     @model_validator(mode="wrap")
     @classmethod
@@ -366,7 +337,7 @@ class SlurmClusterSpec(DwsModel):
             pools.append(pool)
         partitions = self.partitions
         if partitions is None:
-            partitions = [_PartitionSpec(id=p.id, node_pool_ids=[p.id]) for p in pools]
+            partitions = [_SlurmPartitionSpec(id=p.id, node_pool_ids=[p.id]) for p in pools]
         _check_partitions(partitions, {p.id for p in pools}, self.login.id)
         if self.home_directory_storage is None and self.home_filestore.zone is not None:
             _check_home_location("home_filestore.zone", self.home_filestore.zone, region)
@@ -380,7 +351,7 @@ class SlurmClusterSpec(DwsModel):
         return {"cluster_id": cluster_id, "node_pools": pools, "partitions": partitions}
 
     # ------------------------------------------------------------------ derived values
-    def pool_zone(self, pool: _NodePoolSpec) -> str:
+    def pool_zone(self, pool: _SlurmNodePoolSpec) -> str:
         return pool.zone or self.login.zone
 
 
@@ -391,7 +362,9 @@ def _check_home_location(where: str, location: str, region: str) -> None:
         check_zone_in_region(where, location, region)
 
 
-def _check_pool(where: str, pool: _NodePoolSpec, region: str, ids: set[str]) -> _NodePoolSpec:
+def _check_pool(
+    where: str, pool: _SlurmNodePoolSpec, region: str, ids: set[str]
+) -> _SlurmNodePoolSpec:
     """Check one compute pool; return it with its provisioning model (the default one when it
     gives none)."""
     if pool.id in ids:
@@ -424,6 +397,8 @@ def _check_pool(where: str, pool: _NodePoolSpec, region: str, ids: set[str]) -> 
         raise DwsValidationError(
             f"{where}.reservation", "(missing)", "is required with provisioning_model RESERVATION"
         )
+    if model == "FLEX_START":
+        catalog.check_flex_start(f"{where}.machine_type", pool.machine_type)
     if pool.flex_start_max_duration is not None and model != "FLEX_START":
         raise DwsValidationError(
             f"{where}.flex_start_max_duration",
@@ -437,7 +412,7 @@ def _shown(value: Any) -> Any:
     return value if isinstance(value, str) else type(value).__name__
 
 
-def _check_reservation(where: str, pool: _NodePoolSpec, zone: str, project: Any) -> None:
+def _check_reservation(where: str, pool: _SlurmNodePoolSpec, zone: str, project: Any) -> None:
     """A reservation's zone must be the pool's; a Calendar-mode reservation's machine type the
     pool's; a reservation of another project must be shared with this one."""
     reservation = pool.reservation
@@ -488,7 +463,7 @@ def _check_reservation(where: str, pool: _NodePoolSpec, zone: str, project: Any)
         )
 
 
-def _accelerator(where: str, pool: _NodePoolSpec) -> tuple[str, int] | None:
+def _accelerator(where: str, pool: _SlurmNodePoolSpec) -> tuple[str, int] | None:
     """The pool's ``(Vertex AI accelerator name, count)``, or None for a CPU pool. The machine
     type must be known to the catalog (a GPU type or a CPU series)."""
     shape = catalog.machine_kind(f"{where}.machine_type", pool.machine_type)
@@ -518,7 +493,7 @@ def _accelerator(where: str, pool: _NodePoolSpec) -> tuple[str, int] | None:
     return acc.vertex_name, count
 
 
-def _check_partitions(partitions: list[_PartitionSpec], pools: set[str], login: str) -> None:
+def _check_partitions(partitions: list[_SlurmPartitionSpec], pools: set[str], login: str) -> None:
     seen: set[str] = set()
     if not partitions:
         raise DwsValidationError("partitions", [], "needs at least one partition")
@@ -590,7 +565,7 @@ def reservation_path(reservation: str, project: str, zone: str) -> str:
 
 
 def _compute_pool(
-    spec: SlurmClusterSpec, i: int, pool: _NodePoolSpec, project: str, reservation: Any
+    spec: SlurmClusterSpec, i: int, pool: _SlurmNodePoolSpec, project: str, reservation: Any
 ) -> dict[str, Any]:
     machine: dict[str, Any] = {"machine_type": pool.machine_type}
     acc = _accelerator(f"node_pools[{i}]", pool)

@@ -10,7 +10,7 @@ from typing import Any
 
 from ...plan.summary import duration_text, gpu_hours, shown
 from ...policy.capacity import CapacityItem, consumer_item, known_or_none, run_hours
-from ...policy.facts import Grant, Labels, PublicIp, RunLimit
+from ...policy.facts import Grant, Labels, MachineUse, PublicIp, RunLimit
 from ...policy.shapes import body_of
 from ...policy.values import as_bool, pick
 from ...policy.view import ResourceView
@@ -40,7 +40,8 @@ def read_pools(view: ResourceView) -> Iterator[SlurmPool]:
 
 def read_parts(view: ResourceView) -> Iterator[Any]:
     """The cluster's node pools (:func:`read_pools`), and the facts the general rules check:
-    a Flex-start pool's run limit, the cluster's labels, a GPU pool's public IPs."""
+    a Flex-start pool's run limit, each pool's machine type, the cluster's labels, a GPU pool's
+    public IPs."""
     body = body_of(view)
     top = pick(body, "enable_public_ips", "enablePublicIps")
     for spool in read_pools(view):
@@ -51,6 +52,12 @@ def read_parts(view: ResourceView) -> Iterator[Any]:
                 spool.get("flex_start_max_duration", "flexStartMaxDuration"),
                 "slurm.flex_start_max_duration",
             )
+        spec = spool.get("machine_spec", "machineSpec")
+        yield MachineUse(
+            f"{spool.where}machine_spec.machine_type",
+            pick(spec, "machine_type", "machineType"),
+            spool.flex_start,
+        )
         public = as_bool(spool.get("enable_public_ips", "enablePublicIps"))
         public = as_bool(top) if public is None else public
         count = spool.gpus()[1]

@@ -136,6 +136,12 @@ CAPACITY: dict[str, Capacity] = {
 
 EXAMPLES: tuple[Example, ...] = (
     Example(
+        "frontier-machine-fit",
+        "slurm_cluster",
+        (("body.node_pools.1.machine_spec.machine_type", "g4-standard-48"),),
+        "machine_spec.machine_type: g4-standard-48 can't be Flex-start",
+    ),
+    Example(
         "flex-start-max-run-duration",
         "slurm_cluster",
         (("body.node_pools.1.flex_start_max_duration", "10s"),),

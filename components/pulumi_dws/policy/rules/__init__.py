@@ -12,6 +12,7 @@ from ... import registry
 from .base import Finding, Option, Rule, Scope
 from .budget import GPU_BUDGET, TPU_BUDGET
 from .flex_start import MAX_RUN_DURATION, QUEUE_WINDOW
+from .frontier import MACHINE_FIT
 from .iam import NO_BASIC_ROLES
 from .labels import REQUIRED_LABELS
 from .network import NO_PUBLIC_IP
@@ -31,6 +32,7 @@ __all__ = [
 RULES: tuple[Rule, ...] = (
     MAX_RUN_DURATION,
     QUEUE_WINDOW,
+    MACHINE_FIT,
     NO_PUBLIC_IP,
     NO_BASIC_ROLES,
     REQUIRED_LABELS,

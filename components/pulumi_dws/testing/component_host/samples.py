@@ -79,7 +79,7 @@ COMPONENT_ARGS: dict[str, dict[str, Any]] = {
 
 def schema_inputs(kind: registry.CapacityKind, args: Mapping[str, Any]) -> dict[str, Any]:
     """``args`` (Python spelling) as ``Construct`` inputs of ``kind``'s component."""
-    return _object(describe(kind.spec, kind.args), args)
+    return _object(describe(kind.spec), args)
 
 
 def _object(model: ModelInfo, args: Mapping[str, Any]) -> dict[str, Any]:

@@ -43,6 +43,8 @@ Behaviour (all on the virtual clock):
   no duplicate creates and count orphans from the emulator's own records.
 * Path parameters (project, zone, instance, operation) and name fields must match the
   ``pattern`` of the discovery document, as Google checks them.
+* Workload policies (``resourcePolicies``, :mod:`.resource_policies`) and the ``beta`` paths the
+  pulumi-gcp provider calls for groups and policies (checked against the beta document).
 * Managed instance groups (zonal and regional), regional instance templates and resize
   requests (``CREATING`` -> ``ACCEPTED`` -> ``SUCCEEDED`` when capacity for the whole set
   arrives, all or nothing; ``FAILED``/``CANCELLED`` roll the VMs back; the VMs are deleted at the
@@ -68,8 +70,9 @@ from ..store import Clockwork, Moment
 from .common import COMPUTE_SELF_LINK_ROOT, ComputeSettings, Operation
 from .groups import GroupsApi, GroupStore
 from .instances import STOCKOUT_CODE, InstancesApi, InstanceStore
-from .operations import ComputeOperations, OperationsApi, Shared, scope_of
+from .operations import ComputeOperations, OperationsApi, RegionalOperationsApi, Shared, scope_of
 from .resize_requests import ResizeRequestsApi, ResizeRequestStore
+from .resource_policies import PolicyStore, ResourcePoliciesApi
 from .templates import TemplatesApi, TemplateStore
 
 __all__ = [
@@ -117,8 +120,18 @@ class ComputeService(ComputeSettings):
         self.templates = TemplateStore(shared)
         self.vms = InstanceStore(shared, self.templates)
         self.requests = ResizeRequestStore(shared, self.vms)
-        self.migs = GroupStore(shared, self.templates, self.vms, self.requests)
-        self.stores = (self.operations, self.templates, self.vms, self.requests, self.migs)
+        self.resource_policies = PolicyStore(shared)
+        self.migs = GroupStore(
+            shared, self.templates, self.vms, self.requests, self.resource_policies
+        )
+        self.stores = (
+            self.operations,
+            self.templates,
+            self.vms,
+            self.requests,
+            self.resource_policies,
+            self.migs,
+        )
         self.clockwork = Clockwork([self.capacity, *self.stores], self.moment, self.lock)
         # Listen to the clock from construction on, so capacity arrivals are applied here, in
         # time order with window ends and run ends, before any other service's tick applies
@@ -127,7 +140,9 @@ class ComputeService(ComputeSettings):
 
     # ------------------------------------------------------------------ serving
     def routes(self) -> list[Route]:
-        """The Compute v1 paths this service answers (under ``/compute/v1/``)."""
+        """The Compute v1 paths this service answers (under ``/compute/v1/``), and the beta
+        ones the pulumi-gcp provider calls for groups and workload policies (under
+        ``/compute/beta/``, checked against the beta document)."""
         schema = DiscoverySchema.load("compute", "v1")
         apis = [
             InstancesApi(self.vms, schema),
@@ -135,8 +150,15 @@ class ComputeService(ComputeSettings):
             TemplatesApi(self.templates, schema),
             GroupsApi(self.migs, schema),
             ResizeRequestsApi(self.requests, self.migs, schema),
+            ResourcePoliciesApi(self.resource_policies, self.migs.policy_users, schema),
         ]
-        return discovered_routes(schema, apis)
+        beta = DiscoverySchema.load("compute", "beta")
+        beta_apis = [
+            GroupsApi(self.migs, beta),
+            ResourcePoliciesApi(self.resource_policies, self.migs.policy_users, beta),
+            RegionalOperationsApi(self.operations),
+        ]
+        return discovered_routes(schema, apis) + discovered_routes(beta, beta_apis)
 
     def tick(self, now: dt.datetime) -> None:
         """Apply, in time order, every arrival, placement, window end and run end up to now."""
@@ -243,6 +265,10 @@ class ComputeService(ComputeSettings):
     def groups(self, project: str | None = None) -> list[dict[str, Any]]:
         """Copies of every managed instance group (of ``project``), as ``get`` returns them."""
         return self.migs.views(project)
+
+    def policies(self, project: str | None = None) -> list[dict[str, Any]]:
+        """Copies of every resource policy (of ``project``), as ``get`` returns them."""
+        return self.resource_policies.resources(project)
 
     def resize_requests(self, project: str | None = None) -> list[dict[str, Any]]:
         """Copies of every resize request (of ``project``), as ``get`` returns them."""

@@ -6,7 +6,14 @@ plus the ``resizeBy`` of its resize requests still ``CREATING`` or ``ACCEPTED`` 
 yet (Google raises it on acceptance and lowers it when a request fails or is cancelled; the
 emulator also lowers it as VMs end, are deleted or roll back). A group whose template uses
 ``FLEX_START`` starts at size 0 and grows only through resize requests; ``resize`` is refused
-while a request is in flight; deleting a group deletes its VMs and its requests.
+while a request is in flight; deleting a group deletes its VMs and its requests. A group's
+create request is checked by :data:`~.group_rules.GROUP_RULES` (update policy, redistribution,
+zones, workload policy, A4X), with the workload policy it names as :mod:`.resource_policies`
+holds it; a create Google refuses makes nothing.
+
+The ``beta`` API (what the pulumi-gcp provider calls) answers ``insert``, ``get`` and ``delete``
+of the same groups, checked against the beta discovery document (beta-only fields such as
+``params`` and ``updatePolicy.minReadySec``).
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ from .common import COMPUTE_SELF_LINK_ROOT, Operation, last, not_found, timestam
 from .group_rules import GROUP_RULES, NewGroup, flex_start
 from .instances import InstanceStore, Vm
 from .operations import ComputeStore, Shared, body_object, request_id
+from .resource_policies import PolicyKey, PolicyStore, policy_key
 from .templates import TemplateStore
 
 __all__ = ["Group", "GroupKey", "GroupRequests", "GroupStore", "GroupsApi", "group_of"]
@@ -117,11 +125,13 @@ class GroupStore(ComputeStore):
         templates: TemplateStore,
         instances: InstanceStore,
         requests: GroupRequests,
+        policies: PolicyStore | None = None,
     ) -> None:
         super().__init__(shared)
         self.templates = templates
         self.instances = instances
         self.requests = requests
+        self.policies = policies
         self.groups: dict[GroupKey, Group] = {}
         self._ids = itertools.count(1)
 
@@ -131,6 +141,19 @@ class GroupStore(ComputeStore):
         if group is None:
             raise not_found(f"projects/{key[0]}/{key[1]}/instanceGroupManagers/{key[2]}")
         return group
+
+    def policy_users(self, key: PolicyKey) -> list[str]:
+        """The groups whose workload policy is the policy ``key``."""
+        with self.lock:
+            users = []
+            for group in self.groups.values():
+                link = (group.resource.get("resourcePolicies") or {}).get("workloadPolicy")
+                project, scope, _ = group.key
+                place = scope.split("/", 1)[1]
+                region = place if group.regional else place.rsplit("-", 1)[0]
+                if link and policy_key(str(link), project, region) == key:
+                    users.append(group.path)
+            return users
 
     def view(self, group: Group) -> dict[str, Any]:
         """The group as ``get`` returns it: its size and whether it is stable."""
@@ -170,16 +193,13 @@ class GroupStore(ComputeStore):
                     400, "Required field 'resource.instanceTemplate' not specified", "required"
                 )
             properties = self.templates.properties(project, str(template))
-            new = NewGroup(body, properties)
+            new = NewGroup(body, properties, scope, group_path)
+            if new.policy_link and self.policies is not None:
+                found = self.policies.find(new.policy_link, project, new.region)
+                new = NewGroup(body, properties, scope, group_path, found)
             GROUP_RULES.check(new)
-            where, place = scope.split("/", 1)
-            policy = body.get("distributionPolicy") or {}
-            if where == "regions":
-                zones = [last(z.get("zone", "")) for z in policy.get("zones") or []] or [
-                    f"{place}-{letter}" for letter in "abc"
-                ]
-            else:
-                zones = [place]
+            where = scope.split("/", 1)[0]
+            zones = new.zones
             root = COMPUTE_SELF_LINK_ROOT
             resource = copy.deepcopy(body)
             resource.update(
@@ -195,7 +215,11 @@ class GroupStore(ComputeStore):
             group = Group(key, resource, zones, properties)
             self.groups[key] = group
             if new.size:
-                self._grow(group, new.size)
+                try:
+                    self._grow(group, new.size)
+                except GoogleError:
+                    del self.groups[key]  # a refused create makes nothing
+                    raise
             return self.operations.new(project, "insert", group_path, scope=scope)
 
         return self.operations.once(project, request_id, action)

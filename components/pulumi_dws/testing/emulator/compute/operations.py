@@ -29,6 +29,7 @@ __all__ = [
     "ComputeOperations",
     "ComputeStore",
     "OperationsApi",
+    "RegionalOperationsApi",
     "Shared",
     "body_object",
     "request_id",
@@ -218,6 +219,13 @@ class OperationsApi(Api):
         return Response(200, self.operations.get(p["project"], scope, p["operation"]))
 
     wait = get
+
+
+class RegionalOperationsApi(OperationsApi):
+    """Zone and region operations alone: what the ``beta`` document serves (the operations of
+    the groups and policies the pulumi-gcp provider creates)."""
+
+    resources: ClassVar[tuple[str, ...]] = ("zoneOperations", "regionOperations")
 
 
 def request_id(req: Request) -> str | None:

@@ -23,12 +23,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from .... import limits
 from ..base import GoogleError, Request, Response
 from ..discovery import DiscoverySchema
 from ..routing import Api
 from ..store import earliest
 from .common import COMPUTE_SELF_LINK_ROOT, Operation, not_found, timestamp
-from .group_rules import REQUEST_RULES, TakingRequests
+from .group_rules import GROUP_SIZE_ROWS, REQUEST_RULES, TakingRequests
 from .groups import Group, GroupKey, GroupStore, group_of
 from .instance_rules import within
 from .instances import InstanceStore
@@ -38,7 +39,6 @@ __all__ = ["ACTIVE", "FINISHED", "ResizeRequestStore", "ResizeRequestsApi"]
 
 ACTIVE = frozenset({"CREATING", "ACCEPTED"})
 FINISHED = frozenset({"SUCCEEDED", "FAILED", "CANCELLED"})
-_MAX_GROUP_SIZE = {"zones": 1000, "regions": 2000}  # discovery: InstanceGroupManager docs
 Doom = tuple[dt.datetime, str, dict[str, str]]
 Finder = Callable[[], Group]
 """Finds the group a request names (Google's 404 when there is none)."""
@@ -308,7 +308,7 @@ def _resize_by(body: dict[str, Any], scope: str) -> int:
             "invalid",
         )
     value = body.get("resizeBy")
-    cap = _MAX_GROUP_SIZE[scope.split("/", 1)[0]]
+    cap = limits.get(GROUP_SIZE_ROWS[scope.split("/", 1)[0]]).maximum or 0
     if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= cap:
         raise GoogleError(
             400,
