@@ -236,3 +236,12 @@ def test_a_kind_added_later_is_described_from_its_spec() -> None:
     info = describe(_GadgetSpec)
     size = info.field("size")
     assert size is not None and size.limits == "compute.accelerator_count"
+
+
+def test_a_known_list_whose_items_take_outputs_is_plain_and_its_items_not() -> None:
+    """``Known(..., outputs_in_items=True)``: other languages give the list as a value, each
+    zone as a value or an output (a QueuedNodePool's node_locations)."""
+    zones = SCHEMA["resources"]["dws:index:QueuedNodePool"]["inputProperties"]["nodeLocations"]
+    assert zones["plain"] is True and "plain" not in zones["items"]
+    scopes = SCHEMA["resources"]["dws:index:QueuedNodePool"]["inputProperties"]["oauthScopes"]
+    assert scopes["plain"] is True and scopes["items"]["plain"] is True

@@ -284,7 +284,10 @@ class QueuedNodePoolSpec(DwsModel):
     """Name of the node pool (default: the component's name)."""
     project: MaybeOutput[ProjectId] | None = None
     """Project (default: the ``gcp:project`` stack config)."""
-    node_locations: Zones | None = None
+    node_locations: Annotated[
+        Zones | None,
+        Known("its zones are checked against the location and the slice", outputs_in_items=True),
+    ] = None
     """Zones of the pool, in the cluster's region (default: GKE's; a multi-host TPU slice needs
     exactly one)."""
     gpu_driver_version: Annotated[str, OneOf(DRIVER_VERSIONS, upper=True)] | None = None
