@@ -243,5 +243,5 @@ def test_a_known_list_whose_items_take_outputs_is_plain_and_its_items_not() -> N
     zone as a value or an output (a QueuedNodePool's node_locations)."""
     zones = SCHEMA["resources"]["dws:index:QueuedNodePool"]["inputProperties"]["nodeLocations"]
     assert zones["plain"] is True and "plain" not in zones["items"]
-    scopes = SCHEMA["resources"]["dws:index:QueuedNodePool"]["inputProperties"]["oauthScopes"]
-    assert scopes["plain"] is True and scopes["items"]["plain"] is True
+    namespaces = SCHEMA["resources"]["dws:index:KueueQueue"]["inputProperties"]["namespaces"]
+    assert namespaces["plain"] is True and namespaces["items"]["plain"] is True

@@ -305,7 +305,9 @@ class QueuedNodePoolSpec(DwsModel):
     """Kubernetes taints on every node."""
     service_account: MaybeOutput[ServiceAccount] | None = None
     """Service account email of the nodes (default: the Compute default one)."""
-    oauth_scopes: Annotated[list[str] | None, Known("they are written into the pool")] = None
+    oauth_scopes: Annotated[
+        list[str] | None, Known("they are written into the pool", outputs_in_items=True)
+    ] = None
     """OAuth scopes of the nodes (default: GKE's default scopes; ``cloud-platform`` and
     ``userinfo.email`` with ``service_account``, as gcloud)."""
     disk_size_gb: Annotated[int, Within("gke.disk_size_gb")] | None = None

@@ -172,7 +172,7 @@ class QueuedTpuSpec(DwsModel):
     """Give each TPU VM an external IP (default False: use Cloud NAT / IAP)."""
     service_account: MaybeOutput[ServiceAccount] | None = None
     """Service account email of the TPU VMs (default: the Compute default one)."""
-    scopes: Annotated[list[str] | None, Known(_IN_REQUEST)] = None
+    scopes: Annotated[list[str] | None, Known(_IN_REQUEST, outputs_in_items=True)] = None
     """OAuth scopes for ``service_account``."""
     labels: MaybeOutput[Labels] = {}
     """Google Cloud labels on the TPU VMs."""
