@@ -70,3 +70,31 @@ def validate(manifest: dict[str, Any], kueue_version: str = KUEUE_VERSION) -> No
     validator = _validator(kueue_version, manifest["kind"], version)
     errors = sorted(validator.iter_errors(manifest), key=lambda e: list(e.path))
     assert not errors, [f"{'.'.join(map(str, e.path))}: {e.message}" for e in errors]
+
+
+def frozen_change(old: dict[str, Any], new: dict[str, Any], kueue_version: str) -> str | None:
+    """What Kueue's CEL transition rules refuse in updating ``old`` to ``new`` (one object, same
+    kind and name), or None. From the CRDs of each release (kubernetes-sigs/kueue
+    ``config/components/crd/bases``): a Topology's ``levels`` are immutable (0.11 to 0.19); a
+    ResourceFlavor with a ``topologyName`` keeps its whole spec until 0.16, and its
+    ``nodeLabels``, ``tolerations`` and ``topologyName`` from 0.17; a LocalQueue's
+    ``clusterQueue`` is immutable; an AdmissionCheck's ``controllerName`` too."""
+    from pulumi_dws.kinds.kueue.spec import kueue_release
+
+    kind, before, after = old["kind"], old["spec"], new["spec"]
+    if kind == "Topology" and before["levels"] != after["levels"]:
+        return "Topology levels"
+    if kind == "ResourceFlavor" and "topologyName" in before:
+        frozen = (
+            ("nodeLabels", "tolerations", "topologyName")
+            if kueue_release(kueue_version)[:2] >= (0, 17)
+            else tuple(set(before) | set(after))
+        )
+        for field in frozen:
+            if before.get(field) != after.get(field):
+                return f"ResourceFlavor {field}"
+    if kind == "LocalQueue" and before["clusterQueue"] != after["clusterQueue"]:
+        return "LocalQueue clusterQueue"
+    if kind == "AdmissionCheck" and before["controllerName"] != after["controllerName"]:
+        return "AdmissionCheck controllerName"
+    return None

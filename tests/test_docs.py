@@ -1,6 +1,8 @@
-"""Docs that cannot rot: every code block in README.md is run (or, where it needs the Pulumi
-CLI and a cloud project, checked against the repository) by a test here. A new block without a
-check fails :func:`test_every_readme_block_is_checked`."""
+"""Docs that cannot rot: every code block in README.md, and in the pages under docs/ that the
+README's sections moved to, is run (or, where it needs the Pulumi CLI and a cloud project,
+checked against the repository) by a test here. A new block without a check fails
+:func:`test_every_readme_block_is_checked` (README) or :func:`test_every_docs_block_is_checked`
+(a page of :data:`DOC_CHECKS`)."""
 
 from __future__ import annotations
 
@@ -44,6 +46,7 @@ class Block:
     lang: str
     code: str
     line: int
+    page: Path = README
 
     @property
     def first(self) -> str:
@@ -61,16 +64,18 @@ def readme_blocks(path: Path = README) -> list[Block]:
     for match in re.finditer(r"^( *)```(\w*)\n(.*?)^\1```", text, re.S | re.M):
         indent, lang, code = match.groups()
         lines = [ln[len(indent) :] if ln.startswith(indent) else ln for ln in code.splitlines()]
-        found.append(Block(lang, "\n".join(lines) + "\n", text[: match.start()].count("\n") + 1))
+        line = text[: match.start()].count("\n") + 1
+        found.append(Block(lang, "\n".join(lines) + "\n", line, path))
     return found
 
 
 BLOCKS = readme_blocks()
 
 
-def block(starts: str) -> Block:
-    matching = [b for b in BLOCKS if b.first.startswith(starts)]
-    assert len(matching) == 1, f"{len(matching)} README blocks start with {starts!r}"
+def sibling(b: Block, starts: str) -> Block:
+    """The one block of ``b``'s page whose first line starts with ``starts``."""
+    matching = [o for o in readme_blocks(b.page) if o.first.startswith(starts)]
+    assert len(matching) == 1, f"{len(matching)} blocks of {b.page.name} start with {starts!r}"
     return matching[0]
 
 
@@ -136,9 +141,9 @@ def check_typo_sample(b: Block) -> None:
 
 
 def check_advise_with_the_emulator(b: Block) -> None:
-    """The README's `dws emulator` line, then its `dws advise` lines as written, with the
+    """The page's `dws emulator` line, then its `dws advise` lines as written, with the
     exports the emulator printed: exit 0 (found) or 3 (no recommendation)."""
-    emulator = block("dws emulator")
+    emulator = sibling(b, "dws emulator")
     with served(emulator.commands[0]) as exports:
         env = {**os.environ, **exports}
         codes = []
@@ -154,7 +159,7 @@ def check_advise_with_the_emulator(b: Block) -> None:
 
 
 def check_tpu_advice_with_the_emulator(b: Block) -> None:
-    """The README's TPU flow: its `dws emulator --calendar ZONE:v6e:CHIPS:...` line, then its
+    """The page's TPU flow: its `dws emulator --calendar ZONE:v6e:CHIPS:...` line, then its
     `dws advise calendar --tpu-version ... --emit` line with the exports the emulator printed;
     the emitted Python registers the TPU CalendarReservation under mocks."""
     emulator, advise = [c for c in b.commands if not c.startswith("#")]
@@ -254,21 +259,57 @@ def check_policy_config_sample(b: Block) -> None:
     check_config(data)
 
 
-def check_deploying_for_real(b: Block, tmp_path: Path | None = None) -> None:
-    """Needs the Pulumi CLI and a project; check every path and file it relies on."""
+def check_deploying_for_real(b: Block) -> None:
+    """Needs the Pulumi CLI and a project; check every path and file it relies on. The first
+    line installs the policy extra into the .venv the stacks name and activates it: the policy
+    pack (runtime python, no virtualenv) runs the python on PATH, which must import pulumi_dws
+    and pulumi_policy."""
+    import tomllib
+
     lines = b.commands
-    assert lines[0] == "python3 -m venv .venv && .venv/bin/pip install -e ."
+    make, install, activate = (part.strip() for part in lines[0].split("&&"))
+    assert make == "python3 -m venv .venv"
+    pip, *args = shlex.split(install)
+    assert pip == ".venv/bin/pip" and args[:2] == ["install", "-e"]
+    assert "policy" in Requirement(f"pulumi-dws{args[2].removeprefix('.')}").extras
+    extra = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    wanted = {Requirement(r).name for r in extra["optional-dependencies"]["policy"]}
+    assert "pulumi-policy" in wanted
+    assert activate in ("source .venv/bin/activate", ". .venv/bin/activate")
+    pack = yaml.safe_load((REPO / "policy" / "PulumiPolicy.yaml").read_text())
+    assert pack["runtime"] == "python"  # no virtualenv option: the python on PATH
     cd = shlex.split(lines[1])
     stack_dir = REPO / cd[1]
     assert cd[0] == "cd" and (stack_dir / "Pulumi.yaml").exists()
     assert (stack_dir / "Pulumi.dev.yaml").exists() and "pulumi stack init dev" in lines
-    preview = shlex.split(next(line for line in lines if "--policy-pack" in line))
-    assert (stack_dir / preview[preview.index("--policy-pack") + 1] / "PulumiPolicy.yaml").exists()
+    pulumi = [
+        shlex.split(line) for line in lines if line.startswith(("pulumi preview", "pulumi up"))
+    ]
+    assert [argv[1] for argv in pulumi] == ["preview", "up"]
+    for argv in pulumi:
+        pack_dir = stack_dir / argv[argv.index("--policy-pack") + 1]
+        assert pack_dir.resolve() == REPO / "policy" and (pack_dir / "PulumiPolicy.yaml").exists()
     venv = yaml.safe_load((stack_dir / "Pulumi.yaml").read_text())["runtime"]["options"][
         "virtualenv"
     ]
     assert (stack_dir / venv).resolve() == REPO / ".venv"  # the .venv the first line makes
     assert dws("plan", cd[1]).returncode == 0
+
+
+def check_package_yaml(b: Block) -> None:
+    """The README's Pulumi YAML lines are the tested example's (examples/yaml-flex-start,
+    checked against the package schema by tests/test_package_examples.py): its package entry,
+    and each resource's type and properties as the example gives them."""
+    shown = yaml.safe_load(b.code)
+    example = yaml.safe_load((REPO / "examples" / "yaml-flex-start" / "Pulumi.yaml").read_text())
+    assert shown["packages"] == example["packages"]
+    assert (REPO / "examples" / "yaml-flex-start" / shown["packages"]["dws"]).resolve() == (
+        REPO / "provider"
+    )
+    for name, resource in shown["resources"].items():
+        given = example["resources"][name]
+        assert resource["type"] == given["type"], name
+        assert resource["properties"].items() <= given["properties"].items(), name
 
 
 def check_vcs_requirement(b: Block) -> None:
@@ -295,35 +336,21 @@ def check_upgrade_from_0_1(b: Block) -> None:
 
 
 CHECKS: dict[str, Callable[[Block], None]] = {
+    "pulumi-dws @ git+https://": check_vcs_requirement,
     "python3 -m venv .venv && .venv/bin/pip install -q -e . && .venv/bin/dws plan": check_quickstart,
     "from pulumi_dws import FlexStartInstance": check_python_under_mocks,
-    "from pulumi_dws import FlexStartGroup": check_python_under_mocks,
-    "from pulumi_dws import GpuNetwork, FlexStartGroup": check_python_under_mocks,
     "max_run_duration: 8d is above": check_error_sample,
     "max_run_duraton: unknown argument": check_typo_sample,
-    'FlexStartInstance("trainer"': check_python_under_mocks,
-    "from pulumi_dws.gke import QueuedNodePool": check_python_under_mocks,
-    "from pulumi_dws import CalendarReservation, KueueQueue": check_python_under_mocks,
-    "from pulumi_dws import ComputeClass": check_python_under_mocks,
+    "from pulumi_dws import FlexStartGroup": check_python_under_mocks,
     "from pulumi_dws import QueuedTpu": check_python_under_mocks,
-    'SlurmCluster("flexvm"': check_python_under_mocks,
-    "import pulumi_gcp as gcp": check_python_under_mocks,
-    "dws advise calendar": check_advise_with_the_emulator,
-    "dws emulator": check_emulator_line,
-    "# TPU v6e: 16 chips in us-east5-b": check_tpu_advice_with_the_emulator,
-    "import datetime as dt": check_python_alone,
-    "dws limits calendar": check_commands_exit_0,
-    "from pulumi_dws import limits": check_python_alone,
-    "config:\n  dws:limits:": check_limits_config,
-    "config:\n  dws:regions:": check_regions_config,
-    "config:\n  dws:capacity:": check_blueprint_config,
+    "from pulumi_dws.gke import QueuedNodePool": check_python_under_mocks,
+    "from pulumi_dws import ComputeClass": check_python_under_mocks,
+    "from pulumi_dws import SlurmCluster": check_python_under_mocks,
+    "from pulumi_dws import CalendarReservation, FlexStartGroup": check_python_under_mocks,
+    "from pulumi_dws import GpuNetwork, FlexStartGroup": check_python_under_mocks,
+    "packages:\n  dws:": check_package_yaml,
     "dws plan": check_commands_exit_0,
-    "pulumi preview --policy-pack policy/": check_policy_commands,
-    '{"all": "mandatory",': check_policy_config_sample,
-    "python3 -m venv .venv && .venv/bin/pip install -e .": check_deploying_for_real,
-    "pulumi-dws @ git+https://": check_vcs_requirement,
-    "import pulumi\n": check_python_alone,
-    "# Upgrading from 0.1": check_upgrade_from_0_1,
+    "python3 -m venv .venv && .venv/bin/pip install -e '.[policy]'": check_deploying_for_real,
 }  # fmt: skip
 
 
@@ -345,13 +372,24 @@ def test_readme_block(b: Block, monkeypatch: pytest.MonkeyPatch) -> None:
     CHECKS[_check_for(b)](b)
 
 
-def test_dates_in_readme_examples_are_relative() -> None:
+def test_dates_in_examples_are_relative() -> None:
     """A fixed date falls out of the 120-day look-ahead one day: examples use +4w and such
     (a date may only appear in a comment or in prose, as the form a value may take)."""
-    for b in BLOCKS:
+    for b in [*BLOCKS, *(b for _, b in DOC_BLOCKS)]:
         for line in b.code.splitlines():
             code = line.split("#")[0]
-            assert not re.search(r"\b20\d\d-\d\d-\d\d", code), f"README.md:{b.line}: {line}"
+            assert not re.search(r"\b20\d\d-\d\d-\d\d", code), f"{b.page.name}:{b.line}: {line}"
+
+
+def test_the_sample_stack_has_one_of_each_kind() -> None:
+    """The Quickstart plans ``Pulumi.dev.yaml`` as "one of each kind of capacity": every kind
+    of the registry has an entry there (a kind added later fails here until it has one), and
+    the plan of it passes the policy rules (check_quickstart)."""
+    from pulumi_dws import registry
+
+    capacity = yaml.safe_load((REPO / "Pulumi.dev.yaml").read_text())["config"]["dws:capacity"]
+    assert sorted(capacity) == sorted(kind.key for kind in registry.kinds())
+    assert all(len(entries) >= 1 for entries in capacity.values())
 
 
 def test_the_team_training_example_installs_without_a_package_index() -> None:
@@ -421,13 +459,14 @@ print("FROM", sys.modules["pulumi_dws"].__file__)
 
 
 # ------------------------------------------------------------------------------ the policy pack and CI
-# What the README says of the policy pack and of CI: every rule named, the commands, and the
-# workflow that runs `dws plan` and `pulumi preview` on each stack.
+# What docs/policy.md says of the policy pack and of CI: every rule named, the commands, and
+# the workflow that runs `dws plan` and `pulumi preview` on each stack.
 POLICIES = policies()
+DOCS = REPO / "docs"
 
 
 def test_docs_name_every_policy_and_the_commands() -> None:
-    text = (REPO / "README.md").read_text()  # the policy section (docs/ was folded into it)
+    text = (DOCS / "policy.md").read_text()
     assert "pulumi preview --policy-pack policy/ --policy-pack-config" in text
     assert "dws plan" in text
     for policy in [*POLICIES, rule("calendar-delete-or-replace")]:
@@ -466,24 +505,20 @@ def test_ci_preview_installs_into_the_virtualenv_the_stacks_name() -> None:
 
 
 # ------------------------------------------------------------------------------ how we know
-# The references the library cites can be checked: the README's "How we know" table covers
-# every component, and each citation names where to look (a URL, a repository file at a
+# The references the library cites can be checked: the "How we know" table (docs/how-we-know.md)
+# covers every component, and each citation names where to look (a URL, a repository file at a
 # commit, a seed), never a bare name.
 README_TEXT = README.read_text()
+HOW_WE_KNOW = (DOCS / "how-we-know.md").read_text()
+PAGE_TEXTS = {page: page.read_text() for page in sorted(DOCS.rglob("*.md"))}
 SOURCES = {p: p.read_text() for p in sorted((REPO / "components").rglob("*.py"))}
 COMPONENTS = ("FlexStartInstance", "QueuedNodePool", "KueueQueue", "SlurmCluster")
 COMPONENTS += ("CalendarReservation", "FlexStartGroup", "QueuedTpu", "ComputeClass")
 LOCATOR = re.compile(r"https://\S+|[\w.-]+/[\w.-]+@[0-9a-f]{40}|\bseed 00\d")
 
 
-def _section(title: str) -> str:
-    start = README_TEXT.index(title)
-    end = README_TEXT.find("\n## ", start + 1)
-    return README_TEXT[start : end if end != -1 else None]
-
-
-def test_the_readme_says_how_we_know_each_component() -> None:
-    table = _section("## How we know")
+def test_the_docs_say_how_we_know_each_component() -> None:
+    table = HOW_WE_KNOW
     rows = [line for line in table.splitlines() if line.startswith("| `")]
     for component in COMPONENTS:
         assert any(row.startswith(f"| `{component}`") for row in rows), component
@@ -509,7 +544,7 @@ def test_citations_of_the_cluster_definition_name_where_to_look(
 ) -> None:
     """magic-modules' ModelDevelopmentCluster.yaml is cited at a commit, pulumi-gcp 10.5.0 with
     its registry page: both exist publicly, and now say where."""
-    texts = {**SOURCES, README: README_TEXT}
+    texts = {**SOURCES, README: README_TEXT, **PAGE_TEXTS}
     found = 0
     for path, text in texts.items():
         for match in re.finditer(re.escape(needle), text):
@@ -577,9 +612,43 @@ def check_compute_class_blueprint(b: Block) -> None:
 
 DOC_CHECKS: dict[Path, dict[str, Callable[[Block], None]]] = {
     COMPUTE_CLASS_DOC: {
+        "from pulumi_dws import ComputeClass, CalendarReservation": check_python_under_mocks,
         "from pulumi_dws import KueueQueue, QueuedNodePool, kueue_jobset": check_topology_jobset,
         "config:\n  dws:capacity:": check_compute_class_blueprint,
     },
+    # The pages the README's sections moved to: each block keeps the check it had there.
+    DOCS / "flex-start-vm.md": {'FlexStartInstance("trainer"': check_python_under_mocks},
+    DOCS / "flex-start-group.md": {
+        "from pulumi_dws import FlexStartGroup": check_python_under_mocks,
+        "from pulumi_dws import GpuNetwork, FlexStartGroup": check_python_under_mocks,
+    },
+    DOCS / "gke.md": {"from pulumi_dws.gke import QueuedNodePool": check_python_under_mocks},
+    DOCS / "slurm.md": {'SlurmCluster("flexvm"': check_python_under_mocks},
+    DOCS / "calendar.md": {"import pulumi_gcp as gcp": check_python_under_mocks},
+    DOCS / "tpus.md": {
+        "from pulumi_dws import CalendarReservation, KueueQueue": check_python_under_mocks,
+        "from pulumi_dws import QueuedTpu": check_python_under_mocks,
+    },
+    DOCS / "plan.md": {
+        "dws plan": check_commands_exit_0,
+        "dws advise calendar": check_advise_with_the_emulator,
+        "dws emulator": check_emulator_line,
+        "# TPU v6e: 16 chips in us-east5-b": check_tpu_advice_with_the_emulator,
+        "import datetime as dt": check_python_alone,
+    },
+    DOCS / "limits.md": {
+        "dws limits calendar": check_commands_exit_0,
+        "from pulumi_dws import limits": check_python_alone,
+        "config:\n  dws:limits:": check_limits_config,
+        "config:\n  dws:regions:": check_regions_config,
+    },
+    DOCS / "blueprint.md": {"config:\n  dws:capacity:": check_blueprint_config},
+    DOCS / "policy.md": {
+        "pulumi preview --policy-pack policy/": check_policy_commands,
+        '{"all": "mandatory",': check_policy_config_sample,
+    },
+    DOCS / "upgrading.md": {"# Upgrading from 0.1": check_upgrade_from_0_1},
+    DOCS / "testing.md": {"import pulumi\n": check_python_alone},
 }
 DOC_BLOCKS = [(page, b) for page in DOC_CHECKS for b in readme_blocks(page)]
 
@@ -591,9 +660,12 @@ def _doc_check(page: Path, b: Block) -> Callable[[Block], None]:
 
 
 def test_every_docs_block_is_checked() -> None:
+    """Each page of DOC_CHECKS: every block has exactly one check, every check one block."""
     for page, checks in DOC_CHECKS.items():
         blocks = readme_blocks(page)
         assert blocks and len(blocks) == len(checks), page.name
+        used = [key for b in blocks for key in checks if b.code.startswith(key)]
+        assert sorted(used) == sorted(checks), page.name
         for b in blocks:
             _doc_check(page, b)
 

@@ -49,7 +49,11 @@ def test_every_object_validates_and_the_ray_job_is_one_request() -> None:
     [request] = merged_pod_sets(wanted, policy)
     assert request.names == ("head", "workers") and request.count == 4
     row = next(r for r in plan.resources if r.type == "kubernetes:ray.io/v1:RayJob")
-    assert row.properties["pods"] == 5 and row.properties["gpus"] == 32  # submitter: CPU only
+    # No CPU-only submitter pod set, which Kueue would give the H200 class's flavor (the
+    # queue's first): KubeRay's operator submits the job over HTTP.
+    assert job["spec"]["submissionMode"] == "HTTPMode"
+    assert [p.name for p in workload_pod_sets(job)] == ["head", "workers"]
+    assert row.properties["pods"] == 4 and row.properties["gpus"] == 32
     queue = next(r for r in plan.resources if r.type.endswith(":ClusterQueue"))
     assert queue.properties["flavors"] == (
         "training-class: 16 GPUs > training-queued: 32 GPUs (ProvisioningRequest)"

@@ -155,7 +155,10 @@ def test_the_topology_api_version_follows_the_kueue_release(
     [topology] = by_kind(objs, "Topology")
     assert topology["apiVersion"] == f"kueue.x-k8s.io/{topology_version}"
     assert [level["nodeLabel"] for level in topology["spec"]["levels"]] == list(TOPOLOGY_LEVELS)
-    assert by_kind(objs, "ResourceFlavor")[0]["spec"]["topologyName"] == "dws-topology"
+    assert topology["metadata"]["name"].startswith("dws-topology-")  # (named after its levels)
+    assert (
+        by_kind(objs, "ResourceFlavor")[0]["spec"]["topologyName"] == topology["metadata"]["name"]
+    )
     validate(topology, kueue_version)
 
 
@@ -186,7 +189,8 @@ def test_a4x_levels_include_its_node_pools_and_other_machines_are_refused() -> N
     assert [lv["nodeLabel"] for lv in topology.inputs["spec"]["levels"]] == list(
         A4X_TOPOLOGY_LEVELS
     )
-    assert made["q"].topology_name == "a4x-topology"
+    assert made["q"].topology_name == topology.inputs["metadata"]["name"]
+    assert made["q"].topology_name.startswith("a4x-topology-")
 
     def l4(made: dict[str, Any]) -> None:
         KueueQueue(
@@ -358,7 +362,7 @@ def test_a_ray_job_with_head_and_workers_gets_one_merged_request() -> None:
 
     _, made = run(program)
     job, queue = made["job"], made["q"]
-    assert [p.name for p in workload_pod_sets(job)] == ["head", "workers", "submitter"]
+    assert [p.name for p in workload_pod_sets(job)] == ["head", "workers"]  # HTTPMode
     [request] = provisioning_request_pod_sets(job, queue)
     assert request.names == ("head", "workers") and request.count == 4
     assert job["metadata"]["labels"] == {"kueue.x-k8s.io/queue-name": "train-local-queue"}

@@ -276,3 +276,43 @@ def test_a_secret_input_reaches_the_fill_as_a_value_and_stays_secret() -> None:
     assert networks[0]["ip_addresses"]  # filled in
     registered = next(r for r in mocks.registered if r.name == "home")
     assert rpc.is_rpc_secret(registered.outputs["networks"])
+
+
+def test_run_resolves_outputs_nested_in_what_the_program_returns() -> None:
+    """A program may return its Outputs in a dict, a list or a tuple (as tests often do):
+    every one is resolved, however deep, and other values are left as they are."""
+    mocks = GcpMocks(project="acme-ml")
+
+    def program() -> Any:
+        team = Team("t")
+        return {
+            "vm": team.vm.name,
+            "ids": [team.vm.id, (team.member.id, 3)],
+            "nested": pulumi.Output.from_input({"member": team.member.id}),
+            "plain": "x",
+        }
+
+    got = mocks.run(program)
+    assert got["vm"].startswith("t-vm-") and got["plain"] == "x"
+    assert got["ids"][0] == f"projects/acme-ml/zones/europe-west4-b/instances/{got['vm']}"
+    assert got["ids"][1] == ("p1/roles/viewer/user:a@example.com", 3)
+    assert got["nested"] == {"member": "p1/roles/viewer/user:a@example.com"}
+
+
+def test_run_leaves_a_nested_unknown_as_none() -> None:
+    """An Output whose value is not known (as in a preview) resolves to None where it stands;
+    the known values beside it are still resolved."""
+
+    def unknown() -> pulumi.Output[Any]:
+        import asyncio
+
+        loop = asyncio.get_event_loop()
+        value, known = loop.create_future(), loop.create_future()
+        value.set_result(None)
+        known.set_result(False)
+        return pulumi.Output(set(), value, known)
+
+    def program() -> Any:
+        return [unknown(), "known", {"one": pulumi.Output.from_input(1), "no": unknown()}]
+
+    assert GcpMocks().run(program, preview=True) == [None, "known", {"one": 1, "no": None}]

@@ -1,5 +1,5 @@
 """Rules belong to kinds, facts are generic: a general rule checks every kind whose reader
-yields its fact, a kind's own rules come with its declaration, and the README's rule table is
+yields its fact, a kind's own rules come with its declaration, and docs/policy.md's rule table is
 the registry's."""
 
 from __future__ import annotations
@@ -120,8 +120,8 @@ def test_every_kind_rule_lives_in_its_kinds_package() -> None:
             assert module == f"{package}.rules", (candidate.name, module)
 
 
-def test_the_readme_rule_table_is_the_registrys(repo: Path) -> None:
+def test_the_docs_rule_table_is_the_registrys(repo: Path) -> None:
     table = markdown_table()
-    assert table in (repo / "README.md").read_text(), (
-        "README.md's rule table differs from the registry's; paste this:\n" + table
+    assert table in (repo / "docs" / "policy.md").read_text(), (
+        "docs/policy.md's rule table differs from the registry's; paste this:\n" + table
     )

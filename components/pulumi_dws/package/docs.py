@@ -288,7 +288,7 @@ def _rules(kind: registry.CapacityKind) -> list[str]:
     general = ", ".join(f"`{rule.name}`" for rule in RULES)
     lines = [
         f"The general rules check every kind from the facts its readers yield ({general}: the "
-        "README's rule table says what each checks)."
+        "[rule table](../policy.md) says what each checks)."
     ]
     if not kind.rules:
         return [*lines, "", f"{kind.name} has no rules of its own."]

@@ -131,6 +131,8 @@ class Registered:
     replace_on_changes: list[str] = field(default_factory=list)
     delete_before_replace: bool = False
     aliases: list[str] = field(default_factory=list)
+    alias_specs: list[dict[str, str]] = field(default_factory=list)
+    """The aliases sent as specs (``{"name": ..., "type": ...}``, what each one sets)."""
 
     @property
     def parent_type(self) -> str:
@@ -195,6 +197,11 @@ def _options(request: Any) -> dict[str, Any]:
         "replace_on_changes": list(getattr(request, "replaceOnChanges", []) or []),
         "delete_before_replace": bool(getattr(request, "deleteBeforeReplace", False)),
         "aliases": [str(a) for a in (getattr(request, "aliasURNs", []) or [])],
+        "alias_specs": [
+            {key: str(getattr(a.spec, key)) for key in ("name", "type") if getattr(a.spec, key)}
+            for a in (getattr(request, "aliases", []) or [])
+            if a.HasField("spec")
+        ],
     }
 
 
@@ -228,6 +235,19 @@ class _RecordingMonitor(_pmocks.MockMonitor):
 
             self.stack_outputs = rpc.deserialize_properties(request.outputs)
         return super().RegisterResourceOutputs(request)
+
+
+async def _resolved(value: Any) -> Any:
+    """``value`` with every Output in it resolved: an Output (whose value may hold Outputs
+    again), and the items of dicts, lists and tuples; anything else as it is."""
+    if isinstance(value, pulumi.Output):
+        return await _resolved(await value.future())
+    if isinstance(value, dict):
+        return {key: await _resolved(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        items = [await _resolved(item) for item in value]
+        return items if isinstance(value, list) else tuple(items)
+    return value
 
 
 class GcpMocks(pulumi.runtime.Mocks):
@@ -301,17 +321,16 @@ class GcpMocks(pulumi.runtime.Mocks):
     def run(self, program: Callable[[], Any], **install: Any) -> Any:
         """Install the mocks, run ``program`` and wait until every resource and Output settles.
 
-        Returns what ``program`` returned (an Output's resolved value); re-raises the
-        program's exception (or the first exception raised inside an ``apply``).
+        Returns what ``program`` returned with every Output in it resolved, however deep in
+        dicts, lists and tuples (an Output not known, as in a preview, is None where it
+        stands); re-raises the program's exception (or the first exception raised inside an
+        ``apply``).
         """
         self.install(**install)
         result: dict[str, Any] = {}
 
         def body() -> None:
-            value = program()
-            if isinstance(value, pulumi.Output):
-                value = _sync_await(value.future())
-            result["value"] = value
+            result["value"] = _sync_await(_resolved(program()))
 
         with _validation_errors_surfaced():
             _sync_await(run_pulumi_func(body))

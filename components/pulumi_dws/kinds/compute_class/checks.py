@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ... import catalog, regions
-from ...errors import DwsValidationError
-from ...validation import check_zone_in_region, region_of_location
+from ...errors import NO_VALUE, DwsValidationError
+from ...validation import check_zone_in_region, is_output, region_of_location
 from .versions import check_gke_version
 
 if TYPE_CHECKING:
@@ -26,12 +26,23 @@ SUB_BLOCK_MACHINES = ("a4x-highgpu-",)
 
 
 def shown(value: Any) -> Any:
-    """A value as an error message shows it (a duration in words, an object by its type)."""
+    """A value as an error message shows it (a duration in words, an object by its type, an
+    Output as no value yet)."""
+    if is_output(value):
+        return NO_VALUE
     if hasattr(value, "human"):
         return value.human()
     if value is None or isinstance(value, str | int | float | list):
         return value
     return type(value).__name__
+
+
+def _calendar_block(reservation: Any) -> Any:
+    """The spec of a priority's CalendarReservation (None for a name, or an Output of one,
+    whose zone and machine are not known)."""
+    if reservation is None or isinstance(reservation, str) or is_output(reservation):
+        return None
+    return getattr(reservation, "spec", None)
 
 
 class ResolvedPriority:
@@ -205,7 +216,7 @@ class PriorityRules:
             catalog.check_gke_version(
                 "gke_version", cls.gke_version, "tpu7x", "TPU7x nodes", "use a newer version"
             )
-        if p.capacity == "reservation" and getattr(p.reservation, "spec", None) is not None:
+        if p.capacity == "reservation" and _calendar_block(p.reservation) is not None:
             return
         if cls.zones:
             for i, zone in enumerate(cls.zones):
@@ -280,7 +291,7 @@ class PriorityRules:
     def _held(self, resolved: ResolvedPriority) -> None:
         """A CalendarReservation's zone and machine against the class."""
         reservation = self.p.reservation
-        spec = getattr(reservation, "spec", None)
+        spec = _calendar_block(reservation)
         if spec is None:
             return
         zone = getattr(spec, "zone", None)

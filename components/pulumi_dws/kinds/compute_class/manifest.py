@@ -4,25 +4,46 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...validation import is_output
 from .checks import ResolvedPriority
 from .spec import API_VERSION, KIND, SHARED_RESERVATION, ComputeClassSpec, PrioritySpec
 
 __all__ = ["class_manifest"]
 
 
-def _reservation_ref(priority: PrioritySpec) -> tuple[Any, Any]:
+def _reservation_ref(priority: PrioritySpec, reservation: Any) -> tuple[Any, Any]:
     """``(name, project)`` of a priority's specific reservation (either may be an Output)."""
-    reservation = priority.reservation
     project: Any = priority.reservation_project
     if isinstance(reservation, str):
         shared = SHARED_RESERVATION.match(reservation)
         if shared:
             return shared.group(2), project or shared.group(1)
         return reservation, project
-    if hasattr(reservation, "reservation_name"):
+    if not is_output(reservation) and hasattr(reservation, "reservation_name"):
         owner = getattr(getattr(reservation, "spec", None), "project", None)
         return reservation.reservation_name, project or owner
     return reservation, project
+
+
+def _specific(priority: PrioritySpec) -> Any:
+    """The ``reservations.specific[0]`` entry; an Output of it when the reservation is an Output
+    (its name, or a shared reservation's path, is known only then)."""
+
+    def entry(reservation: Any) -> dict[str, Any]:
+        name, project = _reservation_ref(priority, reservation)
+        specific: dict[str, Any] = {"name": name}
+        if project is not None:
+            specific["project"] = project
+        if priority.reservation_block is not None:
+            block: dict[str, Any] = {"name": priority.reservation_block}
+            if priority.reservation_sub_block is not None:
+                block["reservationSubBlock"] = {"name": priority.reservation_sub_block}
+            specific["reservationBlock"] = block
+        return specific
+
+    if is_output(priority.reservation):
+        return priority.reservation.apply(entry)
+    return entry(priority.reservation)
 
 
 def _priority_manifest(cls: ComputeClassSpec, resolved: ResolvedPriority) -> dict[str, Any]:
@@ -55,16 +76,7 @@ def _priority_manifest(cls: ComputeClassSpec, resolved: ResolvedPriority) -> dic
     if p.capacity == "any_reservation":
         rule["reservations"] = {"affinity": "AnyBestEffort"}
     if p.capacity == "reservation":
-        name, project = _reservation_ref(p)
-        specific: dict[str, Any] = {"name": name}
-        if project is not None:
-            specific["project"] = project
-        if p.reservation_block is not None:
-            block: dict[str, Any] = {"name": p.reservation_block}
-            if p.reservation_sub_block is not None:
-                block["reservationSubBlock"] = {"name": p.reservation_sub_block}
-            specific["reservationBlock"] = block
-        rule["reservations"] = {"affinity": "Specific", "specific": [specific]}
+        rule["reservations"] = {"affinity": "Specific", "specific": [_specific(p)]}
     if p.max_run_duration is not None:
         rule["maxRunDurationSeconds"] = p.max_run_duration.seconds
     if p.placement_policy is not None:

@@ -165,39 +165,59 @@ class PrioritySpec(DwsModel):
 
     # The one declaration of each field: PriorityArgs is generated from it (scripts/generate.py).
 
+    # A priority's ``reservation`` may be an Output (``gcp.compute.Reservation(...).name``),
+    # checked once known, though the list of priorities is known
+    # (:attr:`~pulumi_dws.models.DwsModel.outputs_within`); every other field of a priority is
+    # checked with the class at construction, so it is declared Known.
+    outputs_within = True
+
     capacity: Annotated[str, OneOf(CAPACITIES), Known("it decides the priority's fields")]
     """The kind of capacity the rule asks for: ``reservation``, ``any_reservation``, ``flex_start``,
     ``spot``, ``on_demand`` or ``node_pools``."""
     reservation: Annotated[Any, Check(_reservation)] = None
     """Capacity ``reservation``: a :class:`~pulumi_dws.CalendarReservation`, a reservation name, or
     ``projects/P/reservations/NAME`` (shared)."""
-    reservation_project: Annotated[str, Check(_project)] | None = None
+    reservation_project: (
+        Annotated[str, Check(_project), Known("it is checked with the reservation")] | None
+    ) = None
     """Capacity ``reservation``: the project that owns the reservation (default: the name's, or the
     cluster's)."""
-    reservation_block: Annotated[str, Check(_resource_name)] | None = None
+    reservation_block: (
+        Annotated[str, Check(_resource_name), Known("it is checked against the machine")] | None
+    ) = None
     """Capacity ``reservation``: one block of the reservation (A3 Ultra, A4 and A4X)."""
-    reservation_sub_block: Annotated[str, Check(_resource_name)] | None = None
+    reservation_sub_block: (
+        Annotated[str, Check(_resource_name), Known("it is checked against the machine")] | None
+    ) = None
     """Capacity ``reservation``: one sub-block of ``reservation_block`` (A4X)."""
     machine_type: Annotated[str, Check(_machine), Known("it decides the node shape")] | None = None
     """A GPU or TPU machine type of the catalog (default: the class's)."""
-    machine_family: Annotated[str, Check(_family)] | None = None
+    machine_family: Annotated[str, Check(_family), Known("it decides the node shape")] | None = None
     """A machine family (``a3``, ``n4``), with ``gpu_type`` and ``gpu_count`` (default: the
     class's)."""
     gpu_type: Annotated[str, Known("it is checked against the machine")] | None = None
     """The GPU type (default: the machine type's, or the class's)."""
-    gpu_count: Annotated[int, Check(_gpu_count)] | None = None
+    gpu_count: Annotated[int, Check(_gpu_count), Known("it decides the node shape")] | None = None
     """GPUs per node (default: the machine type's, or the class's)."""
     tpu_topology: Annotated[str, Known("it decides the TPU slice")] | None = None
     """A TPU machine type's slice topology (``2x4``; default: the class's)."""
-    max_run_duration: _RunDuration | None = None
+    max_run_duration: (
+        Annotated[_RunDuration, Known("it is checked against the capacity's limit")] | None
+    ) = None
     """How long the rule's nodes run (``maxRunDurationSeconds``; at most 7 days with
     ``flex_start``); not with ``node_pools``."""
-    node_recycling_lead_time: _LeadTime | None = None
+    node_recycling_lead_time: (
+        Annotated[_LeadTime, Known("it is checked against max_run_duration")] | None
+    ) = None
     """Capacity ``flex_start``: how long before a node's end GKE starts looking for its replacement
     (shorter than ``max_run_duration``)."""
-    placement_policy: Annotated[str, Check(_resource_name)] | None = None
+    placement_policy: (
+        Annotated[str, Check(_resource_name), Known("it is checked against the machine")] | None
+    ) = None
     """A compact placement policy's name (with Flex-start: A3 Ultra, A4 or H4D only)."""
-    node_pools: Annotated[list[str], Check(_node_pools)] | None = None
+    node_pools: (
+        Annotated[list[str], Check(_node_pools), Known("they are the whole rule")] | None
+    ) = None
     """Capacity ``node_pools``: existing node pools, by name (Standard clusters; nothing else goes
     in the rule)."""
 

@@ -105,7 +105,7 @@ FIXED_SETTINGS: Mapping[str, str] = {
     "standby_policy": "the standby pool stays manual (Google's requirement)",
 }
 """MIG settings a ``FlexStartGroup`` fixes as Google's resize-request docs require (see
-``limits`` rows ``mig.*`` and the README's "FlexStartGroup" section); asking for one is refused
+``limits`` rows ``mig.*`` and docs/flex-start-group.md); asking for one is refused
 with the reason."""
 
 DEFAULT_ZONE_COUNT = 3

@@ -43,7 +43,7 @@ from ...kube import gke_provider, has_kubernetes_provider
 from ...models import parse_args
 from ..node_pool.component import QueuedNodePool
 from .flavors import Flavor, check_pod_fits
-from .manifests import build_manifests, kueue_manifests, label_values, quotas
+from .manifests import build_manifests, kueue_manifests, label_values, object_names, quotas
 from .spec import (
     A4X_TOPOLOGY_LEVELS,
     API_GROUP,
@@ -125,6 +125,18 @@ _PULUMI_ROLES = {
 }
 
 
+def _other_versions(api_version: str, kind: str) -> list[pulumi.Alias]:
+    """The object's Pulumi type under the other Kueue API versions of its kind: a change of
+    ``api_version`` (or of the Topology's version with ``kueue_version``) is then an update of
+    the same object, not a second object of the same name and the old one deleted."""
+    group, _, version = api_version.partition("/")
+    versions = [*API_VERSIONS, *(["v1alpha1"] if kind == "Topology" else [])]
+    return [
+        pulumi.Alias(type_=f"kubernetes:{group}/{other}:{kind}")
+        for other in sorted(set(versions) - {version})
+    ]
+
+
 def _cluster_of(spec: KueueQueueSpec, flavors: Sequence[Flavor]) -> tuple[Any, Any, Any]:
     """Where to build a Kubernetes provider: the queue's ``cluster``/``location``, else its first
     pool's, else its first ComputeClass's (one that knows its cluster)."""
@@ -168,6 +180,12 @@ class KueueQueue(pulumi.ComponentResource):
     until Kueue fixes it: the other pod sets are held to the pool, not to the nodes of their
     own request (in a pool that serves several jobs at once they may start on nodes made for
     another job's request).
+
+    Changes to a deployed queue: the Topology and, with ``topology``, each flavor are named
+    after what Kueue freezes in them (:func:`~pulumi_dws.kinds.kueue.manifests.object_names`),
+    so a change makes new objects and the old ones go once Kueue's finalizers let them; a
+    LocalQueue is deleted and made again when its ClusterQueue changes (Kueue freezes
+    ``clusterQueue``; the name jobs use stays).
     """
 
     local_queue_name: str
@@ -196,7 +214,7 @@ class KueueQueue(pulumi.ComponentResource):
         self, name: str, args: KueueQueueArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
         spec = parse_args(KueueQueueSpec, args)
-        names = spec.object_names(name)
+        names = object_names(spec, name)
         flavors = spec.resolved_flavors()
         has_provider = has_kubernetes_provider(opts)
         where = None if has_provider else _cluster_of(spec, flavors)
@@ -238,23 +256,36 @@ class KueueQueue(pulumi.ComponentResource):
         self.resources: dict[str, kubernetes.apiextensions.CustomResource] = {}
         # Kueue's CRDs first; the ClusterQueue after what it references; LocalQueues last.
         before_queue = list(depends)
+        flavor_suffixes = iter(f.suffix for f in flavors)
         for manifest in self.manifests:
             kind = manifest["kind"]
             object_name = manifest["metadata"]["name"]
             namespace = manifest["metadata"].get("namespace")
             after = before_queue if kind in ("ClusterQueue", "ResourceFlavor") else depends
             role = _PULUMI_ROLES.get(kind) or f"local-queue-{namespace}"
-            if kind == "ResourceFlavor" and spec.flavors is not None:
-                role = f"flavor-{object_name.removeprefix((spec.name or name) + '-')}"
+            if kind == "ResourceFlavor":
+                suffix = next(flavor_suffixes)
+                if spec.flavors is not None:  # (named by suffix: a frozen flavor's name changes)
+                    role = f"flavor-{suffix}"
+            options = pulumi.ResourceOptions(
+                depends_on=list(after), aliases=_other_versions(manifest["apiVersion"], kind)
+            )
+            if kind == "LocalQueue":
+                # Kueue freezes a LocalQueue's clusterQueue; the LocalQueue keeps its name
+                # (jobs use it) and has no finalizer: delete it, then make it again.
+                options = pulumi.ResourceOptions.merge(
+                    options,
+                    pulumi.ResourceOptions(
+                        replace_on_changes=["spec.clusterQueue"], delete_before_replace=True
+                    ),
+                )
             resource = kubernetes.apiextensions.CustomResource(
                 f"{name}-{role}",
                 api_version=manifest["apiVersion"],
                 kind=kind,
                 metadata=manifest["metadata"],
                 spec=manifest["spec"],
-                opts=pulumi.ResourceOptions.merge(
-                    child, pulumi.ResourceOptions(depends_on=list(after))
-                ),
+                opts=pulumi.ResourceOptions.merge(child, options),
             )
             key = kind if namespace is None else f"{kind}/{namespace}"
             if kind == "ResourceFlavor" and spec.flavors is not None:

@@ -149,6 +149,17 @@ class Flavor:
         return shapes
 
     @property
+    def known_label(self) -> Any:
+        """The value of :attr:`label` as known while the program runs: a class's name, a pool
+        object's name (its :attr:`label` is the pool's Output), or the pool name given (an
+        Output if one was given)."""
+        if self.compute_class is not None or self.class_name is not None:
+            return self.class_name
+        if self.pool is not None:
+            return self.pool.node_pool_name
+        return self.pool_name
+
+    @property
     def label(self) -> tuple[str, Any]:
         """The node label the flavor selects: the pool's or the class's."""
         if self.compute_class is not None or self.class_name is not None:

@@ -21,6 +21,7 @@ from ...duration import DurationLike
 from ...errors import DwsValidationError
 from ..compute_class.component import COMPUTE_CLASS_LABEL, ComputeClass
 from ..node_pool.component import NODE_POOL_LABEL
+from .assign import pod_sets_without_accelerators, why_not_here
 from .component import KueueQueue, kueue_job_fields
 from .flavors import check_accelerator_type, check_pod_fits
 from .merge import (
@@ -59,10 +60,15 @@ JOBSET_API_VERSION = "jobset.x-k8s.io/v1alpha2"
 ACCELERATOR_LABEL = "cloud.google.com/gke-accelerator"
 REQUIRED_TOPOLOGY_ANNOTATION = "kueue.x-k8s.io/podset-required-topology"
 PREFERRED_TOPOLOGY_ANNOTATION = "kueue.x-k8s.io/podset-preferred-topology"
-# KubeRay's submission modes Kueue reads (pkg/controller/jobs/rayjob): K8sJobMode adds a
-# submitter pod set (CPU only, so outside a GPU request), HTTPMode none; SidecarMode adds a
-# container to the head, which then no longer merges with the workers.
-SUBMISSION_MODES = ("K8sJobMode", "HTTPMode")
+# KubeRay's submission modes Kueue reads (kubernetes-sigs/kueue@ff69552e79ad21652c36caa97038382e
+# 55625cf7 pkg/controller/jobs/rayjob/rayjob_controller.go, addSubmitterPodSet): K8sJobMode adds
+# a "submitter" pod set (KubeRay's submitter Job: 500m CPU, 200Mi, no accelerator), which Kueue
+# gives a flavor of its own (see .assign); HTTPMode none: KubeRay's operator sends the job to
+# the head's dashboard (ray-project/kuberay@feeaf72facab4881ba2b179248bb67315634e229
+# ray-operator/apis/ray/v1/rayjob_types.go; since KubeRay 1.1.0, the oldest Kueue's RayJob
+# integration supports). SidecarMode adds a container to the head, which then no longer merges
+# with the workers. HTTPMode is the helpers' default.
+SUBMISSION_MODES = ("HTTPMode", "K8sJobMode")
 _GKE_SINGLE_POD_SET = (
     "GKE's queued provisioning takes one pod set per ProvisioningRequest (ray-project/ray#57839; "
     "https://docs.cloud.google.com/kubernetes-engine/docs/how-to/provisioningrequest)"
@@ -270,6 +276,28 @@ def _one_request(manifest: Mapping[str, Any], queue: KueueQueue | str, hint: str
     )
 
 
+def _pod_sets_without_accelerators(
+    manifest: Mapping[str, Any], queue: KueueQueue | str, fields: Mapping[str, tuple[str, Any, str]]
+) -> None:
+    """Refuse a pod set that requests none of the queue's accelerators where Kueue would pin it
+    to nodes made on demand, or to nodes it cannot start on (:mod:`.assign`); ``fields`` maps a
+    pod set's name to the argument that made it, its value and what to do instead."""
+    if not isinstance(queue, KueueQueue):
+        return
+    what = "TPU chips" if queue.spec.tpu else "GPUs"
+    for item in pod_sets_without_accelerators(manifest, queue):
+        why = why_not_here(item, queue)
+        if why is None:
+            continue
+        name = item.pod_set.name
+        field, value, fix = fields.get(name, ("queue", queue.local_queue_name, ""))
+        raise DwsValidationError(
+            field,
+            value,
+            f"makes a pod set ({name}) that requests no {what}: {why}; {fix}".rstrip("; "),
+        )
+
+
 def kueue_ray_job(
     name: str,
     *,
@@ -290,7 +318,7 @@ def kueue_ray_job(
     topology: str | None = None,
     topology_required: bool = True,
     ray_version: str = "2.46.0",
-    submission_mode: str = "K8sJobMode",
+    submission_mode: str = "HTTPMode",
 ) -> dict[str, Any]:
     """A KubeRay ``RayJob`` (``ray.io/v1``) of a head and ``workers`` workers, each Pod with
     ``gpus`` GPUs (or ``tpu_chips`` TPU chips), queued on ``queue``.
@@ -303,6 +331,13 @@ def kueue_ray_job(
     selector of every Pod; ``autopilot`` checks what Autopilot requires of GPU Pods.
     ``topology``: a level of the queue's Topology the Pods must (``topology_required``) or
     should share. ``max_run_duration``: the ProvisioningRequest's, per job.
+
+    ``submission_mode``: ``HTTPMode`` (default; KubeRay's operator sends the job to the head,
+    no Pod of its own) or ``K8sJobMode`` (a submitter Job: a pod set with no accelerator). On a
+    :class:`KueueQueue`, a pod set without accelerators (the submitter, or the head with
+    ``head_accelerators=False``) is refused where Kueue would pin it to a ComputeClass or an
+    autoscaled pool (GKE could make an accelerator node for it alone) or to a queued pool whose
+    taint it does not tolerate (:mod:`pulumi_dws.kinds.kueue.assign`).
     """
     check_k8s_name("name", name)
     _namespace(queue, namespace)
@@ -354,6 +389,24 @@ def kueue_ray_job(
             },
         },
     }
+    _pod_sets_without_accelerators(
+        manifest,
+        queue,
+        {
+            "submitter": (
+                "submission_mode",
+                submission_mode,
+                "use submission_mode HTTPMode (the default): KubeRay's operator then sends the "
+                "job to the head, and there is no submitter Pod",
+            ),
+            "head": (
+                "head_accelerators",
+                False,
+                "give the head the workers' accelerators (head_accelerators=True, with the "
+                "queue's pod_set_merge_policy) so it runs on the job's own nodes",
+            ),
+        },
+    )
     _one_request(manifest, queue, "give the head no accelerators (head_accelerators=False)")
     return manifest
 

@@ -24,10 +24,17 @@ from .spec import (
     kueue_release,
 )
 
-__all__ = ["kueue_manifests", "build_manifests", "label_values", "quotas"]
+__all__ = [
+    "kueue_manifests",
+    "build_manifests",
+    "object_names",
+    "flavor_body",
+    "label_values",
+    "quotas",
+]
 
 
-def _flavor(spec: KueueQueueSpec, flavor: Flavor, label_value: Any) -> dict[str, Any]:
+def flavor_body(spec: KueueQueueSpec, flavor: Flavor, label_value: Any) -> dict[str, Any]:
     """The ResourceFlavor's spec: the pool's (or class's) nodes, and their taints tolerated."""
     key, _ = flavor.label
     labels: dict[str, Any] = {key: label_value}
@@ -56,6 +63,27 @@ def _flavor(spec: KueueQueueSpec, flavor: Flavor, label_value: Any) -> dict[str,
     return body
 
 
+def object_names(spec: KueueQueueSpec, default_name: str) -> dict[str, str]:
+    """The Kueue objects' names (:meth:`KueueQueueSpec.object_names`), those whose spec Kueue
+    freezes ending in a fingerprint of it: the Topology (its ``levels``, immutable in every
+    Kueue release) and each flavor with a ``topologyName`` (its whole spec until Kueue 0.16,
+    its node labels, tolerations and topology from 0.17: the ResourceFlavor CRD's CEL rules).
+    A change there is then a new object that the ClusterQueue lists instead, and the old one
+    goes once Kueue's finalizer lets it (no ClusterQueue lists it, no flavor uses it), where
+    an update would be refused and a delete-before-replace would wait for ever on that
+    finalizer."""
+    if spec.topology is False:
+        return spec.object_names(default_name)
+    levels = [{"nodeLabel": key} for key in spec.topology_levels]
+    topology = spec.object_names(default_name, {"topology": levels})["topology"]
+    frozen: dict[str, Any] = {"topology": levels}
+    for flavor in spec.resolved_flavors():
+        body = flavor_body(spec, flavor, flavor.known_label)
+        body["topologyName"] = topology
+        frozen["flavor" if spec.flavors is None else f"flavor:{flavor.suffix}"] = body
+    return spec.object_names(default_name, frozen)
+
+
 def build_manifests(
     spec: KueueQueueSpec,
     names: Mapping[str, str],
@@ -82,7 +110,7 @@ def build_manifests(
         version = f"{API_GROUP}/{spec.topology_api_version}"
         out.append(obj("Topology", names["topology"], {"levels": levels}, version=version))
     for flavor, label_value in zip(flavors, label_values, strict=True):
-        body = _flavor(spec, flavor, label_value)
+        body = flavor_body(spec, flavor, label_value)
         if "topologyName" in body:
             body["topologyName"] = names["topology"]
         out.append(obj("ResourceFlavor", spec.flavor_name(names, flavor), body))
@@ -200,4 +228,4 @@ def kueue_manifests(
         args["gpu_quota"] = gpu_quota
     spec = parse_args(KueueQueueSpec, args)
     flavors = spec.resolved_flavors()
-    return build_manifests(spec, spec.object_names(name), label_values(flavors), quotas(flavors))
+    return build_manifests(spec, object_names(spec, name), label_values(flavors), quotas(flavors))

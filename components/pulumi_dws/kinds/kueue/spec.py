@@ -3,6 +3,8 @@ constants and releases they are checked against (which release serves which fiel
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, Literal
@@ -11,10 +13,10 @@ from pydantic import model_validator
 
 from ... import catalog, limits
 from ...duration import Duration
-from ...errors import DwsValidationError
+from ...errors import NO_VALUE, DwsValidationError
 from ...fields import Check, DurationWithin, Known, MaybeOutput, OneOf, ProjectId
 from ...models import DwsModel
-from ...validation import check_name
+from ...validation import check_name, is_output
 from ..node_pool.component import QueuedNodePool, check_cluster
 from . import limits as _rows  # noqa: F401 (registers this kind's limit rows)
 from .args import KueueQueueArgs, RetryStrategyArgs
@@ -57,6 +59,7 @@ __all__ = [
     "K8sName",
     "Quantity",
     "kueue_release",
+    "fingerprint",
     "check_k8s_name",
     "check_quantity",
     "check_command",
@@ -181,6 +184,13 @@ _LABEL_KEY = re.compile(
 )
 _PARAMETER_KEY = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?\Z")
 _INT32 = 2**31 - 1
+
+
+def fingerprint(content: Any) -> str:
+    """Six hex digits that change with ``content`` (JSON, keys sorted): the end of the name of a
+    Kueue object whose spec Kueue freezes."""
+    text = json.dumps(content, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:6]
 
 
 def kueue_release(version: str) -> tuple[int, int, int]:
@@ -627,6 +637,15 @@ class KueueQueueSpec(DwsModel):
         if self.topology is False:
             return
         for flavor in flavors:
+            if is_output(flavor.known_label):
+                field = "node_pool" if flavor.class_name is None else "compute_class"
+                raise DwsValidationError(
+                    f"{flavor.where}{field}",
+                    NO_VALUE,
+                    "must be known when the program runs, not an Output: with topology, Kueue "
+                    "freezes a flavor's node labels, so the flavor's object name is made from "
+                    "them (a change is a new flavor)",
+                )
             if flavor.tpu:
                 raise DwsValidationError(
                     "topology",
@@ -705,9 +724,14 @@ class KueueQueueSpec(DwsModel):
             return "v1alpha1"
         return self.api_version
 
-    def object_names(self, default_name: str) -> dict[str, str]:
+    def object_names(
+        self, default_name: str, frozen: Mapping[str, Any] | None = None
+    ) -> dict[str, str]:
         """Names of the Kueue objects: flavor, config, check, cluster_queue, local_queue,
-        topology."""
+        topology (and ``flavor:SUFFIX`` with ``flavors``). ``frozen`` maps some of those keys
+        to what Kueue will not let change in the object (a Topology's levels, a
+        topology-aware flavor's spec): its name then ends in a fingerprint of it, so a change
+        is a new object (:func:`~pulumi_dws.kinds.kueue.manifests.object_names`)."""
         base = self.name or default_name
         names = {
             "flavor": f"{base}-flavor",
@@ -720,6 +744,8 @@ class KueueQueueSpec(DwsModel):
         if self.flavors is not None:
             for flavor in self.resolved_flavors():
                 names[f"flavor:{flavor.suffix}"] = f"{base}-{flavor.suffix}"
+        for key, content in (frozen or {}).items():
+            names[key] = f"{names[key]}-{fingerprint(content)}"
         field = "name" if self.name else "component name"
         for value in names.values():
             if value == self.local_queue_name:

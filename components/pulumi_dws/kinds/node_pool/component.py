@@ -900,6 +900,8 @@ class QueuedNodePool(pulumi.ComponentResource):
             self.tpu_chips_per_node = tpu.chips_per_vm
             self.tpu_topology = tpu.topology
         gpus, chips = self.gpus_per_node, self.tpu_chips_per_node
+        self.node_pool_name: str = pool_name
+        """The pool's name, known when the program runs (``name`` is its Output)."""
         self.name = self.node_pool.name
         self.max_nodes = max_nodes
         self.gpus_total = max_nodes.apply(lambda n: n * gpus)

@@ -192,7 +192,7 @@ class SlurmClusterResource(DeclaredResource, module="dws", name="SlurmCluster"):
     Swap point: pulumi-gcp 10.5.0 has ``gcp.vertex.AiModelDevelopmentCluster`` (Pulumi registry:
     https://www.pulumi.com/registry/packages/gcp/api-docs/vertex/aimodeldevelopmentcluster/), but
     the newest release installable here is 10.2.0; once 10.5.0 is, this child is replaced by that
-    resource with an alias to this one (see the README section on Slurm).
+    resource with an alias to this one (see docs/slurm.md).
     """
 
     name: pulumi.Output[str]

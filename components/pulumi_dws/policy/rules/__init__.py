@@ -73,7 +73,7 @@ def rule(name: str) -> Rule:
 
 
 def markdown_table() -> str:
-    """The rule table of the README: every rule, what it checks, its level and options."""
+    """The rule table of docs/policy.md: every rule, what it checks, its level and options."""
     lines = [
         "| rule | checks | level | config keys |",
         "| --- | --- | --- | --- |",

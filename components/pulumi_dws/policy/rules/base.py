@@ -114,7 +114,8 @@ class Rule:
         check: the pure function; yields :class:`Finding`.
         options: config properties with defaults.
         remediation: what to do about a violation.
-        note: a few words for the README's rule table (what it reads, what its options mean).
+        note: a few words for the rule table of docs/policy.md (what it reads, what its options
+            mean).
     """
 
     name: str
