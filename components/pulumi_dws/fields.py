@@ -97,9 +97,12 @@ _MAYBE_OUTPUT = _MaybeOutputMarker()
 @dataclass(frozen=True)
 class Known:
     """The field's value decides what the component registers, so it must be known while the
-    program runs: an Output there is refused with ``reason``."""
+    program runs: an Output there is refused with ``reason``. ``outputs_in_items``: only the
+    list itself must be known (how many items, in what order); its items may be Outputs, each
+    checked once known."""
 
     reason: str
+    outputs_in_items: bool = False
 
 
 @dataclass(frozen=True)
@@ -252,6 +255,16 @@ AcceleratorName = Annotated[
     str, Check(lambda field, value: catalog.accelerator(field, value).compute_name, before=False)
 ]
 """A GPU accelerator by its Compute or Vertex AI name, as its Compute name."""
+
+
+def items_taking_outputs(metadata: Mapping[str, Sequence[Any]]) -> frozenset[str]:
+    """The fields marked :class:`Known` whose items may be Outputs (``outputs_in_items``)."""
+    return frozenset(
+        name
+        for name, items in metadata.items()
+        for marker in items
+        if isinstance(marker, Known) and marker.outputs_in_items
+    )
 
 
 def field_reasons(metadata: Mapping[str, Sequence[Any]]) -> dict[str, str]:

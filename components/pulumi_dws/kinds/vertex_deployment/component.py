@@ -116,11 +116,15 @@ class FlexStartDeploymentSpec(DwsModel):
     machine_type: Annotated[str, Known("it decides the deployment's GPUs")]
     """A GPU machine type (``g2-standard-24``, ``a3-highgpu-8g``)."""
     max_runtime_duration: Annotated[
-        Duration, DurationWithin("vertex_deployment.max_runtime_duration")
+        Duration,
+        DurationWithin("vertex_deployment.max_runtime_duration"),
+        Known("it is written into the request and checked against its limits"),
     ]
     """How long the deployment lasts (at most 7 days): Vertex AI undeploys it that long after
     the request."""
-    region: Annotated[str, Check(check_region)] | None = None
+    region: (
+        Annotated[str, Check(check_region), Known("it picks the regional endpoint called")] | None
+    ) = None
     """The endpoint's region (default: from the endpoint's full name, or the ``AiEndpoint``)."""
     accelerator_type: Annotated[str | None, Known("it is checked against the machine type")] = None
     """``NVIDIA_L4`` or ``nvidia-l4``; default: the machine type's GPU."""
