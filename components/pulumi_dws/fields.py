@@ -20,6 +20,7 @@ with the reason.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar, Union
@@ -114,6 +115,16 @@ class Takes:
     (:mod:`pulumi_dws.package.python_types`, :mod:`pulumi_dws.package.introspect`)."""
 
     type: Any
+    """The type, or an expression naming it as text (``"pulumi_gcp.vertex.AiEndpoint | str"``,
+    the first name a module): a class of a Pulumi SDK written so is imported only when a tool
+    reads it, since importing it loads its whole SDK package (``pulumi_gcp.vertex``)."""
+
+    def resolve(self) -> Any:
+        """The type (an expression evaluated, its module imported, now)."""
+        if not isinstance(self.type, str):
+            return self.type
+        top = self.type.split(".", 1)[0].strip()
+        return eval(self.type, {top: importlib.import_module(top)})  # noqa: S307 (our text)
 
 
 @dataclass(frozen=True)

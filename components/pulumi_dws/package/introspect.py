@@ -277,7 +277,7 @@ def describe_type(annotation: Any, hint: Any = None) -> FieldType:
 def _field_type(annotation: Any, metadata: Sequence[Any], hint: Any) -> FieldType:
     base, meta = _unwrap(annotation)
     meta = [*metadata, *meta]
-    takes = next((m.type for m in meta if isinstance(m, Takes)), None)
+    takes = next((m.resolve() for m in meta if isinstance(m, Takes)), None)
     hint = takes if takes is not None else hint
     choices = _choices(meta)
     found = _type_of(base, _unwrap(hint)[0] if hint is not None else None)

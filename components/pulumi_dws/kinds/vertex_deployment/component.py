@@ -107,7 +107,9 @@ class FlexStartDeploymentSpec(DwsModel):
     # The one declaration of each field: the args TypedDict is generated from it (python
     # scripts/generate.py). Also the shape of this kind's dws:capacity entries.
 
-    endpoint: MaybeOutput[Annotated[Any, Check(_endpoint), Takes(gcp.vertex.AiEndpoint | str)]]
+    endpoint: MaybeOutput[
+        Annotated[Any, Check(_endpoint), Takes("pulumi_gcp.vertex.AiEndpoint | str")]
+    ]
     """The endpoint: a pulumi-gcp ``AiEndpoint``, its id (``1234567``) or its full name
     (``projects/P/locations/REGION/endpoints/ID``)."""
     model: MaybeOutput[Annotated[str, Check(_model)]]
