@@ -22,3 +22,28 @@ def test_the_worked_example_is_the_calendar_declaration() -> None:
     exec(code, namespace)
     assert namespace["KIND"] == kind.KIND
     assert namespace["KIND"] != dataclasses.replace(kind.KIND, key="other")
+
+
+def test_a_kind_may_not_declare_a_type_another_kind_reads() -> None:
+    """The registry reads a type token with one declaration: a new kind declaring a type an
+    existing kind already declares (gcp.compute.ResourcePolicy, a FlexStartGroup's workload
+    policy) would have its reader, mocks behaviour and summary silently ignored. It is refused,
+    naming both, and nothing of the new kind is registered."""
+    import pytest
+
+    from pulumi_dws import registry
+
+    registry.kinds()  # every built-in kind registered
+    taken = "gcp:compute/resourcePolicy:ResourcePolicy"
+    owner = registry.resource_type(taken, by_name=False)
+    assert owner is not None
+    newcomer = dataclasses.replace(
+        kind.KIND,
+        name="PlacementPolicy",
+        key="placement_policies",
+        resources=(registry.ResourceType("placement_policy", types=(taken,)),),
+    )
+    with pytest.raises(ValueError, match=f"{taken} is declared twice.*{owner.kind}"):
+        registry.register(newcomer)
+    assert all(k.key != "placement_policies" for k in registry.kinds())
+    assert registry.resource_type(taken, by_name=False) is owner

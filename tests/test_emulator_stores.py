@@ -152,6 +152,33 @@ def test_tpu_and_vertex_resets_forget_everything_scripted(emu: Emulator) -> None
     assert vertex.lost == {} and vertex.failures == {"create": [], "update": [], "delete": []}
 
 
+def test_tpu_reset_forgets_queued_resources_and_capacity(emu: Emulator) -> None:
+    """As Compute's: a reset leaves no chips behind, neither those still free nor those a
+    forgotten request held (they would come back to no one)."""
+    tpu = emu["tpu"]
+    zone = "us-east5-a"
+    tpu.add_chips(zone, "v6e", 32)
+    url = f"{emu.url}v2alpha1/projects/{PROJECT}/locations/{zone}/queuedResources"
+    node = {"acceleratorType": "v6e-16", "runtimeVersion": "v2-alpha-tpuv6e"}
+    body = {
+        "tpu": {
+            "nodeSpec": [
+                {"parent": f"projects/{PROJECT}/locations/{zone}", "nodeId": "n", "node": node}
+            ]
+        },
+        "spot": {},
+    }
+    answer = requests.post(url, json=body, params={"queuedResourceId": "qr"}, timeout=10)
+    assert answer.ok, answer.text
+    emu.clock.advance(3600)  # accepted and provisioned: it holds 16 chips
+    assert tpu.queued_resource(PROJECT, zone, "qr")["state"]["state"] == "ACTIVE"
+    tpu.reset()
+    assert tpu.queued_resources() == []
+    assert tpu.capacity.available(zone, "v6e") == 0
+    tpu.add_chips(zone, "v6e", 16)
+    assert tpu.capacity.available(zone, "v6e") == 16
+
+
 # ---------------------------------------------------------------------------- rules
 
 

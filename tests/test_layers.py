@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import pulumi_dws
 
 PACKAGE = Path(pulumi_dws.__file__).parent
@@ -43,7 +45,7 @@ def _imports_in(module: str, is_package: bool, source: str) -> set[str]:
     found: set[str] = set()
 
     def visit(node: ast.AST) -> None:
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+        if isinstance(node, ast.If) and ast.unparse(node.test) in _TYPE_CHECKING:
             for child in node.orelse:
                 visit(child)
             return
@@ -66,6 +68,8 @@ def _imports_in(module: str, is_package: bool, source: str) -> set[str]:
 
 
 KNOWN = {_module_name(p) for p in PACKAGE.rglob("*.py")}
+_TYPE_CHECKING = {"TYPE_CHECKING", "typing.TYPE_CHECKING"}
+"""A guard whose body only a type checker reads (``if not TYPE_CHECKING:`` runs)."""
 
 
 def test_no_import_cycles_lazy_imports_included() -> None:
@@ -196,18 +200,66 @@ def layer_of(module: str, table: list[tuple[str, list[str]]]) -> int | None:
 
 
 def _named_imports(path: Path) -> set[str]:
-    """Modules ``path`` imports by name (``importlib.import_module("pulumi_dws.kinds")``)."""
+    """Modules ``path`` imports by name (see :func:`_named_imports_in`)."""
+    return _named_imports_in(_module_name(path), path.name == "__init__.py", path.read_text())
+
+
+def _named_imports_in(module: str, is_package: bool, source: str) -> set[str]:
+    """Modules ``module`` imports by name, however the call is written:
+    ``importlib.import_module`` (or an alias of it) and ``__import__``, with a constant, an
+    f-string (what is known of it: its text up to the first value, ``__name__`` and
+    ``__package__`` read as the module's own) or a name relative to a package given as
+    ``__name__``/``__package__``. The result is each name's longest known module."""
+    tree = ast.parse(source)
+    functions = {"import_module", "__import__"}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == "importlib":
+            functions.update(a.asname or a.name for a in node.names if a.name == "import_module")
+    package = module if is_package else module.rpartition(".")[0]
+    own = {"__name__": module, "__package__": package}
     found = set()
-    for node in ast.walk(ast.parse(path.read_text())):
-        if (
-            isinstance(node, ast.Call)
-            and getattr(node.func, "attr", getattr(node.func, "id", "")) == "import_module"
-            and node.args
-            and isinstance(node.args[0], ast.Constant)
-            and str(node.args[0].value).startswith("pulumi_dws")
-        ):
-            found.add(str(node.args[0].value))
-    return found & KNOWN
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and node.args):
+            continue
+        name = getattr(node.func, "attr", getattr(node.func, "id", ""))
+        if name not in functions:
+            continue
+        text = _known_text(node.args[0], own)
+        if text is None:
+            continue
+        if text.startswith("."):
+            anchor = node.args[1] if len(node.args) > 1 else None
+            base = own.get(getattr(anchor, "id", ""))
+            if base is None:
+                continue
+            dots = len(text) - len(text.lstrip("."))
+            parts = base.split(".")
+            text = ".".join([*parts[: len(parts) - dots + 1], text.lstrip(".")]).rstrip(".")
+        if text.startswith("pulumi_dws"):
+            longest = max(
+                (k for k in KNOWN if f"{text}.".startswith(f"{k}.")), key=len, default=None
+            )
+            if longest is not None:
+                found.add(longest)
+    return found
+
+
+def _known_text(node: ast.expr, own: dict[str, str]) -> str | None:
+    """What is known of a module name given as ``node``: a constant, or an f-string's text up
+    to its first value other than the module's own names."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        text = ""
+        for part in node.values:
+            if isinstance(part, ast.Constant):
+                text += str(part.value)
+            elif isinstance(part.value, ast.Name) and part.value.id in own:  # type: ignore[attr-defined]
+                text += own[part.value.id]  # type: ignore[attr-defined]
+            else:
+                return text.rsplit(".", 1)[0] if "." in text else text
+        return text
+    return None
 
 
 def _edges() -> list[tuple[str, str]]:
@@ -274,3 +326,35 @@ def test_an_upward_import_is_caught_and_an_exception_is_only_its_pair() -> None:
     summary = "pulumi_dws.plan.summary"
     assert upward_imports([(summary, mocks)], table, allowed)[0]  # the runner alone may
     assert layer_of("pulumi_dws.kinds.calendar.testing", table) == layer_of(mocks, table)
+
+
+def test_a_type_check_guard_skips_only_the_type_checkers_branch() -> None:
+    """``if TYPE_CHECKING:`` imports never run; ``if not TYPE_CHECKING:`` ones always do."""
+    runs = "from typing import TYPE_CHECKING\nif not TYPE_CHECKING:\n    from . import models\n"
+    assert "pulumi_dws.models" in _imports_in("pulumi_dws.errors", False, runs)
+    never = "import typing\nif typing.TYPE_CHECKING:\n    from . import models\n"
+    assert "pulumi_dws.models" not in _imports_in("pulumi_dws.errors", False, never)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        'import importlib\ndef f():\n    importlib.import_module("pulumi_dws.kinds.calendar.rules")\n',
+        'import importlib\ndef f(k):\n    importlib.import_module(f"pulumi_dws.kinds.{k}.rules")\n',
+        'import importlib\ndef f():\n    importlib.import_module("..kinds", __package__)\n',
+        'from importlib import import_module as load\ndef f():\n    load("pulumi_dws.kinds")\n',
+        'def f():\n    __import__("pulumi_dws.kinds.calendar.rules")\n',
+    ],
+    ids=["constant", "f-string", "relative", "alias", "__import__"],
+)
+def test_an_import_by_name_is_an_edge_however_it_is_written(source: str) -> None:
+    found = _named_imports_in("pulumi_dws.policy.engine", False, source)
+    assert any(name.startswith("pulumi_dws.kinds") for name in found), found
+    table, allowed = layers(), exceptions()
+    edges = [("pulumi_dws.policy.engine", name) for name in found]
+    assert upward_imports(edges, table, allowed)[0]
+
+
+def test_an_import_by_name_of_a_modules_own_package_is_resolved() -> None:
+    source = 'import importlib\ndef f(n):\n    importlib.import_module(f"{__name__}.{n}.kind")\n'
+    assert _named_imports_in("pulumi_dws.kinds", True, source) == {"pulumi_dws.kinds"}

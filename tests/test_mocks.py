@@ -255,6 +255,29 @@ def test_registrations_and_invokes_are_recorded_in_program_order() -> None:
         assert [args["projectId"] for _, args in mocks.invokes] == [f"p{i:02d}" for i in range(30)]
 
 
+def test_a_secret_input_reaches_the_fill_as_a_value_and_stays_secret() -> None:
+    """Google's provider takes a secret as its value, and its outputs from a secret input
+    stay secret: the fills see plain values (a Filestore's networks as a list, not a secret's
+    wrapper) and the outputs keep the marker."""
+    from pulumi.runtime import rpc
+
+    mocks = GcpMocks(project="acme-ml")
+
+    def program() -> Any:
+        return gcp.filestore.Instance(
+            "home",
+            location="us-central1-b",
+            tier="BASIC_SSD",
+            file_shares={"name": "home", "capacity_gb": 2560},
+            networks=pulumi.Output.secret([{"network": "default", "modes": ["MODE_IPV4"]}]),
+        ).networks
+
+    networks = mocks.run(program)
+    assert networks[0]["ip_addresses"]  # filled in
+    registered = next(r for r in mocks.registered if r.name == "home")
+    assert rpc.is_rpc_secret(registered.outputs["networks"])
+
+
 def test_run_resolves_outputs_nested_in_what_the_program_returns() -> None:
     """A program may return its Outputs in a dict, a list or a tuple (as tests often do):
     every one is resolved, however deep, and other values are left as they are."""

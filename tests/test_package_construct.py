@@ -21,6 +21,7 @@ from typing import Any
 import grpc
 import pulumi
 import pytest
+from pulumi.runtime import rpc
 
 from pulumi_dws import clock, registry
 from pulumi_dws.defaults import type_token
@@ -39,7 +40,7 @@ from pulumi_dws.testing.component_host import (
     package_cases,
     schema_inputs,
 )
-from pulumi_dws.testing.dynamic_host import secret
+from pulumi_dws.testing.dynamic_host import UNKNOWN, secret
 
 NOW = dt.datetime(2026, 11, 2, 12, 0, tzinfo=dt.timezone.utc)
 KINDS = registry.kinds()
@@ -399,3 +400,107 @@ def test_the_messages_docs_show_are_the_providers(host: ComponentProviderHost) -
             deployment.construct(type_, "x", inputs)
         refused.append(info.value.message)
     assert refused == shown
+
+
+# ---------------------------------------------------------------- outputs as the engine sends them
+NETWORK = "urn:pulumi:dev::project::gcp:compute/network:Network::vpc"
+
+
+def _output(
+    value: Any = None, *, secret: bool = False, known: bool = True, deps: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """An output value in the engine's wire form (what it sends a provider that accepts
+    outputs, as ``Configure`` answers): known or not, secret or not, with its dependencies."""
+    wire: dict[str, Any] = {rpc._special_sig_key: rpc._special_output_value_sig}  # noqa: SLF001
+    if known:
+        wire["value"] = value
+    if secret:
+        wire["secret"] = True
+    if deps:
+        wire["dependencies"] = list(deps)
+    return wire
+
+
+TPU = {"zone": "us-east5-a", "acceleratorType": "v6e-16", "maxRunDuration": "1d"}
+
+
+@pytest.mark.parametrize(
+    ("inputs", "path"),
+    [
+        (  # a secret zone of no region, beside labels another resource gives
+            {
+                **TPU,
+                "zone": _output("us-hidden9-a", secret=True),
+                "labels": _output(known=False, deps=(NETWORK,)),
+            },
+            "zone",
+        ),
+        (  # a secret label value, beside metadata not known yet
+            {
+                **TPU,
+                "labels": {"team": _output("Hidden Team!", secret=True)},
+                "metadata": _output(known=False, deps=(NETWORK,)),
+            },
+            'labels["team"]',
+        ),
+    ],
+    ids=["zone", "label"],
+)
+def test_a_secret_is_checked_and_hidden_while_other_values_are_unknown(
+    host: ComponentProviderHost, inputs: dict[str, Any], path: str
+) -> None:
+    """In a preview, a value another resource gives is unknown: the values that are known (a
+    secret among them) are still checked before anything is registered, and a refusal shows
+    the secret as [secret]."""
+    with host.deployment(preview=True) as deployment, pytest.raises(ProviderCallError) as info:
+        deployment.construct("dws:index:QueuedTpu", "tpu", inputs)
+    refused = info.value
+    assert refused.code == grpc.StatusCode.INVALID_ARGUMENT
+    assert refused.message.startswith(f"{path}: [secret] ")
+    assert [e.path for e in refused.errors] == [path]
+    assert "hidden" not in (refused.message + repr(refused.errors)).lower()
+    assert deployment.registered == []
+
+
+def test_a_value_refused_once_known_is_an_input_error(host: ComponentProviderHost) -> None:
+    """A check that can only run on an Output's value (a relative start given by another
+    resource) refuses it as the Python API does, as INVALID_ARGUMENT naming the property."""
+    kind = registry.kind("calendar_reservations")
+    assert kind is not None
+    args = schema_inputs(kind, CASES["CalendarReservation"].args)
+    inputs = {**args, "startTime": _output("+4w", deps=(NETWORK,))}
+    expected = _python_error(
+        kind, {**CASES["CalendarReservation"].args, "start_time": pulumi.Output.from_input("+4w")}
+    )
+    with host.deployment() as deployment, pytest.raises(ProviderCallError) as info:
+        deployment.construct(type_token(kind.name), "block", inputs)
+    assert info.value.code == grpc.StatusCode.INVALID_ARGUMENT
+    assert info.value.message == _expected_message(expected)
+    assert [e.path for e in info.value.errors] == ["startTime"]
+
+
+def test_an_unknown_without_dependencies_is_an_unknown_output(host: ComponentProviderHost) -> None:
+    """An engine that does not send output values marks an unknown with the wire's unknown
+    value (with or without dependencies): the component gets an unknown Output, as when
+    the value comes with a dependency."""
+    with host.deployment(preview=True) as deployment:
+        deployment.construct("dws:index:QueuedTpu", "tpu", {**TPU, "labels": UNKNOWN})
+    resource = next(r for r in deployment.registered if r.type == "dws:dynamic:QueuedTpu")
+    assert resource.parent.endswith("dws:index:QueuedTpu::tpu")
+
+
+def test_the_served_resources_use_the_components_dws_provider(host: ComponentProviderHost) -> None:
+    """A program that gives a component its own dws provider (``{provider: p}``) has the
+    component's served resources handled by that provider, as Pulumi does for the children
+    of a component of the provider's package (not by the default one)."""
+    ref = "urn:pulumi:dev::project::pulumi:providers:dws::mine::0f3c1f2e-1111-2222-3333-4444"
+    with host.deployment() as deployment:
+        request = deployment.construct_request("dws:index:QueuedTpu", "tpu", TPU)
+        request.providers["dws"] = ref
+        host.call("Construct", request)
+    served = [r for r in deployment.monitor.requests if r.type == "dws:dynamic:QueuedTpu"]
+    assert [r.provider for r in served] == [ref]
+    with host.deployment() as deployment:  # none given: the default provider of the version
+        deployment.construct("dws:index:QueuedTpu", "tpu", TPU)
+    served = [r for r in deployment.monitor.requests if r.type == "dws:dynamic:QueuedTpu"]
+    assert [(r.provider, bool(r.version)) for r in served] == [("", True)]

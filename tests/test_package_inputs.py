@@ -113,3 +113,26 @@ def test_fields_marked_secret_are_found_under_lists() -> None:
         keys: list[_Key] = []
 
     assert list(secret_fields(describe(_Spec))) == ["token", "keys[*].value"]
+
+
+def test_an_output_is_spelled_as_python_once_known() -> None:
+    """A value another resource gives (an Output) is renamed and its whole numbers made ints
+    once it is known, as a value given as itself."""
+    import pulumi
+
+    from pulumi_dws.testing import GcpMocks
+
+    def program() -> Any:
+        args = python_args(
+            _model("slurm_clusters"),
+            {
+                "homeFilestore": pulumi.Output.from_input(
+                    {"tier": "BASIC_SSD", "capacityGb": 2560.0}
+                )
+            },
+        )
+        return args["home_filestore"]
+
+    value = GcpMocks().run(program)
+    assert value == {"tier": "BASIC_SSD", "capacity_gb": 2560}
+    assert isinstance(value["capacity_gb"], int)

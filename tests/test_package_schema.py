@@ -123,7 +123,7 @@ def test_closed_sets_are_enums_from_literals_and_one_of() -> None:
 def test_nested_objects_are_types_named_after_their_args() -> None:
     slurm = SCHEMA["resources"]["dws:index:SlurmCluster"]["inputProperties"]
     assert slurm["login"]["$ref"] == "#/types/dws:index:SlurmLogin"
-    assert slurm["nodePools"]["items"] == {"$ref": "#/types/dws:index:SlurmNodePool"}
+    assert slurm["nodePools"]["items"]["$ref"] == "#/types/dws:index:SlurmNodePool"
     pool = SCHEMA["types"]["dws:index:SlurmNodePool"]
     assert pool["required"] == ["id", "machineType", "maxNodes"]
     assert pool["properties"]["maxNodes"]["type"] == "integer"
@@ -236,3 +236,12 @@ def test_a_kind_added_later_is_described_from_its_spec() -> None:
     info = describe(_GadgetSpec)
     size = info.field("size")
     assert size is not None and size.limits == "compute.accelerator_count"
+
+
+def test_a_known_list_whose_items_take_outputs_is_plain_and_its_items_not() -> None:
+    """``Known(..., outputs_in_items=True)``: other languages give the list as a value, each
+    zone as a value or an output (a QueuedNodePool's node_locations)."""
+    zones = SCHEMA["resources"]["dws:index:QueuedNodePool"]["inputProperties"]["nodeLocations"]
+    assert zones["plain"] is True and "plain" not in zones["items"]
+    namespaces = SCHEMA["resources"]["dws:index:KueueQueue"]["inputProperties"]["namespaces"]
+    assert namespaces["plain"] is True and namespaces["items"]["plain"] is True

@@ -172,3 +172,94 @@ def test_the_policy_rules_read_a_served_resource_as_its_dynamic_twin(example: An
     dynamic = found(example.type)
     assert any(rule == example.rule for rule, _ in dynamic)
     assert found(token) == dynamic
+
+
+def _global_call(module: str, name: str, *args: str) -> str:
+    """A ``__provider`` value whose pickle calls ``module``'s ``name`` (protocol 4: a dotted
+    name is looked up attribute by attribute) with ``args``."""
+    out = b"\x80\x04"
+    for text in (module, name):
+        raw = text.encode()
+        out += b"\x8c" + bytes([len(raw)]) + raw
+    out += b"\x93"  # STACK_GLOBAL
+    for text in args:
+        raw = text.encode()
+        out += b"\x8c" + bytes([len(raw)]) + raw
+    out += bytes([0x85 if len(args) == 1 else 0x86]) + b"R."  # TUPLE1/2, REDUCE, STOP
+    return base64.b64encode(out).decode()
+
+
+@pytest.mark.parametrize(
+    ("module", "name"),
+    [
+        # Through a pulumi-dws module, what it imported: os.mkdir.
+        ("pulumi_dws.testing.component_host.host", "os.mkdir"),
+        ("pulumi_dws.package.served", "threading._os.mkdir"),
+        ("pulumi_dws.testing.dynamic_host.process", "subprocess.os.system"),
+    ],
+)
+def test_a_pulumi_dws_module_is_no_way_to_other_code(
+    module: str, name: str, tmp_path: Path
+) -> None:
+    planted = tmp_path / "planted"
+    args = (str(planted),) if name.endswith("mkdir") else (f"mkdir '{planted}'",)
+    with pytest.raises(Exception, match="is not a pulumi-dws dynamic provider"):
+        load_provider(_global_call(module, name, *args))
+    assert not planted.exists()
+
+
+def test_only_provider_classes_load() -> None:
+    # A pulumi-dws class that is no provider (its constructor could do anything).
+    payload = _global_call("pulumi_dws.testing.emulator", "Emulator", "x")
+    with pytest.raises(Exception, match="is not a pulumi-dws dynamic provider"):
+        load_provider(payload)
+
+
+def test_every_provider_a_component_registers_loads() -> None:
+    """The pickles every component's dynamic resources carry (and the old ones in users'
+    state) still load through the served path."""
+    from test_provider_pickles import STATE_BEFORE_THE_MOVE
+
+    from pulumi_dws import registry
+    from pulumi_dws.testing.component_host import COMPONENT_ARGS
+    from pulumi_dws.testing.dynamic_host import unwrap_secrets
+
+    found: dict[str, str] = {}
+    for kind in registry.kinds():
+        mocks = GcpMocks()
+        mocks.run(lambda kind=kind: kind.component("c", dict(COMPONENT_ARGS[kind.name])))
+        for resource in mocks.registered:
+            if "__provider" in resource.inputs:
+                found[resource.type] = unwrap_secrets(resource.inputs["__provider"])
+    assert found  # the components register dynamic resources
+    for serialized in [*found.values(), *(text for text, _ in STATE_BEFORE_THE_MOVE.values())]:
+        assert load_provider(serialized) is not None
+
+
+def test_waiting_creates_leave_the_plugin_answering(emulator: Emulator, tpu: TpuService) -> None:
+    """A TPU slice waits in the queue for hours: a program of several slices has as many
+    creates waiting in the plugin at once. Each reaches the API, and the plugin's other calls
+    (a check, a component's registrations) are still answered."""
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    waiting = 8  # more than the threads Python's default executor has on a 2-core machine
+    # No virtual clock: the creates wait in real time, until the plugin stops.
+    with ComponentProviderHost(rpc_timeout=15, shutdown_grace=1) as plugin:
+        plugin.configure({"tpuEndpoint": emulator.url})
+        inputs = _constructed_inputs(plugin)
+        node = inputs["body"]["tpu"]["nodeSpec"][0]
+        with ThreadPoolExecutor(waiting) as pool:
+            for i in range(waiting):
+                qr = f"waiting{i}"
+                body = {**inputs["body"], "tpu": {"nodeSpec": [{**node, "nodeId": qr}]}}
+                props = {**inputs, "queuedResourceId": qr, "body": body}
+                pool.submit(plugin.create, SERVED, qr, props)
+            deadline = time.monotonic() + 10
+            while len(tpu.queued_resources()) < waiting and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert len(tpu.queued_resources()) == waiting  # every create is in its wait
+            _, failures = plugin.check(SERVED, "another", {}, inputs)
+            assert failures == []
+            _constructed_inputs(plugin)  # a component's registrations go through
+            plugin.close()  # ends the waits (their calls fail: the plugin is gone)

@@ -198,6 +198,9 @@ INVALID = [
     ),
     ("partitions[0].id", {"partitions": [{"id": "A_3", "node_pool_ids": ["a3u"]}]}),
     ("login.zone", {"login": {"zone": "us-east1-b"}}),
+    # With no region given, the login zone's region is the cluster's.
+    ("login.zone", {"region": None, "login": {"zone": "us-nowhere9-a"}}),
+    ("login.zone", {"region": None, "login": {"zone": "us-central1"}}),
     ("login", {"login": None}),
     ("login.count", {"login": {"zone": ZONE, "count": 0}}),
     ("node_pools", {"node_pools": []}),

@@ -20,6 +20,7 @@ with the reason.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar, Union
@@ -97,9 +98,12 @@ _MAYBE_OUTPUT = _MaybeOutputMarker()
 @dataclass(frozen=True)
 class Known:
     """The field's value decides what the component registers, so it must be known while the
-    program runs: an Output there is refused with ``reason``."""
+    program runs: an Output there is refused with ``reason``. ``outputs_in_items``: only the
+    list itself must be known (how many items, in what order); its items may be Outputs, each
+    checked once known."""
 
     reason: str
+    outputs_in_items: bool = False
 
 
 @dataclass(frozen=True)
@@ -111,6 +115,16 @@ class Takes:
     (:mod:`pulumi_dws.package.python_types`, :mod:`pulumi_dws.package.introspect`)."""
 
     type: Any
+    """The type, or an expression naming it as text (``"pulumi_gcp.vertex.AiEndpoint | str"``,
+    the first name a module): a class of a Pulumi SDK written so is imported only when a tool
+    reads it, since importing it loads its whole SDK package (``pulumi_gcp.vertex``)."""
+
+    def resolve(self) -> Any:
+        """The type (an expression evaluated, its module imported, now)."""
+        if not isinstance(self.type, str):
+            return self.type
+        top = self.type.split(".", 1)[0].strip()
+        return eval(self.type, {top: importlib.import_module(top)})  # noqa: S307 (our text)
 
 
 @dataclass(frozen=True)
@@ -252,6 +266,16 @@ AcceleratorName = Annotated[
     str, Check(lambda field, value: catalog.accelerator(field, value).compute_name, before=False)
 ]
 """A GPU accelerator by its Compute or Vertex AI name, as its Compute name."""
+
+
+def items_taking_outputs(metadata: Mapping[str, Sequence[Any]]) -> frozenset[str]:
+    """The fields marked :class:`Known` whose items may be Outputs (``outputs_in_items``)."""
+    return frozenset(
+        name
+        for name, items in metadata.items()
+        for marker in items
+        if isinstance(marker, Known) and marker.outputs_in_items
+    )
 
 
 def field_reasons(metadata: Mapping[str, Sequence[Any]]) -> dict[str, str]:

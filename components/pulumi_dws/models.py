@@ -28,7 +28,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 from pydantic_core import ErrorDetails
 
 from .errors import NO_VALUE, DwsValidationError
-from .fields import field_reasons
+from .fields import field_reasons, items_taking_outputs
 from .outputs import is_output, path_of, qualify, tagged, when_known
 
 __all__ = [
@@ -54,6 +54,10 @@ class DwsModel(BaseModel):
     """Field -> why its value must be known while the program runs (an Output is refused):
     the fields declared with :class:`~pulumi_dws.fields.Known`."""
 
+    known_list_items_take_outputs: ClassVar[frozenset[str]] = frozenset()
+    """The fields of :attr:`known_at_construction` whose items may be Outputs (the list itself
+    must be known: ``Known(..., outputs_in_items=True)``)."""
+
     outputs_within: ClassVar[bool] = False
     """In a list field declared :class:`~pulumi_dws.fields.Known` (a queue's ``flavors``), an
     Output for the list or one of its items is refused, and the fields of each item take
@@ -77,12 +81,12 @@ class DwsModel(BaseModel):
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
         super().__pydantic_init_subclass__(**kwargs)
-        cls.known_at_construction = field_reasons(
-            {
-                name: [*info.metadata, *_union_metadata(info.annotation)]
-                for name, info in cls.model_fields.items()
-            }
-        )
+        metadata = {
+            name: [*info.metadata, *_union_metadata(info.annotation)]
+            for name, info in cls.model_fields.items()
+        }
+        cls.known_at_construction = field_reasons(metadata)
+        cls.known_list_items_take_outputs = items_taking_outputs(metadata)
 
 
 def _once_known(cls: type[BaseModel], value: Any, handler: Any, info: Any) -> Any:
@@ -430,6 +434,9 @@ def _known_at_construction(model: type[BaseModel], loc: Sequence[Any]) -> str | 
         field = owner.model_fields.get(str(part))
         inner = _model_in(field.annotation) if field is not None else None
         if part in reasons:
+            items: frozenset[str] = getattr(owner, "known_list_items_take_outputs", frozenset())
+            if part in items and depth + 1 < len(loc):
+                return None  # an item of a list that must be known: it may be an Output
             deeper = [p for p in loc[depth + 1 :] if not isinstance(p, int)]
             if not (deeper and getattr(inner, "outputs_within", False)):
                 return str(reasons[part])

@@ -194,18 +194,34 @@ def register(kind: CapacityKind) -> CapacityKind:
     with _lock:
         if kind.key in _kinds:
             raise ValueError(f"capacity kind {kind.key} is declared twice")
+        _check_new_types(kind.resources)
         _kinds[kind.key] = kind
         register_resources(*kind.resources)
     return kind
 
 
 def register_resources(*entries: ResourceType) -> None:
-    """Add resource types no capacity kind owns (networks, Kubernetes objects...)."""
+    """Add resource types no capacity kind owns (networks, Kubernetes objects...); a type token
+    is declared once (another declaration of it would never be read)."""
     with _lock:
+        _check_new_types(entries)
         for entry in entries:
             _resources.append(entry)
             for token in entry.types:
-                _exact.setdefault(token, entry)
+                _exact[token] = entry
+
+
+def _check_new_types(entries: Sequence[ResourceType]) -> None:
+    seen: dict[str, ResourceType] = {}
+    for entry in entries:
+        for token in entry.types:
+            known = _exact.get(token) or seen.get(token)
+            if known is not None:
+                raise ValueError(
+                    f"resource type {token} is declared twice ({known.kind}, {entry.kind}): "
+                    "the registry reads one declaration of a type"
+                )
+            seen[token] = entry
 
 
 def _ensure_loaded() -> None:

@@ -18,6 +18,7 @@ from .errors import DwsValidationError
 from .fields import (
     Check,
     Image,
+    Known,
     Labels,
     MaybeOutput,
     MetadataText,
@@ -113,7 +114,9 @@ class VmSettings(DwsModel):
     """Give the VM an external IP (default False: use Cloud NAT / IAP)."""
     service_account: MaybeOutput[ServiceAccount] | None = None
     """Service account email (default: the Compute default service account)."""
-    scopes: list[str] = list(DEFAULT_SCOPES)
+    scopes: Annotated[
+        list[str], Known("they are written into the instance template", outputs_in_items=True)
+    ] = list(DEFAULT_SCOPES)
     """OAuth scopes (default: ``cloud-platform``)."""
     labels: MaybeOutput[Labels] = {}
     """Google Cloud labels on the VM."""

@@ -35,6 +35,7 @@ __all__ = [
     "problem_of",
     "secret_fields",
     "SECRET",
+    "scrub",
 ]
 
 SECRET = "[secret]"
@@ -85,8 +86,11 @@ def _unknown(
 
 
 def _value(kind: FieldType, value: Any, path: str) -> Any:
-    """One input value as the Python API takes it (an Output or an unknown as it is)."""
-    if is_output(value) or value is None or is_unknown(value):
+    """One input value as the Python API takes it (an unknown as it is; an Output of one,
+    converted once known)."""
+    if is_output(value):
+        return value.apply(lambda known: _value(kind, known, path))
+    if value is None or is_unknown(value):
         return value
     if rpc.is_rpc_secret(value):
         return rpc.wrap_rpc_secret(_value(kind, rpc.unwrap_rpc_secret(value), path))
@@ -141,7 +145,7 @@ def problem_of(
     ``secret_values`` found in its words replaced by ``[secret]``."""
     field = err.field
     if field.startswith(("dws:", "gcp:")) or not path_segments(field):
-        message = _scrub(str(err), secret_values)
+        message = scrub(str(err), secret_values)
         return PropertyProblem("", message, message)
     path = property_path(field, rename=rename)
     # A check may name more than the path ("labels key"): the words after it stay.
@@ -149,7 +153,7 @@ def problem_of(
     value = SECRET if _under(field, secret_paths) else err.value
     if value is not NO_VALUE and value != SECRET and _holds(value, secret_values):
         value = SECRET
-    shown = DwsValidationError(path + words, value, _scrub(err.problem, secret_values))
+    shown = DwsValidationError(path + words, value, scrub(err.problem, secret_values))
     message = str(shown)
     return PropertyProblem(path, message, message[len(path + words) + 2 :])
 
@@ -183,7 +187,7 @@ def _holds(value: Any, secrets: Collection[Any]) -> bool:
     return any(value == s for s in secrets)
 
 
-def _scrub(text: str, secrets: Collection[Any]) -> str:
+def scrub(text: str, secrets: Collection[Any]) -> str:
     """``text`` without any of ``secrets`` in it, nor any word made of a part of one (a check
     may quote the region of a zone it was given)."""
     texts = [str(s) for s in secrets if isinstance(s, str | int | float) and str(s)]

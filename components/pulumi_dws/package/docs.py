@@ -238,7 +238,9 @@ def _enum(kind: FieldType) -> tuple[Any, ...]:
 
 def _description(info: FieldInfo) -> str:
     text = markdown(info.description).replace("\n\n", " ") if info.description else ""
-    if info.known is not None:
+    if info.known is not None and info.outputs_in_items:
+        text += f" Known when the program runs (not an Output; its items may be): {info.known}."
+    elif info.known is not None:
         text += f" Known when the program runs (not an Output): {info.known}."
     if info.secret:
         text += " Secret."

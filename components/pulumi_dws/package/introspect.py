@@ -118,6 +118,7 @@ class FieldInfo:
         limits: the :mod:`pulumi_dws.limits` row that bounds it, if any.
         shared: whether it is one of the settings the spec shares with other components
             (:attr:`~pulumi_dws.models.DwsModel.shared_fields`).
+        outputs_in_items: a list that must be known (``known``) whose items may be Outputs.
     """
 
     name: str
@@ -129,6 +130,7 @@ class FieldInfo:
     secret: bool = False
     limits: str | None = None
     shared: bool = False
+    outputs_in_items: bool = False
     python_type: PyType | None = None
 
 
@@ -188,6 +190,7 @@ def _describe(spec: type[BaseModel]) -> ModelInfo:
                 default=default,
                 description=info.description or docs.get(name),
                 known=_known(annotation, metadata),
+                outputs_in_items=_outputs_in_items(annotation, metadata),
                 secret=_marked(annotation, metadata, Secret),
                 limits=_limits(annotation, metadata),
                 shared=name in shared,
@@ -274,7 +277,7 @@ def describe_type(annotation: Any, hint: Any = None) -> FieldType:
 def _field_type(annotation: Any, metadata: Sequence[Any], hint: Any) -> FieldType:
     base, meta = _unwrap(annotation)
     meta = [*metadata, *meta]
-    takes = next((m.type for m in meta if isinstance(m, Takes)), None)
+    takes = next((m.resolve() for m in meta if isinstance(m, Takes)), None)
     hint = takes if takes is not None else hint
     choices = _choices(meta)
     found = _type_of(base, _unwrap(hint)[0] if hint is not None else None)
@@ -449,6 +452,11 @@ def _markers(annotation: Any, metadata: Sequence[Any]) -> list[Any]:
 
 def _known(annotation: Any, metadata: Sequence[Any]) -> str | None:
     return next((m.reason for m in _markers(annotation, metadata) if isinstance(m, Known)), None)
+
+
+def _outputs_in_items(annotation: Any, metadata: Sequence[Any]) -> bool:
+    markers = _markers(annotation, metadata)
+    return any(isinstance(m, Known) and m.outputs_in_items for m in markers)
 
 
 def _marked(annotation: Any, metadata: Sequence[Any], marker: type) -> bool:

@@ -8,7 +8,9 @@ It serves, over the Pulumi provider protocol (``pulumi.provider``'s gRPC server)
   so it registers the same children with the same inputs. A bad input is refused with
   ``INVALID_ARGUMENT``: the Python API's message, the property path as the caller spells it,
   ``[secret]`` for a secret value. Values that came as outputs (a secret, a value another
-  resource gives) are checked before anything is registered when they are known.
+  resource gives) are checked before anything is registered, those known then (in a preview
+  some are not: they are checked once known); a check that fails once a value is known is
+  refused the same way.
 * ``Check`` of a component's inputs (the same checks, as failures), for tools: the engine does
   not check components.
 * The components' dynamic resources as custom resources ``dws:dynamic:<Name>`` (:mod:`.served`):
@@ -23,6 +25,7 @@ import asyncio
 import contextlib
 import sys
 from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, TypeVar
@@ -43,12 +46,21 @@ from ..defaults import type_token
 from ..errors import DwsValidationError
 from ..models import parse_args
 from ..outputs import is_output
+from . import PACKAGE_NAME
 from .component_outputs import component_outputs
-from .construct import PropertyProblem, is_unknown, problem_of, python_args, secret_fields
+from .construct import (
+    PropertyProblem,
+    is_unknown,
+    problem_of,
+    python_args,
+    scrub,
+    secret_fields,
+)
 from .introspect import describe
 from .names import camel
 from .schema import package_version, schema_json
 from .served import (
+    COMPONENT_PROVIDER,
     PROVIDER_KEY,
     ServedProviderError,
     ServedResources,
@@ -56,7 +68,7 @@ from .served import (
     serving_monitor,
 )
 
-__all__ = ["DwsProvider", "DwsServicer", "main", "component_kinds"]
+__all__ = ["DwsProvider", "DwsServicer", "main", "component_kinds", "SERVED_WORKERS"]
 
 T = TypeVar("T")
 
@@ -185,22 +197,86 @@ def _unwrap_secrets(value: Any, path: str, found: dict[str, Any]) -> Any:
     return value
 
 
+@dataclass(frozen=True)
+class _Secrets:
+    """What came as a secret in a component's inputs: the Python paths of the values (and of
+    the fields marked :class:`~pulumi_dws.fields.Secret`), and the text of each value."""
+
+    paths: tuple[str, ...] = ()
+    values: tuple[str, ...] = ()
+
+
+def _secrets(kind: registry.CapacityKind, inputs: Mapping[str, Any]) -> _Secrets:
+    """The secrets of resolved ``inputs`` (secrets as wrappers; nothing for inputs the
+    schema does not have, which are refused before anything could quote them)."""
+    model = describe(kind.spec)
+    try:
+        args = python_args(model, inputs)
+    except DwsValidationError:
+        return _Secrets(tuple(secret_fields(model)))
+    found: dict[str, Any] = {}
+    _unwrap_secrets(args, "", found)
+    values = [v for v in _leaves(list(found.values())) if isinstance(v, str) and v]
+    return _Secrets((*found, *secret_fields(model)), tuple(values))
+
+
 def _validate(kind: registry.CapacityKind, inputs: Mapping[str, Any]) -> None:
-    """The Python API's checks on known ``inputs`` (secrets as wrappers); raises
+    """The Python API's checks on ``inputs`` (known values resolved, secrets as wrappers; a
+    value not known yet as an unknown Output, checked once known); raises
     :class:`InvalidInputs`."""
     model = describe(kind.spec)
     try:
         args = python_args(model, inputs)
     except DwsValidationError as err:
         raise InvalidInputs(problem_of(err, rename=False)) from None
-    secrets: dict[str, Any] = {}
-    plain = _unwrap_secrets(args, "", secrets)
+    plain = _unwrap_secrets(args, "", {})
     try:
         parse_args(kind.spec, plain)
     except DwsValidationError as err:
-        paths = [*secrets, *secret_fields(model)]
-        values = [v for v in _leaves(list(secrets.values())) if isinstance(v, str) and v]
-        raise InvalidInputs(problem_of(err, secret_paths=paths, secret_values=values)) from None
+        secrets = _secrets(kind, inputs)
+        raise InvalidInputs(
+            problem_of(err, secret_paths=secrets.paths, secret_values=secrets.values)
+        ) from None
+
+
+def _once_known_error(
+    err: Exception, kind: registry.CapacityKind | None, secrets: _Secrets
+) -> Exception:
+    """What a ``Construct`` that failed after its checks raises: a check that failed on a
+    value once it was known (inside an ``apply``, however the SDK wrapped it) is refused as
+    an input error, as one that fails at once; any other failure as it is, without the text
+    of a secret."""
+    from pulumi.errors import InputPropertiesError
+
+    if isinstance(err, InputPropertiesError):
+        return err
+    cause: BaseException | None = err
+    seen: set[int] = set()
+    while cause is not None and id(cause) not in seen:
+        seen.add(id(cause))
+        if isinstance(cause, DwsValidationError) and kind is not None:
+            problem = problem_of(cause, secret_paths=secrets.paths, secret_values=secrets.values)
+            return _input_error(problem)
+        cause = cause.__cause__ or cause.__context__
+    if any(value in str(err) for value in secrets.values):
+        return Exception(scrub(str(err), secrets.values)).with_traceback(err.__traceback__)
+    return err
+
+
+def _holds_unknown(value: Any) -> bool:
+    """A plain value (not an Output) with the engine's unknown in it."""
+    return not is_output(value) and rpc.contains_unknowns(value)
+
+
+def _unknown_output(value: Any) -> Any:
+    """An Output of ``value``, which holds an unknown: what the SDK makes of an unknown that
+    comes with a dependency, made of one that comes without (so a component sees an unknown
+    Output, never the engine's marker)."""
+    from pulumi.output import Output, _OutputData
+
+    data: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+    data.set_result(_OutputData(resources=set(), value=value, is_known=True, is_secret=False))
+    return Output._from_data(data)  # noqa: SLF001 - as the SDK's _select_value does
 
 
 def _leaves(values: list[Any]) -> list[Any]:
@@ -228,6 +304,11 @@ def _may_hold_outputs(request: Any) -> bool:
     return _SIGNATURE in raw or rpc.UNKNOWN.encode() in raw
 
 
+SERVED_WORKERS = 64
+"""The most operations of served resources at once (each a thread: a create may wait hours in
+a queue, and a program may have as many as it has slices or VMs)."""
+
+
 @dataclass(frozen=True)
 class _Connection:
     """The provider's connection to one engine's resource monitor."""
@@ -246,27 +327,28 @@ class DwsServicer(ProviderServicer):
         super().__init__(provider, args, engine_address)
         self._connections: dict[str, _Connection] = {}
         self._engine_stub: Any = None
+        # The served resources' operations block (HTTP calls, waits of hours in a queue):
+        # threads of their own, so that many waits never hold the loop's default executor,
+        # which the SDK's registrations (Construct) run on, nor each other.
+        self._workers = ThreadPoolExecutor(
+            max_workers=SERVED_WORKERS, thread_name_prefix="dws-served"
+        )
+
+    async def _in_thread(self, fn: Callable[..., T], *args: Any) -> T:
+        """A served resource's operation, off the server's loop."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._workers, lambda: fn(*args))
 
     # -------------------------------------------------------------- components
-    async def Construct(self, request: Any, context: Any) -> Any:  # noqa: N802
-        kind = component_kinds().get(request.type)
-        if kind is not None and _may_hold_outputs(request):
-            runtime_config.set_all_config(dict(request.config), list(request.configSecretKeys))
-            raw = rpc.deserialize_properties(request.inputs, keep_unknowns=True)
-            resolved, held_outputs, unknown = await _resolved(raw)
-            if held_outputs and not unknown:
-                try:
-                    _validate(kind, resolved)
-                except InvalidInputs as refused:
-                    await self._refuse(context, refused.problem)
-        return await super().Construct(request, context)
-
     async def _construct(self, request: Any, context: Any) -> Any:
-        """As ``pulumi.provider.server.ProviderServicer._construct``, except for the settings:
-        every ``Construct`` of a deployment shares one connection to its engine's monitor (a
-        :class:`~.served.ServingMonitor`, which also keeps what the program shares) and asks
-        the monitor's features once, where the SDK opens new connections and asks again for
-        each component."""
+        """As ``pulumi.provider.server.ProviderServicer._construct``, but for the settings
+        (every ``Construct`` of a deployment shares one connection to its engine's monitor, a
+        :class:`~.served.ServingMonitor` that also keeps what the program shares, and asks the
+        monitor's features once, where the SDK opens new connections and asks again for each
+        component) and for the checks: inputs that came as outputs are checked before the
+        component registers anything (those not known yet once they are), and a check that
+        fails once a value is known is refused as one that fails at once, ``[secret]`` for a
+        value that came as a secret."""
         connection = await self._connection(request.monitorEndpoint)
         settings.configure(
             settings.Settings(
@@ -282,16 +364,31 @@ class DwsServicer(ProviderServicer):
         settings.ROOT.set(None)
         settings.SETTINGS.monitor_features = set(connection.features)
         runtime_config.set_all_config(dict(request.config), list(request.configSecretKeys))
+        COMPONENT_PROVIDER.set(request.providers.get(PACKAGE_NAME, ""))
         inputs = await self._construct_inputs(request.inputs, request.inputDependencies)
-        result = self.provider.construct(
-            name=request.name,
-            resource_type=request.type,
-            inputs=inputs,
-            options=self._construct_options(request),
-        )
-        response = await self._construct_response(result)
-        # As the SDK: wait for what the component started without awaiting it.
-        await wait_for_rpcs(await_all_outstanding_tasks=False)
+        inputs = {k: _unknown_output(v) if _holds_unknown(v) else v for k, v in inputs.items()}
+        kind = component_kinds().get(request.type)
+        secrets = _Secrets()
+        if kind is not None and _may_hold_outputs(request):
+            resolved, held_outputs, _ = await _resolved(inputs)
+            secrets = _secrets(kind, resolved)
+            if held_outputs:
+                try:
+                    _validate(kind, resolved)
+                except InvalidInputs as refused:
+                    raise _input_error(refused.problem) from None
+        try:
+            result = self.provider.construct(
+                name=request.name,
+                resource_type=request.type,
+                inputs=inputs,
+                options=self._construct_options(request),
+            )
+            response = await self._construct_response(result)
+            # As the SDK: wait for what the component started without awaiting it.
+            await wait_for_rpcs(await_all_outstanding_tasks=False)
+        except Exception as err:  # noqa: BLE001 - told apart below
+            raise _once_known_error(err, kind, secrets) from None
         return response
 
     async def _connection(self, endpoint: str) -> _Connection:
@@ -351,7 +448,7 @@ class DwsServicer(ProviderServicer):
         olds, _ = _props(request.olds, keep_unknowns=True)
         news, secret = _props(request.news, keep_unknowns=True)
         provider = await self._served(context, news, olds)
-        result = await _in_thread(provider.check, olds, news)
+        result = await self._in_thread(provider.check, olds, news)
         inputs = dict(result.inputs)
         inputs[PROVIDER_KEY] = news.get(PROVIDER_KEY, olds.get(PROVIDER_KEY))
         failures = [
@@ -365,7 +462,7 @@ class DwsServicer(ProviderServicer):
         olds, _ = _props(request.olds, keep_unknowns=True)
         news, _ = _props(request.news, keep_unknowns=True)
         provider = await self._served(context, news, olds)
-        result = await _in_thread(provider.diff, request.id, olds, news)
+        result = await self._in_thread(provider.diff, request.id, olds, news)
         fields: dict[str, Any] = {}
         if result.changes is None:
             fields["changes"] = proto.DiffResponse.DIFF_UNKNOWN
@@ -385,7 +482,7 @@ class DwsServicer(ProviderServicer):
             await context.abort(grpc.StatusCode.UNIMPLEMENTED, f"Create of {request.type}")
         props, secret = _props(request.properties)
         provider = await self._served(context, props)
-        result = await _in_thread(provider.create, props)
+        result = await self._in_thread(provider.create, props)
         outs = dict(result.outs or {})
         outs[PROVIDER_KEY] = props[PROVIDER_KEY]
         return proto.CreateResponse(id=result.id, properties=await _struct(outs, secret))
@@ -398,7 +495,7 @@ class DwsServicer(ProviderServicer):
         if not props:
             props, secret = inputs, input_secret
         provider = await self._served(context, props, inputs)
-        result = await _in_thread(provider.read, request.id, props)
+        result = await self._in_thread(provider.read, request.id, props)
         outs = dict(result.outs or {})
         outs[PROVIDER_KEY] = props.get(PROVIDER_KEY, inputs.get(PROVIDER_KEY))
         fields: dict[str, Any] = {"id": result.id, "properties": await _struct(outs, secret)}
@@ -414,7 +511,7 @@ class DwsServicer(ProviderServicer):
         olds, _ = _props(request.olds)
         news, secret = _props(request.news)
         provider = await self._served(context, news, olds)
-        result = await _in_thread(provider.update, request.id, olds, news)
+        result = await self._in_thread(provider.update, request.id, olds, news)
         outs = dict(result.outs or {})
         outs[PROVIDER_KEY] = news[PROVIDER_KEY]
         return proto.UpdateResponse(properties=await _struct(outs, secret))
@@ -424,7 +521,7 @@ class DwsServicer(ProviderServicer):
             await context.abort(grpc.StatusCode.UNIMPLEMENTED, f"Delete of {request.type}")
         props, _ = _props(request.properties)
         provider = await self._served(context, props)
-        await _in_thread(provider.delete, request.id, props)
+        await self._in_thread(provider.delete, request.id, props)
         return empty_pb2.Empty()
 
     async def _served(self, context: Any, *bags: Mapping[str, Any]) -> ResourceProvider:
@@ -467,12 +564,6 @@ async def _struct(props: Mapping[str, Any], secret: set[str]) -> Any:
     """``props`` serialized, the keys that held a secret marked secret again."""
     marked = {k: rpc.wrap_rpc_secret(v) if k in secret else v for k, v in props.items()}
     return await rpc.serialize_properties(marked, {})
-
-
-async def _in_thread(fn: Callable[..., T], *args: Any) -> T:
-    """A provider's operation (blocking HTTP calls, waits of hours) off the server's loop."""
-    loop = asyncio.get_running_loop()
-    return await loop.run_in_executor(None, lambda: fn(*args))
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -248,7 +248,7 @@ def _public_module(cls: type) -> str:
 
 
 def _annotated(base: Any, metadata: Sequence[Any]) -> PyType:
-    takes = next((m.type for m in metadata if isinstance(m, Takes)), None)
+    takes = next((m.resolve() for m in metadata if isinstance(m, Takes)), None)
     found = _convert(takes if takes is not None else base)
     choices, upper = _choices(metadata)
     if choices and takes is None and found.render() in ("str", "int"):

@@ -127,7 +127,13 @@ class _Builder:
         names = _renames(model)
         properties: dict[str, Any] = {}
         for info in model.fields:
-            spec = self._type(owner, info.name, info.type, plain=info.known is not None)
+            known = info.known is not None
+            # A list that must be known whose items may be outputs: plain, its items not.
+            spec = self._type(
+                owner, info.name, info.type, plain=known and not info.outputs_in_items
+            )
+            if known:
+                spec["plain"] = True
             description = _field_description(info, names)
             if description:
                 spec["description"] = description
@@ -243,7 +249,9 @@ def _field_description(info: FieldInfo, names: dict[str, str]) -> str:
         and not isinstance(default, type)
     ):
         parts.append(f"Default: `{json.dumps(default)}`.")
-    if info.known is not None:
+    if info.known is not None and info.outputs_in_items:
+        parts.append(f"A plain list (not an output; its items may be outputs): {info.known}.")
+    elif info.known is not None:
         parts.append(f"A plain value (not an output): {info.known}.")
     others = _python_only(info.type)
     if others:

@@ -32,6 +32,7 @@ import io
 import pickle
 import threading
 from collections.abc import Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,6 +45,7 @@ from ..registry import SERVED_PREFIX
 from . import PACKAGE_NAME
 
 __all__ = [
+    "COMPONENT_PROVIDER",
     "DYNAMIC_PREFIX",
     "PROVIDER_KEY",
     "served_type",
@@ -82,10 +84,16 @@ def dynamic_type(token: str) -> str | None:
 
 
 # ---------------------------------------------------------------------------- registering
+COMPONENT_PROVIDER: ContextVar[str] = ContextVar("dws_component_provider", default="")
+"""The reference of the ``dws`` provider the component being constructed was given (its
+``providers`` option), if any: its served resources go to that provider."""
+
+
 class ServingMonitor:
     """The engine's resource monitor as components see it inside the provider: a dynamic
     resource's registration goes out as a ``dws:dynamic:<Name>`` custom resource of this
-    package's version (so the engine gives it to this provider), everything else unchanged."""
+    package's version (so the engine gives it to this provider, or to the ``dws`` provider
+    the component was given: :data:`COMPONENT_PROVIDER`), everything else unchanged."""
 
     def __init__(self, monitor: Any, version: str) -> None:
         self._monitor = monitor
@@ -97,6 +105,8 @@ class ServingMonitor:
             served = type(request)()
             served.CopyFrom(request)
             served.type = token
+            if not served.provider:
+                served.provider = COMPONENT_PROVIDER.get()
             if not served.version:
                 served.version = self._version
             request = served
@@ -123,12 +133,23 @@ def serving_monitor(endpoint: str, monitor: Any, version: str) -> ServingMonitor
 
 # ---------------------------------------------------------------------------- serving
 class _ProviderUnpickler(pickle.Unpickler):
-    """Loads pulumi-dws's own classes only: a state cannot make the provider run other code."""
+    """Loads pulumi-dws's own dynamic provider classes only, so a state cannot make the
+    provider run other code: a pickle can call whatever global it names (``REDUCE``), so the
+    only globals it may name are those classes (named by a plain name, not a dotted path that
+    would reach what their module imported, such as ``os``)."""
 
     def find_class(self, module: str, name: str) -> Any:
-        if module == "pulumi_dws" or module.startswith("pulumi_dws."):
-            return super().find_class(module, name)
-        raise ServedProviderError(f"{module}.{name} is not a pulumi-dws dynamic provider")
+        refused = ServedProviderError(f"{module}.{name} is not a pulumi-dws dynamic provider")
+        if not (module == "pulumi_dws" or module.startswith("pulumi_dws.")) or "." in name:
+            raise refused
+        found = super().find_class(module, name)
+        if not (
+            isinstance(found, type)
+            and issubclass(found, ResourceProvider)
+            and found.__module__.startswith("pulumi_dws.")
+        ):
+            raise refused
+        return found
 
 
 def load_provider(serialized: str) -> ResourceProvider:

@@ -37,6 +37,7 @@ from typing import Any
 
 import pulumi
 from pulumi.runtime import mocks as _pmocks
+from pulumi.runtime import rpc
 from pulumi.runtime import settings as _settings
 from pulumi.runtime.config import set_all_config
 from pulumi.runtime.stack import run_in_stack, run_pulumi_func
@@ -449,8 +450,14 @@ class GcpMocks(pulumi.runtime.Mocks):
         self, typ: str, name: str, inputs: dict[str, Any], given_id: str = ""
     ) -> tuple[str, dict[str, Any]]:
         """Outputs as the provider computes them. ``given_id`` (a ``get`` or an ``import``)
-        is the id of an existing resource: it is kept, and names the resource."""
-        state = copy.deepcopy(inputs)  # computed fields must not leak into the recorded inputs
+        is the id of an existing resource: it is kept, and names the resource. As Google's
+        provider, it reads a secret input as its value; the output of a secret input stays
+        secret."""
+        from .dynamic_host import unwrap_secrets
+
+        secret = {k for k, v in inputs.items() if _holds_secret(v)}
+        # A copy: computed fields must not leak into the recorded inputs.
+        state = {k: unwrap_secrets(copy.deepcopy(v)) for k, v in inputs.items()}
         if typ.startswith("gcp:"):
             state.setdefault("project", _segment(given_id, "projects") or self.project)
             for key, collection in (("zone", "zones"), ("region", "regions")):
@@ -466,10 +473,22 @@ class GcpMocks(pulumi.runtime.Mocks):
             rid = fill(self, typ, name, state)
         else:
             rid = state.get("name") or f"{name}-{short_hash(typ, name)}"
+        for key in secret & set(state):
+            state[key] = rpc.wrap_rpc_secret(state[key])
         return given_id or rid, state
 
 
 # ---------------------------------------------------------------------- helpers for fills
+def _holds_secret(value: Any) -> bool:
+    if rpc.is_rpc_secret(value):
+        return True
+    if isinstance(value, Mapping):
+        return any(_holds_secret(v) for v in value.values())
+    if isinstance(value, list | tuple):
+        return any(_holds_secret(v) for v in value)
+    return False
+
+
 def _segment(resource_id: str, collection: str) -> str:
     """``projects/p/zones/z/...`` -> ``p`` for ``projects`` ("" when absent)."""
     parts = resource_id.split("/")

@@ -102,11 +102,17 @@ class BatchFlexJobSpec(DwsModel):
     """The job's location, a region Batch serves (``us-central1``)."""
     machine_type: Annotated[str, Check(_machine), Known(_COUNTS)]
     """An accelerator-optimized GPU machine type (not A4X or G4), e.g. ``a3-highgpu-8g``."""
-    max_run_duration: Annotated[Duration, DurationWithin("batch.max_run_duration")]
+    max_run_duration: Annotated[
+        Duration,
+        DurationWithin("batch.max_run_duration"),
+        Known("it is written into the request and checked against its limits"),
+    ]
     """How long each task may run (10 minutes to 7 days): the VMs' Flex-start run."""
     image: MaybeOutput[Annotated[str, Check(_image)]] | None = None
     """A container image the tasks run (or ``script``)."""
-    commands: list[str] | None = None
+    commands: (
+        Annotated[list[str], Known("it is written into the task", outputs_in_items=True)] | None
+    ) = None
     """The container's command (appended to its entrypoint)."""
     script: MaybeOutput[str] | None = None
     """A script the tasks run instead of a container."""

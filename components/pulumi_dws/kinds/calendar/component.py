@@ -170,7 +170,9 @@ class CalendarReservationSpec(DwsModel):
     deployment_type: Literal["DENSE", "FLEXIBLE"] | None = None
     """How the VMs are placed: ``DENSE`` or ``FLEXIBLE`` (the API's ``deploymentType``; default: the
     API's)."""
-    share_with: list[str] = []
+    share_with: Annotated[
+        list[str], Known("it is checked against the projects that consume the reservation")
+    ] = []
     """Projects that may consume the reservation."""
     description: MaybeOutput[str] | None = None
     """Not diffed (``ignore_changes``): editing it never touches the submitted request."""

@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal, TypedDict
+from typing import TYPE_CHECKING, Literal, TypedDict
 
 import pulumi
 from typing_extensions import NotRequired, Required
@@ -15,6 +15,9 @@ from typing_extensions import NotRequired, Required
 from pulumi_dws.duration import DurationLike
 from pulumi_dws.kinds.calendar.component import CalendarReservation
 from pulumi_dws.vm_settings_args import VmSettingsArgs
+
+if TYPE_CHECKING:
+    from pulumi_gcp.compute import ResourcePolicy
 
 __all__ = ["PlacementArgs", "FlexStartGroupArgs"]
 
@@ -28,7 +31,7 @@ class PlacementArgs(TypedDict, total=False):
     """How far apart the VMs may be (A4, A3 Ultra, A3 Mega, A3 High 8-GPU, H4D)."""
     accelerator_topology: NotRequired[str | None]
     """The slice the VMs form (A4X, A4X Max: ``1x72``, 18 VMs)."""
-    policy: NotRequired[Any]
+    policy: NotRequired[ResourcePolicy | str | None]
     """An existing workload policy instead: a ``gcp.compute.ResourcePolicy``, its name
     (``my-policy``, in the group's region) or its path
     (``projects/P/regions/R/resourcePolicies/NAME``)."""

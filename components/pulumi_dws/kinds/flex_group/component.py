@@ -187,7 +187,10 @@ class FlexStartGroupSpec(VmSettings):
     """The group's workload policy (A4X Max, A4X, A4, A3 Ultra, A3 Mega, A3 High 8-GPU, H4D):
     ``{"max_topology_distance": "BLOCK"}``, ``{"accelerator_topology": "1x72"}`` (required for
     A4X groups of more than one VM), or ``{"policy": <existing policy>}``."""
-    run_duration: Annotated[Duration, DurationWithin("mig.requested_run_duration")] | None = None
+    run_duration: Annotated[
+        Annotated[Duration, DurationWithin("mig.requested_run_duration")] | None,
+        Known("it is written into the resize request as it is built"),
+    ] = None
     """How long the VMs run once created (10 minutes to 7 days); Google deletes them at the end.
     Required for Flex-start; optional with a reservation (the VMs then run until it ends)."""
     provisioning: Annotated[

@@ -108,9 +108,9 @@ class PlacementSpec(DwsModel):
     """How far apart the VMs may be (A4, A3 Ultra, A3 Mega, A3 High 8-GPU, H4D)."""
     accelerator_topology: str | None = None
     """The slice the VMs form (A4X, A4X Max: ``1x72``, 18 VMs)."""
-    # Typed Any, not gcp.compute.ResourcePolicy: naming the class here would load all of
-    # pulumi_gcp.compute whenever the library is imported.
-    policy: Annotated[Any, Check(_policy)] | None = None
+    policy: (
+        Annotated[Any, Check(_policy), Takes("pulumi_gcp.compute.ResourcePolicy | str")] | None
+    ) = None
     """An existing workload policy instead: a ``gcp.compute.ResourcePolicy``, its name
     (``my-policy``, in the group's region) or its path
     (``projects/P/regions/R/resourcePolicies/NAME``)."""

@@ -222,6 +222,8 @@ class _TaintSpec(DwsModel):
     """A Kubernetes taint on every node: ``effect`` as GKE (``NO_SCHEDULE``) or kubectl
     (``NoSchedule``) spells it."""
 
+    outputs_within = True  # its fields take Outputs
+
     key: Annotated[str, Check(_check_k8s_key, before=False)]
     """The taint's key (a Kubernetes label key, ``[prefix/]name``)."""
     value: str = ""
@@ -282,7 +284,10 @@ class QueuedNodePoolSpec(DwsModel):
     """Name of the node pool (default: the component's name)."""
     project: MaybeOutput[ProjectId] | None = None
     """Project (default: the ``gcp:project`` stack config)."""
-    node_locations: Zones | None = None
+    node_locations: Annotated[
+        Zones | None,
+        Known("its zones are checked against the location and the slice", outputs_in_items=True),
+    ] = None
     """Zones of the pool, in the cluster's region (default: GKE's; a multi-host TPU slice needs
     exactly one)."""
     gpu_driver_version: Annotated[str, OneOf(DRIVER_VERSIONS, upper=True)] | None = None
@@ -296,11 +301,13 @@ class QueuedNodePoolSpec(DwsModel):
     """Kubernetes labels on every node."""
     resource_labels: MaybeOutput[Labels] = {}
     """Google Cloud labels on the nodes' VMs."""
-    taints: list[_TaintSpec] = []
+    taints: Annotated[list[_TaintSpec], Known("each taint is written into the pool")] = []
     """Kubernetes taints on every node."""
     service_account: MaybeOutput[ServiceAccount] | None = None
     """Service account email of the nodes (default: the Compute default one)."""
-    oauth_scopes: list[str] | None = None
+    oauth_scopes: Annotated[
+        list[str] | None, Known("they are written into the pool", outputs_in_items=True)
+    ] = None
     """OAuth scopes of the nodes (default: GKE's default scopes; ``cloud-platform`` and
     ``userinfo.email`` with ``service_account``, as gcloud)."""
     disk_size_gb: Annotated[int, Within("gke.disk_size_gb")] | None = None

@@ -41,6 +41,7 @@ from ...errors import DwsValidationError
 from ...fields import (
     Check,
     DurationWithin,
+    Known,
     Labels,
     MaybeOutput,
     MetadataText,
@@ -112,6 +113,9 @@ def _reservation(field: str, value: Any) -> Any:
     return value
 
 
+_IN_REQUEST = "it is written into the queued resource's request as it is built"
+
+
 class QueuedTpuSpec(DwsModel):
     """Arguments of :class:`QueuedTpu`."""
 
@@ -120,10 +124,12 @@ class QueuedTpuSpec(DwsModel):
 
     zone: MaybeOutput[Zone]
     """Zone of the slice, e.g. ``us-east5-a``."""
-    accelerator_type: Annotated[str, Check(_accelerator_type)]
+    accelerator_type: Annotated[
+        str, Check(_accelerator_type), Known("it decides the slice's chips and runtime")
+    ]
     """Cloud TPU accelerator type: ``v6e-16``, ``v5litepod-8``, ``v5p-8`` (for v5p the number
     counts TensorCores, 2 per chip)."""
-    runtime_version: str | None = None
+    runtime_version: Annotated[str | None, Known("it is checked against the TPU version")] = None
     """TPU VM software (default: the generation's PyTorch/JAX runtime, ``v2-alpha-tpuv6e``)."""
     node_id: Name | None = None
     """Name of the TPU node (default: the queued resource's id). Not with ``node_count``."""
@@ -141,14 +147,16 @@ class QueuedTpuSpec(DwsModel):
     :class:`~pulumi_dws.CalendarReservation` of TPU chips (its generation, zone and chips are
     checked), a name in the project and zone, or
     ``projects/P/locations/ZONE/reservations/NAME``."""
-    max_run_duration: Annotated[Duration, DurationWithin("queued_tpu.max_run_duration")] | None = (
-        None
-    )
+    max_run_duration: Annotated[
+        Annotated[Duration, DurationWithin("queued_tpu.max_run_duration")] | None,
+        Known(_IN_REQUEST),
+    ] = None
     """Flex-start only (required there): how long the slice runs once it has capacity (10
     minutes to 7 days); then its VMs are deleted and the request is ``SUSPENDED``."""
-    request_valid_for: (
-        Annotated[Duration, DurationWithin("queued_tpu.request_valid_for")] | None
-    ) = None
+    request_valid_for: Annotated[
+        Annotated[Duration, DurationWithin("queued_tpu.request_valid_for")] | None,
+        Known(_IN_REQUEST),
+    ] = None
     """How long the request waits in the queue for capacity (``validUntilDuration``); after
     that it ``FAILED``. ``None`` (default): as long as Google keeps it."""
     wait_for: Literal["accepted", "active"] = "active"
@@ -173,7 +181,7 @@ class QueuedTpuSpec(DwsModel):
     """Give each TPU VM an external IP (default False: use Cloud NAT / IAP)."""
     service_account: MaybeOutput[ServiceAccount] | None = None
     """Service account email of the TPU VMs (default: the Compute default one)."""
-    scopes: list[str] | None = None
+    scopes: Annotated[list[str] | None, Known(_IN_REQUEST, outputs_in_items=True)] = None
     """OAuth scopes for ``service_account``."""
     labels: MaybeOutput[Labels] = {}
     """Google Cloud labels on the TPU VMs."""

@@ -68,6 +68,7 @@ from ...validation import (
     check_name,
     check_region,
     check_subnetwork_region,
+    check_zone,
     check_zone_in_region,
     is_output,
     region_of,
@@ -159,6 +160,8 @@ _BY_SHAPE = "it is checked against the machine type's GPUs"
 class _SlurmLoginSpec(DwsModel):
     """The login node pool (Slurm's submit host)."""
 
+    outputs_within = True  # its fields take Outputs as they declare
+
     zone: str
     """Zone of the login nodes (the cluster's region is this zone's unless ``region`` is given)."""
     machine_type: Annotated[str, Known("it is checked against the machine catalog")] = (
@@ -179,6 +182,8 @@ class _SlurmLoginSpec(DwsModel):
 
 class _SlurmNodePoolSpec(DwsModel):
     """A compute node pool; with Flex-start its VMs come from DWS."""
+
+    outputs_within = True
 
     id: Annotated[Name, Known("partitions refer to node pools by id")]
     """Node pool id, which partitions name (a lowercase RFC 1035 name)."""
@@ -230,6 +235,8 @@ class _SlurmPartitionSpec(DwsModel):
 class _HomeFilestoreSpec(DwsModel):
     """The Filestore created for ``/home`` when ``home_directory_storage`` is omitted."""
 
+    outputs_within = True
+
     tier: str = "BASIC_HDD"
     """Default ``BASIC_HDD``."""
     capacity_gb: int = 1024
@@ -266,9 +273,14 @@ class SlurmClusterSpec(DwsModel):
     """The cluster's display name: lowercase letters or digits, starting with a letter (its
     length: limits row ``slurm.display_name_length``); the cluster id unless ``cluster_id`` is
     given."""
-    login: _SlurmLoginSpec
+    login: Annotated[
+        _SlurmLoginSpec, Known("its zone and machine type are checked as the cluster is built")
+    ]
     """The login node pool."""
-    node_pools: list[_SlurmNodePoolSpec]
+    node_pools: Annotated[
+        list[_SlurmNodePoolSpec],
+        Known("each pool is checked against the others and the login pool"),
+    ]
     """The compute node pools (at least one)."""
     project: MaybeOutput[ProjectId] | None = None
     """Default: ``gcp:project`` config."""
@@ -285,7 +297,9 @@ class SlurmClusterSpec(DwsModel):
     """Subnetwork name or path (default: the network's name when it is a short name)."""
     home_directory_storage: MaybeOutput[str] | None = None
     """Existing Filestore ``projects/P/locations/ZONE/instances/ID``; omitted: one is created."""
-    home_filestore: _HomeFilestoreSpec = _HomeFilestoreSpec()
+    home_filestore: Annotated[_HomeFilestoreSpec, Known("its zone defaults to the login zone")] = (
+        _HomeFilestoreSpec()
+    )
     """The Filestore created for ``/home`` when ``home_directory_storage`` is omitted."""
     partitions: Annotated[
         list[_SlurmPartitionSpec] | None, Known("they refer to node pools by id")
@@ -303,7 +317,7 @@ class SlurmClusterSpec(DwsModel):
     def _whole(cls, data: Any, handler: Any) -> SlurmClusterSpec:
         """The rules across fields; the defaults that depend on other fields filled in."""
         given: SlurmClusterSpec = handler(data)
-        region = given.region or region_of(given.login.zone)
+        region = given.region or region_of(check_zone("login.zone", given.login.zone))
         check_region("region", region)
         spec = given.model_copy(update={"region": region})
         return spec.model_copy(update=spec._checked(region))

@@ -108,7 +108,9 @@ class FlexStartDeploymentSpec(DwsModel):
     # The one declaration of each field: the args TypedDict is generated from it (python
     # scripts/generate.py). Also the shape of this kind's dws:capacity entries.
 
-    endpoint: MaybeOutput[Annotated[Any, Check(_endpoint), Takes(gcp.vertex.AiEndpoint | str)]]
+    endpoint: MaybeOutput[
+        Annotated[Any, Check(_endpoint), Takes("pulumi_gcp.vertex.AiEndpoint | str")]
+    ]
     """The endpoint: a pulumi-gcp ``AiEndpoint``, its id (``1234567``) or its full name
     (``projects/P/locations/REGION/endpoints/ID``)."""
     model: MaybeOutput[Annotated[str, Check(_model)]]
@@ -117,11 +119,15 @@ class FlexStartDeploymentSpec(DwsModel):
     machine_type: Annotated[str, Known("it decides the deployment's GPUs")]
     """A GPU machine type (``g2-standard-24``, ``a3-highgpu-8g``)."""
     max_runtime_duration: Annotated[
-        Duration, DurationWithin("vertex_deployment.max_runtime_duration")
+        Duration,
+        DurationWithin("vertex_deployment.max_runtime_duration"),
+        Known("it is written into the request and checked against its limits"),
     ]
     """How long the deployment lasts (at most 7 days): Vertex AI undeploys it that long after
     the request."""
-    region: Annotated[str, Check(check_region)] | None = None
+    region: (
+        Annotated[str, Check(check_region), Known("it picks the regional endpoint called")] | None
+    ) = None
     """The endpoint's region (default: from the endpoint's full name, or the ``AiEndpoint``)."""
     accelerator_type: Annotated[str | None, Known("it is checked against the machine type")] = None
     """``NVIDIA_L4`` or ``nvidia-l4``; default: the machine type's GPU."""

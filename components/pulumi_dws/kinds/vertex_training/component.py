@@ -145,11 +145,23 @@ class VertexTrainingJobSpec(DwsModel):
         _VertexWorkerPoolSpec()
     ]
     """1 to 4 worker pools (default: one pool of one replica)."""
-    max_wait: Annotated[Duration, DurationWithin("vertex_training.max_wait")] | None = None
+    max_wait: (
+        Annotated[
+            Duration,
+            DurationWithin("vertex_training.max_wait"),
+            Known("it is written into the request and checked against its limits"),
+        ]
+        | None
+    ) = None
     """How long the job waits in the queue for capacity (``scheduling.maxWaitDuration``);
     default: Google's, 1 day; ``0`` waits indefinitely."""
     max_run_duration: (
-        Annotated[Duration, DurationWithin("vertex_training.max_run_duration")] | None
+        Annotated[
+            Duration,
+            DurationWithin("vertex_training.max_run_duration"),
+            Known("it is written into the request and checked against its limits"),
+        ]
+        | None
     ) = None
     """How long the job may run once it has its capacity (``scheduling.timeout``, at most 7
     days); default: Google's, 7 days."""

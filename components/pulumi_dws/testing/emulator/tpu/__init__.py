@@ -144,8 +144,11 @@ class TpuService(TpuSettings):
         self.store.tick(now)
 
     def reset(self) -> None:
-        """Forget every queued resource, operation, scripted failure and answer to lose."""
+        """Forget every queued resource, operation, scripted failure and answer to lose, and
+        all free capacity (as Compute's: chips a forgotten request held would come back to no
+        one, those still free would end a later stock-out)."""
         with self.lock:
+            self.capacity.reset()
             self.store.reset()
             self.operations.reset()
             self.losses.clear()
