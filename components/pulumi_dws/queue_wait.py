@@ -1,5 +1,7 @@
 """How long a component waits in a DWS queue, and what then: ``wait_timeout`` and
-``on_timeout``, shared by ``FlexStartGroup``, ``QueuedTpu`` and ``FlexStartInstance``.
+``on_timeout``, shared by every component whose resource waits in one: ``FlexStartGroup``,
+``QueuedTpu``, ``FlexStartInstance``, ``VertexTrainingJob``, ``FlexStartDeployment`` and
+``BatchFlexJob``.
 
 DWS keeps a request queued until capacity and quota exist (a Flex-start VM until its own
 ``request_valid_for`` window ends). A create waits for it up to ``wait_timeout`` (each kind

@@ -372,13 +372,18 @@ class LroCreate:
         """A read found the resource: absence starts over."""
         self._absent_since = None
 
-    def wait_seconds(self) -> float:
-        """Hook: how long a create waits for its resource to settle: the ``waitTimeout`` input
-        when there is one, else the provider's timeout."""
+    def asked_wait(self) -> float | None:
+        """The ``waitTimeout`` input (seconds), when the program sets one."""
         given = self.target.props.get("waitTimeout")
         if isinstance(given, (int, float)) and not isinstance(given, bool) and given > 0:
             return float(given)
-        return self.provider.timeout
+        return None
+
+    def wait_seconds(self) -> float:
+        """Hook: how long a create waits for its resource to settle: the ``waitTimeout`` input
+        when there is one (:meth:`asked_wait`), else the provider's timeout."""
+        asked = self.asked_wait()
+        return self.provider.timeout if asked is None else asked
 
     @property
     def on_timeout(self) -> str:

@@ -55,6 +55,7 @@ from ...fields import (
 )
 from ...models import DwsModel, parse_args
 from ...providers.ownership import OWNER_INPUT, owner_input
+from ...queue_wait import OnTimeout, WaitTimeout, wait_policy
 from ...validation import check_name, check_zone, is_output
 from . import limits as _rows  # noqa: F401 (registers this kind's limit rows)
 from .args import BatchFlexJobArgs
@@ -128,6 +129,14 @@ class BatchFlexJobSpec(DwsModel):
     """Zones of the region the VMs may use (default: any zone of the region)."""
     wait_for: Literal["queued", "running", "succeeded"] = "running"
     """``running`` (default), ``queued`` or ``succeeded``: when the deployment is done."""
+    wait_timeout: WaitTimeout | None = None
+    """How long the deployment waits for ``wait_for`` (default 2 hours; with ``succeeded``,
+    the tasks' run limit too); see ``on_timeout``."""
+    on_timeout: OnTimeout | None = None
+    """When ``wait_timeout`` passes with the job still ``QUEUED`` or ``SCHEDULED``: ``keep``
+    (default: the deployment succeeds with the job's true state, warns, and ``pulumi refresh``
+    follows it; Batch keeps it queued until its VMs are found) or ``cancel`` (the job is
+    deleted)."""
     job_id: Annotated[str, Check(check_name)] | None = None
     """The job's id (default: the component's name)."""
     project: MaybeOutput[ProjectId] | None = None
@@ -274,6 +283,7 @@ class BatchFlexJob(pulumi.ComponentResource):
                 "jobId": job_id,
                 "body": batch_job_body(spec),
                 "waitFor": spec.wait_for,
+                **wait_policy(spec.wait_timeout, spec.on_timeout),
                 OWNER_INPUT: owner_input(f"{name}-job"),
             },
             pulumi.ResourceOptions(parent=self, ignore_changes=named.kept("jobId")),

@@ -158,18 +158,20 @@ class FlexCreate:
             if instance is None:
                 raise FlexStartError(f"{vm.describe()} disappeared right after it was created")
         except TimeoutError as exc:
-            kept = self._kept_at_wait_timeout()
+            kept = self._at_wait_timeout()
             return kept if kept is not None else Outcome(Phase.FAILED, error=exc)
         except Exception as exc:  # noqa: BLE001 - every failure must settle or clean up first
             return Outcome(Phase.FAILED, error=exc)
         return Outcome(_phase_of(instance), instance)
 
-    def _kept_at_wait_timeout(self) -> Outcome[dict[str, Any]] | None:
+    def _at_wait_timeout(self) -> Outcome[dict[str, Any]] | None:
         """The ``waitTimeout`` passed inside the queue window with the VM still queued: with
         ``onTimeout: keep`` (the default) it stays queued (its window still bounds it: Google
-        ends the request then), and the create succeeds saying so; else None (it is removed)."""
+        ends the request then), and the create succeeds saying so; with ``cancel`` a failure
+        that says so (the VM is then removed). None: not a queued VM at its wait_timeout (the
+        wait's own error stands)."""
         vm = self.vm
-        if vm.on_timeout != "keep" or vm.wait_timeout is None:
+        if vm.wait_timeout is None:
             return None
         try:
             instance = get_instance(self.client, vm.project, vm.zone, vm.name)
@@ -177,11 +179,22 @@ class FlexCreate:
             return None
         if instance is None or instance.get("status") not in FLEX_VM.states.queued:
             return None
+        waited = Duration(int(vm.wait_timeout)).human()
+        status = instance.get("status")
+        if vm.on_timeout != "keep":
+            return Outcome(
+                Phase.FAILED,
+                error=FlexStartError(
+                    f"{vm.describe()} was still {status} in the queue when its wait_timeout "
+                    f"({waited}) passed, and on_timeout='cancel' removes it then. To change: "
+                    "a longer wait_timeout, on_timeout='keep' to keep its place in the queue, "
+                    "or wait_for='accepted'"
+                ),
+            )
         note = (
-            f"the wait_timeout ({Duration(int(vm.wait_timeout)).human()}) passed with the VM "
-            f"still {instance.get('status')} in the queue: it is kept, queued until its window "
-            "ends, and `pulumi refresh` follows it. To cancel it at the wait_timeout instead, "
-            "set on_timeout='cancel'."
+            f"the wait_timeout ({waited}) passed with the VM still {status} in the queue: it "
+            "is kept, queued until its window ends, and `pulumi refresh` follows it. To cancel "
+            "it at the wait_timeout instead, set on_timeout='cancel'."
         )
         return Outcome(Phase.PENDING, instance, note=note)
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ...providers.checks import WAIT_KEYS
 from ...providers.create_machine import Idempotency
 from ...providers.endpoints import AIPLATFORM
 from ...providers.paths import PathTemplate
@@ -74,7 +75,7 @@ FLEX_START_DEPLOYED_MODEL = RestResource(
     idempotency=Idempotency.OWNER_SEARCH,
     region_key="region",
     replace_keys=("project", "region", "endpoint", "body"),
-    in_place_keys=("waitFor",),
+    in_place_keys=WAIT_KEYS,
     outputs=("name", "state", "observed"),
     states=States(at=("state",), ready=frozenset({DEPLOYED}), pending=frozenset({DEPLOYING})),
     is_resource=is_deployed_model,

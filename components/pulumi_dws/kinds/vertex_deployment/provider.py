@@ -86,6 +86,7 @@ class FlexStartDeployedModelProvider(LroProvider):
                 failures.append(dyn.CheckFailure(key, f"{key} is required"))
             failures.segment(key, news.get(key), kind)
         failures.one_of("waitFor", news.get("waitFor", "deployed"), WAIT_FOR)
+        failures.wait_policy(news)
         body = failures.body(news.get("body"), "a DeployModelRequest")
         model = body.get("deployedModel") if body is not None else None
         if body is not None and not isinstance(model, (Mapping, Unknown)):

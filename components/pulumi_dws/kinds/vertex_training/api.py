@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ...providers.checks import WAIT_KEYS
 from ...providers.create_machine import Idempotency
 from ...providers.endpoints import AIPLATFORM
 from ...providers.paths import PathTemplate
@@ -96,7 +97,7 @@ VERTEX_CUSTOM_JOB = RestResource(
     idempotency=Idempotency.OWNER_SEARCH,
     region_key="region",
     replace_keys=("project", "region", "body"),
-    in_place_keys=("waitFor",),
+    in_place_keys=WAIT_KEYS,
     outputs=("name", "state", "observed"),
     states=States(
         at=("state",),

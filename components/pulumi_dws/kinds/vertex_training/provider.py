@@ -80,6 +80,7 @@ class VertexCustomJobProvider(LroProvider):
                 failures.append(dyn.CheckFailure(key, f"{key} is required"))
             failures.segment(key, news.get(key))
         failures.one_of("waitFor", news.get("waitFor", "running"), WAIT_FOR)
+        failures.wait_policy(news)
         body = failures.body(news.get("body"), "a CustomJob")
         labels = body.get("labels") if body is not None else None
         if isinstance(labels, Mapping):
