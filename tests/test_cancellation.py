@@ -24,9 +24,18 @@ from queued_tpu_helpers import QR
 from queued_tpu_helpers import ZONE as TPU_ZONE
 from queued_tpu_helpers import props as tpu_inputs
 
+from pulumi_dws.kinds.batch.provider import TYPE_TOKEN as BATCH_JOB
+from pulumi_dws.kinds.batch.provider import BatchJobProvider
+from pulumi_dws.kinds.batch.testing import batch_job_props
 from pulumi_dws.kinds.flex_group.provider import MigResizeRequestProvider
 from pulumi_dws.kinds.flex_vm.provider import FlexStartVmProvider
 from pulumi_dws.kinds.queued_tpu.provider import QueuedTpuProvider
+from pulumi_dws.kinds.vertex_deployment.provider import TYPE_TOKEN as DEPLOYED_MODEL
+from pulumi_dws.kinds.vertex_deployment.provider import FlexStartDeployedModelProvider
+from pulumi_dws.kinds.vertex_deployment.testing import ENDPOINT_ID, deployed_model_props
+from pulumi_dws.kinds.vertex_training.provider import TYPE_TOKEN as CUSTOM_JOB
+from pulumi_dws.kinds.vertex_training.provider import VertexCustomJobProvider
+from pulumi_dws.kinds.vertex_training.testing import custom_job_props
 from pulumi_dws.testing.clock_helpers import flex_start_group, mig_resize_props
 from pulumi_dws.testing.dynamic_host import DynamicProviderError, DynamicProviderHost, urn
 from pulumi_dws.testing.emulator import Emulator
@@ -68,6 +77,8 @@ def _held(
         env = {
             "DWS_COMPUTE_ENDPOINT": proxy.url,
             "DWS_TPU_ENDPOINT": proxy.url,
+            "DWS_AIPLATFORM_ENDPOINT": proxy.url,
+            "DWS_BATCH_ENDPOINT": proxy.url,
             "DWS_VIRTUAL_CLOCK_URL": emu.clock_url,
             "DWS_HTTP_TIMEOUT": str(HELD),
         }
@@ -206,3 +217,55 @@ def test_a_resize_request_interrupted_while_accepted_is_cancelled_and_deleted(ho
                 host.signal(signal.SIGINT)
                 assert host.wait_exit(5.0) is not None
         assert compute.resize_requests() == [] and compute.instances() == []
+
+
+# ---------------------------------------------------------------------- jobs and deployments
+JOBS = {
+    # name: (provider, URN, inputs, the wait's poll, what the emulator holds of it)
+    "VertexCustomJob": (
+        VertexCustomJobProvider,
+        urn(CUSTOM_JOB, "finetune-job", project="vertex", stack="dev"),
+        custom_job_props,
+        lambda method, path: method == "GET" and "/customJobs/" in path,
+        lambda emu: len(emu["aiplatform"].custom_jobs()),
+    ),
+    "FlexStartDeployedModel": (
+        FlexStartDeployedModelProvider,
+        urn(DEPLOYED_MODEL, "llm-deployment", project="vertex", stack="dev"),
+        deployed_model_props,
+        _resource_poll(f"/endpoints/{ENDPOINT_ID}"),
+        lambda emu: len(emu["aiplatform"].deployments()),
+    ),
+    "BatchJob": (
+        BatchJobProvider,
+        urn(BATCH_JOB, "render-job", project="batch", stack="dev"),
+        batch_job_props,
+        lambda method, path: method == "GET" and "/jobs/" in path,
+        lambda emu: len(emu["batch"].jobs()),
+    ),
+}
+
+
+@pytest.mark.parametrize("how", ["cancel", "sigterm"])
+@pytest.mark.parametrize("kind", sorted(JOBS))
+def test_a_job_or_deployment_interrupted_while_queued_is_removed(kind: str, how: str) -> None:
+    """No capacity: the job (or deployment) queues. The engine's Cancel, or SIGTERM to the
+    host, removes it (cancelled and deleted, or undeployed) and the create says so when it can
+    still answer."""
+    make, resource_urn, inputs, poll, held_count = JOBS[kind]
+    with Emulator() as emu:
+        emu["aiplatform"].add_endpoint("my-project", "us-central1", ENDPOINT_ID)
+        with _held(emu, make(), poll, skip=1) as (host, held):
+            call = host.background(host.create, resource_urn, inputs())
+            held()
+            assert held_count(emu) == 1  # queued, waiting for capacity
+            if how == "cancel":
+                host.cancel()
+                with pytest.raises(DynamicProviderError) as info:
+                    call.result(timeout=60)
+                assert "still queued" in info.value.message
+            else:
+                host.signal(signal.SIGTERM)
+                assert host.wait_exit(5.0) is not None, "the host did not exit within 5 s"
+        emu.clock.advance(3600)  # a cancel or delete in flight finishes
+        assert held_count(emu) == 0

@@ -18,8 +18,14 @@ import requests
 from emulator_helpers import host_inputs as vm_inputs
 
 from pulumi_dws.cli import main
+from pulumi_dws.kinds.batch.provider import TYPE_TOKEN as BATCH_JOB
+from pulumi_dws.kinds.batch.provider import BatchJobProvider
+from pulumi_dws.kinds.batch.testing import batch_job_props
 from pulumi_dws.kinds.flex_group.provider import MigResizeRequestProvider
 from pulumi_dws.kinds.flex_vm.provider import FlexStartVmProvider
+from pulumi_dws.kinds.vertex_training.provider import TYPE_TOKEN as CUSTOM_JOB
+from pulumi_dws.kinds.vertex_training.provider import VertexCustomJobProvider
+from pulumi_dws.kinds.vertex_training.testing import custom_job_props
 from pulumi_dws.testing.clock_helpers import flex_start_group, mig_resize_props
 from pulumi_dws.testing.dynamic_host import DynamicProviderError, DynamicProviderHost, urn
 from pulumi_dws.testing.emulator import Emulator
@@ -37,7 +43,12 @@ def _owner(name: str) -> dict[str, str]:
 @pytest.fixture
 def emu(monkeypatch: pytest.MonkeyPatch) -> Iterator[Emulator]:
     with Emulator() as emulator:
-        for key in ("DWS_COMPUTE_ENDPOINT", "DWS_TPU_ENDPOINT", "DWS_AIPLATFORM_ENDPOINT"):
+        for key in (
+            "DWS_COMPUTE_ENDPOINT",
+            "DWS_TPU_ENDPOINT",
+            "DWS_AIPLATFORM_ENDPOINT",
+            "DWS_BATCH_ENDPOINT",
+        ):
             monkeypatch.setenv(key, emulator.url)  # for `dws leftovers`, in this process
         monkeypatch.setenv("DWS_VIRTUAL_CLOCK_URL", emulator.clock_url)
         yield emulator
@@ -53,10 +64,17 @@ def _env(url: str, emu: Emulator) -> dict[str, str]:
 
 
 def _killed_mid_create(
-    emu: Emulator, provider: Any, urn_: str, inputs: dict[str, Any], poll: str, skip: int
+    emu: Emulator,
+    provider: Any,
+    urn_: str,
+    inputs: dict[str, Any],
+    poll: str,
+    skip: int,
+    env: dict[str, str] | None = None,
 ) -> None:
     """A create through a host that is killed (SIGKILL) while the proxy holds its ``skip``-th
     poll matching ``poll``: what the API made stays, marked, in no state."""
+    earlier = {id(r) for r in emu.requests}  # the held poll is one of this create's
     with FaultProxy(emu.url, hold_limit=HELD) as proxy:
         seen = {"n": 0}
 
@@ -67,10 +85,13 @@ def _killed_mid_create(
             return seen["n"] == skip + 1
 
         proxy.plan = ProxyFaultPlan(match=chosen, queue=["slow"])
-        with DynamicProviderHost(provider, env=_env(proxy.url, emu)) as host:
+        through = {k: proxy.url if v == emu.url else v for k, v in (env or {}).items()}
+        with DynamicProviderHost(provider, env={**through, **_env(proxy.url, emu)}) as host:
             call = host.background(host.create, urn_, inputs)
             emu.wait_for_requests(
-                lambda r: r.method == "GET" and poll in r.path, skip + 1, timeout=60
+                lambda r: id(r) not in earlier and r.method == "GET" and poll in r.path,
+                skip + 1,
+                timeout=60,
             )
             host.kill()
             with pytest.raises(DynamicProviderError):
@@ -196,3 +217,52 @@ def test_a_killed_resize_request_then_changed_inputs_names_it_and_its_removal_le
     with DynamicProviderHost(MigResizeRequestProvider(), env=_env(emu.url, emu)) as host:
         _, outs = host.create(rr, changed)
     assert len(outs["observed"]["instances"]) == 8 == len(compute.instances())
+
+
+JOB_KINDS = {
+    # kind: (provider, URN, inputs, the wait's poll, what the emulator holds of it)
+    "BatchJob": (
+        BatchJobProvider,
+        urn(BATCH_JOB, "render-job", project="project"),
+        batch_job_props,
+        "/jobs/render",
+        lambda emu: [key[2] for key in emu["batch"].jobs()],
+    ),
+    "VertexCustomJob": (
+        VertexCustomJobProvider,
+        urn(CUSTOM_JOB, "finetune-job", project="project"),
+        custom_job_props,
+        "/customJobs/",
+        lambda emu: emu["aiplatform"].custom_jobs(),
+    ),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(JOB_KINDS))
+def test_a_killed_job_create_is_listed_by_dws_leftovers_and_removed(
+    kind: str, emu: Emulator, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A job queued when `pulumi up` was killed stays, marked with the stack, in no state:
+    `dws leftovers --region R` lists it (another stack's job beside it is not listed), and
+    `--delete` removes it."""
+    make, resource_urn, inputs, poll, held = JOB_KINDS[kind]
+    ours = {**inputs(), "owner": _owner(resource_urn.rsplit("::", 1)[-1])}
+    env = {**_env(emu.url, emu), "DWS_AIPLATFORM_ENDPOINT": emu.url, "DWS_BATCH_ENDPOINT": emu.url}
+    theirs = {**inputs(), "owner": {**_owner("other"), "stack": "prod"}}
+    if kind == "BatchJob":
+        theirs["jobId"] = "prod-render"  # (not a path the held poll matches)
+    with DynamicProviderHost(make(), env=env) as host:
+        host.create(resource_urn, {**theirs, "waitFor": "queued"})  # prod's, tracked by prod
+    _killed_mid_create(emu, make(), resource_urn, ours, poll, skip=1, env=env)
+    assert len(held(emu)) == 2  # ours queued in no state, and prod's
+
+    state = _export(tmp_path, [])
+    args = ["leftovers", "--stack", STACK, "--project", "my-project", "--state", state]
+    args += ["--region", "us-central1"]
+    assert main(args) == 0
+    listed = capsys.readouterr().out
+    assert kind in listed and listed.count(kind) == 1  # ours only
+    assert main([*args, "--delete"]) == 0
+    assert "deleted" in capsys.readouterr().out
+    emu.clock.advance(3600)
+    assert len(held(emu)) == 1  # prod's stays

@@ -17,10 +17,16 @@ from emulator_helpers import host_inputs as vm_inputs
 from queued_tpu_helpers import props as tpu_inputs
 from slurm_helpers import cluster_inputs
 
+from pulumi_dws.kinds.batch.provider import BatchJobProvider
+from pulumi_dws.kinds.batch.testing import batch_job_props
 from pulumi_dws.kinds.flex_group.provider import MigResizeRequestProvider
 from pulumi_dws.kinds.flex_vm.provider import FlexStartVmProvider
 from pulumi_dws.kinds.queued_tpu.provider import QueuedTpuProvider
 from pulumi_dws.kinds.slurm.provider import SlurmClusterProvider
+from pulumi_dws.kinds.vertex_deployment.provider import FlexStartDeployedModelProvider
+from pulumi_dws.kinds.vertex_deployment.testing import ENDPOINT_ID, deployed_model_props
+from pulumi_dws.kinds.vertex_training.provider import VertexCustomJobProvider
+from pulumi_dws.kinds.vertex_training.testing import custom_job_props
 from pulumi_dws.providers.rest_resource import RestResourceProvider
 from pulumi_dws.testing.clock_helpers import flex_start_group, mig_resize_props
 from pulumi_dws.testing.dynamic_host import DynamicProviderError, DynamicProviderHost, urn
@@ -31,6 +37,9 @@ KINDS: dict[str, tuple[type[RestResourceProvider], Callable[[], dict[str, Any]]]
     "MigResizeRequest": (MigResizeRequestProvider, lambda: mig_resize_props("rr", "g")),
     "QueuedTpu": (QueuedTpuProvider, tpu_inputs),
     "SlurmCluster": (SlurmClusterProvider, cluster_inputs),
+    "VertexCustomJob": (VertexCustomJobProvider, custom_job_props),
+    "FlexStartDeployedModel": (FlexStartDeployedModelProvider, deployed_model_props),
+    "BatchJob": (BatchJobProvider, batch_job_props),
 }
 _OTHER = {str: 7.0, dict: "text", list: {"a": 1.0}, float: "text", bool: "text"}
 
@@ -81,6 +90,7 @@ def world() -> Iterator[tuple[Emulator, DynamicProviderHost]]:
             "DWS_COMPUTE_ENDPOINT": emu.url,
             "DWS_TPU_ENDPOINT": emu.url,
             "DWS_AIPLATFORM_ENDPOINT": emu.url,
+            "DWS_BATCH_ENDPOINT": emu.url,
             "DWS_VIRTUAL_CLOCK_URL": emu.clock_url,
         }
         with DynamicProviderHost(FlexStartVmProvider(), env=env) as host:
@@ -103,8 +113,13 @@ def test_every_method_on_broken_state_is_one_clean_error(
     error = cls.RESOURCE.error.__name__
     emu["compute"].add_capacity("us-central1-a", "a3-highgpu-8g", 8)
     emu["tpu"].add_chips("us-east5-a", "v6e", 16)
+    emu["aiplatform"].add_capacity("us-central1", "a3-highgpu-8g", 16)
+    emu["aiplatform"].add_capacity("us-central1", "g2-standard-24", 8)
+    emu["batch"].add_capacity("us-central1-a", "a3-highgpu-8g", 8)
     if kind == "MigResizeRequest":
         flex_start_group(emu, "g", project="p", zone="us-central1-a")
+    if kind == "FlexStartDeployedModel":
+        emu["aiplatform"].add_endpoint("my-project", "us-central1", ENDPOINT_ID)
     inputs = make()
     u = urn(cls.RESOURCE.type_token, f"{kind.lower()}-fuzz")
     id_, outs = host.create(u, inputs, provider=provider)

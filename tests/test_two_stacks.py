@@ -19,11 +19,18 @@ import pulumi
 import pytest
 import requests
 
-from pulumi_dws import FlexStartGroup
+from pulumi_dws import BatchFlexJob, FlexStartDeployment, FlexStartGroup, VertexTrainingJob
+from pulumi_dws.kinds.batch.provider import BatchJobProvider
+from pulumi_dws.kinds.batch.testing import COMPONENT_ARGS as BATCH_ARGS
 from pulumi_dws.kinds.flex_group.provider import MigResizeRequestProvider
 from pulumi_dws.kinds.flex_vm.provider import FlexStartVmProvider
 from pulumi_dws.kinds.queued_tpu.provider import QueuedTpuProvider
 from pulumi_dws.kinds.slurm.provider import SlurmClusterProvider
+from pulumi_dws.kinds.vertex_deployment.provider import FlexStartDeployedModelProvider
+from pulumi_dws.kinds.vertex_deployment.testing import COMPONENT_ARGS as DEPLOY_ARGS
+from pulumi_dws.kinds.vertex_deployment.testing import ENDPOINT_ID
+from pulumi_dws.kinds.vertex_training.provider import VertexCustomJobProvider
+from pulumi_dws.kinds.vertex_training.testing import COMPONENT_ARGS as TRAIN_ARGS
 from pulumi_dws.providers.ownership import stack_mark
 from pulumi_dws.testing import GcpMocks
 from pulumi_dws.testing.clock_helpers import flex_start_group
@@ -41,11 +48,21 @@ PROVIDERS: dict[str, Any] = {
     "FlexStartGroup": MigResizeRequestProvider,
     "QueuedTpu": QueuedTpuProvider,
     "SlurmCluster": SlurmClusterProvider,
+    "BatchFlexJob": BatchJobProvider,
+    "VertexTrainingJob": VertexCustomJobProvider,  # the API names the job
+    "FlexStartDeployment": FlexStartDeployedModelProvider,  # its id derives from the stack's key
+}
+KINDS: dict[str, Any] = {
+    **COMPONENTS,
+    "BatchFlexJob": lambda: BatchFlexJob("render", BATCH_ARGS),  # type: ignore[arg-type]
+    "VertexTrainingJob": lambda: VertexTrainingJob("finetune", TRAIN_ARGS),  # type: ignore[arg-type]
+    "FlexStartDeployment": lambda: FlexStartDeployment("llm", DEPLOY_ARGS),  # type: ignore[arg-type]
 }
 PINNED: dict[str, dict[str, str]] = {  # the argument that pins each kind's name
     "FlexStartInstance": {"instance_name": "trainer"},
     "QueuedTpu": {"queued_resource_id": "trainer"},
     "SlurmCluster": {"cluster_id": "flexvm"},
+    "BatchFlexJob": {"job_id": "render"},
 }
 
 
@@ -55,7 +72,7 @@ def _program(kind: str, stack: str, pinned: bool) -> tuple[Any, list[Any]]:
     mocks = GcpMocks(project=PROJECT)
 
     def make() -> Any:
-        component = COMPONENTS[kind]()
+        component = KINDS[kind]()
         if pinned:  # the same component, its name pinned by the user
             component = type(component)(
                 f"{component._name}-pinned",  # noqa: SLF001 - the component's own name
@@ -81,8 +98,10 @@ def world() -> Iterator[tuple[Emulator, DynamicProviderHost]]:
             "DWS_COMPUTE_ENDPOINT": emu.url,
             "DWS_TPU_ENDPOINT": emu.url,
             "DWS_AIPLATFORM_ENDPOINT": emu.url,
+            "DWS_BATCH_ENDPOINT": emu.url,
             "DWS_VIRTUAL_CLOCK_URL": emu.clock_url,
         }
+        emu["aiplatform"].add_endpoint(PROJECT, "us-central1", ENDPOINT_ID)
         with DynamicProviderHost(FlexStartVmProvider(), env=env) as host:
             yield emu, host
 
@@ -96,6 +115,9 @@ def _prepare(emu: Emulator, kind: str, registered: list[Any]) -> None:
     group's template and group (pulumi-gcp's, in the emulator)."""
     emu["compute"].add_capacity("us-central1-a", "a3-highgpu-8g", 2)
     emu["tpu"].add_chips("us-east5-a", "v6e", 16)
+    emu["aiplatform"].add_capacity("us-central1", "a3-highgpu-8g", 4)
+    emu["aiplatform"].add_capacity("us-central1", "g2-standard-24", 1)
+    emu["batch"].add_capacity("us-central1-a", "a3-highgpu-8g", 2)
     for template in [r for r in registered if r.type == TEMPLATE]:
         state = template.outputs
         body = template_body(state["name"], state)
@@ -114,6 +136,12 @@ def _exists(emu: Emulator, kind: str, id_: str) -> bool:
         return emu["tpu"].queued_resource(parts[1], parts[3], parts[5]) is not None
     if kind == "SlurmCluster":
         return emu["aiplatform"].cluster(parts[1], parts[3], parts[5]) is not None
+    if kind == "BatchFlexJob":
+        return any(key[2] == parts[5] for key in emu["batch"].jobs())
+    if kind == "VertexTrainingJob":
+        return any(name.endswith(f"/{parts[5]}") for name in emu["aiplatform"].custom_jobs())
+    if kind == "FlexStartDeployment":
+        return any(model == parts[7] for _, model in emu["aiplatform"].deployments())
     group, name = parts[5], parts[7]
     requests = [r for r in emu["compute"].resize_requests(PROJECT) if r["name"] == name]
     return any(f"/instanceGroupManagers/{group}/" in r["selfLink"] for r in requests)

@@ -456,7 +456,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--region",
         action="append",
         default=[],
-        help="a Slurm region to search (default: the regions of the stack's clusters)",
+        help="a region to search for Slurm clusters, Batch and Vertex AI jobs (default: the "
+        "regions of those in the stack's state)",
     )
     left.add_argument("--delete", action="store_true", help="delete every leftover found")
     left.set_defaults(func=_leftovers)

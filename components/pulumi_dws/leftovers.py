@@ -9,29 +9,35 @@ names it. This finds every such *leftover* of a stack:
 - Flex-start VMs: the project's instances labelled ``dws-stack=<mark>`` (one ``aggregatedList``);
 - queued TPUs: the queued resources of each zone (``--zone``; default: every zone the catalog
   knows for TPUs) whose nodes carry the label;
-- Slurm clusters: the clusters of each region (``--region``; default: the regions of the
-  stack's clusters) that carry it;
+- Slurm clusters, Cloud Batch jobs and Vertex AI custom jobs: those of each region
+  (``--region``; default: the regions of the stack's clusters and jobs in its state) that carry
+  it (a custom job as ``dws_stack``);
 - resize requests: the requests of the stack's managed instance groups (those in its state),
   which carry no labels: a request the state does not hold is a leftover of the stack;
 
 and drops those the stack's state holds (``--state``, the JSON of ``pulumi stack export``;
 default: ``pulumi stack export --stack S`` is run). ``--delete`` removes each, entirely: a VM, a
-queued TPU (its nodes too), a cluster, a resize request and its VMs.
+queued TPU (its nodes too), a cluster, a job (cancelled first), a resize request and its VMs.
+
+A model deployed on Flex-start carries no labels (its id derives from the stack's ownership
+key): an interrupted deployment is found by the next ``pulumi up`` of the same inputs, not here.
 """
 
 from __future__ import annotations
 
 import json
 import subprocess
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from .catalog.availability import TPU_ZONES
+from .kinds.batch.provider import BatchJobProvider
 from .kinds.flex_group.provider import MigResizeRequestProvider
 from .kinds.flex_vm.provider import FlexStartVmProvider
 from .kinds.queued_tpu.provider import QueuedTpuProvider
 from .kinds.slurm.provider import SlurmClusterProvider
+from .kinds.vertex_training.provider import VertexCustomJobProvider
 from .providers.ownership import STACK_LABEL, stack_mark
 from .providers.rest_resource import RestResourceProvider
 
@@ -49,7 +55,11 @@ _GROUP_TYPES = (
     "gcp:compute/instanceGroupManager:InstanceGroupManager",
     "gcp:compute/regionInstanceGroupManager:RegionInstanceGroupManager",
 )
-_CLUSTER_TYPE = "pulumi-python:dynamic/dws:SlurmCluster"
+_REGIONAL_TYPES = (
+    "pulumi-python:dynamic/dws:SlurmCluster",
+    "pulumi-python:dynamic/dws:BatchJob",
+    "pulumi-python:dynamic/dws:VertexCustomJob",
+)
 
 
 class LeftoverError(Exception):
@@ -123,17 +133,27 @@ def tracked_ids(export: Mapping[str, Any]) -> set[str]:
     return {str(r["id"]) for r in _resources(export) if r.get("id")}
 
 
+def _within(id_: str) -> str:
+    """An id without its project (``projects/P/``): Google names a resource by the project's
+    id or its number alike."""
+    parts = id_.split("/")
+    return "/".join(parts[2:]) if len(parts) > 2 and parts[0] == "projects" else id_
+
+
 def state_search(export: Mapping[str, Any], search: Search) -> Search:
     """``search`` completed from the state: the stack's groups, and (unless given) the regions
-    of its clusters."""
+    of its clusters and jobs."""
+    regions: list[str] = []
     for resource in _resources(export):
         outputs = resource.get("outputs") or {}
         if resource.get("type") in _GROUP_TYPES:
             search.groups.append(dict(outputs))
-        elif resource.get("type") == _CLUSTER_TYPE and not search.regions:
+        elif resource.get("type") in _REGIONAL_TYPES:
             region = outputs.get("region")
-            if isinstance(region, str) and region not in search.regions:
-                search.regions.append(region)
+            if isinstance(region, str) and region not in regions:
+                regions.append(region)
+    if not search.regions:
+        search.regions = regions
     return search
 
 
@@ -144,9 +164,30 @@ def find_leftovers(stack: str, search: Search, tracked: set[str]) -> list[Leftov
     found: list[Leftover] = []
     found += _vms(search.project, mark)
     found += _queued_tpus(search.project, mark, search.zones or _tpu_zones())
-    found += _clusters(search.project, mark, search.regions)
+    found += _regional(
+        "SlurmCluster",
+        SlurmClusterProvider(),
+        (search.project, mark, search.regions),
+        ("modelDevelopmentClusters", "modelDevelopmentClusters"),
+        lambda cluster: (cluster.get("clusterStatus") or {}).get("state"),
+    )
+    found += _regional(
+        "BatchJob",
+        BatchJobProvider(),
+        (search.project, mark, search.regions),
+        ("jobs", "jobs"),
+        lambda job: (job.get("status") or {}).get("state"),
+    )
+    found += _regional(
+        "VertexCustomJob",
+        VertexCustomJobProvider(),
+        (search.project, mark, search.regions),
+        ("customJobs", "customJobs"),
+        lambda job: job.get("state"),
+    )
     found += _requests(search.groups)
-    return [left for left in found if left.id not in tracked]
+    held = {_within(id_) for id_ in tracked}
+    return [left for left in found if _within(left.id) not in held]
 
 
 def _tpu_zones() -> list[str]:
@@ -201,15 +242,25 @@ def _queued_tpus(project: str, mark: str, zones: list[str]) -> list[Leftover]:
     return found
 
 
-def _clusters(project: str, mark: str, regions: list[str]) -> list[Leftover]:
-    provider = SlurmClusterProvider()
+def _regional(
+    kind: str,
+    provider: RestResourceProvider,
+    where: tuple[str, str, list[str]],
+    collection: tuple[str, str],
+    state_of: Callable[[Mapping[str, Any]], Any],
+) -> list[Leftover]:
+    """The resources of ``collection`` (its path segment, and the list answer's key) in each
+    region of ``where`` (project, the stack's mark, regions) whose labels carry the mark under
+    the resource's declared ``stack_label``."""
+    project, mark, regions = where
+    segment, key = collection
+    label = provider.RESOURCE.stack_label
     found = []
     for region in regions:
-        path = f"projects/{project}/locations/{region}/modelDevelopmentClusters"
-        for cluster in _pages(provider, path, "modelDevelopmentClusters", location=region):
-            if (cluster.get("labels") or {}).get(STACK_LABEL) == mark:
-                state = (cluster.get("clusterStatus") or {}).get("state")
-                found.append(Leftover("SlurmCluster", str(cluster["name"]), str(state)))
+        path = f"projects/{project}/locations/{region}/{segment}"
+        for item in _pages(provider, path, key, location=region):
+            if (item.get("labels") or {}).get(label) == mark:
+                found.append(Leftover(kind, str(item["name"]), str(state_of(item))))
     return found
 
 
@@ -231,6 +282,8 @@ _PROVIDERS: dict[str, type[RestResourceProvider]] = {
     "FlexStartVm": FlexStartVmProvider,
     "QueuedTpu": QueuedTpuProvider,
     "SlurmCluster": SlurmClusterProvider,
+    "BatchJob": BatchJobProvider,
+    "VertexCustomJob": VertexCustomJobProvider,
     "MigResizeRequest": MigResizeRequestProvider,
 }
 

@@ -91,6 +91,7 @@ BATCH_JOB = RestResource(
         at=("status", "state"),
         ready=frozenset({"RUNNING"}),
         pending=QUEUED,
+        queued=frozenset({"QUEUED"}),  # no VM yet: an interrupted create deletes it
         ended=ENDED,
         deleting=frozenset({"DELETION_IN_PROGRESS"}),
     ),

@@ -77,7 +77,12 @@ FLEX_START_DEPLOYED_MODEL = RestResource(
     replace_keys=("project", "region", "endpoint", "body"),
     in_place_keys=WAIT_KEYS,
     outputs=("name", "state", "observed"),
-    states=States(at=("state",), ready=frozenset({DEPLOYED}), pending=frozenset({DEPLOYING})),
+    states=States(
+        at=("state",),
+        ready=frozenset({DEPLOYED}),
+        pending=frozenset({DEPLOYING}),
+        queued=frozenset({DEPLOYING}),  # serving nothing yet: an interrupted create undeploys it
+    ),
     is_resource=is_deployed_model,
     api_name="Vertex AI",
 )

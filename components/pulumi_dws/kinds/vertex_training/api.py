@@ -103,6 +103,7 @@ VERTEX_CUSTOM_JOB = RestResource(
         at=("state",),
         ready=frozenset({"JOB_STATE_RUNNING"}),
         pending=QUEUED,
+        queued=frozenset({"JOB_STATE_QUEUED"}),  # no capacity yet: an interrupted create ends it
         ended=ENDED,
         busy=frozenset({"JOB_STATE_CANCELLING"}),
     ),
