@@ -186,7 +186,7 @@ def test_still_queued_when_the_wait_timeout_passes_is_kept_warned_and_followed(
     assert outs[queue.state_key] == queue.queued  # its true state: still queued
     note = outs["observed"]["note"]
     assert "kept" in note and "on_timeout='cancel'" in note and "pulumi refresh" in note
-    assert note in host.stderr  # the warning the engine shows
+    assert host.wait_for_stderr(note)  # the warning the engine shows
     assert _undone(emu) == [] and queue.held(emu)  # its place in the queue is kept
     queue.capacity(emu)
     emu.clock.advance(3600)

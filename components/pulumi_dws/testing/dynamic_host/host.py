@@ -283,6 +283,15 @@ class DynamicProviderHost:
         """What the host printed on stderr so far."""
         return self._process.stderr if self._process is not None else ""
 
+    def wait_for_stderr(self, text: str, timeout: float = 60.0) -> bool:
+        """Whether the host printed ``text`` on stderr, waiting for it: the pipe is read on a
+        thread of its own, so what a call printed may reach :attr:`stderr` just after the call
+        returned. Returns as soon as it is there (each chunk read wakes the wait); ``timeout``
+        only bounds a text that never comes."""
+        if self._process is None:
+            return False
+        return self._process.wait_for_stderr(text, timeout)
+
     @property
     def protocol(self) -> ConfigureResponse | None:
         """Protocol options from the last ``Configure`` answer, None before configuring."""
