@@ -113,6 +113,16 @@ def test_a_deployment_on_an_ai_endpoint_takes_its_id_region_and_project() -> Non
     assert any("aiEndpoint" in d for d in model.dependencies)
 
 
+def test_a_model_of_another_region_is_deployed_as_named() -> None:
+    """The discovery document's ``DeployedModel.model``: "the Model may be in a different
+    location than the DeployedModel's Endpoint"."""
+    model = "projects/my-project/locations/europe-west4/models/987@2"
+    mocks = _run(lambda: FlexStartDeployment("llm", deploy(model=model)))  # type: ignore[arg-type]
+    deployed = mocks.one(DEPLOYED_MODEL)
+    assert deployed.inputs["region"] == "us-central1"
+    assert deployed.inputs["body"]["deployedModel"]["model"] == model
+
+
 def test_a_batch_job_registers_the_body_its_provider_sends() -> None:
     mocks = _run(lambda: BatchFlexJob("render", batch()))  # type: ignore[arg-type]
     job = mocks.one(BATCH_JOB)
@@ -235,14 +245,6 @@ BAD: list[tuple[str, Callable[[], Any], str, str]] = [
         ),
         "endpoint",
         "not a region Vertex AI serves",
-    ),
-    (
-        "a model in another region",
-        lambda: FlexStartDeployment(
-            "d", deploy(model="projects/my-project/locations/europe-west4/models/987")
-        ),
-        "model",
-        "not the endpoint's region",
     ),
     (
         "an endpoint that is not one",

@@ -25,8 +25,9 @@ class FlexStartDeploymentArgs(TypedDict, total=False):
     """The endpoint: a pulumi-gcp ``AiEndpoint``, its id (``1234567``) or its full name
     (``projects/P/locations/REGION/endpoints/ID``)."""
     model: Required[str | pulumi.Output[str]]
-    """The model to deploy: ``projects/P/locations/REGION/models/ID`` (or its id, in the
-    endpoint's project and region)."""
+    """The model to deploy: ``projects/P/locations/REGION/models/ID`` (the model may be in
+    another region than the endpoint; ``@VERSION`` picks a version), or its id, in the
+    endpoint's project and region."""
     machine_type: Required[str]
     """A GPU machine type (``g2-standard-24``, ``a3-highgpu-8g``)."""
     max_runtime_duration: Required[DurationLike]

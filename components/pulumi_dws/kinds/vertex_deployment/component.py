@@ -113,8 +113,9 @@ class FlexStartDeploymentSpec(DwsModel):
     """The endpoint: a pulumi-gcp ``AiEndpoint``, its id (``1234567``) or its full name
     (``projects/P/locations/REGION/endpoints/ID``)."""
     model: MaybeOutput[Annotated[str, Check(_model)]]
-    """The model to deploy: ``projects/P/locations/REGION/models/ID`` (or its id, in the
-    endpoint's project and region)."""
+    """The model to deploy: ``projects/P/locations/REGION/models/ID`` (the model may be in
+    another region than the endpoint; ``@VERSION`` picks a version), or its id, in the
+    endpoint's project and region."""
     machine_type: Annotated[str, Known("it decides the deployment's GPUs")]
     """A GPU machine type (``g2-standard-24``, ``a3-highgpu-8g``)."""
     max_runtime_duration: Annotated[
@@ -172,13 +173,6 @@ class FlexStartDeploymentSpec(DwsModel):
                 "region",
                 None,
                 "is required with an endpoint id: give the endpoint's region (us-central1)",
-            )
-        model = _MODEL_NAME.match(spec.model) if isinstance(spec.model, str) else None
-        if model is not None and region is not None and model["region"] != region:
-            raise DwsValidationError(
-                "model",
-                spec.model,
-                f"is in {model['region']}, not the endpoint's region {region}",
             )
         if spec.service_account == "default":
             raise DwsValidationError(
