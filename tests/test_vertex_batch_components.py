@@ -215,6 +215,18 @@ BAD: list[tuple[str, Callable[[], Any], str, str]] = [
         "must be known when the program runs",
     ),
     (
+        "an environment variable whose value is not a string (Vertex AI refuses a number)",
+        lambda: VertexTrainingJob("t", train(env={"EPOCHS": 3})),
+        "env[EPOCHS]",
+        "must be a string",
+    ),
+    (
+        "an environment variable whose name is not a C identifier",
+        lambda: VertexTrainingJob("t", train(env={"MY-FLAG": "1"})),
+        "env[MY-FLAG]",
+        "C identifier",
+    ),
+    (
         "a run beyond Flex-start inference's 7 days",
         lambda: FlexStartDeployment("d", deploy(max_runtime_duration="8d")),
         "max_runtime_duration",

@@ -30,6 +30,7 @@ runs), ``queued`` (it returns once the job exists) or ``succeeded`` (until the j
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
@@ -96,6 +97,30 @@ def _network(field: str, value: Any) -> str:
     return str(value)
 
 
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_ENV_VAR = (
+    "aiplatform v1beta1 discovery document, EnvVar (name: a valid C identifier; value: a string)"
+)
+
+
+def _env(field: str, value: Any) -> Any:
+    """Names that are C identifiers, values that are strings (or Outputs of them): a number
+    is refused by Vertex AI (``EnvVar.value`` is a string)."""
+    if not isinstance(value, Mapping):
+        return value  # the type check says what is wrong
+    for name, item in value.items():
+        where = f"{field}[{name}]"
+        if not isinstance(name, str) or not _ENV_NAME.fullmatch(name):
+            raise DwsValidationError(
+                where, name, f"is not a C identifier (letters, digits, _; {_ENV_VAR})"
+            )
+        if not isinstance(item, str) and not is_output(item):
+            raise DwsValidationError(
+                where, item, f'must be a string (quote it: "{item}"; {_ENV_VAR})'
+            )
+    return value
+
+
 def _output_dir(field: str, value: Any) -> str:
     if not isinstance(value, str) or not value.startswith("gs://") or len(value) <= 5:
         raise DwsValidationError(field, value, "is not a Cloud Storage prefix (gs://BUCKET/PATH)")
@@ -138,7 +163,9 @@ class VertexTrainingJobSpec(DwsModel):
     """Container arguments."""
     command: list[str] | None = None
     """Container command (overrides the image's entrypoint)."""
-    env: MaybeOutput[Annotated[dict[str, Any], Takes(Mapping[str, str | pulumi.Output[str]])]] = {}
+    env: MaybeOutput[
+        Annotated[dict[str, Any], Check(_env), Takes(Mapping[str, str | pulumi.Output[str]])]
+    ] = {}
     """Environment variables of the containers."""
     worker_pools: Annotated[list[_VertexWorkerPoolSpec], Known("they decide the job's GPUs")] = [
         _VertexWorkerPoolSpec()
