@@ -110,8 +110,11 @@ def test_the_list_filter_takes_the_documented_forms_only(emu: Emulator) -> None:
             {"machineSpec": {**H100, "acceleratorCount": 4}, "replicaCount": "1",
              "containerSpec": {"imageUri": "i"}}), "worker_pool_specs[1].machine_spec"),
         (lambda b: b.pop("displayName"), "display_name"),
+        (lambda b: b["jobSpec"].update(network="projects/p/global/networks/vpc"),
+         "job_spec.network"),
     ],
-    ids=["a GPU Flex-start does not take", "8 days", "two machine configurations", "no name"],
+    ids=["a GPU Flex-start does not take", "8 days", "two machine configurations", "no name",
+         "a network named by project id"],
 )  # fmt: skip
 def test_a_job_flex_start_refuses_is_a_400_naming_the_field(
     emu: Emulator, change: Any, field: str

@@ -227,6 +227,14 @@ BAD: list[tuple[str, Callable[[], Any], str, str]] = [
         "C identifier",
     ),
     (
+        "a network named by its project id (Vertex AI peers with projects/NUMBER/...)",
+        lambda: VertexTrainingJob(
+            "t", train(network="projects/my-project/global/networks/default")
+        ),
+        "network",
+        "project number",
+    ),
+    (
         "a run beyond Flex-start inference's 7 days",
         lambda: FlexStartDeployment("d", deploy(max_runtime_duration="8d")),
         "max_runtime_duration",

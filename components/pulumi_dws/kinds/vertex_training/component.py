@@ -94,6 +94,14 @@ def _network(field: str, value: Any) -> str:
             value,
             "is not projects/PROJECT_NUMBER/global/networks/NAME (the form Vertex AI peers with)",
         )
+    if not parts[1].isdigit():
+        raise DwsValidationError(
+            field,
+            value,
+            f"names its project by id ({parts[1]}): Vertex AI peers with "
+            f"projects/PROJECT_NUMBER/global/networks/{parts[4]}, the project number "
+            "(CustomJobSpec.network, aiplatform v1beta1 discovery document)",
+        )
     return str(value)
 
 
