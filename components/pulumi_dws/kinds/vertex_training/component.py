@@ -188,7 +188,8 @@ class VertexTrainingJobSpec(DwsModel):
         | None
     ) = None
     """How long the job waits in the queue for capacity (``scheduling.maxWaitDuration``);
-    default: Google's, 1 day; ``0`` waits indefinitely."""
+    default: Google's, 1 day; ``0`` waits indefinitely (the deployment then waits as long as
+    the provider's timeout, 2 hours by default, and leaves the job queued)."""
     max_run_duration: (
         Annotated[
             Duration,
