@@ -113,6 +113,21 @@ def test_a_deployment_on_an_ai_endpoint_takes_its_id_region_and_project() -> Non
     assert any("aiEndpoint" in d for d in model.dependencies)
 
 
+@pytest.mark.parametrize("region", [None, "europe-west4"])
+def test_a_deployment_on_an_endpoint_full_name_known_only_at_run_time(region: Any) -> None:
+    """``AiEndpoint.id`` is the endpoint's full name, an Output: the deployment reads its id,
+    region and project from it once known, as it does from a full name given as text."""
+    full = "projects/other-project/locations/europe-west4/endpoints/7654321"
+    args = deploy(endpoint=pulumi.Output.from_input(full), model="987")
+    if region is not None:
+        args["region"] = region
+    model = _run(lambda: FlexStartDeployment("llm", args)).one(DEPLOYED_MODEL)  # type: ignore[arg-type]
+    assert model.inputs["endpoint"] == "7654321" and model.inputs["region"] == "europe-west4"
+    assert model.inputs["project"] == "other-project"
+    deployed = model.inputs["body"]["deployedModel"]
+    assert deployed["model"] == "projects/other-project/locations/europe-west4/models/987"
+
+
 def test_a_model_of_another_region_is_deployed_as_named() -> None:
     """The discovery document's ``DeployedModel.model``: "the Model may be in a different
     location than the DeployedModel's Endpoint"."""

@@ -23,7 +23,8 @@ class FlexStartDeploymentArgs(TypedDict, total=False):
 
     endpoint: Required[AiEndpoint | str | pulumi.Output[str]]
     """The endpoint: a pulumi-gcp ``AiEndpoint``, its id (``1234567``) or its full name
-    (``projects/P/locations/REGION/endpoints/ID``)."""
+    (``projects/P/locations/REGION/endpoints/ID``, such as ``AiEndpoint.id``), known or an
+    Output."""
     model: Required[str | pulumi.Output[str]]
     """The model to deploy: ``projects/P/locations/REGION/models/ID`` (the model may be in
     another region than the endpoint; ``@VERSION`` picks a version), or its id, in the
