@@ -148,6 +148,14 @@ EXAMPLES: tuple[Example, ...] = (
         unknown=_SCHEDULING,
     ),
     Example(
+        "flex-start-queue-window",
+        "custom_job",
+        ((f"{_SCHEDULING}.maxWaitDuration", "0s"),),
+        "waits indefinitely",
+        config={"requireQueueWindow": True},
+        unknown=f"{_SCHEDULING}.maxWaitDuration",
+    ),
+    Example(
         "required-labels",
         "custom_job",
         (("body.labels", DELETE),),
