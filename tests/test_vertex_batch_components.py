@@ -145,6 +145,15 @@ def test_a_batch_job_registers_the_body_its_provider_sends() -> None:
     assert job.inputs["body"] == batch_job_props()["body"]
 
 
+def test_a_batch_jobs_labels_reach_its_vms() -> None:
+    """Job.labels label the job and its logs only; AllocationPolicy.labels label "all the
+    Compute Engine resources ... created by this allocation policy" (the batch v1 discovery
+    document): the GPU VMs that are billed carry the cost labels the policy requires."""
+    body = _run(lambda: BatchFlexJob("render", batch())).one(BATCH_JOB).inputs["body"]  # type: ignore[arg-type]
+    assert body["labels"] == {"team": "ml"}
+    assert body["allocationPolicy"]["labels"] == {"team": "ml"}
+
+
 def test_a_batch_job_in_zones_with_a_script_and_a_public_ip() -> None:
     args = batch(zones=["us-central1-b"], public_ip=True, script="nvidia-smi")
     args.pop("image"), args.pop("commands")
