@@ -173,6 +173,26 @@ def test_a_deployment_beyond_seven_days_or_with_a_bad_id_is_refused(emu: Emulato
     assert emu["aiplatform"].deployments_started == []
 
 
+def test_replicas_of_a_few_gpus_share_a_vm_and_no_more_than_the_machines_are_taken(
+    emu: Emulator,
+) -> None:
+    """MachineSpec.acceleratorCount: 1 to N on a machine of N GPUs; at N/2 or fewer, replicas
+    are co-scheduled on one VM: 4 replicas of 2 H100s take one a3-highgpu-8g."""
+    vertex = emu["aiplatform"]
+    vertex.add_capacity(REGION, "a3-highgpu-8g", 2)
+    endpoint = vertex.add_endpoint(P, REGION, "80")["name"]
+    body = deploy_body()
+    resources = body["deployedModel"]["dedicatedResources"]
+    resources["machineSpec"]["acceleratorCount"] = 2
+    resources["minReplicaCount"] = 4
+    status, _ = call(emu, "POST", f"v1beta1/{endpoint}:deployModel", body)
+    assert status == 200 and vertex.capacity.available(REGION, "a3-highgpu-8g") == 1
+    resources["machineSpec"]["acceleratorCount"] = 9
+    body["deployedModel"]["id"] = "43"
+    status, answer = call(emu, "POST", f"v1beta1/{endpoint}:deployModel", body)
+    assert status == 400 and "accelerator_count" in answer["error"]["message"]
+
+
 def _split(emu: Emulator, endpoint: str) -> dict[str, int]:
     return dict(call(emu, "GET", f"v1beta1/{endpoint}")[1].get("trafficSplit") or {})
 

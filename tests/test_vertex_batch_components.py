@@ -265,6 +265,12 @@ BAD: list[tuple[str, Callable[[], Any], str, str]] = [
         "10m (600s) to 7d",
     ),
     (
+        "more GPUs per replica than the machine carries",
+        lambda: FlexStartDeployment("d", deploy(machine_type="a3-highgpu-8g", accelerator_count=9)),
+        "accelerator_count",
+        "1 to 8",
+    ),
+    (
         "fewer max replicas than min",
         lambda: FlexStartDeployment("d", deploy(min_replicas=3, max_replicas=2)),
         "max_replicas",

@@ -39,7 +39,8 @@ class FlexStartDeploymentArgs(TypedDict, total=False):
     accelerator_type: NotRequired[str | None]
     """``NVIDIA_L4`` or ``nvidia-l4``; default: the machine type's GPU."""
     accelerator_count: NotRequired[int | None]
-    """GPUs per replica; default: the machine type's."""
+    """GPUs per replica, 1 to the machine type's (default: all of them); at half of them or
+    fewer, Vertex AI puts several replicas on one VM."""
     min_replicas: NotRequired[int]
     """Replicas always deployed (default 1)."""
     max_replicas: NotRequired[int | None]

@@ -134,7 +134,8 @@ class FlexStartDeploymentSpec(DwsModel):
     accelerator_type: Annotated[str | None, Known("it is checked against the machine type")] = None
     """``NVIDIA_L4`` or ``nvidia-l4``; default: the machine type's GPU."""
     accelerator_count: Annotated[int | None, Known("it is checked against the machine type")] = None
-    """GPUs per replica; default: the machine type's."""
+    """GPUs per replica, 1 to the machine type's (default: all of them); at half of them or
+    fewer, Vertex AI puts several replicas on one VM."""
     min_replicas: Annotated[int, Within("vertex_deployment.replica_count"), Known(_REPLICAS)] = 1
     """Replicas always deployed (default 1)."""
     max_replicas: (
@@ -184,12 +185,15 @@ class FlexStartDeploymentSpec(DwsModel):
     @property
     def machine(self) -> VertexMachine:
         """The machine spec of each replica."""
-        return vertex_machine(self.machine_type, self.accelerator_type, self.accelerator_count)
+        return vertex_machine(
+            self.machine_type, self.accelerator_type, self.accelerator_count, co_scheduled=True
+        )
 
     @property
     def gpus(self) -> int:
-        """GPUs the deployment may hold: every replica it may scale to."""
-        return self.machine.accelerator_count * (self.max_replicas or self.min_replicas)
+        """GPUs the deployment may hold: those of the VMs of every replica it may scale to
+        (several replicas share a VM when each takes half of its GPUs or fewer)."""
+        return self.machine.gpus_held(self.max_replicas or self.min_replicas)
 
 
 def deploy_model_body(
@@ -277,7 +281,7 @@ class FlexStartDeployment(pulumi.ComponentResource):
     deployed_model_name: pulumi.Output[str]
     """``projects/P/locations/REGION/endpoints/E/deployedModels/ID``."""
     gpus: pulumi.Output[int]
-    """GPUs the deployment may hold: GPUs per replica times ``max_replicas``."""
+    """GPUs the deployment may hold: those of the VMs ``max_replicas`` replicas take."""
 
     def __init__(
         self,

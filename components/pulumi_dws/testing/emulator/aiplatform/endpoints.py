@@ -6,8 +6,9 @@ The rules Vertex AI applies to a deployment are in ``deployment_rules.py``.
   still holds deployed models is refused (``400 FAILED_PRECONDITION``: undeploy them first).
 * ``deployModel`` answers an operation. The deployed model is listed on the endpoint at once,
   with ``status.availableReplicaCount`` 0 (a ``DeployedModelStatus``), while it waits for
-  capacity: a Flex-start deployment takes ``minReplicaCount`` VMs of its machine type in the
-  region when they are free, all at once; then it provisions for ``deploy_seconds`` and is
+  capacity: a Flex-start deployment takes the VMs of its ``minReplicaCount`` replicas (several
+  share one when each takes half of the machine's GPUs or fewer) in the region when they are
+  free, all at once; then it provisions for ``deploy_seconds`` and is
   deployed (``availableReplicaCount`` = ``minReplicaCount``; the operation done with a
   ``DeployModelResponse``). A second deployment of an id the endpoint holds is
   ``409 ALREADY_EXISTS`` (the AIP-133 convention for an id already taken; Vertex AI's reference
@@ -95,6 +96,13 @@ class Deployment:
     fail_with: str | None = None
     traffic: dict[str, int] | None = None
     """The traffic split its request gave (``"0"``: this model), applied once it is deployed."""
+    vms: int = 0
+    """The VMs its replicas take (several replicas share one when each takes half of its GPUs
+    or fewer); 0: one per replica."""
+
+    @property
+    def held(self) -> int:
+        return self.vms or self.replicas
 
     def due(self) -> dt.datetime | None:
         return earliest(
@@ -325,6 +333,7 @@ class EndpointStore(Store):
                 op,
                 fail_with=self.fail_next.pop(0) if self.fail_next else None,
                 traffic=traffic or None,
+                vms=new.vms(int(new.resources.get("minReplicaCount") or 1)),
             )
             endpoint.deployments[model_id] = deployment
             self.deployed.append((str(endpoint.resource["name"]), model_id))
@@ -393,7 +402,7 @@ class EndpointStore(Store):
             error = {"code": 4, "message": "The Flex-start deployment reached maxRuntimeDuration."}
             self.operations.finish(d.operation, error=error)
             return
-        if d.ready_at is None and self.capacity.take(endpoint.key[1], d.machine_type, d.replicas):
+        if d.ready_at is None and self.capacity.take(endpoint.key[1], d.machine_type, d.held):
             d.holds = True
             d.ready_at = now + dt.timedelta(seconds=self.settings.deploy_seconds)
         if not d.deployed and d.ready_at is not None and now >= d.ready_at:
@@ -422,7 +431,7 @@ class EndpointStore(Store):
 
     def _release(self, endpoint: Endpoint, d: Deployment) -> None:
         if d.holds:
-            self.capacity.give_back(endpoint.key[1], d.machine_type, d.replicas)
+            self.capacity.give_back(endpoint.key[1], d.machine_type, d.held)
             d.holds = False
 
 
