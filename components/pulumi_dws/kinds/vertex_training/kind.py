@@ -93,6 +93,7 @@ def read_parts(view: ResourceView) -> Iterator[Any]:
                 None,
                 "vertex_training.max_wait",
                 "(maxWaitDuration 0) the job waits indefinitely",
+                setting="max_wait",
             )
         else:
             yield QueueWindow(
@@ -100,6 +101,7 @@ def read_parts(view: ResourceView) -> Iterator[Any]:
                 window,
                 "vertex_training.max_wait",
                 "the job waits Google's default of 1 day",
+                setting="max_wait",
             )
     counts = [gpus[1] for _, _, _, gpus in job_pools(view)]
     if any(count is UNKNOWN for count in counts) or any(
