@@ -9,9 +9,11 @@ make it what it is (project, region, body) *and* of the resource's own name in t
 adopts the other. A job found with this key after a lost answer is this create's own.
 
 Waiting (``waitFor``: ``queued``, ``running``, ``succeeded``): the job's own queue window
-(``scheduling.maxWaitDuration``, Google's default 1 day; ``0``, indefinitely: then the
-provider's timeout bounds it) plus an hour to provision, and for ``succeeded`` its run limit
-(``scheduling.timeout``, default 7 days).
+(``scheduling.maxWaitDuration``, Google's default 1 day) plus an hour to provision, and for
+``succeeded`` its run limit (``scheduling.timeout``, default 7 days). A job told to wait
+indefinitely (``maxWaitDuration: 0``) is waited for as long as the provider's timeout; still
+queued then, it is kept as it is (its place in the queue is the user's choice), never
+cancelled.
 """
 
 from __future__ import annotations
@@ -21,8 +23,9 @@ from typing import Any, ClassVar
 
 from ...duration import Duration
 from ...errors import DwsValidationError
+from ...providers.create_machine import Outcome, Phase
 from ...providers.jobs import JobCreate
-from .api import job_error
+from .api import QUEUED, job_error, state_of
 
 __all__ = ["DEFAULT_MAX_WAIT", "DEFAULT_TIMEOUT", "VertexJobCreate"]
 
@@ -62,3 +65,13 @@ class VertexJobCreate(JobCreate):
 
     def why_ended(self, live: dict[str, Any]) -> str:
         return job_error(live)
+
+    def judge(self, live: dict[str, Any] | None) -> Outcome[dict[str, Any]]:
+        """As every job's, but a job that waits indefinitely (``maxWaitDuration: 0``) and is
+        still waiting when the wait ends is kept queued: Vertex AI keeps it in the queue as
+        asked, and cancelling it would lose its place."""
+        outcome = super().judge(live)
+        waiting = live is not None and state_of(live) in QUEUED
+        if outcome.phase is Phase.FAILED and waiting and self.queue_seconds() is None:
+            return Outcome(Phase.PENDING, live)
+        return outcome
