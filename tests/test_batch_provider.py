@@ -5,6 +5,7 @@ one this program made is adopted. Counts come from the emulator's own records.""
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterator
 from typing import Any
 
@@ -174,3 +175,19 @@ def test_check_and_diff(direct: BatchJobProvider) -> None:
     diff = direct.diff(JOB, props(), changed)
     assert diff.replaces == ["body"] and diff.delete_before_replace
     assert direct.diff(JOB, props(), props(jobId="other")).replaces == ["jobId"]
+
+
+def test_a_job_made_before_its_vms_were_labelled_is_not_replaced(
+    direct: BatchJobProvider,
+) -> None:
+    """An older release sent the labels on the job only: its state's body lacks
+    allocationPolicy.labels. The same job now sends them there too; that alone is no change
+    (a replacement would run the job again), while a change of the labels still is."""
+    new = props()
+    old = copy.deepcopy(new)
+    del old["body"]["allocationPolicy"]["labels"]
+    assert new["body"]["allocationPolicy"]["labels"] == new["body"]["labels"]
+    assert direct.diff(JOB, old, new).changes is False
+    relabelled = copy.deepcopy(new)
+    relabelled["body"]["labels"] = relabelled["body"]["allocationPolicy"]["labels"] = {"t": "x"}
+    assert direct.diff(JOB, old, relabelled).replaces == ["body"]

@@ -110,8 +110,11 @@ def test_the_list_filter_takes_the_documented_forms_only(emu: Emulator) -> None:
             {"machineSpec": {**H100, "acceleratorCount": 4}, "replicaCount": "1",
              "containerSpec": {"imageUri": "i"}}), "worker_pool_specs[1].machine_spec"),
         (lambda b: b.pop("displayName"), "display_name"),
+        (lambda b: b["jobSpec"].update(network="projects/p/global/networks/vpc"),
+         "job_spec.network"),
     ],
-    ids=["a GPU Flex-start does not take", "8 days", "two machine configurations", "no name"],
+    ids=["a GPU Flex-start does not take", "8 days", "two machine configurations", "no name",
+         "a network named by project id"],
 )  # fmt: skip
 def test_a_job_flex_start_refuses_is_a_400_naming_the_field(
     emu: Emulator, change: Any, field: str
@@ -168,6 +171,98 @@ def test_a_deployment_beyond_seven_days_or_with_a_bad_id_is_refused(emu: Emulato
     status, answer = call(emu, "POST", f"v1beta1/{endpoint}:deployModel", deploy_body("m-1"))
     assert status == 400 and "deployed_model.id" in answer["error"]["message"]
     assert emu["aiplatform"].deployments_started == []
+
+
+def test_replicas_of_a_few_gpus_share_a_vm_and_no_more_than_the_machines_are_taken(
+    emu: Emulator,
+) -> None:
+    """MachineSpec.acceleratorCount: 1 to N on a machine of N GPUs; at N/2 or fewer, replicas
+    are co-scheduled on one VM: 4 replicas of 2 H100s take one a3-highgpu-8g."""
+    vertex = emu["aiplatform"]
+    vertex.add_capacity(REGION, "a3-highgpu-8g", 2)
+    endpoint = vertex.add_endpoint(P, REGION, "80")["name"]
+    body = deploy_body()
+    resources = body["deployedModel"]["dedicatedResources"]
+    resources["machineSpec"]["acceleratorCount"] = 2
+    resources["minReplicaCount"] = 4
+    status, _ = call(emu, "POST", f"v1beta1/{endpoint}:deployModel", body)
+    assert status == 200 and vertex.capacity.available(REGION, "a3-highgpu-8g") == 1
+    resources["machineSpec"]["acceleratorCount"] = 9
+    body["deployedModel"]["id"] = "43"
+    status, answer = call(emu, "POST", f"v1beta1/{endpoint}:deployModel", body)
+    assert status == 400 and "accelerator_count" in answer["error"]["message"]
+
+
+def _split(emu: Emulator, endpoint: str) -> dict[str, int]:
+    return dict(call(emu, "GET", f"v1beta1/{endpoint}")[1].get("trafficSplit") or {})
+
+
+def _deployed(emu: Emulator, endpoint: str, model_id: str, split: Any = None) -> None:
+    body = deploy_body(model_id)
+    if split is not None:
+        body["trafficSplit"] = split
+    status, answer = call(emu, "POST", f"v1beta1/{endpoint}:deployModel", body)
+    assert status == 200, answer
+    emu.clock.advance(emu["aiplatform"].deploy_seconds)
+
+
+def test_a_deployment_takes_the_traffic_its_request_gives_it_once_deployed(
+    emu: Emulator,
+) -> None:
+    """DeployModelRequest.trafficSplit: "0" names the model being deployed; the endpoint's split
+    is overwritten with it; none leaves the split as it is (the new model gets no traffic)."""
+    vertex = emu["aiplatform"]
+    vertex.add_capacity(REGION, "a3-highgpu-8g", 3)
+    endpoint = vertex.add_endpoint(P, REGION, "81")["name"]
+    _deployed(emu, endpoint, "1", {"0": 100})
+    assert _split(emu, endpoint) == {"1": 100}
+    _deployed(emu, endpoint, "2")
+    assert _split(emu, endpoint) == {"1": 100}
+    _deployed(emu, endpoint, "3", {"1": 70, "0": 30})
+    assert _split(emu, endpoint) == {"1": 70, "3": 30}
+    status, answer = call(emu, "POST", f"v1beta1/{endpoint}:deployModel",
+                          {**deploy_body("4"), "trafficSplit": {"0": 50}})  # fmt: skip
+    assert status == 400 and "traffic_split" in answer["error"]["message"]
+
+
+def test_a_model_with_traffic_is_undeployed_only_when_the_request_moves_it(
+    emu: Emulator,
+) -> None:
+    """UndeployModelRequest.trafficSplit: "A DeployedModel will be successfully undeployed only
+    if it doesn't have any traffic assigned to it when this method executes, or if this field
+    unassigns any traffic to it"; the last one leaves the split empty."""
+    vertex = emu["aiplatform"]
+    vertex.add_capacity(REGION, "a3-highgpu-8g", 2)
+    endpoint = vertex.add_endpoint(P, REGION, "82")["name"]
+    _deployed(emu, endpoint, "1", {"0": 100})
+    _deployed(emu, endpoint, "2")
+    undeploy = f"v1beta1/{endpoint}:undeployModel"
+    status, answer = call(emu, "POST", undeploy, {"deployedModelId": "1"})
+    assert status == 400 and answer["error"]["status"] == "FAILED_PRECONDITION"
+    status, _ = call(emu, "POST", undeploy, {"deployedModelId": "1", "trafficSplit": {"2": 100}})
+    assert status == 200 and _split(emu, endpoint) == {"2": 100}
+    emu.clock.advance(vertex.undeploy_seconds)
+    status, _ = call(emu, "POST", undeploy, {"deployedModelId": "2"})  # the last one
+    assert status == 200
+    emu.clock.advance(vertex.undeploy_seconds)
+    assert _split(emu, endpoint) == {} and vertex.deployments() == []
+
+
+def test_an_endpoints_traffic_split_is_patched_whole_or_cleared(emu: Emulator) -> None:
+    vertex = emu["aiplatform"]
+    vertex.add_capacity(REGION, "a3-highgpu-8g", 2)
+    endpoint = vertex.add_endpoint(P, REGION, "83")["name"]
+    _deployed(emu, endpoint, "1", {"0": 100})
+    _deployed(emu, endpoint, "2")
+    path = f"v1beta1/{endpoint}"
+    status, answer = call(emu, "PATCH", path, {"trafficSplit": {"1": 50}},
+                          updateMask="traffic_split")  # fmt: skip
+    assert status == 400 and "traffic_split" in answer["error"]["message"]
+    status, patched = call(emu, "PATCH", path, {"trafficSplit": {"1": 50, "2": 50}},
+                           updateMask="traffic_split")  # fmt: skip
+    assert status == 200 and patched["trafficSplit"] == {"1": 50, "2": 50}
+    status, cleared = call(emu, "PATCH", path, {}, updateMask="traffic_split")
+    assert status == 200 and "trafficSplit" not in cleared and _split(emu, endpoint) == {}
 
 
 # ------------------------------------------------------------------------ Batch jobs

@@ -504,3 +504,19 @@ def test_the_served_resources_use_the_components_dws_provider(host: ComponentPro
         deployment.construct("dws:index:QueuedTpu", "tpu", TPU)
     served = [r for r in deployment.monitor.requests if r.type == "dws:dynamic:QueuedTpu"]
     assert [(r.provider, bool(r.version)) for r in served] == [("", True)]
+
+
+def test_a_deployment_on_an_endpoint_not_known_in_the_preview_is_constructed(
+    host: ComponentProviderHost,
+) -> None:
+    """Another language passes ``endpoint: aiEndpoint.id``, unknown in a preview: the
+    deployment reads its region from it once known, so it is not refused for the region it
+    does not need."""
+    kind = registry.kind("flex_start_deployments")
+    assert kind is not None
+    args = {k: v for k, v in CASES[kind.name].args.items() if k != "region"}
+    inputs = {**schema_inputs(kind, args), "endpoint": UNKNOWN}
+    with host.deployment(preview=True) as deployment:
+        deployment.construct(type_token(kind.name), "llm", inputs)
+    served = [r for r in deployment.registered if r.type == "dws:dynamic:FlexStartDeployedModel"]
+    assert len(served) == 1 and served[0].parent.endswith("dws:index:FlexStartDeployment::llm")

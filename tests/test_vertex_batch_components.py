@@ -116,11 +116,45 @@ def test_a_deployment_on_an_ai_endpoint_takes_its_id_region_and_project() -> Non
     assert any("aiEndpoint" in d for d in model.dependencies)
 
 
+@pytest.mark.parametrize("region", [None, "europe-west4"])
+def test_a_deployment_on_an_endpoint_full_name_known_only_at_run_time(region: Any) -> None:
+    """``AiEndpoint.id`` is the endpoint's full name, an Output: the deployment reads its id,
+    region and project from it once known, as it does from a full name given as text."""
+    full = "projects/other-project/locations/europe-west4/endpoints/7654321"
+    args = deploy(endpoint=pulumi.Output.from_input(full), model="987")
+    if region is not None:
+        args["region"] = region
+    model = _run(lambda: FlexStartDeployment("llm", args)).one(DEPLOYED_MODEL)  # type: ignore[arg-type]
+    assert model.inputs["endpoint"] == "7654321" and model.inputs["region"] == "europe-west4"
+    assert model.inputs["project"] == "other-project"
+    deployed = model.inputs["body"]["deployedModel"]
+    assert deployed["model"] == "projects/other-project/locations/europe-west4/models/987"
+
+
+def test_a_model_of_another_region_is_deployed_as_named() -> None:
+    """The discovery document's ``DeployedModel.model``: "the Model may be in a different
+    location than the DeployedModel's Endpoint"."""
+    model = "projects/my-project/locations/europe-west4/models/987@2"
+    mocks = _run(lambda: FlexStartDeployment("llm", deploy(model=model)))  # type: ignore[arg-type]
+    deployed = mocks.one(DEPLOYED_MODEL)
+    assert deployed.inputs["region"] == "us-central1"
+    assert deployed.inputs["body"]["deployedModel"]["model"] == model
+
+
 def test_a_batch_job_registers_the_body_its_provider_sends() -> None:
     mocks = _run(lambda: BatchFlexJob("render", batch()))  # type: ignore[arg-type]
     job = mocks.one(BATCH_JOB)
     assert job.inputs["jobId"] == stack_default("render")  # two stacks never name one job
     assert job.inputs["body"] == batch_job_props()["body"]
+
+
+def test_a_batch_jobs_labels_reach_its_vms() -> None:
+    """Job.labels label the job and its logs only; AllocationPolicy.labels label "all the
+    Compute Engine resources ... created by this allocation policy" (the batch v1 discovery
+    document): the GPU VMs that are billed carry the cost labels the policy requires."""
+    body = _run(lambda: BatchFlexJob("render", batch())).one(BATCH_JOB).inputs["body"]  # type: ignore[arg-type]
+    assert body["labels"] == {"team": "ml"}
+    assert body["allocationPolicy"]["labels"] == {"team": "ml"}
 
 
 def test_a_batch_job_in_zones_with_a_script_and_a_public_ip() -> None:
@@ -208,10 +242,36 @@ BAD: list[tuple[str, Callable[[], Any], str, str]] = [
         "must be known when the program runs",
     ),
     (
+        "an environment variable whose value is not a string (Vertex AI refuses a number)",
+        lambda: VertexTrainingJob("t", train(env={"EPOCHS": 3})),
+        "env[EPOCHS]",
+        "must be a string",
+    ),
+    (
+        "an environment variable whose name is not a C identifier",
+        lambda: VertexTrainingJob("t", train(env={"MY-FLAG": "1"})),
+        "env[MY-FLAG]",
+        "C identifier",
+    ),
+    (
+        "a network named by its project id (Vertex AI peers with projects/NUMBER/...)",
+        lambda: VertexTrainingJob(
+            "t", train(network="projects/my-project/global/networks/default")
+        ),
+        "network",
+        "project number",
+    ),
+    (
         "a run beyond Flex-start inference's 7 days",
         lambda: FlexStartDeployment("d", deploy(max_runtime_duration="8d")),
         "max_runtime_duration",
         "10m (600s) to 7d",
+    ),
+    (
+        "more GPUs per replica than the machine carries",
+        lambda: FlexStartDeployment("d", deploy(machine_type="a3-highgpu-8g", accelerator_count=9)),
+        "accelerator_count",
+        "1 to 8",
     ),
     (
         "fewer max replicas than min",
@@ -238,14 +298,6 @@ BAD: list[tuple[str, Callable[[], Any], str, str]] = [
         ),
         "endpoint",
         "not a region Vertex AI serves",
-    ),
-    (
-        "a model in another region",
-        lambda: FlexStartDeployment(
-            "d", deploy(model="projects/my-project/locations/europe-west4/models/987")
-        ),
-        "model",
-        "not the endpoint's region",
     ),
     (
         "an endpoint that is not one",

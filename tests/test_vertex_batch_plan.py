@@ -102,3 +102,25 @@ def test_the_gpu_budget_counts_all_three() -> None:
     assert len(over) == 1 and f"asks for {gpus} GPUs" in over[0].detail
     over = validate_stack(budget, views, config={"maxGpuHours": hours - 1})
     assert len(over) == 1
+
+
+def test_a_deployment_of_fewer_gpus_than_its_machine_counts_the_vms_it_holds() -> None:
+    """MachineSpec.acceleratorCount of a deployed model may be 1 to the machine's N GPUs; at N/2
+    or fewer, Vertex AI puts N // count replicas on one VM (the discovery document): 4 replicas
+    of 2 H100s are one a3-highgpu-8g, 8 GPUs held; 3 replicas of 5 are 3 VMs, 24 GPUs."""
+    mocks = GcpMocks(project="my-project")
+    args = {**DEPLOY_ARGS, "machine_type": "a3-highgpu-8g", "min_replicas": 1}
+
+    def program() -> Any:
+        small = FlexStartDeployment("small", {**args, "accelerator_count": 2, "max_replicas": 4})  # type: ignore[typeddict-item]
+        big = FlexStartDeployment("big", {**args, "accelerator_count": 5, "max_replicas": 3})  # type: ignore[typeddict-item]
+        return [small.gpus, big.gpus]
+
+    assert mocks.run(program) == [8, 24]
+    views = [ResourceView.from_registered(r) for r in mocks.registered if r.custom]
+    sent = [v.props["body"]["deployedModel"]["dedicatedResources"]["machineSpec"] for v in views]
+    assert sorted(s["acceleratorCount"] for s in sent) == [2, 5]
+    budget = find_policy("gpu-budget", policies())
+    over = validate_stack(budget, views, config={"maxGpus": 31})
+    assert len(over) == 1 and "asks for 32 GPUs" in over[0].detail
+    assert validate_stack(budget, views, config={"maxGpus": 32}) == []

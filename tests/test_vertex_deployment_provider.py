@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+import requests
 
 from pulumi_dws.kinds.vertex_deployment.api import deployed_model_id
 from pulumi_dws.kinds.vertex_deployment.provider import (
@@ -158,6 +159,91 @@ def test_a_lost_undeploy_answer_still_undeploys(
     )
     provider.delete(result.id, result.outs or {})
     assert svc.deployments() == []
+
+
+# ---------------------------------------------------------------------- traffic
+ENDPOINT = f"projects/my-project/locations/{REGION}/endpoints/{ENDPOINT_ID}"
+
+
+def _other_model(emu: Emulator, model_id: str, split: dict[str, int] | None = None) -> None:
+    """A model deployed on the endpoint outside this program (on the same machine type)."""
+    body: dict[str, Any] = {"deployedModel": {**props()["body"]["deployedModel"], "id": model_id}}
+    if split is not None:
+        body["trafficSplit"] = split
+    answer = requests.post(f"{emu.url}v1beta1/{ENDPOINT}:deployModel", json=body, timeout=30)
+    assert answer.status_code == 200, answer.text
+    emu.clock.advance(emu["aiplatform"].deploy_seconds)
+
+
+def _split(emu: Emulator) -> dict[str, int]:
+    endpoint = requests.get(f"{emu.url}v1beta1/{ENDPOINT}", timeout=30).json()
+    return dict(endpoint.get("trafficSplit") or {})
+
+
+def _set_split(emu: Emulator, split: dict[str, int]) -> None:
+    answer = requests.patch(
+        f"{emu.url}v1beta1/{ENDPOINT}",
+        json={"trafficSplit": split},
+        params={"updateMask": "traffic_split"},
+        timeout=30,
+    )
+    assert answer.status_code == 200, answer.text
+
+
+def test_a_deployment_on_an_endpoint_that_serves_nothing_takes_its_traffic(
+    emu: Emulator, svc: AiPlatformService, direct: FlexStartDeployedModelProvider
+) -> None:
+    """A deployed model receives traffic only once the endpoint's traffic split names it
+    (DeployModelRequest.deployedModel); on an endpoint that serves nothing it takes all of it,
+    as the Vertex AI SDK's Endpoint.deploy does for the first model."""
+    svc.add_capacity(REGION, MACHINE, 1)
+    result = direct.create(props())
+    model_id = result.id.rsplit("/", 1)[-1]
+    assert _split(emu) == {model_id: 100}
+    assert (result.outs or {})["observed"]["trafficPercentage"] == 100
+    direct.delete(result.id, result.outs or {})
+    assert _split(emu) == {} and svc.deployments() == []
+
+
+def test_a_deployment_beside_a_serving_model_leaves_the_endpoints_traffic_as_it_is(
+    emu: Emulator, svc: AiPlatformService, direct: FlexStartDeployedModelProvider
+) -> None:
+    svc.add_capacity(REGION, MACHINE, 2)
+    _other_model(emu, "1", {"0": 100})
+    result = direct.create(props())
+    assert _split(emu) == {"1": 100}
+    assert (result.outs or {})["observed"]["trafficPercentage"] == 0
+
+
+def test_deleting_a_model_that_has_traffic_gives_it_to_the_others_in_proportion(
+    emu: Emulator, svc: AiPlatformService, direct: FlexStartDeployedModelProvider
+) -> None:
+    """An undeploy leaving a model its traffic is refused while other models are deployed
+    (UndeployModelRequest.trafficSplit): the delete gives the others its share first, scaled
+    as the Vertex AI SDK's Endpoint.undeploy does."""
+    svc.add_capacity(REGION, MACHINE, 3)
+    _other_model(emu, "1", {"0": 100})
+    _other_model(emu, "2")
+    result = direct.create(props())
+    model_id = result.id.rsplit("/", 1)[-1]
+    _set_split(emu, {"1": 30, "2": 10, model_id: 60})
+    direct.delete(result.id, result.outs or {})
+    assert [m for _, m in svc.deployments()] == ["1", "2"]
+    assert _split(emu) == {"1": 75, "2": 25}
+
+
+def test_deleting_the_model_that_has_all_traffic_beside_idle_ones_clears_the_split(
+    emu: Emulator, svc: AiPlatformService, direct: FlexStartDeployedModelProvider
+) -> None:
+    """The others had no traffic: none is moved onto them; the endpoint serves nothing, as it
+    would once the model left."""
+    svc.add_capacity(REGION, MACHINE, 2)
+    result = direct.create(props())
+    _other_model(emu, "1")
+    model_id = result.id.rsplit("/", 1)[-1]
+    assert _split(emu) == {model_id: 100}
+    direct.delete(result.id, result.outs or {})
+    assert [m for _, m in svc.deployments()] == ["1"] and _split(emu) == {}
 
 
 def test_check_refuses_a_deployed_model_id_the_create_would_choose(

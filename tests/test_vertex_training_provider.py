@@ -118,6 +118,31 @@ def test_a_queue_window_that_passes_leaves_nothing_and_says_so(
     assert len(svc.jobs_created) == 1 and svc.custom_jobs() == []
 
 
+def test_a_job_told_to_wait_indefinitely_stays_queued_when_the_up_stops_waiting(
+    emu: Emulator, svc: AiPlatformService, direct: VertexCustomJobProvider
+) -> None:
+    """``maxWaitDuration: 0`` waits for capacity indefinitely (the discovery document): a
+    ``pulumi up`` can't wait that long, but it must not cancel the job and lose its place in
+    the queue: it returns the job as it is, queued, and the job runs when capacity comes."""
+    result = direct.create(props(maxWaitDuration="0s"))
+    outs = result.outs or {}
+    assert outs["state"] == "JOB_STATE_QUEUED"
+    assert svc.custom_jobs() == [svc.jobs_created[0]]
+    svc.add_capacity(REGION, MACHINE, 4)
+    emu.clock.advance(600)
+    assert direct.read(result.id, outs).outs["state"] == "JOB_STATE_RUNNING"
+
+
+def test_a_job_told_to_wait_indefinitely_is_cancelled_when_the_program_asks_on_timeout_cancel(
+    svc: AiPlatformService, direct: VertexCustomJobProvider
+) -> None:
+    """``onTimeout: cancel`` is the program's explicit choice: it wins over the keep that an
+    indefinite queue window (``maxWaitDuration: 0``) gets by default; nothing is left."""
+    with pytest.raises(VertexTrainingError, match="JOB_STATE_QUEUED"):
+        direct.create(props(maxWaitDuration="0s", waitTimeout=600, onTimeout="cancel"))
+    assert len(svc.jobs_created) == 1 and svc.custom_jobs() == []
+
+
 def test_a_job_that_fails_once_running_is_deleted_and_the_error_says_why(
     svc: AiPlatformService, direct: VertexCustomJobProvider
 ) -> None:

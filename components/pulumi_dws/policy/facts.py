@@ -61,13 +61,15 @@ class RunLimit:
 class QueueWindow:
     """How long a queued request waits for capacity: ``value`` at ``field``, inside limits
     row ``row``; ``without`` says what happens with none; ``requirable``: a stack may require
-    one (not of a template, whose VMs say it when they are created)."""
+    one (not of a template, whose VMs say it when they are created); ``setting``: the
+    component argument that sets it."""
 
     field: str
     value: Any
     row: str
     without: str
     requirable: bool = True
+    setting: str = "request_valid_for"
 
 
 @dataclass(frozen=True)

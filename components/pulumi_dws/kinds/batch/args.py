@@ -64,4 +64,5 @@ class BatchFlexJobArgs(TypedDict, total=False):
     public_ip: NotRequired[bool]
     """Give each VM an external IP (default False)."""
     labels: NotRequired[Mapping[str, str | pulumi.Output[str]] | pulumi.Output[Mapping[str, str]]]
-    """Google Cloud labels on the job (a GPU job needs the policy pack's required labels)."""
+    """Google Cloud labels on the job and on its VMs (a GPU job needs the policy pack's
+    required labels)."""

@@ -150,7 +150,8 @@ class BatchFlexJobSpec(DwsModel):
     public_ip: bool = False
     """Give each VM an external IP (default False)."""
     labels: MaybeOutput[Labels] = {}
-    """Google Cloud labels on the job (a GPU job needs the policy pack's required labels)."""
+    """Google Cloud labels on the job and on its VMs (a GPU job needs the policy pack's
+    required labels)."""
 
     @model_validator(mode="wrap")
     @classmethod
@@ -226,14 +227,17 @@ def batch_job_body(spec: BatchFlexJobSpec) -> dict[str, Any]:
             }
         ],
     }
+    labels = (spec.labels if is_output(spec.labels) else dict(spec.labels)) if spec.labels else None
+    if labels is not None:  # on the VMs (Job.labels label the job and its logs only)
+        allocation["labels"] = labels
     if spec.zones:
         allocation["location"] = {"allowedLocations": [f"zones/{z}" for z in spec.zones]}
     allocation["network"] = {"networkInterfaces": [interface]}
     if spec.service_account is not None:
         allocation["serviceAccount"] = {"email": spec.service_account}
     body: dict[str, Any] = {"allocationPolicy": allocation}
-    if spec.labels:
-        body["labels"] = spec.labels if is_output(spec.labels) else dict(spec.labels)
+    if labels is not None:
+        body["labels"] = labels
     body["logsPolicy"] = {"destination": "CLOUD_LOGGING"}
     body["taskGroups"] = [
         {

@@ -16,7 +16,9 @@ the inputs plus ``name`` (``projects/P/locations/R/jobs/ID``), ``state`` (``QUEU
   deleted before the error says nothing is left; one that can't be removed is returned with
   its true state, so the stack tracks it.
 * Diff: a job can't be changed: any change of ``project``, ``region``, ``jobId`` or ``body``
-  replaces it (deleting first: the id is reused); ``waitFor`` only matters at create time.
+  replaces it (deleting first: the id is reused); ``waitFor`` only matters at create time. The
+  VMs' labels (``allocationPolicy.labels``, the job's own) that an older release did not send
+  are no change.
 * Read: the job as it is; one deleted outside Pulumi is gone.
 * Delete: ``DELETE {name}`` (Batch stops a job that still runs: ``DELETION_IN_PROGRESS``, "the
   resources used by the Job are still being cleaned up"), the operation polled, then the job
@@ -46,6 +48,22 @@ if TYPE_CHECKING:
 __all__ = ["TYPE_TOKEN", "BatchJobError", "BatchJobProvider", "BatchJobResource"]
 
 
+def _without_vm_labels(old: Any, new: Mapping[str, Any]) -> Any:
+    """``new`` without ``allocationPolicy.labels`` when ``old`` has none there and they are
+    the job's labels (what this release adds to an older one's body); else ``new``."""
+    allocation = new.get("allocationPolicy")
+    old_allocation = old.get("allocationPolicy") if isinstance(old, Mapping) else None
+    if (
+        not isinstance(allocation, Mapping)
+        or not isinstance(old_allocation, Mapping)
+        or "labels" in old_allocation
+        or allocation.get("labels") != new.get("labels")
+    ):
+        return new
+    trimmed = {k: v for k, v in allocation.items() if k != "labels"}
+    return {**dict(new), "allocationPolicy": trimmed}
+
+
 class BatchJobProvider(LroProvider):
     """CRUD of one Cloud Batch job; see the module docstring."""
 
@@ -62,6 +80,14 @@ class BatchJobProvider(LroProvider):
         labels = body.get("labels") if body is not None else None
         if isinstance(labels, Mapping):
             failures.owner_label_room("body", "body.labels", labels)
+
+    def same(self, key: str, old: Any, new: Any) -> bool:
+        """As the base's, but a body whose only difference is the VMs' labels, given now as
+        the job's own (``allocationPolicy.labels``) where an older release sent none, is the
+        same job: it is not run again for it."""
+        if key == "body" and old != new and isinstance(new, Mapping):
+            return bool(old == _without_vm_labels(old, new))
+        return super().same(key, old, new)
 
     def create_steps(self, client: GoogleRestClient, target: Target) -> BatchJobCreate:
         return BatchJobCreate(self, client, target)

@@ -75,6 +75,7 @@ def batch_job_props() -> dict[str, Any]:
                         },
                     }
                 ],
+                "labels": {"team": "ml"},
                 "network": {
                     "networkInterfaces": [
                         {"network": "global/networks/default", "noExternalIpAddress": True}

@@ -23,10 +23,12 @@ class FlexStartDeploymentArgs(TypedDict, total=False):
 
     endpoint: Required[AiEndpoint | str | pulumi.Output[str]]
     """The endpoint: a pulumi-gcp ``AiEndpoint``, its id (``1234567``) or its full name
-    (``projects/P/locations/REGION/endpoints/ID``)."""
+    (``projects/P/locations/REGION/endpoints/ID``, such as ``AiEndpoint.id``), known or an
+    Output."""
     model: Required[str | pulumi.Output[str]]
-    """The model to deploy: ``projects/P/locations/REGION/models/ID`` (or its id, in the
-    endpoint's project and region)."""
+    """The model to deploy: ``projects/P/locations/REGION/models/ID`` (the model may be in
+    another region than the endpoint; ``@VERSION`` picks a version), or its id, in the
+    endpoint's project and region."""
     machine_type: Required[str]
     """A GPU machine type (``g2-standard-24``, ``a3-highgpu-8g``)."""
     max_runtime_duration: Required[DurationLike]
@@ -37,7 +39,8 @@ class FlexStartDeploymentArgs(TypedDict, total=False):
     accelerator_type: NotRequired[str | None]
     """``NVIDIA_L4`` or ``nvidia-l4``; default: the machine type's GPU."""
     accelerator_count: NotRequired[int | None]
-    """GPUs per replica; default: the machine type's."""
+    """GPUs per replica, 1 to the machine type's (default: all of them); at half of them or
+    fewer, Vertex AI puts several replicas on one VM."""
     min_replicas: NotRequired[int]
     """Replicas always deployed (default 1)."""
     max_replicas: NotRequired[int | None]

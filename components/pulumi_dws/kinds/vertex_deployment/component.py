@@ -74,6 +74,7 @@ _ENDPOINT_ID = re.compile(r"^[1-9][0-9]{0,18}\Z")
 _MODEL_NAME = re.compile(r"^projects/[^/]+/locations/(?P<region>[^/]+)/models/[^/]+\Z")
 _MODEL_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_@-]*\Z")
 _REPLICAS = "they decide the deployment's GPUs"
+_REGION_NEEDED = "is required with an endpoint id: give the endpoint's region (us-central1)"
 
 
 def _endpoint(field: str, value: Any) -> Any:
@@ -113,10 +114,12 @@ class FlexStartDeploymentSpec(DwsModel):
         Annotated[Any, Check(_endpoint), Takes("pulumi_gcp.vertex.AiEndpoint | str")]
     ]
     """The endpoint: a pulumi-gcp ``AiEndpoint``, its id (``1234567``) or its full name
-    (``projects/P/locations/REGION/endpoints/ID``)."""
+    (``projects/P/locations/REGION/endpoints/ID``, such as ``AiEndpoint.id``), known or an
+    Output."""
     model: MaybeOutput[Annotated[str, Check(_model)]]
-    """The model to deploy: ``projects/P/locations/REGION/models/ID`` (or its id, in the
-    endpoint's project and region)."""
+    """The model to deploy: ``projects/P/locations/REGION/models/ID`` (the model may be in
+    another region than the endpoint; ``@VERSION`` picks a version), or its id, in the
+    endpoint's project and region."""
     machine_type: Annotated[str, Known("it decides the deployment's GPUs")]
     """A GPU machine type (``g2-standard-24``, ``a3-highgpu-8g``)."""
     max_runtime_duration: Annotated[
@@ -133,7 +136,8 @@ class FlexStartDeploymentSpec(DwsModel):
     accelerator_type: Annotated[str | None, Known("it is checked against the machine type")] = None
     """``NVIDIA_L4`` or ``nvidia-l4``; default: the machine type's GPU."""
     accelerator_count: Annotated[int | None, Known("it is checked against the machine type")] = None
-    """GPUs per replica; default: the machine type's."""
+    """GPUs per replica, 1 to the machine type's (default: all of them); at half of them or
+    fewer, Vertex AI puts several replicas on one VM."""
     min_replicas: Annotated[int, Within("vertex_deployment.replica_count"), Known(_REPLICAS)] = 1
     """Replicas always deployed (default 1)."""
     max_replicas: (
@@ -176,19 +180,11 @@ class FlexStartDeploymentSpec(DwsModel):
                     "region", region, f"is not the endpoint's region ({named['region']})"
                 )
             region = named["region"]
-        if region is None and not isinstance(spec.endpoint, gcp.vertex.AiEndpoint):
-            raise DwsValidationError(
-                "region",
-                None,
-                "is required with an endpoint id: give the endpoint's region (us-central1)",
-            )
-        model = _MODEL_NAME.match(spec.model) if isinstance(spec.model, str) else None
-        if model is not None and region is not None and model["region"] != region:
-            raise DwsValidationError(
-                "model",
-                spec.model,
-                f"is in {model['region']}, not the endpoint's region {region}",
-            )
+        resolved_later = isinstance(spec.endpoint, gcp.vertex.AiEndpoint) or is_output(
+            spec.endpoint
+        )  # read from the endpoint once known (_endpoint_parts)
+        if region is None and not resolved_later:
+            raise DwsValidationError("region", None, _REGION_NEEDED)
         if spec.service_account == "default":
             raise DwsValidationError(
                 "service_account", "default", "give a service account email, or leave it out"
@@ -198,12 +194,15 @@ class FlexStartDeploymentSpec(DwsModel):
     @property
     def machine(self) -> VertexMachine:
         """The machine spec of each replica."""
-        return vertex_machine(self.machine_type, self.accelerator_type, self.accelerator_count)
+        return vertex_machine(
+            self.machine_type, self.accelerator_type, self.accelerator_count, co_scheduled=True
+        )
 
     @property
     def gpus(self) -> int:
-        """GPUs the deployment may hold: every replica it may scale to."""
-        return self.machine.accelerator_count * (self.max_replicas or self.min_replicas)
+        """GPUs the deployment may hold: those of the VMs of every replica it may scale to
+        (several replicas share a VM when each takes half of its GPUs or fewer)."""
+        return self.machine.gpus_held(self.max_replicas or self.min_replicas)
 
 
 def deploy_model_body(
@@ -229,14 +228,42 @@ def deploy_model_body(
     return {"deployedModel": deployed}
 
 
+def _endpoint_parts(value: Any, region: str | None) -> tuple[str | None, str, str]:
+    """``(project or None, region, id)`` of an endpoint given as an Output, once known: its
+    full name (``AiEndpoint.id``) says all three; an id needs ``region``."""
+    named = _ENDPOINT_NAME.match(value) if isinstance(value, str) else None
+    if named is not None:
+        check_region("endpoint", named["region"])
+        if region is not None and region != named["region"]:
+            raise DwsValidationError(
+                "region", region, f"is not the endpoint's region ({named['region']})"
+            )
+        return named["project"], named["region"], named["id"]
+    if not isinstance(value, str) or not _ENDPOINT_ID.match(value):
+        _endpoint("endpoint", value)  # raises: what an endpoint is
+    if region is None:
+        raise DwsValidationError("region", None, _REGION_NEEDED)
+    return None, region, str(value)
+
+
 def _resolved(spec: FlexStartDeploymentSpec, parent: pulumi.Resource) -> tuple[Any, Any, Any]:
     """``(project, region, endpoint id)`` of the deployment, from the endpoint (an
-    ``AiEndpoint``'s outputs, or its full name) and the args."""
+    ``AiEndpoint``'s outputs, its full name, or either known only at run time) and the args."""
     endpoint = spec.endpoint
     if isinstance(endpoint, gcp.vertex.AiEndpoint):
         project = spec.project if spec.project is not None else endpoint.project
         region = spec.region if spec.region is not None else endpoint.location
         return project, region, endpoint.name
+    if is_output(endpoint):
+        parts = pulumi.Output.from_input(endpoint).apply(
+            lambda value: _endpoint_parts(value, spec.region)
+        )
+        project = (
+            spec.project
+            if spec.project is not None
+            else parts.apply(lambda p: p[0] if p[0] else resolve_project(None, parent))
+        )
+        return project, parts.apply(lambda p: p[1]), parts.apply(lambda p: p[2])
     named = _ENDPOINT_NAME.match(endpoint) if isinstance(endpoint, str) else None
     if named is not None:
         project = spec.project if spec.project is not None else named["project"]
@@ -263,7 +290,7 @@ class FlexStartDeployment(pulumi.ComponentResource):
     deployed_model_name: pulumi.Output[str]
     """``projects/P/locations/REGION/endpoints/E/deployedModels/ID``."""
     gpus: pulumi.Output[int]
-    """GPUs the deployment may hold: GPUs per replica times ``max_replicas``."""
+    """GPUs the deployment may hold: those of the VMs ``max_replicas`` replicas take."""
 
     def __init__(
         self,

@@ -7,6 +7,9 @@ of the resource's own name in the program, ``owner``): a deployed model of that 
 endpoint is this create's own; none other can be (no two keys give one id but by a one in nine
 billion chance).
 
+Traffic. On an endpoint that serves nothing the deployment takes all its traffic; beside models
+that serve, the endpoint's split is left as it is (:mod:`~.traffic`).
+
 Waiting. ``waitFor`` ``deployed`` (default) waits until every replica asked for is available,
 at most ``waitTimeout`` or else the deployment's own run (``maxRuntimeDuration``: Vertex AI
 undeploys it then, counted from the request); ``queued`` returns once the deployment is listed
@@ -26,6 +29,7 @@ from ...providers.lro import Ended, LroCreate, LroProvider
 from ...providers.rest import ApiError, wire
 from ...providers.rest_resource import Target
 from .api import DEPLOYED, ENDPOINT, deployed_model_id
+from .traffic import deploy_split
 
 if TYPE_CHECKING:
     from ...providers.rest import GoogleRestClient
@@ -74,9 +78,14 @@ class DeploymentCreate(LroCreate):
         return f"{ENDPOINT.path(self.target.props)}:deployModel"
 
     def body(self) -> dict[str, Any]:
+        """The request with the deployed model's id, and on an endpoint that serves nothing
+        all its traffic (:func:`~.traffic.deploy_split`: without it the model gets none)."""
         body = dict(wire(self.target.props.get("body") or {}))
         model = dict(body.get("deployedModel") or {})
         body["deployedModel"] = {**model, "id": self.model_id}
+        split = deploy_split(self.client.find(ENDPOINT.path(self.target.props)))
+        if split is not None:
+            body["trafficSplit"] = split
         return body
 
     @property

@@ -24,7 +24,7 @@ from ...registry import CapacityKind, Ref, ResourceType, register
 from .component import FlexStartDeployment, FlexStartDeploymentArgs, FlexStartDeploymentSpec
 from .provider import TYPE_TOKEN as DEPLOYED_MODEL
 
-__all__ = ["KIND", "read_parts"]
+__all__ = ["KIND", "read_parts", "vms_of"]
 
 _AIDS = "pulumi_dws.kinds.vertex_deployment.testing"
 _RESOURCES = "body.deployedModel.dedicatedResources"
@@ -62,13 +62,27 @@ def _replicas(view: ResourceView) -> Any:
     return as_int(dig(resources, "minReplicaCount")) if most is None else most
 
 
-def _capacity(view: ResourceView) -> Iterator[CapacityItem]:
-    spec = dig(_resources(view), "machineSpec")
+def vms_of(spec: Any, replicas: Any) -> tuple[tuple[Any, Any], Any]:
+    """``((accelerator, GPUs per VM), VMs)`` of ``replicas`` replicas of machine spec
+    ``spec``: a replica that takes half of its machine's GPUs or fewer shares a VM with
+    others (MachineSpec.acceleratorCount, co-scheduling), and a VM holds all its GPUs."""
     accelerators = (
         UNKNOWN
         if spec is UNKNOWN
         else [{"type": dig(spec, "acceleratorType"), "count": dig(spec, "acceleratorCount")}]
     )
+    given = machine_gpus(dig(spec, "machineType"), accelerators)
+    whole = machine_gpus(dig(spec, "machineType"), None)
+    count, gpus = given[1], whole[1]
+    if not (isinstance(count, int) and isinstance(gpus, int) and 0 < count < gpus):
+        return given, replicas
+    per_vm = gpus // count if count <= gpus // 2 else 1
+    vms = -(-replicas // per_vm) if isinstance(replicas, int) else replicas
+    return (given[0], gpus), vms
+
+
+def _capacity(view: ResourceView) -> Iterator[CapacityItem]:
+    spec = dig(_resources(view), "machineSpec")
     notes: list[str] = []
     hours, bounded = run_hours(
         _runtime(view),
@@ -78,13 +92,14 @@ def _capacity(view: ResourceView) -> Iterator[CapacityItem]:
         notes,
     )
     replicas = _replicas(view)
+    gpus, vms = vms_of(spec, 1 if replicas is None else replicas)
     yield item(
         view,
         "vertex_deployment",
         "",
-        gpus=machine_gpus(dig(spec, "machineType"), accelerators),
+        gpus=gpus,
         machine=dig(spec, "machineType"),
-        units=known_or_none(1 if replicas is None else replicas),
+        units=known_or_none(vms),
         hours=hours,
         bounded=bounded,
         notes=tuple(notes),

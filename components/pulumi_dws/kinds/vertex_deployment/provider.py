@@ -21,8 +21,12 @@ every replica asked for is available, then ``DEPLOYED``) and ``observed`` (``cre
 * Read: the deployed model as its endpoint lists it. Vertex AI undeploys a Flex-start model at
   the end of its ``maxRuntimeDuration`` (https://docs.cloud.google.com/vertex-ai/docs/
   predictions/use-flex-start-vms, "Automatic undeployment"): a refresh then reads it as gone.
-* Delete: ``POST {endpoint}:undeployModel`` with its id, the operation polled, then the endpoint
-  read until the model left it; a model (or an endpoint) already gone is success.
+* Delete: ``POST {endpoint}:undeployModel`` with its id and, when the model has traffic, the
+  split that gives it to the other models (cleared first when they had none: Vertex AI
+  undeploys a model only once it has no traffic, :mod:`~.traffic`); the operation polled, then
+  the endpoint read until the model left it; a model (or an endpoint) already gone is success.
+* Traffic: a deployment on an endpoint that serves nothing takes all its traffic; beside models
+  that serve, it gets none until the endpoint's split names it (``observed.trafficPercentage``).
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ import pulumi.dynamic as dyn
 from pulumi.output import Unknown
 
 from ...providers.checks import CheckFailures
-from ...providers.lro import LroProvider
+from ...providers.lro import LroProvider, busy_refusal
 from ...providers.rest import ApiError, is_lro
 from ...providers.rest_resource import DeclaredResource, RestResource, Target
 from .api import (
@@ -48,6 +52,7 @@ from .api import (
     FlexStartDeploymentError,
 )
 from .create import DeploymentCreate
+from .traffic import share_of, undeploy_plan
 
 if TYPE_CHECKING:
     from ...providers.rest import GoogleRestClient
@@ -107,15 +112,23 @@ class FlexStartDeployedModelProvider(LroProvider):
     # ------------------------------------------------------------------ reading
     def read_live(self, client: GoogleRestClient, target: Target) -> dict[str, Any] | None:
         """The deployed model as its endpoint lists it (None: not there, or no endpoint), with
-        the resource's ``name`` and a ``state``."""
-        endpoint = client.find(ENDPOINT.path(target.props))
+        the resource's ``name``, a ``state`` and its ``trafficPercentage``."""
+        return self._in(client.find(ENDPOINT.path(target.props)), target)
+
+    def _in(self, endpoint: Mapping[str, Any] | None, target: Target) -> dict[str, Any] | None:
+        """The deployed model of ``target`` as ``endpoint`` lists it (see :meth:`read_live`)."""
         wanted = str(target.props.get("deployedModelId"))
         for model in (endpoint or {}).get("deployedModels") or []:
             if isinstance(model, Mapping) and str(model.get("id")) == wanted:
                 status = model.get("status") if isinstance(model.get("status"), Mapping) else {}
                 ready = int((status or {}).get("availableReplicaCount") or 0)
                 state = DEPLOYED if ready >= _replicas(model) else DEPLOYING
-                return {**dict(model), "name": target.path, "state": state}
+                return {
+                    **dict(model),
+                    "name": target.path,
+                    "state": state,
+                    "trafficPercentage": share_of(endpoint, wanted),
+                }
         return None
 
     def search(self, client: GoogleRestClient, target: Target, key: str) -> list[dict[str, Any]]:
@@ -133,27 +146,47 @@ class FlexStartDeployedModelProvider(LroProvider):
             "observed": {
                 "createTime": live.get("createTime"),
                 "availableReplicaCount": (status or {}).get("availableReplicaCount"),
+                "trafficPercentage": live.get("trafficPercentage"),
             },
         }
 
     # ------------------------------------------------------------------ delete
     def delete_and_wait(self, client: GoogleRestClient, target: Target) -> bool:
-        """Undeploy the model, wait for the operation, then until it left its endpoint; False
-        when there was nothing to undeploy."""
-        if self.read_live(client, target) is None:
-            return False
-        body = {"deployedModelId": str(target.props.get("deployedModelId"))}
-        try:
-            operation = client.post(
-                f"{ENDPOINT.path(target.props)}:undeployModel",
-                body,
-                expect=is_lro,
-                idempotent=True,  # undeploying one model twice removes it once
-            )
-        except ApiError as err:
-            if err.not_found:
+        """Give the model's traffic to the others (:func:`~.traffic.undeploy_plan`), undeploy
+        it, wait for the operation, then until it left its endpoint; False when there was
+        nothing to undeploy."""
+        endpoint_path = ENDPOINT.path(target.props)
+        model_id = str(target.props.get("deployedModelId"))
+        for attempt in range(2):  # once more when the split changed in between
+            endpoint = client.find(endpoint_path)
+            if self._in(endpoint, target) is None:
                 return False
-            raise
+            assert endpoint is not None
+            plan = undeploy_plan(endpoint, model_id)
+            if plan.clear:
+                client.patch(
+                    endpoint_path,
+                    {"trafficSplit": {}},
+                    idempotent=True,  # clearing twice clears once
+                    updateMask="traffic_split",
+                )
+            body: dict[str, Any] = {"deployedModelId": model_id}
+            if plan.split is not None:
+                body["trafficSplit"] = plan.split
+            try:
+                operation = client.post(
+                    f"{endpoint_path}:undeployModel",
+                    body,
+                    expect=is_lro,
+                    idempotent=True,  # undeploying one model twice removes it once
+                )
+            except ApiError as err:
+                if err.not_found:
+                    return False
+                if attempt or not busy_refusal(err):
+                    raise
+                continue
+            break
         done = self.wait_operation(client, operation, f"undeploy of {target.path}")
         self.check_operation(done, f"undeploy of {target.path}")
         final = self.poll(client, target, lambda model: model is None)

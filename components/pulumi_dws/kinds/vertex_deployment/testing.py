@@ -53,7 +53,7 @@ def deployed_model(mocks: GcpMocks, typ: str, name: str, s: dict[str, Any]) -> s
     )
     s["name"] = deployed
     s["state"] = mocks.lifecycle("DEPLOYING" if s.get("waitFor") == "queued" else "DEPLOYED")
-    s["observed"] = {"createTime": None, "availableReplicaCount": None}
+    s["observed"] = {"createTime": None, "availableReplicaCount": None, "trafficPercentage": None}
     return deployed
 
 

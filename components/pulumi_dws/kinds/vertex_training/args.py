@@ -53,7 +53,8 @@ class VertexTrainingJobArgs(TypedDict, total=False):
     """1 to 4 worker pools (default: one pool of one replica)."""
     max_wait: NotRequired[DurationLike | None]
     """How long the job waits in the queue for capacity (``scheduling.maxWaitDuration``);
-    default: Google's, 1 day; ``0`` waits indefinitely."""
+    default: Google's, 1 day; ``0`` waits indefinitely (the deployment then waits as long as
+    the provider's timeout, 2 hours by default, and leaves the job queued)."""
     max_run_duration: NotRequired[DurationLike | None]
     """How long the job may run once it has its capacity (``scheduling.timeout``, at most 7
     days); default: Google's, 7 days."""

@@ -30,6 +30,7 @@ runs), ``queued`` (it returns once the job exists) or ``succeeded`` (until the j
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
@@ -95,7 +96,39 @@ def _network(field: str, value: Any) -> str:
             value,
             "is not projects/PROJECT_NUMBER/global/networks/NAME (the form Vertex AI peers with)",
         )
+    if not parts[1].isdigit():
+        raise DwsValidationError(
+            field,
+            value,
+            f"names its project by id ({parts[1]}): Vertex AI peers with "
+            f"projects/PROJECT_NUMBER/global/networks/{parts[4]}, the project number "
+            "(CustomJobSpec.network, aiplatform v1beta1 discovery document)",
+        )
     return str(value)
+
+
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_ENV_VAR = (
+    "aiplatform v1beta1 discovery document, EnvVar (name: a valid C identifier; value: a string)"
+)
+
+
+def _env(field: str, value: Any) -> Any:
+    """Names that are C identifiers, values that are strings (or Outputs of them): a number
+    is refused by Vertex AI (``EnvVar.value`` is a string)."""
+    if not isinstance(value, Mapping):
+        return value  # the type check says what is wrong
+    for name, item in value.items():
+        where = f"{field}[{name}]"
+        if not isinstance(name, str) or not _ENV_NAME.fullmatch(name):
+            raise DwsValidationError(
+                where, name, f"is not a C identifier (letters, digits, _; {_ENV_VAR})"
+            )
+        if not isinstance(item, str) and not is_output(item):
+            raise DwsValidationError(
+                where, item, f'must be a string (quote it: "{item}"; {_ENV_VAR})'
+            )
+    return value
 
 
 def _output_dir(field: str, value: Any) -> str:
@@ -140,7 +173,9 @@ class VertexTrainingJobSpec(DwsModel):
     """Container arguments."""
     command: list[str] | None = None
     """Container command (overrides the image's entrypoint)."""
-    env: MaybeOutput[Annotated[dict[str, Any], Takes(Mapping[str, str | pulumi.Output[str]])]] = {}
+    env: MaybeOutput[
+        Annotated[dict[str, Any], Check(_env), Takes(Mapping[str, str | pulumi.Output[str]])]
+    ] = {}
     """Environment variables of the containers."""
     worker_pools: Annotated[list[_VertexWorkerPoolSpec], Known("they decide the job's GPUs")] = [
         _VertexWorkerPoolSpec()
@@ -155,7 +190,8 @@ class VertexTrainingJobSpec(DwsModel):
         | None
     ) = None
     """How long the job waits in the queue for capacity (``scheduling.maxWaitDuration``);
-    default: Google's, 1 day; ``0`` waits indefinitely."""
+    default: Google's, 1 day; ``0`` waits indefinitely (the deployment then waits as long as
+    the provider's timeout, 2 hours by default, and leaves the job queued)."""
     max_run_duration: (
         Annotated[
             Duration,

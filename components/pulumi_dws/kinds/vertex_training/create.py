@@ -9,9 +9,11 @@ make it what it is (project, region, body) *and* of the resource's own name in t
 adopts the other. A job found with this key after a lost answer is this create's own.
 
 Waiting (``waitFor``: ``queued``, ``running``, ``succeeded``): the job's own queue window
-(``scheduling.maxWaitDuration``, Google's default 1 day; ``0``, indefinitely: then the
-provider's timeout bounds it) plus an hour to provision, and for ``succeeded`` its run limit
-(``scheduling.timeout``, default 7 days).
+(``scheduling.maxWaitDuration``, Google's default 1 day) plus an hour to provision, and for
+``succeeded`` its run limit (``scheduling.timeout``, default 7 days). A job told to wait
+indefinitely (``maxWaitDuration: 0``) is waited for as long as the provider's timeout (or
+``waitTimeout``); still queued then, it follows the rule of every DWS queue: kept as it is by
+default (its place in the queue is the user's choice), cancelled only with ``onTimeout: cancel``.
 """
 
 from __future__ import annotations

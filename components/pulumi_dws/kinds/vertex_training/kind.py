@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from ...duration import Duration
+from ...errors import DwsValidationError
 from ...plan.summary import duration_text, gpu_hours, shown
 from ...policy.capacity import CapacityItem, item, known_or_none, limited_hours
 from ...policy.facts import Labels, QueueWindow, RunLimit
@@ -64,6 +66,16 @@ def _strategy(view: ResourceView) -> Any:
     return dig(body_of(view), "jobSpec", "scheduling", "strategy")
 
 
+def _is_zero(value: Any) -> bool:
+    """``maxWaitDuration: 0``: "the job will wait indefinitely" (the discovery document)."""
+    if value is UNKNOWN or value is None:
+        return False
+    try:
+        return Duration.parse(value, "maxWaitDuration").seconds == 0
+    except DwsValidationError:
+        return False
+
+
 def read_parts(view: ResourceView) -> Iterator[Any]:
     """The facts the general rules check of a custom job: its run limit and queue window when it
     is Flex-start, its labels when it asks for GPUs."""
@@ -74,12 +86,23 @@ def read_parts(view: ResourceView) -> Iterator[Any]:
             dig(scheduling, "timeout"),
             "vertex_training.max_run_duration",
         )
-        yield QueueWindow(
-            f"{_SCHEDULING}.maxWaitDuration",
-            dig(scheduling, "maxWaitDuration"),
-            "vertex_training.max_wait",
-            "the job waits Google's default of 1 day",
-        )
+        window = dig(scheduling, "maxWaitDuration")
+        if _is_zero(window):  # no window at all: what a stack requiring one refuses
+            yield QueueWindow(
+                f"{_SCHEDULING}.maxWaitDuration",
+                None,
+                "vertex_training.max_wait",
+                "(maxWaitDuration 0) the job waits indefinitely",
+                setting="max_wait",
+            )
+        else:
+            yield QueueWindow(
+                f"{_SCHEDULING}.maxWaitDuration",
+                window,
+                "vertex_training.max_wait",
+                "the job waits Google's default of 1 day",
+                setting="max_wait",
+            )
     counts = [gpus[1] for _, _, _, gpus in job_pools(view)]
     if any(count is UNKNOWN for count in counts) or any(
         isinstance(count, int) and count > 0 for count in counts

@@ -148,9 +148,17 @@ EXAMPLES: tuple[Example, ...] = (
         "flex-start-queue-window",
         "custom_job",
         ((f"{_SCHEDULING}.maxWaitDuration", DELETE),),
-        "waits Google's default of 1 day",
+        "waits Google's default of 1 day. Set one (at least 0s), e.g. with max_wait=",
         config={"requireQueueWindow": True},
         unknown=_SCHEDULING,
+    ),
+    Example(
+        "flex-start-queue-window",
+        "custom_job",
+        ((f"{_SCHEDULING}.maxWaitDuration", "0s"),),
+        "waits indefinitely",
+        config={"requireQueueWindow": True},
+        unknown=f"{_SCHEDULING}.maxWaitDuration",
     ),
     Example(
         "required-labels",

@@ -32,6 +32,11 @@ __all__ = [
 LOCATIONS = "https://docs.cloud.google.com/vertex-ai/docs/general/locations"
 DWS_TRAINING = "https://cloud.google.com/vertex-ai/docs/training/schedule-jobs-dws"
 FLEX_INFERENCE = "https://docs.cloud.google.com/vertex-ai/docs/predictions/use-flex-start-vms"
+CO_SCHEDULING = (
+    'aiplatform v1beta1 discovery document, MachineSpec.acceleratorCount ("One may set the '
+    "accelerator_count from 1 to N for machine with N GPUs. If accelerator_count is less than or "
+    'equal to N / 2, ... co-schedules the replicas of the model into the same VM")'
+)
 
 VERTEX_REGIONS: set[str] = {
     # United States (the page's list, checked in full)
@@ -96,6 +101,22 @@ class VertexMachine:
     accelerator_type: str
     accelerator_count: int
     compute_accelerator: str
+    machine_gpus: int = 0
+    """The GPUs the machine type carries (0: ``accelerator_count``, all of them)."""
+
+    @property
+    def replicas_per_vm(self) -> int:
+        """Replicas Vertex AI puts on one VM: ``N // accelerator_count`` when a replica takes
+        half of the machine's N GPUs or fewer (:data:`CO_SCHEDULING`), else 1."""
+        whole = self.machine_gpus or self.accelerator_count
+        if 0 < self.accelerator_count <= whole // 2:
+            return whole // self.accelerator_count
+        return 1
+
+    def gpus_held(self, replicas: int) -> int:
+        """GPUs the VMs of ``replicas`` replicas carry (every GPU of each VM)."""
+        whole = self.machine_gpus or self.accelerator_count
+        return -(-replicas // self.replicas_per_vm) * whole
 
     def spec(self) -> dict[str, Any]:
         """The ``MachineSpec`` JSON, keys in the order gcloud sends them."""
@@ -114,10 +135,12 @@ def vertex_machine(
     allowed: Mapping[str, str] | None = None,
     door: str = "",
     fields: tuple[str, str, str] = ("machine_type", "accelerator_type", "accelerator_count"),
+    co_scheduled: bool = False,
 ) -> VertexMachine:
     """The machine spec of a GPU ``machine_type`` of the catalog: ``accelerator_type`` (Vertex
     or Compute name) and ``accelerator_count`` default to what the machine comes with and must
-    match it; ``allowed`` (Vertex names) the GPUs ``door`` takes."""
+    match it (``co_scheduled``, a deployed model's: 1 to the machine's GPUs,
+    :data:`CO_SCHEDULING`); ``allowed`` (Vertex names) the GPUs ``door`` takes."""
     machine_field, type_field, count_field = fields
     shape = catalog.machine_shape(machine_field, machine_type)
     vertex_name = shape.accelerator.vertex_name
@@ -130,7 +153,16 @@ def vertex_machine(
                 f"does not match {machine_type}, which carries {vertex_name} "
                 f"({shape.accelerator.compute_name}); use that or leave it out",
             )
-    if accelerator_count is not None and accelerator_count != shape.gpus:
+    if co_scheduled and accelerator_count is not None:
+        if not 1 <= accelerator_count <= shape.gpus:
+            raise DwsValidationError(
+                count_field,
+                accelerator_count,
+                f"is not 1 to {shape.gpus}, the GPUs of {machine_type} (a replica may take "
+                "fewer than the machine carries; at half or fewer, Vertex AI puts several "
+                f"replicas on one VM: {CO_SCHEDULING})",
+            )
+    elif accelerator_count is not None and accelerator_count != shape.gpus:
         raise DwsValidationError(
             count_field,
             accelerator_count,
@@ -145,4 +177,7 @@ def vertex_machine(
             f"carries {vertex_name}, which {door} does not offer; it takes "
             f"{', '.join(kinds)} GPUs ({', '.join(sorted(allowed))})",
         )
-    return VertexMachine(machine_type, vertex_name, shape.gpus, shape.accelerator.compute_name)
+    count = accelerator_count if accelerator_count is not None else shape.gpus
+    return VertexMachine(
+        machine_type, vertex_name, count, shape.accelerator.compute_name, shape.gpus
+    )

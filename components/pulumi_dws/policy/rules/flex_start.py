@@ -44,7 +44,7 @@ def _queue_window(view: ResourceView, cfg: dict[str, Any], ctx: Context) -> Iter
             allowed = limits.get(window.row).allowed()
             yield Finding(
                 f"{view.label}: {window.field} is missing; without a queue window "
-                f"{window.without}. Set one ({allowed}), e.g. with request_valid_for=... on the "
+                f"{window.without}. Set one ({allowed}), e.g. with {window.setting}=... on the "
                 "pulumi_dws component"
             )
 

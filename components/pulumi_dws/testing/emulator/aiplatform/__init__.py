@@ -98,6 +98,7 @@ SCHEMA_TARGETS: dict[str, dict[str, tuple[str, ...]]] = {
             "aiplatform.projects.locations.endpoints.create",
             "aiplatform.projects.locations.endpoints.get",
             "aiplatform.projects.locations.endpoints.delete",
+            "aiplatform.projects.locations.endpoints.patch",
             "aiplatform.projects.locations.endpoints.deployModel",
             "aiplatform.projects.locations.endpoints.undeployModel",
             "aiplatform.projects.locations.endpoints.operations.get",

@@ -113,6 +113,22 @@ def worker_pools_with_a_machine_and_an_image(new: NewCustomJob) -> None:
             raise invalid(f"{where}.container_spec.image_uri", "is required.")
 
 
+_NETWORK = re.compile(r"projects/[0-9]+/global/networks/[^/]+")
+
+
+@CREATE_RULES.rule(
+    f"{DISCOVERY} (CustomJobSpec.network: projects/{{project}}/global/networks/{{network}}, "
+    '"Where {project} is a project number")'
+)
+def a_peered_network_by_project_number(new: NewCustomJob) -> None:
+    network = new.spec.get("network")
+    if network is not None and not (isinstance(network, str) and _NETWORK.fullmatch(network)):
+        raise invalid(
+            "custom_job.job_spec.network",
+            f"{network!r} is not projects/PROJECT_NUMBER/global/networks/NETWORK.",
+        )
+
+
 @CREATE_RULES.rule(
     f'{DWS_TRAINING} ("Your serverless training job requests L4, A100, H100, H200, or B200 GPUs")'
 )

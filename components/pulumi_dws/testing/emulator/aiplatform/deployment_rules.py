@@ -8,7 +8,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .... import limits
+from .... import catalog, limits
+from ....errors import DwsValidationError
 from ..rules import Rules
 from .custom_job_rules import invalid, seconds
 
@@ -56,6 +57,25 @@ class NewDeployment:
     def flex_start(self) -> Mapping[str, Any] | None:
         found = self.resources.get("flexStart")
         return found if isinstance(found, Mapping) else None
+
+    @property
+    def machine_gpus(self) -> int | None:
+        """The GPUs of its machine type (None: not a GPU machine type of the catalog)."""
+        machine = self.machine.get("machineType")
+        if not isinstance(machine, str):
+            return None
+        try:
+            return catalog.machine_shape("machineType", machine).gpus
+        except DwsValidationError:
+            return None
+
+    def vms(self, replicas: int) -> int:
+        """The VMs ``replicas`` replicas take: several share one when each takes half of the
+        machine's GPUs or fewer (:func:`accelerators_of_the_machine`)."""
+        whole, count = self.machine_gpus, _count(self.machine.get("acceleratorCount"))
+        if not whole or not count or count > whole // 2:
+            return replicas
+        return -(-replicas // (whole // count))
 
 
 DEPLOY_RULES: Rules[NewDeployment] = Rules("aiplatform.projects.locations.endpoints.deployModel")
@@ -129,4 +149,18 @@ def flex_start_no_tpu_pods(new: NewDeployment) -> None:
         raise invalid(
             "deployed_model.dedicated_resources.machine_spec.tpu_topology",
             "Flex-start deployments can't use TPU Pods.",
+        )
+
+
+@DEPLOY_RULES.rule(
+    f'{DISCOVERY} (MachineSpec.acceleratorCount: "One may set the accelerator_count from 1 to N '
+    "for machine with N GPUs. If accelerator_count is less than or equal to N / 2, ... "
+    'co-schedules the replicas of the model into the same VM")'
+)
+def accelerators_of_the_machine(new: NewDeployment) -> None:
+    whole, count = new.machine_gpus, _count(new.machine.get("acceleratorCount"))
+    if whole and count is not None and not 1 <= count <= whole:
+        raise invalid(
+            "deployed_model.dedicated_resources.machine_spec.accelerator_count",
+            f"{count} is not 1 to {whole}, the GPUs of {new.machine.get('machineType')}.",
         )

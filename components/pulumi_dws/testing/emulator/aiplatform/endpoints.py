@@ -6,8 +6,9 @@ The rules Vertex AI applies to a deployment are in ``deployment_rules.py``.
   still holds deployed models is refused (``400 FAILED_PRECONDITION``: undeploy them first).
 * ``deployModel`` answers an operation. The deployed model is listed on the endpoint at once,
   with ``status.availableReplicaCount`` 0 (a ``DeployedModelStatus``), while it waits for
-  capacity: a Flex-start deployment takes ``minReplicaCount`` VMs of its machine type in the
-  region when they are free, all at once; then it provisions for ``deploy_seconds`` and is
+  capacity: a Flex-start deployment takes the VMs of its ``minReplicaCount`` replicas (several
+  share one when each takes half of the machine's GPUs or fewer) in the region when they are
+  free, all at once; then it provisions for ``deploy_seconds`` and is
   deployed (``availableReplicaCount`` = ``minReplicaCount``; the operation done with a
   ``DeployModelResponse``). A second deployment of an id the endpoint holds is
   ``409 ALREADY_EXISTS`` (the AIP-133 convention for an id already taken; Vertex AI's reference
@@ -19,6 +20,10 @@ The rules Vertex AI applies to a deployment are in ``deployment_rules.py``.
   operation with ``DEADLINE_EXCEEDED``.
 * ``undeployModel`` answers an operation; the deployed model leaves after
   ``undeploy_seconds`` (one still waiting for capacity at once, its deploy operation cancelled).
+* Traffic (``traffic.py``): the endpoint's ``trafficSplit`` is overwritten by a deployment's
+  (once it is deployed, ``"0"`` standing for it), by an undeploy's, or by ``endpoints.patch``
+  (``updateMask=traffic_split``; an empty map clears it); a model that still has traffic is
+  undeployed only when the request gives its traffic to others or it is the last one.
 
 Every deployment really started is recorded (:attr:`EndpointStore.deployed`), for duplicate
 counts.
@@ -42,6 +47,7 @@ from ..store import Store, earliest
 from .custom_job_rules import seconds
 from .deployment_rules import DEPLOY_RULES, NewDeployment
 from .projects import ProjectNumbers
+from .traffic import NEW_MODEL, has_traffic_refusal, split_of, without
 
 __all__ = [
     "Deployment",
@@ -88,6 +94,15 @@ class Deployment:
     undeploy_at: dt.datetime | None = None
     undeploy_op: Lro | None = None
     fail_with: str | None = None
+    traffic: dict[str, int] | None = None
+    """The traffic split its request gave (``"0"``: this model), applied once it is deployed."""
+    vms: int = 0
+    """The VMs its replicas take (several replicas share one when each takes half of its GPUs
+    or fewer); 0: one per replica."""
+
+    @property
+    def held(self) -> int:
+        return self.vms or self.replicas
 
     def due(self) -> dt.datetime | None:
         return earliest(
@@ -102,12 +117,20 @@ class Endpoint:
     key: tuple[str, str, str]
     resource: dict[str, Any]
     deployments: dict[str, Deployment] = field(default_factory=dict)
+    traffic: dict[str, int] = field(default_factory=dict)
 
     def rendered(self) -> dict[str, Any]:
         out = copy.deepcopy(self.resource)
         if self.deployments:
             out["deployedModels"] = [copy.deepcopy(d.model) for d in self.deployments.values()]
+        if self.traffic:
+            out["trafficSplit"] = dict(self.traffic)
         return out
+
+    def forget(self, model_id: str) -> None:
+        """``model_id`` left: it leaves the traffic split too."""
+        self.deployments.pop(model_id, None)
+        self.traffic = without(self.traffic, model_id, self.deployments)
 
 
 class EndpointStore(Store):
@@ -190,8 +213,9 @@ class EndpointStore(Store):
         with self.lock:
             for endpoint in self.endpoints.values():
                 if endpoint.resource["name"] == endpoint_name:
-                    found = endpoint.deployments.pop(model_id, None)
+                    found = endpoint.deployments.get(model_id)
                     if found is not None:
+                        endpoint.forget(model_id)
                         self._release(endpoint, found)
 
     # ------------------------------------------------------------------ endpoints
@@ -214,8 +238,9 @@ class EndpointStore(Store):
             createTime=_ts(now),
             updateTime=_ts(now),
         )
-        self.endpoints[key] = Endpoint(key, resource)
-        return copy.deepcopy(resource)
+        traffic = split_of(resource.pop("trafficSplit", None), "endpoint.traffic_split", ())
+        self.endpoints[key] = Endpoint(key, resource, traffic=traffic)
+        return self.endpoints[key].rendered()
 
     def create(
         self, project: str, location: str, endpoint_id: str | None, body: Any
@@ -251,6 +276,28 @@ class EndpointStore(Store):
             self.operations.finish(op)
             return self.operations.render(op)
 
+    def patch(self, key: tuple[str, str, str], body: Any, mask: str | None) -> dict[str, Any]:
+        """``endpoints.patch``: the fields of ``updateMask`` (those the body carries when it
+        has none) are set from the body; the traffic split whole, or cleared."""
+        if not isinstance(body, dict):
+            raise ServiceError(400, "Invalid JSON payload received. Expected an Endpoint.")
+        self.schema.require("GoogleCloudAiplatformV1beta1Endpoint", body)
+        fields = [f.strip() for f in (mask or "").split(",") if f.strip()] or list(body)
+        with self.lock:
+            endpoint = self._found(key)
+            for name in fields:
+                if name in ("traffic_split", "trafficSplit"):
+                    endpoint.traffic = split_of(
+                        body.get("trafficSplit"), "endpoint.traffic_split", endpoint.deployments
+                    )
+                elif name in ("display_name", "displayName", "description", "labels"):
+                    camel = "displayName" if name == "display_name" else name
+                    endpoint.resource[camel] = copy.deepcopy(body.get(camel))
+                else:
+                    raise ServiceError(400, f"update_mask: {name} can't be updated.")
+            endpoint.resource["updateTime"] = _ts(self._now())
+            return endpoint.rendered()
+
     # ------------------------------------------------------------------ deployments
     def deploy(self, key: tuple[str, str, str], body: Any) -> dict[str, Any]:
         if not isinstance(body, dict):
@@ -269,6 +316,9 @@ class EndpointStore(Store):
                     f"DeployedModel {model_id} already exists in {endpoint.resource['name']}.",
                     "ALREADY_EXISTS",
                 )
+            traffic = split_of(
+                body.get("trafficSplit"), "traffic_split", {*endpoint.deployments, NEW_MODEL}
+            )
             op = self._operation(key, "DeployModelOperationMetadata", now, nested=True)
             model.update(id=model_id, createTime=_ts(now))
             model["status"] = {"availableReplicaCount": 0, "lastUpdateTime": _ts(now)}
@@ -282,6 +332,8 @@ class EndpointStore(Store):
                 now + dt.timedelta(seconds=runtime) if runtime else None,
                 op,
                 fail_with=self.fail_next.pop(0) if self.fail_next else None,
+                traffic=traffic or None,
+                vms=new.vms(int(new.resources.get("minReplicaCount") or 1)),
             )
             endpoint.deployments[model_id] = deployment
             self.deployed.append((str(endpoint.resource["name"]), model_id))
@@ -301,6 +353,12 @@ class EndpointStore(Store):
                 )
             if found.undeploy_op is not None:
                 return self.operations.render(found.undeploy_op)
+            given = split_of(body.get("trafficSplit"), "traffic_split", endpoint.deployments)
+            share = (given or endpoint.traffic).get(model_id, 0)
+            if share and len(endpoint.deployments) > 1:
+                raise has_traffic_refusal(str(endpoint.resource["name"]), model_id, share)
+            if given:
+                endpoint.traffic = given
             now = self._now()
             op = self._operation(key, "UndeployModelOperationMetadata", now, nested=True)
             found.undeploy_op = op
@@ -333,27 +391,34 @@ class EndpointStore(Store):
         if d.undeploy_at is not None:
             if now >= d.undeploy_at:
                 self._release(endpoint, d)
-                endpoint.deployments.pop(model_id, None)
+                endpoint.forget(model_id)
                 self.operations.finish(
                     d.undeploy_op, resource={}, resource_type="UndeployModelResponse"
                 )
             return
         if d.ends_at is not None and now >= d.ends_at:  # Flex-start's run ended
             self._release(endpoint, d)
-            endpoint.deployments.pop(model_id, None)
+            endpoint.forget(model_id)
             error = {"code": 4, "message": "The Flex-start deployment reached maxRuntimeDuration."}
             self.operations.finish(d.operation, error=error)
             return
-        if d.ready_at is None and self.capacity.take(endpoint.key[1], d.machine_type, d.replicas):
+        if d.ready_at is None and self.capacity.take(endpoint.key[1], d.machine_type, d.held):
             d.holds = True
             d.ready_at = now + dt.timedelta(seconds=self.settings.deploy_seconds)
         if not d.deployed and d.ready_at is not None and now >= d.ready_at:
             if d.fail_with is not None:
                 self._release(endpoint, d)
-                endpoint.deployments.pop(model_id, None)
+                endpoint.forget(model_id)
                 self.operations.finish(d.operation, error={"code": 13, "message": d.fail_with})
                 return
             d.deployed = True
+            if d.traffic:
+                live = {*endpoint.deployments, model_id}
+                endpoint.traffic = {
+                    (model_id if key == NEW_MODEL else key): share
+                    for key, share in d.traffic.items()
+                    if key == NEW_MODEL or key in live
+                }
             d.model["status"] = {
                 "availableReplicaCount": d.replicas,
                 "lastUpdateTime": _ts(d.ready_at),
@@ -366,7 +431,7 @@ class EndpointStore(Store):
 
     def _release(self, endpoint: Endpoint, d: Deployment) -> None:
         if d.holds:
-            self.capacity.give_back(endpoint.key[1], d.machine_type, d.replicas)
+            self.capacity.give_back(endpoint.key[1], d.machine_type, d.held)
             d.holds = False
 
 
@@ -398,6 +463,10 @@ class EndpointsApi(Api):
 
     def undeploy_model(self, req: Request) -> Response:
         return Response(200, self.store.undeploy(self._key(req), req.body))
+
+    def patch(self, req: Request) -> Response:
+        mask = req.query.get("updateMask") or req.query.get("update_mask")
+        return Response(200, self.store.patch(self._key(req), req.body, mask))
 
 
 class EndpointOperationsApi(Api):
