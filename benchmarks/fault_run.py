@@ -2,9 +2,11 @@
 names its jobs, pulumi_dws.testing.labelled_jobs: the OWNER_SEARCH mode) through the fault
 proxy, which damages 25% of the exchanges (about half of them *after* the API acted: answers
 lost, reset, truncated, HTML, empty, not JSON, a string ``error``, huge, late, slow, dribbled).
-Counts come from the emulator's own records. Prints, per provider: cycles, faults by kind
-before/after the act, orphans (resources no successful create returned) and duplicates
-(targets: 0 and 0).
+About one create in six is interrupted mid-wait (the engine's Cancel, or the end of its call:
+SIGINT/SIGTERM to the host), and one cycle in seven is a two-stack cycle (another stack goes
+for the same resource). Counts come from the emulator's own records. Prints, per provider:
+cycles, faults by kind before/after the act, interruptions, two-stack cycles, orphans
+(resources no successful create returned) and duplicates (targets: 0 and 0), then a table.
 
     .venv/bin/python benchmarks/fault_run.py [cycles] [rate] [seed]
 
@@ -64,16 +66,19 @@ def main() -> int:
     rate = float(sys.argv[2]) if len(sys.argv) > 2 else 0.25
     seed = int(sys.argv[3]) if len(sys.argv) > 3 else 1
     failed = False
+    reports = []
     with Emulator() as emu, FaultProxy(emu) as proxy:
         start = time.perf_counter()
         report = flex_vm_fault_run(emu, proxy, cycles=cycles, rate=rate, seed=seed)
         print("\n".join(report.lines()), f"\n  {time.perf_counter() - start:.1f}s wall")
         failed |= bool(report.orphans or report.duplicates)
+        reports.append(report)
     with Emulator() as emu, FaultProxy(emu) as proxy:
         start = time.perf_counter()
         report = mig_resize_fault_run(emu, proxy, cycles=cycles, rate=rate, seed=seed)
         print("\n".join(report.lines()), f"\n  {time.perf_counter() - start:.1f}s wall")
         failed |= bool(report.orphans or report.duplicates)
+        reports.append(report)
     with Emulator([]) as emu, FaultProxy(emu) as proxy:
         emu.add(
             AiPlatformService(emu.clock, provision_seconds=60, update_seconds=30, delete_seconds=30)
@@ -82,6 +87,7 @@ def main() -> int:
         report = slurm_fault_run(emu, proxy, cycles=cycles, rate=rate, seed=seed, body=slurm_body)
         print("\n".join(report.lines()), f"\n  {time.perf_counter() - start:.1f}s wall")
         failed |= bool(report.orphans or report.duplicates)
+        reports.append(report)
     with Emulator([]) as emu, FaultProxy(emu) as proxy:
         emu.add(TpuService(emu.clock))
         start = time.perf_counter()
@@ -90,12 +96,14 @@ def main() -> int:
         )
         print("\n".join(report.lines()), f"\n  {time.perf_counter() - start:.1f}s wall")
         failed |= bool(report.orphans or report.duplicates)
+        reports.append(report)
     with Emulator([]) as emu, FaultProxy(emu) as proxy:  # OWNER_SEARCH: the API names the job
         emu.add(LabelledJobsService(emu.clock))
         start = time.perf_counter()
         report = labelled_job_fault_run(emu, proxy, cycles=cycles, rate=rate, seed=seed)
         print("\n".join(report.lines()), f"\n  {time.perf_counter() - start:.1f}s wall")
         failed |= bool(report.orphans or report.duplicates)
+        reports.append(report)
     for declared in kind_fault_runs():  # each kind's own, from its test aids
         clock = VirtualClock()
         with Emulator(declared.services(clock), clock=clock) as emu, FaultProxy(emu) as proxy:
@@ -103,7 +111,25 @@ def main() -> int:
             report = declared.run(emu, proxy, cycles=cycles, rate=rate, seed=seed)
             print("\n".join(report.lines()), f"\n  {time.perf_counter() - start:.1f}s wall")
             failed |= bool(report.orphans or report.duplicates)
+            reports.append(report)
+    print(table(reports))
     return 1 if failed else 0
+
+
+def table(reports: list) -> str:
+    """The runs as a Markdown table."""
+    head = (
+        "| provider | cycles | created | failed cleanly | interrupted | two-stack (crossed) "
+        "| requests | faults (after the act) | orphans | duplicates |\n"
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+    )
+    rows = [
+        f"| {r.provider} | {r.cycles} | {r.created} | {r.failed} | {r.interrupted} | "
+        f"{r.two_stack} ({r.cross_stack}) | {r.requests} | {r.injected} ({r.after_act}) | "
+        f"{r.orphans} | {r.duplicates} |"
+        for r in reports
+    ]
+    return "\n".join([head, *rows])
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@ registered under :class:`~pulumi_dws.testing.GcpMocks`."""
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -31,3 +32,20 @@ def build_component(
 
     mocks.run(program)
     return mocks, made[0]
+
+
+def stack_default(
+    name: str,
+    *,
+    project: str = "project",
+    stack: str = "dev",
+    organization: str = "organization",
+    length: int = 6,
+    separator: str = "-",
+) -> str:
+    """The default name pulumi-dws gives the resource of component ``name`` in a stack: the
+    component's name, then ``length`` hex digits of the SHA-256 of
+    ``organization/project/stack`` (what :class:`GcpMocks` runs: organization ``organization``,
+    project ``project``, stack ``dev``)."""
+    digest = hashlib.sha256(f"{organization}/{project}/{stack}".encode()).hexdigest()
+    return f"{name}{separator}{digest[:length]}"

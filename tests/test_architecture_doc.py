@@ -10,7 +10,7 @@ from pulumi_dws.kinds.queued_tpu import api
 from pulumi_dws.providers.create_machine import Idempotency
 from pulumi_dws.providers.endpoints import TPU
 from pulumi_dws.providers.paths import PathTemplate
-from pulumi_dws.providers.rest_resource import RestResource, States
+from pulumi_dws.providers.rest_resource import RestResource, StateField, States
 
 PAGE = Path(__file__).resolve().parent.parent / "docs" / "architecture.md"
 
@@ -24,6 +24,7 @@ def test_the_worked_example_is_the_queued_tpu_declaration() -> None:
         "Idempotency": Idempotency,
         "PathTemplate": PathTemplate,
         "RestResource": RestResource,
+        "StateField": StateField,
         "States": States,
         "TPU": TPU,
     }

@@ -84,11 +84,21 @@ def test_wait_for_succeeded_and_queued(batch: BatchService, direct: BatchJobProv
     assert (queued.outs or {})["state"] == "QUEUED"
 
 
-def test_a_job_that_finds_no_vms_before_the_wait_ends_leaves_nothing(
+def test_a_job_still_queued_when_the_wait_ends_is_kept_and_said(
+    batch: BatchService, direct: BatchJobProvider
+) -> None:
+    """A DWS queue is kept (docs/reliability.md): the create succeeds with the job QUEUED."""
+    created = direct.create(props())
+    outs = created.outs or {}
+    assert outs["state"] == "QUEUED" and "kept" in outs["observed"]["note"]
+    assert len(batch.jobs()) == 1
+
+
+def test_a_job_that_finds_no_vms_before_the_wait_ends_leaves_nothing_with_on_timeout_cancel(
     batch: BatchService, direct: BatchJobProvider
 ) -> None:
     with pytest.raises(BatchJobError) as info:
-        direct.create(props())
+        direct.create(props(onTimeout="cancel"))
     assert "still QUEUED" in str(info.value) and "nothing is left behind" in str(info.value)
     assert batch.jobs() == []
 

@@ -7,6 +7,7 @@ from typing import Any
 
 import pulumi
 import pytest
+from component_helpers import stack_default
 
 from pulumi_dws import limits, registry
 from pulumi_dws.blueprint import capacity_model, deploy, validate_capacity
@@ -210,7 +211,7 @@ def test_queued_tpus_are_declared_under_their_key() -> None:
     built = mocks.run(lambda: deploy({"queued_tpus": [{"name": "trainer", **flex}]}))
     assert sorted(built) == ["queued_tpus/trainer"]
     [resource] = mocks.resources("pulumi-python:dynamic/dws:QueuedTpu")
-    assert resource.inputs["queuedResourceId"] == "trainer"
+    assert resource.inputs["queuedResourceId"] == stack_default("trainer")
     with pytest.raises(DwsValidationError, match=r"queued_tpus\[0\].max_run_duration"):
         GcpMocks().run(
             lambda: deploy({"queued_tpus": [{"name": "t", **flex, "max_run_duration": "8d"}]})

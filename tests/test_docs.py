@@ -327,7 +327,8 @@ def check_upgrade_from_0_1(b: Block) -> None:
     vm = mocks.one("pulumi-python:dynamic/dws:FlexStartVm", name="trainer-vm")
     assert template.ignore_changes == ["reservationAffinity"]
     assert template.inputs["reservationAffinity"] == {"type": "NO_RESERVATION"}
-    assert vm.ignore_changes == ["body.reservationAffinity"]
+    # with the paths that keep a defaulted name (see defaults.stack_default_name)
+    assert vm.ignore_changes == ["name", "body.name", "body.reservationAffinity"]
     assert vm.inputs["body"]["reservationAffinity"] == {"consumeReservationType": "NO_RESERVATION"}
     as_in_0_1 = {**vm.inputs, "body": {k: v for k, v in vm.inputs["body"].items()
                                        if k != "reservationAffinity"}}  # fmt: skip

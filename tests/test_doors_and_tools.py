@@ -11,6 +11,7 @@ from typing import Any
 
 import pulumi
 import pytest
+from component_helpers import stack_default
 
 from pulumi_dws import CalendarReservation, DwsValidationError, QueuedTpu, catalog, limits
 from pulumi_dws.catalog.availability import GKE_VERSIONS, TPU_ZONES
@@ -238,8 +239,9 @@ def test_emulate_runs_a_groups_resize_request_against_its_group_in_the_emulator(
         run = emulate(ROOT / "stacks" / "flex-start-group", "dev", emu)
         ((name, id_, state),) = run.created
         assert (name, state) == ("trainers-request", "SUCCEEDED")
+        named = stack_default("trainers", project="flex-start-group")
         assert id_.endswith(
-            "/zones/us-central1-a/instanceGroupManagers/trainers/resizeRequests/trainers"
+            f"/zones/us-central1-a/instanceGroupManagers/{named}/resizeRequests/{named}"
         )
         posted = [r.path for r in emu.requests if r.method == "POST"]
         assert any(p.endswith("/global/instanceTemplates") for p in posted), posted

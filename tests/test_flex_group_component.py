@@ -7,6 +7,7 @@ from typing import Any
 
 import pulumi
 import pytest
+from component_helpers import stack_default
 
 from pulumi_dws import CalendarReservation, FlexStartGroup, FlexStartInstance, clock
 from pulumi_dws.blueprint import deploy_from_config
@@ -80,9 +81,13 @@ def test_the_group_starts_empty_and_only_resize_requests_size_it() -> None:
     mocks, _ = build(BASE)
     group = mocks.one(MIG)
     assert "targetSize" not in group.inputs  # never sent: a later up cannot reset it
-    assert group.ignore_changes == ["targetSize"]
+    # a group made with an earlier default name keeps it
+    assert group.ignore_changes == ["targetSize", "name", "baseInstanceName"]
     assert group.inputs["instanceLifecyclePolicy"] == {"defaultActionOnFailure": "DO_NOTHING"}
-    assert group.inputs["name"] == group.inputs["baseInstanceName"] == "trainers"
+    named = stack_default("trainers")  # two stacks of one program never share a group
+    assert group.inputs["name"] == group.inputs["baseInstanceName"] == named
+    given, _ = build({**BASE, "group_name": "trainers"})
+    assert given.one(MIG).ignore_changes == ["targetSize"]
     assert group.inputs["zone"] == "us-central1-a" and group.inputs["waitForInstances"] is False
     assert not [r for r in mocks.registered if "autoscaler" in r.type.lower()]
 
@@ -91,12 +96,14 @@ def test_the_request_is_gclouds_body_replaced_not_updated() -> None:
     mocks, _ = build(BASE)
     group = mocks.one(MIG)
     request = mocks.one(REQUEST)
+    named = stack_default("trainers")
     assert request.inputs["body"] == {
-        "name": "trainers",
+        "name": named,
         "resizeBy": 4,
         "requestedRunDuration": {"seconds": "259200"},
     }
-    assert request.inputs["group"] == group.outputs["name"] == "trainers"
+    assert request.inputs["group"] == group.outputs["name"] == named
+    assert request.ignore_changes == ["name", "body.name"]
     assert request.inputs["zone"] == "us-central1-a" and request.inputs.get("region") is None
     assert request.inputs["project"] == "proj" and request.inputs["waitFor"] == "running"
     assert request.delete_before_replace is True
@@ -113,10 +120,11 @@ def test_regional_group_any_single_zone_no_redistribution() -> None:
     assert group.inputs["distributionPolicyTargetShape"] == "ANY_SINGLE_ZONE"
     assert "distributionPolicyZones" not in group.inputs  # Google's default zones
     assert group.inputs["updatePolicy"]["instanceRedistributionType"] == "NONE"
-    assert "targetSize" not in group.inputs and group.ignore_changes == ["targetSize"]
+    assert "targetSize" not in group.inputs and group.ignore_changes[0] == "targetSize"
     request = mocks.one(REQUEST).inputs
     assert request["region"] == "us-central1" and request.get("zone") is None
-    assert outputs["self_link"].endswith("/regions/us-central1/instanceGroupManagers/trainers")
+    named = stack_default("trainers")
+    assert outputs["self_link"].endswith(f"/regions/us-central1/instanceGroupManagers/{named}")
 
 
 def test_wait_for_accepted_returns_a_queued_request_without_vms() -> None:
@@ -190,7 +198,7 @@ def test_reservation_bound_by_name() -> None:
             "values": ["my-calendar-res"],
         },
     }
-    assert mocks.one(REQUEST).inputs["body"] == {"name": "trainers", "resizeBy": 4}
+    assert mocks.one(REQUEST).inputs["body"] == {"name": stack_default("trainers"), "resizeBy": 4}
 
 
 def _reserved(**extra: Any) -> dict[str, Any]:

@@ -139,8 +139,10 @@ REQUEST_COMMANDS = {
 
 
 def registered(args: dict[str, Any]) -> GcpMocks:
+    """The component as registered, its group named as gcloud's (``trainers``)."""
     mocks = GcpMocks(project="demo-project")
-    mocks.run(lambda: pulumi.Output.from_input(FlexStartGroup("trainers", args).group_name))
+    named = {"group_name": "trainers", **args}
+    mocks.run(lambda: pulumi.Output.from_input(FlexStartGroup("trainers", named).group_name))
     return mocks
 
 

@@ -42,6 +42,7 @@ REGION_MIG = "gcp:compute/regionInstanceGroupManager:RegionInstanceGroupManager"
 POLICY = "gcp:compute/resourcePolicy:ResourcePolicy"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 ARGS: dict[str, Any] = {
+    "group_name": "trainers",  # named, as the paths below expect (the default carries the stack)
     "machine_type": MACHINE,
     "count": 4,
     "run_duration": "3d",
@@ -231,6 +232,7 @@ def test_the_group_queues_then_runs_its_vms_and_a_count_change_replaces_the_requ
 # ---------------------------------------------------------------------- frontier groups
 A4 = "a4-highgpu-8g"
 FRONTIER: dict[str, Any] = {
+    "group_name": "trainers",
     "project": PROJECT,
     "region": REGION,
     "zones": [f"{REGION}-b", f"{REGION}-ai1a"],

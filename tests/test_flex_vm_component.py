@@ -10,6 +10,7 @@ from typing import Any
 import pulumi
 import pytest
 import yaml
+from component_helpers import stack_default
 
 from pulumi_dws import FlexStartInstance, limits
 from pulumi_dws.blueprint import deploy_from_config
@@ -62,9 +63,10 @@ def test_registers_component_template_and_dynamic_vm() -> None:
     assert template.name == f"flex-shape-{vm.inputs['templateShape']}"
     assert "::pulumi:pulumi:Stack::" in template.parent and vm.parent == component.urn
     assert template.inputs["description"] == SHAPE_DESCRIPTION
-    assert vm.id == "projects/proj/zones/us-central1-a/instances/trainer"
+    # the default name is the component's and the stack's: two stacks never share one
+    assert vm.id == f"projects/proj/zones/us-central1-a/instances/{stack_default('trainer')}"
     assert outputs["status"] == "RUNNING"
-    assert outputs["instance_name"] == "trainer"
+    assert outputs["instance_name"] == stack_default("trainer")
     assert outputs["internal_ip"].startswith("10.128.")
     assert outputs["run_ends_at"]
     assert outputs["template"] == template.outputs["selfLink"]
@@ -360,7 +362,8 @@ def test_flex_start_vm_stack() -> None:
     assert body["params"] == {"requestValidForDuration": {"seconds": "7200"}}
     assert body["scheduling"]["instanceTerminationAction"] == "STOP"
     assert mocks.one(VM).inputs["project"] == "my-ml-project"
-    assert exports["status"] == "RUNNING" and exports["instance"] == "trainer"
+    named = stack_default("trainer", project="flex-start-vm")
+    assert exports["status"] == "RUNNING" and exports["instance"] == named
     assert exports["run_ends_at"]
 
 
@@ -470,7 +473,14 @@ def test_insert_body_and_template_equal_what_gcloud_sends(gcloud_runs: GcloudRun
     assert template_cap.ok, template_cap.describe()
     sent = vm_cap.canonical(vm_cap.create_request().body)
 
-    mocks, _ = build({**BASE, "labels": {"team": "ml"}, "metadata": {"enable-oslogin": "TRUE"}})
+    mocks, _ = build(
+        {
+            **BASE,
+            "instance_name": "trainer",  # gcloud's name
+            "labels": {"team": "ml"},
+            "metadata": {"enable-oslogin": "TRUE"},
+        }
+    )
     ours = mocks.one(VM).inputs["body"]
     assert field_differences(ours, sent, allowed=FROM_TEMPLATE) == []
     assert sent["reservationAffinity"] == {"consumeReservationType": "NO_RESERVATION"}

@@ -274,10 +274,19 @@ def test_polls_failing_after_the_vm_got_capacity_report_it_running(
     assert compute.instance(PROJECT, ZONE, "vm-1")["status"] == "RUNNING"
 
 
-def test_polls_failing_while_pending_clean_up(emu: Emulator, provider: FlexStartVmProvider) -> None:
+def test_polls_failing_while_pending_are_waited_out_not_turned_into_a_cancel(
+    emu: Emulator, provider: FlexStartVmProvider
+) -> None:
+    """Every poll fails (an outage) while the VM queues: the wait goes on to its own end (the
+    window plus a margin) instead of cancelling the queued VM at the first failure; then the
+    error says the reads were failing, and nothing is left."""
+    start = emu.clock.now()
     emu.faults = _failing_polls(emu, "insert")
-    with pytest.raises(FlexStartError, match="the half-created VM was deleted"):
+    with pytest.raises(FlexStartError) as info:
         provider.create(props(1, request_valid_for=7200))
+    assert "reads failing: HTTP 503" in str(info.value)
+    assert "Nothing was left behind" in str(info.value)
+    assert (emu.clock.now() - start).total_seconds() >= 7200
     assert emu["compute"].instances() == []
 
 

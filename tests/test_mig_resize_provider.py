@@ -153,13 +153,42 @@ def test_a_failure_while_the_vms_boot_rolls_them_back_and_leaves_nothing(
 
 
 @pytest.mark.usefixtures("group")
-def test_still_queued_when_the_wait_runs_out_is_cancelled_and_said(
+def test_still_queued_when_the_wait_runs_out_is_kept_and_said(
+    emu: Emulator,
+    compute: ComputeService,
+    mig: MigResizeRequestProvider,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """DWS keeps a resize request queued until capacity and quota exist: when the wait_timeout
+    (default 2 h 10 min) passes, the create succeeds with the request's true state (ACCEPTED),
+    says so, and nothing is cancelled; a later refresh follows it."""
+    warned: list[str] = []
+    monkeypatch.setattr(mig, "warn", warned.append)
+    start = emu.clock.now()
+    created = mig.create(props())
+    assert (emu.clock.now() - start).total_seconds() >= RUNNING_WAIT_SECONDS
+    outs = created.outs or {}
+    assert outs["state"] == "ACCEPTED"
+    note = outs["observed"]["note"]
+    assert "wait_timeout" in note and "kept" in note and "on_timeout='cancel'" in note
+    assert len(warned) == 1 and note in warned[0]  # the warning the engine shows
+    assert [r["state"] for r in compute.resize_requests()] == ["ACCEPTED"]
+    assert not any(r.path.endswith("/rr-1/cancel") for r in emu.requests)
+    compute.add_capacity(ZONE, MACHINE, 4)
+    emu.clock.advance(60)
+    assert mig.read(created.id, outs).outs["state"] == "SUCCEEDED"  # `pulumi refresh`
+    mig.delete(created.id, outs)
+    assert left(compute) == ([], [])
+
+
+@pytest.mark.usefixtures("group")
+def test_still_queued_at_the_wait_timeout_with_on_timeout_cancel_is_cancelled_and_said(
     emu: Emulator, compute: ComputeService, mig: MigResizeRequestProvider
 ) -> None:
     start = emu.clock.now()
     with pytest.raises(MigResizeError) as err:
-        mig.create(props())
-    assert (emu.clock.now() - start).total_seconds() >= RUNNING_WAIT_SECONDS
+        mig.create(props(waitTimeout=3600, onTimeout="cancel"))
+    assert 3600 <= (emu.clock.now() - start).total_seconds() < RUNNING_WAIT_SECONDS
     assert "still ACCEPTED" in str(err.value) and "wait_for='accepted'" in str(err.value)
     assert "Nothing was left behind" in str(err.value)
     assert left(compute) == ([], [])

@@ -79,7 +79,9 @@ def test_what_construct_registers_the_provider_creates_and_deletes(
     host: ComponentProviderHost, tpu: TpuService
 ) -> None:
     inputs = _constructed_inputs(host)
-    assert {k: v for k, v in inputs.items() if k != "__provider"} == props()
+    # the request is named as asked; the program's stack identity rides along (owner)
+    assert {k: v for k, v in inputs.items() if k not in ("__provider", "owner")} == props()
+    assert inputs["owner"]["stack"] and inputs["owner"]["name"] == "trainer-queued-resource"
     checked, failures = host.check(SERVED, "trainer-queued-resource", {}, inputs)
     assert failures == [] and checked == inputs
     tpu.add_chips(ZONE, "v6e", 16, after=1800)  # capacity in 30 minutes: the request queues

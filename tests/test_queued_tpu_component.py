@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from component_helpers import args_with, build_component
+from component_helpers import args_with, build_component, stack_default
 
 from pulumi_dws import DwsValidationError, limits
 from pulumi_dws.kinds.queued_tpu.component import QueuedTpu
@@ -75,7 +75,7 @@ def test_it_registers_one_queued_resource_under_the_component() -> None:
     assert {k: child.inputs[k] for k in ("project", "zone", "queuedResourceId", "waitFor")} == {
         "project": PROJECT,
         "zone": "us-east5-a",
-        "queuedResourceId": "qr1",
+        "queuedResourceId": stack_default("qr1"),  # the component's and the stack's
         "waitFor": "accepted",
     }
     assert set(mocks.types()) == {COMPONENT, DYNAMIC}
@@ -128,7 +128,7 @@ def test_network_service_account_labels_and_metadata_are_gclouds() -> None:
 
 def test_the_node_is_named_after_the_queued_resource_by_default() -> None:
     spec = body_of(flex(), name="trainer")["tpu"]["nodeSpec"][0]
-    assert spec["nodeId"] == "trainer"
+    assert spec["nodeId"] == stack_default("trainer")
     multi = body_of(flex(node_count=3), name="trainer")["tpu"]["nodeSpec"][0]
     assert multi["multiNodeParams"] == {"nodeCount": 3} and "nodeId" not in multi
 

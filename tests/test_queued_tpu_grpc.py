@@ -100,8 +100,9 @@ def test_a_preview_with_unknown_values_never_fails_check(host: DynamicProviderHo
 def test_check_refuses_labels_the_ownership_label_would_clash_with(
     host: DynamicProviderHost,
 ) -> None:
-    """The provider adds ``dws-create`` to the node's labels: a body that sets it itself, or
-    already has 64 labels (Google's most), would lose the user's label or be refused."""
+    """The provider adds ``dws-create`` and ``dws-stack`` to the node's labels: a body that sets
+    one itself, or already has 63 labels (Google's most is 64), would lose the user's label or
+    be refused."""
     own = props()
     own["body"]["tpu"]["nodeSpec"][0]["node"]["labels"] = {"dws-create": "mine"}
     _, failures = host.check(URN, {}, own)
@@ -111,9 +112,13 @@ def test_check_refuses_labels_the_ownership_label_would_clash_with(
     full["body"]["tpu"]["nodeSpec"][0]["node"]["labels"] = {f"k{i}": "v" for i in range(64)}
     _, failures = host.check(URN, {}, full)
     assert [f.property for f in failures] == ["body"]
-    assert "64 labels; at most 63" in failures[0].reason
+    assert "64 labels; at most 62" in failures[0].reason
+    stack = props()
+    stack["body"]["tpu"]["nodeSpec"][0]["node"]["labels"] = {"dws-stack": "mine"}
+    _, failures = host.check(URN, {}, stack)
+    assert "dws-stack is set by pulumi-dws itself" in failures[0].reason
     fits = props()
-    fits["body"]["tpu"]["nodeSpec"][0]["node"]["labels"] = {f"k{i}": "v" for i in range(63)}
+    fits["body"]["tpu"]["nodeSpec"][0]["node"]["labels"] = {f"k{i}": "v" for i in range(62)}
     assert host.check(URN, {}, fits)[1] == []
 
 

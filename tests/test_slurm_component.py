@@ -11,6 +11,7 @@ from typing import Any
 import pulumi
 import pytest
 import yaml
+from component_helpers import stack_default
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from slurm_helpers import PROJECT, REGION, ZONE
@@ -440,8 +441,20 @@ def run(component_args: dict[str, Any], **install: Any) -> tuple[GcpMocks, dict[
     return mocks, mocks.run(program, **install)
 
 
+def test_the_default_cluster_id_is_the_display_name_and_the_stack() -> None:
+    """Two stacks of one program never name their clusters alike: the default id is the
+    display name (at most 6 characters of it) and 4 hex digits of the stack (10 in all, no
+    hyphen: the API allows none); an existing cluster keeps the id it has (ignore_changes)."""
+    mocks, _ = run(SEED_ARGS)
+    cluster = mocks.one(DYNAMIC, "flexvm-cluster")
+    assert cluster.inputs["cluster_id"] == stack_default("flexvm", length=4, separator="")
+    assert cluster.ignore_changes == ["cluster_id"]
+    given, _ = run({**SEED_ARGS, "cluster_id": "flexvm"})
+    assert given.one(DYNAMIC, "flexvm-cluster").ignore_changes == []
+
+
 def test_component_registers_cluster_with_the_seed_body() -> None:
-    mocks, out = run(SEED_ARGS)
+    mocks, out = run({**SEED_ARGS, "cluster_id": "flexvm"})  # the seed names its cluster
     cluster = mocks.one(DYNAMIC, "flexvm-cluster")
     assert cluster.parent_type == "dws:index:SlurmCluster"
     assert cluster.inputs["body"] == seed_json()

@@ -67,8 +67,11 @@ def test_lifecycle_over_grpc(host: DynamicProviderHost, emu: Emulator) -> None:
     assert outs["state"] == "RUNNING"
     assert outs["login_address"] == f"flexvm-login-0.{ZONE}.c.{PROJECT}.internal"
     [post] = [r for r in emu.requests if r.method == "POST" and r.path.endswith("Clusters")]
-    # Struct numbers travel as doubles; the provider still sends the seed's JSON exactly.
-    assert json.dumps(post.body, sort_keys=True) == json.dumps(seed_body(), sort_keys=True)
+    # Struct numbers travel as doubles; the provider still sends the seed's JSON exactly (with
+    # the ownership label it adds).
+    sent = dict(post.body)
+    assert set(sent.pop("labels")) == {"dws-create"}
+    assert json.dumps(sent, sort_keys=True) == json.dumps(seed_body(), sort_keys=True)
     assert post.query == {"model_development_cluster_id": "flexvm"}
 
     same = host.diff(URN, rid, outs, inputs())

@@ -74,8 +74,10 @@ def test_create_sends_the_seed_body_and_waits_for_running(emu: Emulator) -> None
         request.path == f"/v1beta1/projects/{PROJECT}/locations/{REGION}/modelDevelopmentClusters"
     )
     assert request.query == {"model_development_cluster_id": "flexvm"}
-    assert request.body == seed_body()
-    assert json.dumps(request.body, sort_keys=True) == json.dumps(seed_body(), sort_keys=True)
+    sent = dict(request.body)
+    assert set(sent.pop("labels")) == {"dws-create"}  # the ownership label, added at create
+    assert sent == seed_body()
+    assert json.dumps(sent, sort_keys=True) == json.dumps(seed_body(), sort_keys=True)
     assert (emu.clock.now() - start).total_seconds() >= 900  # provisioning took virtual time
     assert time.monotonic() - wall < 10
 

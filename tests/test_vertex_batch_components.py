@@ -11,6 +11,7 @@ from typing import Any
 import pulumi
 import pulumi_gcp as gcp
 import pytest
+from component_helpers import stack_default
 
 from pulumi_dws import (
     BatchFlexJob,
@@ -64,7 +65,9 @@ def test_a_training_job_registers_the_body_its_provider_sends() -> None:
     job = mocks.one(CUSTOM_JOB)
     assert job.name == "finetune-job" and job.parent_type == "dws:index:VertexTrainingJob"
     expected = custom_job_props()
-    assert job.inputs["owner"] == "finetune-job" and job.inputs["waitFor"] == "running"
+    owner = {"organization": "organization", "project": "project", "stack": "dev"}
+    assert job.inputs["owner"] == {**owner, "name": "finetune-job"}  # the stack's, and its name
+    assert job.inputs["waitFor"] == "running"
     assert wire(job.inputs["body"]) == expected["body"]
     assert job.inputs["project"] == "my-project" and job.inputs["region"] == "us-central1"
 
@@ -141,7 +144,7 @@ def test_a_model_of_another_region_is_deployed_as_named() -> None:
 def test_a_batch_job_registers_the_body_its_provider_sends() -> None:
     mocks = _run(lambda: BatchFlexJob("render", batch()))  # type: ignore[arg-type]
     job = mocks.one(BATCH_JOB)
-    assert job.inputs["jobId"] == "render"
+    assert job.inputs["jobId"] == stack_default("render")  # two stacks never name one job
     assert job.inputs["body"] == batch_job_props()["body"]
 
 

@@ -55,7 +55,7 @@ def deployment_inputs() -> dict[str, Any]:
 
 
 def batch_inputs() -> dict[str, Any]:
-    args = {**BATCH_ARGS, "labels": {"team": "ml"}}
+    args = {**BATCH_ARGS, "labels": {"team": "ml"}, "job_id": "render"}  # gcloud's name
     return registered(lambda: BatchFlexJob("render", args), "BatchJob")  # type: ignore[arg-type]
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from component_helpers import stack_default
 
 from pulumi_dws import BatchFlexJob, FlexStartDeployment, VertexTrainingJob
 from pulumi_dws.blueprint import deploy
@@ -75,7 +76,9 @@ def test_each_kind_is_declared_under_its_blueprint_key() -> None:
         "flex_start_deployments/llm",
         "vertex_training_jobs/finetune",
     ]
-    assert mocks.one("pulumi-python:dynamic/dws:BatchJob").inputs["jobId"] == "render"
+    assert mocks.one("pulumi-python:dynamic/dws:BatchJob").inputs["jobId"] == stack_default(
+        "render"
+    )
     bad = {"vertex_training_jobs": [{"name": "t", **TRAIN_ARGS, "max_run_duration": "8d"}]}
     with pytest.raises(DwsValidationError, match=r"vertex_training_jobs\[0\].max_run_duration"):
         GcpMocks().run(lambda: deploy(bad))

@@ -133,6 +133,16 @@ def test_a_job_told_to_wait_indefinitely_stays_queued_when_the_up_stops_waiting(
     assert direct.read(result.id, outs).outs["state"] == "JOB_STATE_RUNNING"
 
 
+def test_a_job_told_to_wait_indefinitely_is_cancelled_when_the_program_asks_on_timeout_cancel(
+    svc: AiPlatformService, direct: VertexCustomJobProvider
+) -> None:
+    """``onTimeout: cancel`` is the program's explicit choice: it wins over the keep that an
+    indefinite queue window (``maxWaitDuration: 0``) gets by default; nothing is left."""
+    with pytest.raises(VertexTrainingError, match="JOB_STATE_QUEUED"):
+        direct.create(props(maxWaitDuration="0s", waitTimeout=600, onTimeout="cancel"))
+    assert len(svc.jobs_created) == 1 and svc.custom_jobs() == []
+
+
 def test_a_job_that_fails_once_running_is_deleted_and_the_error_says_why(
     svc: AiPlatformService, direct: VertexCustomJobProvider
 ) -> None:

@@ -1,4 +1,5 @@
-"""The ``dws`` command: ``dws plan``, ``dws emulator``, ``dws advise``, ``dws limits``.
+"""The ``dws`` command: ``dws plan``, ``dws emulator``, ``dws advise``, ``dws limits``,
+``dws leftovers``.
 
 Exit codes: 0 success; 1 the program or its configuration is invalid; 2 usage error (also
 ``dws plan`` of a directory that does not exist or holds no ``Pulumi.yaml``, and ``dws plan
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import json
 import os
 import sys
 from collections.abc import Sequence
@@ -95,6 +97,49 @@ def version() -> str:
         return dist_version("pulumi-dws")
     except PackageNotFoundError:
         return "unknown"
+
+
+def _leftovers(args: argparse.Namespace) -> int:
+    from .leftovers import (
+        LeftoverError,
+        Search,
+        find_leftovers,
+        full_stack,
+        remove,
+        stack_export,
+        state_search,
+        tracked_ids,
+    )
+
+    try:
+        stack = full_stack(args.stack)
+        if args.state:
+            with open(args.state, encoding="utf-8") as source:
+                export = json.load(source)
+        else:
+            export = stack_export(args.stack)
+        search = state_search(export, Search(args.project, list(args.zone), list(args.region)))
+        found = find_leftovers(stack, search, tracked_ids(export))
+    except (LeftoverError, OSError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except Exception as exc:  # noqa: BLE001 - an API that failed: one line, no traceback
+        print(f"error: the leftovers could not be listed: {exc}", file=sys.stderr)
+        return EXIT_INVALID
+    if not found:
+        _out(f"no leftovers of stack {stack} in project {args.project}")
+        return EXIT_OK
+    for left in found:
+        line = f"{left.kind:18} {left.id}  {left.state}"
+        if args.delete:
+            try:
+                line += f"  {remove(left)}"
+            except Exception as exc:  # noqa: BLE001 - report it, go on with the others
+                line += f"  not deleted: {exc}"
+        _out(line)
+    if not args.delete:
+        _out(f"{len(found)} leftover(s) of stack {stack}: `dws leftovers --delete` removes them")
+    return EXIT_OK
 
 
 def _calendar_block(spec: str, now: dt.datetime) -> tuple[str, str, int, dt.datetime, dt.datetime]:
@@ -391,6 +436,31 @@ def build_parser() -> argparse.ArgumentParser:
         help="free capacity (repeatable), as for `dws emulator`",
     )
     emulate.set_defaults(func=_emulate)
+
+    left = sub.add_parser(
+        "leftovers",
+        help="list (and delete) what a stack made but does not track",
+        description="List the resources a stack marked (its dws-stack label; for resize "
+        "requests, its groups) that its state does not hold: what a `pulumi up` killed "
+        "mid-create left. --delete removes each entirely (a resize request with its VMs).",
+    )
+    left.add_argument("--stack", required=True, help="PROJECT/STACK or ORGANIZATION/PROJECT/STACK")
+    left.add_argument("--project", required=True, help="the Google Cloud project to search")
+    left.add_argument(
+        "--state", help="the stack's state, as `pulumi stack export` writes it (default: run it)"
+    )
+    left.add_argument(
+        "--zone", action="append", default=[], help="a TPU zone to search (default: all)"
+    )
+    left.add_argument(
+        "--region",
+        action="append",
+        default=[],
+        help="a region to search for Slurm clusters, Batch and Vertex AI jobs (default: the "
+        "regions of those in the stack's state)",
+    )
+    left.add_argument("--delete", action="store_true", help="delete every leftover found")
+    left.set_defaults(func=_leftovers)
 
     lim = sub.add_parser(
         "limits",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["DwsValidationError", "show", "NO_VALUE"]
+__all__ = ["DwsValidationError", "show", "NO_VALUE", "SECRET", "redact"]
 
 # Strings a reader could take for another type (``count: 2 must be an integer`` reads as if 2
 # were refused), so messages quote them: ``count: "2" must be an integer``.
@@ -26,6 +26,49 @@ class _NoValue:
 
 
 NO_VALUE: Any = _NoValue()
+
+
+class _Secret:
+    """Stands for a secret value in a message: shown ``[secret]``, never the value."""
+
+    def __repr__(self) -> str:
+        return "[secret]"
+
+    def __reduce__(self) -> str:
+        return "SECRET"
+
+
+SECRET: Any = _Secret()
+
+
+def redact(text: str, secrets: Any) -> str:
+    """``text`` with every occurrence of each secret (a string, or the strings inside a value:
+    its ``str``, ``repr``, how messages :func:`show` it, and its runs of ``-``-joined pieces,
+    which a message may derive from it) replaced by ``[secret]``; texts under 4 characters are
+    left (they would hide too much)."""
+    needles: set[str] = set()
+    for secret in secrets:
+        for form in _texts(secret):
+            if len(form) >= 4:
+                needles.add(form)
+    for needle in sorted(needles, key=len, reverse=True):
+        text = text.replace(needle, "[secret]")
+    return text
+
+
+def _texts(value: Any) -> list[str]:
+    if isinstance(value, dict):
+        return [t for v in value.values() for t in _texts(v)]
+    if isinstance(value, (list, tuple, set)):
+        return [t for v in value for t in _texts(v)]
+    if value is None or isinstance(value, bool):
+        return []
+    text = str(value)
+    pieces = [piece for piece in re.split(r"[-_./: ]", text) if piece]
+    parts = {  # what a message may derive from it: us-moon1 of us-moon1-z
+        "-".join(pieces[i:j]) for i in range(len(pieces)) for j in range(i + 1, len(pieces) + 1)
+    }
+    return [text, repr(value), show(value), *parts]
 
 
 def show(value: Any) -> str:
@@ -62,6 +105,13 @@ class DwsValidationError(ValueError):
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (type(self), (self.field, self.value, self.problem))
+
+    def hidden(self) -> DwsValidationError:
+        """The same error about a secret value: the value, wherever the message shows it,
+        is ``[secret]``."""
+        if self.value is SECRET:
+            return self
+        return DwsValidationError(self.field, SECRET, redact(self.problem, [self.value]))
 
     def within(self, prefix: str) -> DwsValidationError:
         """The same error with its field qualified by a parent path (``node_pools[1].zone``)."""

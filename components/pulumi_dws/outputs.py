@@ -70,13 +70,17 @@ def when_known(value: Any, check: Callable[[Any], R]) -> Any:
         return check(value)
     path = path_of(value)
 
-    def run(known: Any) -> R:
+    def run(pair: list[Any]) -> R:
+        known, secret = pair
         try:
             return check(known)
         except DwsValidationError as err:
-            raise qualify(err, path) from None
+            found = qualify(err, path)
+            raise (found.hidden() if secret else found) from None
 
-    out = value.apply(run)
+    # the value and whether it is secret, together: a secret value never shows in the message
+    secret = pulumi.Output.from_input(value.is_secret())
+    out = pulumi.Output.all(value, secret).apply(run)
     if path:
         setattr(out, _PATH_ATTR, path)
     return out

@@ -13,9 +13,16 @@ from pulumi.output import Unknown
 from .. import limits
 from ..errors import DwsValidationError
 from .create_machine import OWNER_LABEL
+from .ownership import STACK_LABEL
 from .paths import segment_problem
 
-__all__ = ["CheckFailures", "known"]
+__all__ = ["CheckFailures", "MARKS", "ON_TIMEOUT", "WAIT_KEYS", "known"]
+
+MARKS = (OWNER_LABEL, STACK_LABEL)
+"""The labels a create adds to what it makes (see :mod:`~.ownership`)."""
+WAIT_KEYS = ("waitFor", "waitTimeout", "onTimeout")
+"""The inputs that say how a create waits in a DWS queue (they matter at create time only)."""
+ON_TIMEOUT = ("keep", "cancel")
 
 
 def known(value: Any) -> bool:
@@ -62,20 +69,41 @@ class CheckFailures(list[dyn.CheckFailure]):
             self.append(dyn.CheckFailure("body", f"body is required ({what})"))
         return None
 
+    def wait_policy(self, news: Mapping[str, Any]) -> None:
+        """``waitTimeout`` (seconds, when set) is a positive number and ``onTimeout`` (when
+        set) ``keep`` or ``cancel``."""
+        timeout = news.get("waitTimeout")
+        number = isinstance(timeout, (int, float)) and not isinstance(timeout, bool)
+        if timeout is not None and known(timeout) and not (number and timeout > 0):
+            message = "waitTimeout: a positive number of seconds"
+            self.append(dyn.CheckFailure("waitTimeout", message))
+        on_timeout = news.get("onTimeout")
+        if on_timeout is not None and known(on_timeout) and on_timeout not in ON_TIMEOUT:
+            self.append(dyn.CheckFailure("onTimeout", "onTimeout: keep or cancel"))
+
     def owner_label_room(
-        self, prop: str, where: str, labels: Mapping[str, Any], label: str = OWNER_LABEL
+        self,
+        prop: str,
+        where: str,
+        labels: Mapping[str, Any],
+        label: str = OWNER_LABEL,
+        stack_label: str = STACK_LABEL,
     ) -> None:
-        """``labels`` (at ``where`` in ``prop``) don't set the ownership ``label`` the create
-        adds (:data:`~.create_machine.OWNER_LABEL` unless the resource declares another), and
-        leave room for it under Google's label count limit."""
-        if label in labels:
-            message = f"{where}: {label} is set by pulumi-dws itself"
-            self.append(dyn.CheckFailure(prop, message))
-        most = (limits.get("labels.count").maximum or 64) - 1
+        """``labels`` (at ``where`` in ``prop``) don't set the ownership labels the create adds
+        (``label``: :data:`~.create_machine.OWNER_LABEL` unless the resource declares another;
+        ``stack_label``: :data:`~.ownership.STACK_LABEL`, likewise), and leave room for them
+        under Google's label count limit."""
+        marks = (label, stack_label)
+        for mark in marks:
+            if mark in labels:
+                message = f"{where}: {mark} is set by pulumi-dws itself"
+                self.append(dyn.CheckFailure(prop, message))
+        most = (limits.get("labels.count").maximum or 64) - len(marks)
         if len(labels) > most:
             self.append(
                 dyn.CheckFailure(
                     prop,
-                    f"{where}: {len(labels)} labels; at most {most} (pulumi-dws adds {label})",
+                    f"{where}: {len(labels)} labels; at most {most} (pulumi-dws adds "
+                    f"{' and '.join(marks)})",
                 )
             )

@@ -19,11 +19,15 @@ a named transition::
     ACCEPTED / ADOPTED ──failed──► FAILED ──► RUNNING (it got there   ◄┘
                                    anyway) / CLEANED_UP (error: nothing left) /
                                    KEPT (success with its true, failed state)
+    any step ──interrupted (Cancel, SIGINT, SIGTERM)──► INTERRUPTED ──► withdraw:
+                                   WITHDRAWN (error: still queued, so removed) /
+                                   KEPT (it has capacity: success, as it is) / UNKNOWN
 
 A provider supplies the steps (:class:`CreateSteps`): find the resource and say whether it is
 its own, send the create, follow an accepted create, adopt, check whether a failure reached
-the goal anyway, clean up. The machine owns the order, the bounds on repeats, and the trace
-(:attr:`CreateMachine.trace`, also logged on ``pulumi_dws.create``) that tests assert on.
+the goal anyway, clean up, withdraw after an interruption. The machine owns the order, the
+bounds on repeats, and the trace (:attr:`CreateMachine.trace`, also logged on
+``pulumi_dws.create``) that tests assert on.
 
 What a lost answer leads to depends on how the API tells a repeated create from a new one: the
 machine's :class:`Idempotency` mode, declared once per API (see
@@ -50,6 +54,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
+from .cancellation import Interrupted, shielded
+
 __all__ = [
     "Idempotency",
     "Phase",
@@ -65,6 +71,7 @@ __all__ = [
     "OWNER_LABEL",
     "found_by_owner",
     "kept_unless_gone",
+    "withdrawn",
 ]
 
 log = logging.getLogger("pulumi_dws.create")
@@ -107,6 +114,8 @@ class Phase(str, enum.Enum):
     FAILED = "failed"  # accepted, then failed (an operation error, a timeout, a broken state)
     CLEANED_UP = "cleaned-up"  # the failure's leftovers are gone: error, nothing left
     KEPT = "kept"  # the leftovers could not be removed: success with their true state
+    INTERRUPTED = "interrupted"  # Cancel, SIGINT or SIGTERM stopped the create (see withdraw)
+    WITHDRAWN = "withdrawn"  # interrupted while queued: the queued request was removed: error
     REJECTED = "rejected"  # refused, or never reached the API: error, nothing was created
     NOT_OURS = "not-ours"  # the name is taken by a resource this create did not make: error
     UNKNOWN = "unknown"  # whether something was created cannot be told now: error
@@ -116,6 +125,9 @@ class Phase(str, enum.Enum):
 
 
 SUCCESS = frozenset({Phase.PENDING, Phase.RUNNING, Phase.KEPT})
+ENDINGS = frozenset(
+    {Phase.REJECTED, Phase.NOT_OURS, Phase.CLEANED_UP, Phase.UNKNOWN, Phase.WITHDRAWN}
+)
 
 
 @dataclass(frozen=True)
@@ -174,11 +186,14 @@ def sent_after(error: Any, what: str = "the create") -> Sent[Any]:
 @dataclass(frozen=True)
 class Outcome(Generic[T]):
     """How following (or adopting) a create ended: ``phase`` is RUNNING or PENDING with the
-    ``resource``, or FAILED with the ``error``."""
+    ``resource``, or FAILED with the ``error``. ``note`` is what a success must tell the user
+    (a wait that ended with the resource still queued, kept: the create succeeds with its true
+    state and the provider warns)."""
 
     phase: Phase
     resource: T | None = None
     error: Exception | None = None
+    note: str = ""
 
 
 @dataclass(frozen=True)
@@ -198,15 +213,30 @@ def found_by_owner(
     exists: str,
     holder: str = "it",
     *,
+    stack: str | None = None,
+    ours: str | None = None,
     label: str = OWNER_LABEL,
 ) -> Found[T]:
-    """What a find that met ``resource`` learnt from its ownership ``mark`` (the value of its
-    ownership ``label``, None when it has none): ours when it is this create's ``key``, else
-    someone else's, saying why. ``exists`` says what was met (``"it already exists"``),
-    ``holder`` what carries the label (``"its node"``)."""
+    """What a find that met ``resource`` learnt from its ownership marks: ``mark`` (the value
+    of its ownership ``label``, :data:`OWNER_LABEL` unless the resource declares another; None
+    when it has none) and ``stack`` (its stack label, None when it has none); ``ours`` is this
+    create's stack mark (None: no stack identity). Ours when ``mark`` is this create's ``key``.
+    Else someone else's, saying whose: another stack's; this stack's, left by a create of other
+    inputs that did not finish (an interrupted or killed ``pulumi up``: a leftover); made by
+    pulumi-dws from other inputs; or not by pulumi-dws. ``exists`` says what was met (``"it
+    already exists"``), ``holder`` what carries the labels (``"its node"``)."""
     if mark == key:
         return Found(resource, ours=True)
-    if mark is None:
+    if stack is not None and ours is not None and stack != ours:
+        whose = f"it belongs to another stack (stack label {stack}; this stack is {ours})"
+    elif stack is not None and stack == ours:
+        whose = (
+            f"this stack made it from other inputs in a create that did not finish (an "
+            f"interrupted `pulumi up`; label {label}={mark}), and does not track it: "
+            "it is a leftover (`dws leftovers --stack STACK` lists what a stack left, `--delete` "
+            "removes it)"
+        )
+    elif mark is None:
         whose = f"{holder} has no {label} label, so it was not made by pulumi-dws"
     else:
         whose = (
@@ -235,9 +265,43 @@ def kept_unless_gone(
     return CleanUp(False, message + " with `pulumi destroy`.", left=live)
 
 
+def withdrawn(
+    found: Found[T],
+    *,
+    queued: Callable[[T], bool],
+    remove: Callable[[T], str],
+    what: str,
+    reason: str,
+) -> CleanUp[T]:
+    """What an interrupted create (``reason``) leaves, from what a find met (``found``): nothing
+    of its own (nothing made, or only someone else's: ``gone``); its own resource while it is
+    still ``queued`` (nothing runs yet): ``remove`` it (its message says how it went), so only
+    the place in the queue is lost (``gone``); its own resource beyond the queue (capacity found
+    or running): returned as it is (``left``), for the stack to track; unknown when it can't be
+    read. ``what`` names the resource (``the queued resource``)."""
+    interrupted = f"The create was interrupted ({reason})"
+    if found.unknown:
+        unread = f"whether {what} exists can't be read ({found.why})"
+        return CleanUp(False, f"{interrupted}, and {unread}")
+    if found.resource is None or not found.ours:
+        return CleanUp(True, f"{interrupted} before {what} was made: nothing was created.")
+    if not queued(found.resource):
+        return CleanUp(
+            False,
+            f"{interrupted} after {what} got its capacity: it is kept as it is.",
+            left=found.resource,
+        )
+    how = remove(found.resource)
+    return CleanUp(
+        True,
+        f"{interrupted} while {what} was still queued: {how}. Nothing was running: only its "
+        "place in the queue is lost.",
+    )
+
+
 class CreateFailed(Exception):
     """A create ended in an error phase. The message says what happened to the resource;
-    ``phase`` is REJECTED, NOT_OURS, CLEANED_UP or UNKNOWN."""
+    ``phase`` is REJECTED, NOT_OURS, CLEANED_UP, WITHDRAWN or UNKNOWN."""
 
     def __init__(self, phase: Phase, message: str) -> None:
         super().__init__(message)
@@ -272,6 +336,13 @@ class CreateSteps(Protocol[T, H]):
         """Remove what a failed create left."""
         ...
 
+    def withdraw(self, reason: str) -> CleanUp[T]:
+        """The create was interrupted (``reason``): find what it made; remove it while it is
+        still queued (``gone``: nothing ran), return it once it has capacity (``left``), or say
+        it can't be told (neither). Runs shielded (:func:`~.cancellation.shielded`): within
+        the grace the engine gives (see :func:`withdrawn`)."""
+        ...
+
     def message(self, phase: Phase, detail: str, error: Exception | None) -> str:
         """The error message for an error phase."""
         ...
@@ -296,6 +367,8 @@ class CreateMachine(Generic[T, H]):
     mode: Idempotency = Idempotency.REQUEST_ID
     trace: list[Transition] = field(default_factory=list)
     phase: Phase = Phase.NEW
+    note: str = ""
+    """What a successful create must tell the user (see :attr:`Outcome.note`)."""
 
     def move(self, target: Phase, why: str) -> None:
         step = Transition(self.phase, target, why)
@@ -309,7 +382,29 @@ class CreateMachine(Generic[T, H]):
 
     # ------------------------------------------------------------------ the run
     def run(self) -> T:
-        """Create (or adopt); the resource on success, :class:`CreateFailed` otherwise."""
+        """Create (or adopt); the resource on success, :class:`CreateFailed` otherwise. An
+        interruption (:class:`~.cancellation.Interrupted`: the engine's ``Cancel``, SIGINT or
+        SIGTERM) at any step ends in :meth:`CreateSteps.withdraw`."""
+        try:
+            return self._run()
+        except Interrupted as stop:
+            return self._interrupted(stop)
+
+    def _interrupted(self, stop: Interrupted) -> T:
+        with shielded():
+            self.move(Phase.INTERRUPTED, stop.reason)
+            try:
+                result = self.steps.withdraw(stop.reason)
+            except Exception as err:  # noqa: BLE001 - say what is known, never a traceback
+                result = CleanUp(False, f"what it made could not be settled ({err})")
+        if result.gone:
+            raise self.fail(Phase.WITHDRAWN, result.message)
+        if result.left is not None:
+            self.move(Phase.KEPT, result.message)
+            return result.left
+        raise self.fail(Phase.UNKNOWN, result.message)
+
+    def _run(self) -> T:
         found = self.steps.find()
         if found.exists:
             return self._found(found, "it was already there")
@@ -365,7 +460,8 @@ class CreateMachine(Generic[T, H]):
 
     def _settle_outcome(self, outcome: Outcome[T]) -> T:
         if outcome.phase in (Phase.RUNNING, Phase.PENDING):
-            self.move(outcome.phase, "what was asked for")
+            self.note = outcome.note
+            self.move(outcome.phase, outcome.note or "what was asked for")
             assert outcome.resource is not None
             return outcome.resource
         error = outcome.error or RuntimeError("the create failed")

@@ -1,4 +1,5 @@
-"""Where each Google API lives, and how a user points it at a local server.
+"""Where each Google API lives, how a user points it at a local server, and which hosts get
+credentials.
 
 Precedence: the environment variable (``DWS_COMPUTE_ENDPOINT``, ``DWS_AIPLATFORM_ENDPOINT``,
 ``DWS_TPU_ENDPOINT``, and those a kind's own :class:`Api` declares, such as
@@ -9,6 +10,16 @@ endpoint. Overrides are root URLs such as ``http://127.0.0.1:8765/``; the API pa
 Every :class:`Api` is recorded when it is declared: :func:`declared_apis` lists them, so what
 points every endpoint at a local server (``dws emulator``, the test aids) covers a kind's API
 without naming it.
+
+Credentials (:func:`credentials_for`): the bearer token goes only to Google API hosts, every
+host under ``googleapis.com`` (``compute.googleapis.com``, the regional
+``us-central1-aiplatform.googleapis.com`` and ``*.rep.googleapis.com``, the mTLS
+``*.mtls.googleapis.com``, Private Service Connect's ``*.p.googleapis.com``, Private Google
+Access's ``private.googleapis.com`` and ``restricted.googleapis.com``). Any other HTTPS endpoint
+is called without one, unless the user names that host in ``DWS_CREDENTIAL_HOSTS`` or the stack
+config ``dws:credentialHosts`` (comma-separated host names): whoever can edit an endpoint in
+stack config can't collect the token by pointing it at their own host. A loopback endpoint (a
+local emulator) never gets one; plain HTTP off this machine is refused.
 """
 
 from __future__ import annotations
@@ -23,18 +34,25 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 __all__ = [
+    "CREDENTIAL_HOSTS_CONFIG",
+    "CREDENTIAL_HOSTS_ENV",
     "Api",
     "COMPUTE",
     "AIPLATFORM",
     "TPU",
     "InsecureEndpointError",
     "check_endpoint",
+    "credentials_for",
     "declared_apis",
+    "is_google_host",
     "resolve_root",
     "is_loopback",
 ]
 
 _REGION = re.compile(r"[a-z]+-[a-z]+[0-9]+")
+CREDENTIAL_HOSTS_ENV = "DWS_CREDENTIAL_HOSTS"
+CREDENTIAL_HOSTS_CONFIG = "dws:credentialHosts"
+GOOGLE_API_DOMAIN = "googleapis.com"
 
 
 class InsecureEndpointError(ValueError):
@@ -174,3 +192,38 @@ def check_endpoint(url: str, *, source: str = "endpoint") -> Literal["loopback",
             "emulator, which is called without credentials."
         )
     return "remote"
+
+
+def is_google_host(url: str) -> bool:
+    """Whether ``url``'s host is a Google API host: ``googleapis.com`` or a name under it (the
+    global, regional, mTLS, Private Service Connect and Private Google Access endpoints all
+    are)."""
+    host = _host_of(url)
+    return host == GOOGLE_API_DOMAIN or host.endswith("." + GOOGLE_API_DOMAIN)
+
+
+def _named_hosts(value: Any) -> set[str]:
+    if not isinstance(value, str):
+        return set()
+    return {part.strip().rstrip(".").lower() for part in value.split(",") if part.strip()}
+
+
+def credentials_for(url: str, config_hosts: Any = None) -> tuple[bool, str]:
+    """Whether a call to ``url`` carries Application Default Credentials, and why not when it
+    does not: a loopback endpoint never; a Google API host (:func:`is_google_host`) always;
+    any other HTTPS host only when named in ``DWS_CREDENTIAL_HOSTS`` or ``config_hosts`` (the
+    stack config ``dws:credentialHosts``)."""
+    kind = check_endpoint(url)
+    if kind == "loopback":
+        return False, "a loopback endpoint is called without credentials"
+    if is_google_host(url):
+        return True, ""
+    host = _host_of(url)
+    named = _named_hosts(os.environ.get(CREDENTIAL_HOSTS_ENV)) | _named_hosts(config_hosts)
+    if host in named:
+        return True, ""
+    return False, (
+        f"no credentials were sent to {host}: it is not a Google API host (*.googleapis.com); "
+        f"to send them there, name it in {CREDENTIAL_HOSTS_ENV} or the stack config "
+        f"{CREDENTIAL_HOSTS_CONFIG}"
+    )

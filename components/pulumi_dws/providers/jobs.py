@@ -7,9 +7,13 @@ was found: it runs) or ``succeeded`` (it ended well). The declaration's states s
 API's states mean (``pending``: on its way; ``ready``: running; ``ended``: will never run again);
 :attr:`JobCreate.SUCCEEDED` the states of a job that ended well. A kind says how long the job
 may queue (:meth:`~JobCreate.queue_seconds`) and run (:meth:`~JobCreate.run_seconds`); the wait
-is the queue (plus :data:`PROVISION_MARGIN`), and for ``succeeded`` the run too. A job still
-queued when the wait ends, or that failed, is a failed create (the machine removes it); one
-still running when ``succeeded`` was asked is returned as it is (its own run limit ends it).
+is the queue (plus :data:`PROVISION_MARGIN`), and for ``succeeded`` the run too, unless the
+program sets ``waitTimeout``. A job that failed is a failed create (the machine removes it);
+one still running when ``succeeded`` was asked is returned as it is (its own run limit ends
+it). A job still queued when the wait ends follows the rule of every DWS queue
+(:meth:`~pulumi_dws.providers.lro.LroCreate.timed_out`, docs/reliability.md "Queues that are
+kept"): by default (``onTimeout: keep``) the create succeeds with the job still queued and
+says so, and ``pulumi refresh`` follows it; ``onTimeout: cancel`` removes it instead.
 """
 
 from __future__ import annotations
@@ -56,6 +60,9 @@ class JobCreate(LroCreate):
     def wait_seconds(self) -> float:
         if self.wanted == "queued":
             return 0.0
+        asked = self.asked_wait()
+        if asked is not None:
+            return asked
         queue = self.queue_seconds()
         waited = self.provider.timeout if queue is None else queue + PROVISION_MARGIN
         return waited + (self.run_seconds() if self.wanted == "succeeded" else 0.0)
@@ -83,9 +90,4 @@ class JobCreate(LroCreate):
             return Outcome(Phase.FAILED, error=Ended(f"it is {state}{self.why_ended(live)}"))
         if self.wanted == "queued":
             return Outcome(Phase.PENDING, live)
-        waited = f"{self.wait_seconds():.0f}s"
-        if state in states.pending:
-            why = f"it is still {state} after {waited}: no capacity came in its queue window"
-        else:
-            why = f"it is still {state} after {waited}"
-        return Outcome(Phase.FAILED, error=Ended(why))
+        return self.timed_out(live)  # still queued (or a state not known) when the wait ended

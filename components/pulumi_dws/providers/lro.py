@@ -24,12 +24,11 @@ means), :meth:`~LroCreate.settled` (when waiting for it ends) and :attr:`~LroCre
 
 from __future__ import annotations
 
-import hashlib
-import json
 import uuid
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from .cancellation import GraceExpired
 from .create_machine import (
     CleanUp,
     Found,
@@ -40,7 +39,9 @@ from .create_machine import (
     found_by_owner,
     kept_unless_gone,
     sent_after,
+    withdrawn,
 )
+from .ownership import Owner, owner_key
 from .paths import PathValueError, operation_name_path
 from .rest import ApiError, is_lro, wire
 from .rest_provider import DEFAULT_TIMEOUT
@@ -241,7 +242,7 @@ class LroCreate:
     MESSAGES: ClassVar[dict[str, str]] = {
         "not-ours": (
             "{noun} {path} {detail}. Nothing was created or changed. To change: choose another "
-            "{name}, or delete that {noun} and deploy again."
+            "{name}, or delete that {noun}{removal} and deploy again."
         ),
         "lost": (
             "create of {noun} {path} got no usable answer ({error}), and none exists: nothing "
@@ -249,13 +250,15 @@ class LroCreate:
         ),
         "rejected": "create of {noun} {path} {detail}",
         "cleaned-up": "{noun} {path} failed: {error}. {detail}",
+        "withdrawn": "create of {noun} {path} stopped: {detail}",
         "unknown": (
             "create of {noun} {path}: {detail}. It may exist: run `pulumi up` again to adopt "
             "it (same inputs), or delete it."
         ),
     }
     """The create's error messages, by ending (``str.format`` fields: ``noun``, ``path``,
-    ``detail``, ``error``, ``name``: the input that names the resource)."""
+    ``detail``, ``error``, ``name``: the input that names the resource, ``removal``: `` (`the
+    command`)`` that removes it, or empty)."""
 
     def __init__(self, provider: LroProvider, client: GoogleRestClient, target: Target) -> None:
         self.provider = provider
@@ -263,31 +266,48 @@ class LroCreate:
         self.target = target
         self.resource = provider.RESOURCE
         self.mode = self.resource.idempotency
+        self.owner = Owner.of(target.props)
         self.key = self.owner_key()
         self.request_ids: dict[int, str] = {}
+        self._absent_since: tuple[float | None, int] | None = None
 
     # ------------------------------------------------------------------ hooks
     def owner_key(self) -> str:
-        """Hook: the ownership key of these inputs (20 hex digits, a valid label value): a hash
-        of the declared ``replace_keys`` inputs, numbers as sent, and of the resource's own name
-        in the program when the kind passes it (an ``owner`` input: two resources of identical
-        inputs then never adopt each other)."""
+        """Hook: the ownership key of these inputs (20 hex digits, a valid label value):
+        :func:`~.ownership.owner_key` of the declared ``replace_keys`` inputs, keyed with the
+        stack that creates and the resource's own name in it (the ``owner`` input; two
+        resources of identical inputs then never adopt each other), secret-bearing inputs left
+        out. An ``owner`` that is a name only (an older form) is hashed with the inputs."""
         props = self.target.props
-        identity = {key: wire(props.get(key)) for key in self.resource.replace_keys}
-        if props.get("owner") is not None:
-            identity["owner"] = props.get("owner")
-        text = json.dumps(identity, sort_keys=True, separators=(",", ":"), default=str)
-        return hashlib.sha256(text.encode()).hexdigest()[:20]
+        inputs = {key: props.get(key) for key in self.resource.replace_keys}
+        if self.owner is None and props.get("owner") is not None:
+            inputs["owner"] = props.get("owner")
+        return owner_key(self.owner, inputs)
+
+    def owner_labels(self, live: Mapping[str, Any]) -> Mapping[str, Any]:
+        """Hook: the labels of a resource found that carry the ownership marks (default: its
+        ``labels``)."""
+        labels = live.get("labels")
+        return labels if isinstance(labels, Mapping) else {}
 
     def owner_mark(self, live: Mapping[str, Any]) -> str | None:
-        """Hook: the ownership label of a resource found (None: it has none)."""
-        labels = live.get("labels")
-        return labels.get(self.resource.owner_label) if isinstance(labels, Mapping) else None
+        """The ownership label of a resource found (the declared ``owner_label``; None: it has
+        none)."""
+        mark = self.owner_labels(live).get(self.resource.owner_label)
+        return mark if isinstance(mark, str) else None
+
+    def marks(self) -> dict[str, str]:
+        """The labels a create adds: the ownership key, and the stack when it is known (under
+        the declared ``owner_label`` and ``stack_label``)."""
+        added = {self.resource.owner_label: self.key}
+        if self.owner is not None:
+            added[self.resource.stack_label] = self.owner.mark
+        return added
 
     def with_owner(self, body: Mapping[str, Any]) -> dict[str, Any]:
-        """Hook: the body with the ownership label (as sent: numbers typed)."""
+        """Hook: the body with the ownership labels (:meth:`marks`; numbers typed as sent)."""
         out = wire(body)
-        out["labels"] = {**dict(out.get("labels") or {}), self.resource.owner_label: self.key}
+        out["labels"] = {**dict(out.get("labels") or {}), **self.marks()}
         return dict(out)
 
     def body(self) -> dict[str, Any]:
@@ -313,29 +333,68 @@ class LroCreate:
     def owned(self, live: dict[str, Any]) -> Found[dict[str, Any]]:
         """Hook: whether a resource found is this create's own. Default: by its ownership
         label."""
-        mark = self.owner_mark(live)
+        stack = self.owner_labels(live).get(self.resource.stack_label)
         return found_by_owner(
             live,
-            mark,
+            self.owner_mark(live),
             self.key,
             "it already exists",
             self.OWNER_HOLDER,
+            stack=stack if isinstance(stack, str) else None,
+            ours=self.owner.mark if self.owner is not None else None,
             label=self.resource.owner_label,
         )
 
     def settled(self, live: dict[str, Any] | None) -> bool:
-        """Hook: whether waiting for an accepted or adopted resource ends here. Default: gone,
-        ready or ended."""
+        """Hook: whether waiting for an accepted or adopted resource ends here. Default: ready
+        or ended (a state the declaration knows), or gone *and confirmed gone*
+        (:meth:`absent`): an unknown state or one read of absence never ends the wait."""
+        if live is None:
+            return self.absent()
         states = self.resource.states
-        return live is None or states.of(live) in states.ready | states.ended
+        return states.of(live) in states.ready | states.ended
+
+    def absent(self) -> bool:
+        """A read found nothing: whether the absence is confirmed, i.e. every read for the
+        declared ``settle_seconds`` (by the server's clock; else four reads) found nothing. A
+        resource that exists but reads 404 right after its create (eventual consistency) shows
+        up again before then."""
+        now = self.client.server_time
+        if self._absent_since is None:
+            self._absent_since = (now, 0)
+        since, reads = self._absent_since
+        self._absent_since = (since, reads + 1)
+        if now is not None and since is not None:
+            return now - since >= self.resource.settle_seconds
+        return reads + 1 >= 4
+
+    def present(self) -> None:
+        """A read found the resource: absence starts over."""
+        self._absent_since = None
+
+    def asked_wait(self) -> float | None:
+        """The ``waitTimeout`` input (seconds), when the program sets one."""
+        given = self.target.props.get("waitTimeout")
+        if isinstance(given, (int, float)) and not isinstance(given, bool) and given > 0:
+            return float(given)
+        return None
 
     def wait_seconds(self) -> float:
-        """Hook: how long a create waits for its resource to settle."""
-        return self.provider.timeout
+        """Hook: how long a create waits for its resource to settle: the ``waitTimeout`` input
+        when there is one (:meth:`asked_wait`), else the provider's timeout."""
+        asked = self.asked_wait()
+        return self.provider.timeout if asked is None else asked
+
+    @property
+    def on_timeout(self) -> str:
+        """What the ``onTimeout`` input asks when the wait passes with the resource still on its
+        way: ``keep`` (default: succeed with its true state, and say so) or ``cancel``."""
+        return "cancel" if self.target.props.get("onTimeout") == "cancel" else "keep"
 
     def judge(self, live: dict[str, Any] | None) -> Outcome[dict[str, Any]]:
         """Hook: what a settled resource means: ready (RUNNING), still on its way (PENDING), or
-        FAILED (gone, ended, or still not ready when the wait ran out)."""
+        FAILED (gone, ended); one still on its way, or in a state the declaration does not know,
+        when the wait ran out: :meth:`timed_out`."""
         if live is None:
             return Outcome(Phase.FAILED, error=Ended(f"the {self.resource.noun} is gone"))
         states = self.resource.states
@@ -344,10 +403,24 @@ class LroCreate:
             return Outcome(Phase.RUNNING, live)
         if state in states.ended:
             return Outcome(Phase.FAILED, error=Ended(f"it is {state}"))
-        if state in states.pending:
-            return Outcome(Phase.PENDING, live)
+        return self.timed_out(live)
+
+    def timed_out(self, live: dict[str, Any]) -> Outcome[dict[str, Any]]:
+        """The wait ran out with the resource not yet what was asked (or in a state that can't
+        be read as an end): kept as it is, a success that says so (``onTimeout: keep``); or
+        FAILED, so it is removed (``onTimeout: cancel``)."""
+        state = self.resource.states.of(live)
+        waited = f"{self.wait_seconds():.0f}s"
+        if self.on_timeout == "cancel":
+            return Outcome(Phase.FAILED, error=Ended(f"it is still {state} after {waited}"))
         return Outcome(
-            Phase.FAILED, error=Ended(f"it is still {state} after {self.wait_seconds():.0f}s")
+            Phase.PENDING,
+            live,
+            note=(
+                f"the wait ({waited}) ended with it {state}, not yet what was asked: it is kept "
+                "as it is, and `pulumi refresh` follows it. To cancel it when the wait ends "
+                "instead, set on_timeout='cancel'."
+            ),
         )
 
     def after_operation(self, done: dict[str, Any]) -> Outcome[dict[str, Any]]:
@@ -441,18 +514,31 @@ class LroCreate:
         return self.after_operation(done)
 
     def adopt(self, live: dict[str, Any] | None) -> Outcome[dict[str, Any]]:
-        """Wait for the resource (found, or just created) until it settles, then judge it."""
+        """Wait for the resource (found, or just created) until it settles, then judge it. The
+        wait outlasts outages (a read that fails transiently is no conclusion); one during which
+        no read worked at all ends as a wait that ran out (:meth:`timed_out`), never as a
+        removal."""
         if live is not None and self.settled(live):
             return self.judge(live)
         try:
-            live = self.poll(self.settled, timeout=self.wait_seconds())
-        except Exception as err:  # noqa: BLE001
+            result = self.client.wait_until(self._observed, self.settled, self.wait_seconds())
+        except Exception as err:  # noqa: BLE001 - accepted: never leave it untracked
             return self.as_it_is(err)
-        return self.judge(live)
+        if not result.seen:
+            return self.as_it_is(result.outage or TimeoutError("no read worked"))
+        if not result.done and result.value is None:  # absent, and not confirmed yet
+            return self.as_it_is(TimeoutError("it could not be read back"))
+        return self.judge(result.value)
+
+    def _observed(self) -> dict[str, Any] | None:
+        live = self.read()
+        if live is not None:
+            self.present()
+        return live
 
     def as_it_is(self, err: Exception) -> Outcome[dict[str, Any]]:
         """Accepted, but it could not be followed to the end: succeed with the resource as it
-        is, so it stays tracked (or fail when it cannot be read)."""
+        is, so it stays tracked, saying so (or fail when it cannot be read)."""
         try:
             live = self.read()
         except ApiError as lookup:
@@ -461,7 +547,15 @@ class LroCreate:
             return Outcome(Phase.FAILED, error=Ended(f"{err}; and it can't be found"))
         if live is None:
             return Outcome(Phase.FAILED, error=Ended(f"did not finish ({err}), and is gone"))
-        return Outcome(Phase.PENDING, live)
+        state = self.resource.states.of(live)
+        return Outcome(
+            Phase.PENDING,
+            live,
+            note=(
+                f"it could not be followed to the end ({err}); it is kept as it is ({state}), "
+                "and `pulumi refresh` follows it."
+            ),
+        )
 
     # ------------------------------------------------------------------ failure
     def reached(self, failure: Exception) -> dict[str, Any] | None:
@@ -478,8 +572,7 @@ class LroCreate:
             except (*undeletable, self.resource.error) as err:
                 text = err.text if isinstance(err, OperationFailed) else err
                 return self.kept(f"could not be deleted ({text})")
-            assert self.client.sleep is not None
-            self.client.sleep(self.resource.settle_seconds)
+            self.client.pause(self.resource.settle_seconds)
             try:
                 live = self.read()
             except ApiError:
@@ -493,6 +586,26 @@ class LroCreate:
                     else "Nothing was left behind.",
                 )
         return self.kept("came back after it was deleted")
+
+    def withdraw(self, reason: str) -> CleanUp[dict[str, Any]]:
+        """Interrupted: find the resource; delete it while it is in a declared ``queued``
+        state; return it once it is beyond (see :func:`~.create_machine.withdrawn`)."""
+        states = self.resource.states
+
+        def remove(_live: dict[str, Any]) -> str:
+            try:
+                self.provider.delete_and_wait(self.client, self.target)
+            except GraceExpired:
+                return "its delete was sent (not confirmed within the grace the engine gives)"
+            return "it was deleted"
+
+        return withdrawn(
+            self.find(),
+            queued=lambda live: states.of(live) in states.queued,
+            remove=remove,
+            what=f"the {self.resource.noun} {self.where()}",
+            reason=reason,
+        )
 
     def kept(self, why: str) -> CleanUp[dict[str, Any]]:
         """A failed resource that could not be removed: kept in the stack as it is."""
@@ -523,11 +636,19 @@ class LroCreate:
                 Phase.NOT_OURS: "not-ours",
                 Phase.REJECTED: "rejected",
                 Phase.CLEANED_UP: "cleaned-up",
+                Phase.WITHDRAWN: "withdrawn",
             }.get(phase, "unknown")
+        removal = self.removal()
         return self.MESSAGES[key].format(
             noun=self.resource.noun,
             path=self.where(),
             detail=detail,
             error=error,
             name=self.resource.path.label(self.resource.path.keys[-1]),
+            removal=f" (`{removal}`)" if removal else "",
         )
+
+    def removal(self) -> str:
+        """Hook: the command that removes the resource entirely, for messages (default:
+        none)."""
+        return ""

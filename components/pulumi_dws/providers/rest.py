@@ -40,14 +40,15 @@ import random
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 from urllib.parse import urlsplit
 
 import google.auth
 import requests
 from google.auth.exceptions import GoogleAuthError, RefreshError, TransportError
 
-from .endpoints import InsecureEndpointError, check_endpoint, is_loopback
+from . import cancellation
+from .endpoints import InsecureEndpointError, check_endpoint, credentials_for, is_loopback
 from .transport import Answer, NoAnswer, exchange, mount_watched_adapter
 
 __all__ = [
@@ -57,6 +58,7 @@ __all__ = [
     "OperationError",
     "RetryPolicy",
     "PollPolicy",
+    "Waited",
     "GoogleRestClient",
     "RETRYABLE_STATUS",
     "virtual_sleep_from_env",
@@ -119,6 +121,18 @@ class ApiError(Exception):
         return self.status == 404
 
     @property
+    def transient(self) -> bool:
+        """True when the failure says nothing about the resource and may pass: no usable answer
+        (or nothing sent), 429/5xx, 401 (credentials refused: a token that could not be
+        refreshed) or no credentials at all. A wait reads again; it never concludes from it."""
+        return (
+            self.lost
+            or self.status in RETRYABLE_STATUS
+            or self.status == 401
+            or (self.reason == "CREDENTIALS")
+        )
+
+    @property
     def ambiguous(self) -> bool:
         """True when the API may have carried the request out: the answer was lost, or it was a
         429/5xx until the retries ran out (a 5xx can come after the backend committed)."""
@@ -168,6 +182,24 @@ class PollPolicy:
     initial: float = 1.0
     factor: float = 2.0
     cap: float = 1800.0
+
+
+T = TypeVar("T")
+_UNREAD: Any = object()
+
+
+@dataclass(frozen=True)
+class Waited(Generic[T]):
+    """How a wait (:meth:`GoogleRestClient.wait_until`) ended: the last ``value`` read (None when
+    none could be read), the seconds ``waited``, whether ``done``, and the error the reads met
+    when the wait ended during an outage (``outage``; None when the last read worked)."""
+
+    value: T | None
+    waited: float
+    done: bool
+    outage: ApiError | None = None
+    seen: bool = True
+    """False when no read worked (and no value was given): ``value`` is then no answer."""
 
 
 def _header_time(value: str) -> float | None:
@@ -273,6 +305,11 @@ class GoogleRestClient:
     calls: int = 0
     server_time: float | None = None
     """The ``Date`` of the last answer (the server's clock, POSIX seconds), if it had one."""
+    credential_hosts: str | None = None
+    """Hosts other than Google's that get credentials (the stack config
+    ``dws:credentialHosts``; ``DWS_CREDENTIAL_HOSTS`` too)."""
+    anonymous: str = ""
+    """Why the session carries no credentials, for a host that is not a loopback one."""
     _session: requests.Session | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
@@ -288,12 +325,12 @@ class GoogleRestClient:
 
     # ------------------------------------------------------------------ session
     def session(self) -> requests.Session:
-        """An authorised session: ADC over HTTPS for Google, anonymous for loopback servers."""
+        """A session: with Application Default Credentials for a Google API host (or a host the
+        user named, see :func:`~.endpoints.credentials_for`), anonymous for any other."""
         if self._session is None:
-            if check_endpoint(self.base_url) == "loopback":
-                session = requests.Session()
-            else:
-                session = self._authorised_session()
+            authorised, why = credentials_for(self.base_url, self.credential_hosts)
+            self.anonymous = "" if authorised else why
+            session = self._authorised_session() if authorised else requests.Session()
             self._session = mount_watched_adapter(session)
         return self._session
 
@@ -318,6 +355,13 @@ class GoogleRestClient:
         self.__dict__.update(state)
         if self.sleep is None:
             self.sleep = virtual_sleep_from_env() or time.sleep
+
+    def pause(self, seconds: float) -> None:
+        """Sleep between polls or retries: on the virtual clock when there is one, and never past
+        a cancellation (see :mod:`~pulumi_dws.providers.cancellation`: the engine's ``Cancel``,
+        SIGINT or SIGTERM to the host end it at once, with :class:`~.cancellation.Interrupted`).
+        Every wait of a provider sleeps through here."""
+        cancellation.pause(seconds, self.sleep)
 
     # ------------------------------------------------------------------ requests
     def url(self, path: str) -> str:
@@ -358,10 +402,12 @@ class GoogleRestClient:
         sent = False
         for attempt in range(self.retry.attempts):
             headers: Mapping[str, str] | None = None
+            cancellation.check()  # a wait the engine gave up on sends nothing more
             self.calls += 1
             try:
                 answer = self._exchange(method, url, body, params)
             except NoAnswer as exc:
+                cancellation.check()  # the exchange was ended by a cancellation
                 last = ApiError(0, f"{method} {url}: {exc.reason}", lost=True, sent=exc.sent)
             else:
                 headers = answer.headers
@@ -369,6 +415,13 @@ class GoogleRestClient:
                 judged = self._judge(method, url, answer, expect)
                 if isinstance(judged, dict):
                     return judged
+                if judged.status in (401, 403) and self.anonymous and not is_loopback(url):
+                    judged = ApiError(
+                        judged.status,
+                        f"{judged.message} ({self.anonymous})",
+                        judged.reason,
+                        judged.body,
+                    )
                 last = judged
                 if not judged.ambiguous and not judged.lost:
                     raise judged
@@ -377,8 +430,7 @@ class GoogleRestClient:
             if last.sent and not resend:
                 raise _not_resent(last)
             if attempt + 1 < self.retry.attempts:
-                assert self.sleep is not None
-                self.sleep(self.retry.delay(attempt, _retry_after(headers), self._rng))
+                self.pause(self.retry.delay(attempt, _retry_after(headers), self._rng))
         assert last is not None
         if last.lost:
             raise ApiError(
@@ -394,6 +446,12 @@ class GoogleRestClient:
         self, method: str, url: str, body: Any, params: Mapping[str, Any] | None
     ) -> Answer:
         assert self.timeout is not None
+        deadline = self.timeout
+        left = cancellation.remaining()  # the clean-up of an interrupted call: its grace
+        if left is not None:
+            if left <= 0:
+                raise NoAnswer("the grace of an interrupted call ran out", sent=False)
+            deadline = min(deadline, left)
         try:
             return exchange(
                 self.session(),
@@ -401,7 +459,7 @@ class GoogleRestClient:
                 url,
                 body=body,
                 params=params,
-                deadline=self.timeout,
+                deadline=deadline,
                 max_bytes=self.max_answer_bytes,
             )
         except (RefreshError, TransportError) as exc:
@@ -484,6 +542,57 @@ class GoogleRestClient:
     ) -> dict[str, Any]:
         return self.request("DELETE", path, params=params or None, expect=expect)
 
+    # ------------------------------------------------------------------ waits
+    def wait_until(
+        self,
+        read: Callable[[], T],
+        done: Callable[[T], bool],
+        budget: float,
+        *,
+        initial: Any = _UNREAD,
+    ) -> Waited[T]:
+        """Call ``read`` with growing intervals (:class:`PollPolicy`) until ``done(value)`` or
+        ``budget`` seconds were slept (virtual under an emulator clock); ``initial`` is a value
+        already read (else the first read happens at once).
+
+        Every wait of a provider is this loop, so every wait is:
+
+        - *outage-tolerant*: a read that fails for a reason that says nothing about the resource
+          (:attr:`ApiError.transient`: no usable answer, 429/5xx, 401, no credentials) is not a
+          conclusion: the wait goes on, bounded by its own budget, and :attr:`Waited.outage`
+          says what the reads met when it ended during one;
+        - *cancellable*: its sleeps are :meth:`pause`.
+        """
+        waited, interval = 0.0, self.poll.initial
+        outage: ApiError | None = None
+        value: Any = initial
+        if value is _UNREAD:
+            value, outage = self._read_through(read, _UNREAD)
+        while True:
+            if value is not _UNREAD and outage is None and done(value):
+                return Waited(value, waited, True, None)
+            if waited >= budget:
+                if value is _UNREAD:
+                    return Waited(None, waited, False, outage, seen=False)
+                return Waited(value, waited, False, outage)
+            step = min(interval, budget - waited)
+            self.pause(step)
+            waited += step
+            interval = min(self.poll.cap, interval * self.poll.factor)
+            fresh, outage = self._read_through(read, value)
+            value = fresh
+
+    @staticmethod
+    def _read_through(read: Callable[[], T], last: Any) -> tuple[Any, ApiError | None]:
+        """``(read(), None)``, or ``(last, error)`` when the read failed transiently."""
+        try:
+            return read(), None
+        except ApiError as err:
+            if not err.transient:
+                raise
+            log.info("a read during a wait failed; waiting on: %s", err)
+            return last, err
+
     # ------------------------------------------------------------------ operations
     def wait(
         self,
@@ -494,21 +603,16 @@ class GoogleRestClient:
         timeout: float = 3600.0,
         expect: Callable[[dict[str, Any]], bool] | None = None,
     ) -> dict[str, Any]:
-        """Poll ``poll_path`` until ``is_done``; intervals grow per :class:`PollPolicy`.
-
-        ``timeout`` counts the seconds slept (virtual seconds under an emulator clock).
-        """
-        waited, interval = 0.0, self.poll.initial
-        while not is_done(operation):
-            if waited >= timeout:
-                raise TimeoutError(f"operation {poll_path} not done after {waited:.0f}s")
-            assert self.sleep is not None
-            step = min(interval, timeout - waited)
-            self.sleep(step)
-            waited += step
-            interval = min(self.poll.cap, interval * self.poll.factor)
-            operation = self.get(poll_path, expect=expect)
-        return operation
+        """Poll ``poll_path`` until ``is_done`` (:meth:`wait_until`: an outage is waited out);
+        ``TimeoutError`` after ``timeout`` seconds slept (virtual under an emulator clock)."""
+        result = self.wait_until(
+            lambda: self.get(poll_path, expect=expect), is_done, timeout, initial=operation
+        )
+        if not result.done:
+            during = f" (reads failing: {result.outage})" if result.outage else ""
+            raise TimeoutError(f"operation {poll_path} not done after {result.waited:.0f}s{during}")
+        assert result.value is not None
+        return result.value
 
     def poll_resource(
         self,
@@ -518,8 +622,9 @@ class GoogleRestClient:
         timeout: float,
         expect: Callable[[dict[str, Any]], bool] | None = None,
     ) -> dict[str, Any] | None:
-        """GET ``path`` with growing intervals (:class:`PollPolicy`) until ``until(resource or
-        None)`` (None: 404) or ``timeout`` seconds were slept; returns the last read."""
+        """GET ``path`` (:meth:`wait_until`) until ``until(resource or None)`` (None: 404) or
+        ``timeout`` seconds were slept; returns the last read. A wait during which no read
+        worked raises the error the reads met."""
         return self.poll_until(lambda: self.find(path, expect=expect), until, timeout=timeout)
 
     def poll_until(
@@ -530,18 +635,14 @@ class GoogleRestClient:
         timeout: float,
     ) -> dict[str, Any] | None:
         """Call ``read`` (a resource, or None when there is none) with growing intervals
-        (:class:`PollPolicy`) until ``until(what it read)`` or ``timeout`` seconds were slept;
-        returns the last read. For a resource read otherwise than by a GET of its path (a
-        deployed model, an entry of its endpoint)."""
-        waited, interval = 0.0, self.poll.initial
-        while True:
-            current = read()
-            if until(current) or waited >= timeout:
-                return current
-            assert self.sleep is not None
-            self.sleep(interval)
-            waited += interval
-            interval = min(self.poll.cap, interval * self.poll.factor)
+        (:meth:`wait_until`: cancellable, an outage waited out) until ``until(what it read)`` or
+        ``timeout`` seconds were slept; returns the last read. For a resource read otherwise
+        than by a GET of its path (a deployed model, an entry of its endpoint). A wait during
+        which no read worked raises the error the reads met."""
+        result = self.wait_until(read, until, timeout)
+        if not result.seen and result.outage is not None:
+            raise result.outage
+        return result.value
 
 
 def _not_resent(error: ApiError) -> ApiError:

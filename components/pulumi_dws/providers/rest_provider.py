@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, ClassVar, TypeVar
 
 import pulumi.dynamic as dyn
 
-from .endpoints import Api
+from .endpoints import CREDENTIAL_HOSTS_CONFIG, Api
+from .host_hooks import install
 from .rest import GoogleRestClient
 
 if TYPE_CHECKING:
@@ -40,6 +41,9 @@ class RestProvider(dyn.ResourceProvider):
     serialize_as_secret_always = False  # it holds no secret: keep the state readable
     endpoint: str | None = None
     """The endpoint override from stack config (the environment variable still wins)."""
+    trusted_hosts: str | None = None
+    """Hosts other than Google's that get credentials (stack config ``dws:credentialHosts``;
+    set on the instance only when given)."""
     timeout: float = DEFAULT_TIMEOUT
     sleep: Callable[[float], None] | None = None
     poll_policy: PollPolicy | None = None
@@ -60,14 +64,24 @@ class RestProvider(dyn.ResourceProvider):
             self.timeout = timeout
 
     def configure(self, req: dyn.ConfigureRequest) -> None:
-        """Keep the endpoint override from stack config (e.g. ``dws:computeEndpoint``)."""
+        """Keep the endpoint override from stack config (e.g. ``dws:computeEndpoint``); inside
+        Pulumi's dynamic-provider host, let the engine's cancellation reach the waits
+        (:func:`~.host_hooks.install`)."""
         self.endpoint = req.config.get(self.API.config_key)
+        hosts = req.config.get(CREDENTIAL_HOSTS_CONFIG)
+        if hosts:
+            self.trusted_hosts = hosts
+        install()
 
     def client(self, location: str | None = None) -> GoogleRestClient:
         """A REST client for this call: the endpoint in force (for a regional API, the one of
         ``location``), this provider's sleep and poll policy."""
         config = {self.API.config_key: self.endpoint} if self.endpoint else None
-        client = GoogleRestClient(self.API.base(location, config), sleep=self.sleep)
+        client = GoogleRestClient(
+            self.API.base(location, config),
+            sleep=self.sleep,
+            credential_hosts=self.trusted_hosts,
+        )
         if self.poll_policy is not None:
             client.poll = self.poll_policy
         return client

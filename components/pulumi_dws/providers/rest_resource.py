@@ -36,7 +36,19 @@ Extension points, each a method a provider overrides (the defaults suit a new re
 - :meth:`~RestResourceProvider.unreadable`, :meth:`~RestResourceProvider.undeletable`: the
   messages of a failed read or delete;
 - :attr:`~RestResourceProvider.TARGET`: a :class:`Target` subclass that reads more from the
-  inputs (what the kind's messages and steps need).
+  inputs (what the kind's messages and steps need);
+- :meth:`~RestResourceProvider.live_mark`, :attr:`~RestResourceProvider.MARKED`: where a live
+  resource carries its ownership key (checked before a delete: :meth:`confirm_ours`);
+- :meth:`~RestResourceProvider.interrupted`, :meth:`~RestResourceProvider.malformed`,
+  :meth:`~RestResourceProvider.warn`: the messages of an interrupted call, of a state it can't
+  read, and a warning the user must see.
+
+What every provider gets without a hook (docs/reliability.md): each entry point runs guarded
+(:func:`_guarded`: in a call scope the engine's cancellation reaches, its state checked against
+:attr:`RestResource.state`, every failure one error of the kind naming the resource, nothing
+secret in its messages); waits that cancellation ends and outages do not
+(:meth:`~.rest.GoogleRestClient.wait_until`); the stack's ownership marks
+(:mod:`~.ownership`).
 
 A provider class is pickled into users' state by reference (its module and name) with its
 instance attributes: the declaration is a class attribute, so it is never pickled, and a release
@@ -45,6 +57,7 @@ that changes it reaches every stack.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -52,12 +65,16 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import pulumi
 import pulumi.dynamic as dyn
 
+from ..errors import redact
+from . import cancellation
 from .checks import CheckFailures
 from .create_machine import OWNER_LABEL, CreateFailed, CreateMachine, CreateSteps, Idempotency
 from .dynamic_resource import init_dynamic
+from .ownership import OWNER_INPUT, OWNERSHIP_OUTPUT, STACK_LABEL, Owner, sensitive_values
 from .paths import PathTemplate, PathValueError
 from .rest import ApiError, OperationError
 from .rest_provider import RestProvider, shared_provider
+from .state import StateField, state_problem
 
 if TYPE_CHECKING:
     from .endpoints import Api
@@ -67,10 +84,23 @@ __all__ = [
     "DeclaredResource",
     "RestResource",
     "RestResourceProvider",
+    "ENTRY_POINTS",
     "States",
+    "StateField",
     "Target",
     "any_object",
 ]
+
+ENTRY_POINTS = ("check", "diff", "create", "read", "update", "delete")
+"""The provider methods the host calls: each runs guarded (:func:`_guarded`)."""
+OWNERSHIP_STATE = {
+    "owner": StateField((dict, str)),
+    "ownership": StateField((dict,)),
+    "ownership.key": StateField((str,)),
+}
+"""What every declared resource's state may hold about whose it is (see :mod:`~.ownership`):
+``owner`` is the stack's identity (an object), or the resource's name in the program only (a
+string: an older form, hashed into the ownership key as it is)."""
 
 
 def any_object(answer: Mapping[str, Any]) -> bool:
@@ -88,8 +118,11 @@ def _dig(value: Any, keys: tuple[str, ...]) -> Any:
 class States:
     """What the API's states mean: where a resource answer keeps its state (``at``, the keys
     down to it: ``("state", "state")``), and which states are ``ready`` (what a create asks
-    for), ``pending`` (on their way: queued, provisioning), ``ended`` (never ready on their
-    own: failed, suspended), ``busy`` (a change refused until it settles) and ``deleting``."""
+    for), ``pending`` (on their way: queued, provisioning), ``queued`` (of those, the ones where
+    nothing runs yet: an interrupted create removes such a request, losing only its place in
+    the queue), ``ended`` (never ready on their own: failed, suspended), ``busy`` (a change
+    refused until it settles) and ``deleting``. A state in none of them (``STATE_UNSPECIFIED``,
+    one a newer API added) is *unknown*: never a conclusion (:meth:`known`)."""
 
     at: tuple[str, ...] = ("state",)
     ready: frozenset[str] = frozenset()
@@ -97,11 +130,17 @@ class States:
     ended: frozenset[str] = frozenset()
     busy: frozenset[str] = frozenset()
     deleting: frozenset[str] = frozenset()
+    queued: frozenset[str] = frozenset()
 
     def of(self, resource: Mapping[str, Any] | None) -> str | None:
         """The state of ``resource`` (None when it has none, or there is none)."""
         state = _dig(resource, self.at)
         return state if isinstance(state, str) else None
+
+    def known(self, state: str | None) -> bool:
+        """Whether ``state`` is one the declaration gives a meaning to."""
+        every = self.ready | self.pending | self.ended | self.busy | self.deleting | self.queued
+        return state in every
 
 
 @dataclass(frozen=True)
@@ -136,6 +175,13 @@ class RestResource:
     api_name: str = "the API"
     settle_seconds: float = 30.0
     owner_label: str = OWNER_LABEL
+    stack_label: str = STACK_LABEL
+    """The label key a create marks its stack with (default ``dws-stack``; ``dws_stack``
+    beside ``owner_label`` ``dws_create``)."""
+    state: Mapping[str, StateField] = field(default_factory=dict)
+    """What the state must hold for ``read``, ``update``, ``delete`` and ``diff`` to act
+    (:class:`~.state.StateField` per key, nested ones dotted): an old or hand-edited state that
+    does not gets one clean error naming the key."""
 
     @property
     def type_token(self) -> str:
@@ -186,6 +232,68 @@ class Target:
             return f"the {self.resource.noun}"
 
 
+class NotOurs(Exception):
+    """A delete refused: the live resource is not the one this stack created."""
+
+
+def _carried(name: str, state: Any, result: Any) -> Any:
+    """A read's or an update's result with the ownership the state knew (``owner`` and
+    ``ownership``) carried over, when the provider's own outputs left it out."""
+    if not isinstance(state, Mapping):
+        return result
+    outs = getattr(result, "outs", None)
+    if not isinstance(outs, dict) or (name == "read" and not outs):
+        return result
+    for key in (OWNER_INPUT, OWNERSHIP_OUTPUT):
+        if key in state and key not in outs:
+            outs[key] = state[key]
+    inputs = getattr(result, "inputs", None)
+    if isinstance(inputs, dict) and OWNER_INPUT in state and OWNER_INPUT not in inputs:
+        inputs[OWNER_INPUT] = state[OWNER_INPUT]
+    return result
+
+
+def _redacted(result: Any, secrets: list[str]) -> Any:
+    """A ``check`` result with what may be secret kept out of its failures' reasons."""
+    failures = getattr(result, "failures", None)
+    if secrets and isinstance(failures, list):
+        for failure in failures:
+            failure.reason = redact(str(failure.reason), secrets)
+    return result
+
+
+def _guarded(name: str, method: Callable[..., Any]) -> Callable[..., Any]:
+    """``method`` (an entry point the host calls) run the way every declared provider runs it:
+    in a call scope the engine's cancellation reaches (:func:`~.cancellation.call_scope`); its
+    state checked against the declaration first (``read``, ``update``, ``delete``, ``diff``);
+    an interruption, or an error that is not the kind's own (a state it can't read), turned into
+    one clean error of the kind naming the resource (never a Python traceback); and no message
+    it lets out shows an input that may be secret (:func:`~.ownership.sensitive_values`:
+    ``[secret]``)."""
+    if getattr(method, "__dws_guarded__", False):
+        return method
+
+    @functools.wraps(method)
+    def guarded(self: RestResourceProvider, *args: Any) -> Any:
+        secrets = [v for a in args if isinstance(a, Mapping) for v in sensitive_values(a)]
+        with cancellation.call_scope():
+            id_, state = self._state_of_call(name, args)
+            try:
+                if state is not None:
+                    self.check_state(name, id_, state)
+                return _redacted(_carried(name, state, method(self, *args)), secrets)
+            except cancellation.Interrupted as stop:
+                message = self.interrupted(name, id_, stop.reason)
+            except self.RESOURCE.error as err:
+                message = str(err)
+            except Exception as err:  # noqa: BLE001 - one clean error, never a traceback
+                message = self.malformed(name, id_, err)
+        raise self.failed(redact(message, secrets)) from None
+
+    guarded.__dws_guarded__ = True  # type: ignore[attr-defined]
+    return guarded
+
+
 class RestResourceProvider(RestProvider):
     """CRUD of one declared REST resource (see the module docstring). A subclass sets
     :attr:`RESOURCE` (and :attr:`TARGET`, when its target reads more) and overrides the hooks
@@ -198,6 +306,9 @@ class RestResourceProvider(RestProvider):
     engine)."""
     UNREADABLE: ClassVar[tuple[type[Exception], ...]] = (ApiError, PathValueError)
     """What a failed read raises (wrapped in the declared error by :meth:`read`)."""
+    MARKED: ClassVar[bool] = True
+    """Whether the resources carry the ownership labels (a delete checks them:
+    :meth:`confirm_ours`)."""
     UNDELETABLE: ClassVar[tuple[type[Exception], ...]] = (
         ApiError,
         OperationError,
@@ -211,6 +322,64 @@ class RestResourceProvider(RestProvider):
         resource = cls.__dict__.get("RESOURCE")
         if resource is not None:
             cls.API = resource.api
+        for name in ENTRY_POINTS:
+            method = cls.__dict__.get(name)
+            if callable(method):
+                setattr(cls, name, _guarded(name, method))
+
+    # ------------------------------------------------------------------ the state
+    def _state_of_call(self, name: str, args: tuple[Any, ...]) -> tuple[str, Any]:
+        """The id and the state an entry point acts on (None: nothing to check)."""
+        if name in ("read", "delete") and len(args) == 2:
+            return str(args[0]), args[1]
+        if name in ("update", "diff") and len(args) == 3:
+            return str(args[0]), args[1]
+        return "", None
+
+    def check_state(self, method: str, id_: str, state: Any) -> None:
+        """Raise the declared error when ``state`` (what the engine holds for ``id_``) is not
+        what :attr:`RestResource.state` declares. An empty state is an import (read by id)."""
+        if not isinstance(state, dict):
+            raise self.failed(f"{self.named(id_)}: its state is not an object")
+        if not state and method == "read":
+            return
+        problem = state_problem(state, {**OWNERSHIP_STATE, **self.RESOURCE.state})
+        if problem:
+            raise self.failed(
+                f"{self.named(id_)}: its state can't be used: {problem}. Nothing was changed. "
+                "If the state was edited by hand, restore it; else run `pulumi refresh` (a read "
+                "by id rebuilds it)."
+            )
+
+    def named(self, id_: str) -> str:
+        """How messages about a call name the resource: ``QueuedTpu projects/p/...``."""
+        return f"{self.RESOURCE.name} {id_}".strip() if id_ else self.RESOURCE.name
+
+    def interrupted(self, method: str, id_: str, reason: str) -> str:
+        """Hook: the message of a call other than a create that was interrupted (a create
+        withdraws: see :class:`~.create_machine.CreateMachine`)."""
+        what = self.named(id_)
+        if method == "delete":
+            return (
+                f"delete of {what} was interrupted ({reason}) before it was confirmed; it is "
+                "still in the stack: run `pulumi destroy` (or `pulumi up`) again."
+            )
+        if method == "update":
+            return (
+                f"update of {what} was interrupted ({reason}); run `pulumi up --refresh` "
+                "again: it reads the resource and does what is still to do."
+            )
+        return f"{method} of {what} was interrupted ({reason}); nothing was changed."
+
+    def malformed(self, method: str, id_: str, err: Exception) -> str:
+        """Hook: the message of an entry point that failed on something other than the API (a
+        state it can't read, most likely)."""
+        key = f" (key {err.args[0]!r})" if isinstance(err, KeyError) and err.args else ""
+        return (
+            f"{self.named(id_)}: {method} failed on a state it can't read{key}: "
+            f"{type(err).__name__}: {err}. Nothing was changed. If the state was edited by "
+            "hand, restore it; else run `pulumi refresh`."
+        )
 
     # ------------------------------------------------------------------ targets
     def target(self, props: Mapping[str, Any]) -> Target:
@@ -325,10 +494,10 @@ class RestResourceProvider(RestProvider):
                 raise
             raise self.failed(f"the {self.RESOURCE.noun} can't be addressed: {err}") from None
         steps = self.create_steps(client, target)
-        sleep = client.sleep
-        assert sleep is not None
         settle = self.RESOURCE.settle_seconds
-        machine = CreateMachine(steps, settle=lambda: sleep(settle), mode=self.RESOURCE.idempotency)
+        machine = CreateMachine(
+            steps, settle=lambda: client.pause(settle), mode=self.RESOURCE.idempotency
+        )
         try:
             live = machine.run()
         except CreateFailed as err:
@@ -338,7 +507,24 @@ class RestResourceProvider(RestProvider):
         if self.RESOURCE.idempotency is Idempotency.OWNER_SEARCH:  # the API named it
             name = live.get("name")
             target = self.bound(target, name) or self.target_of_id(str(name), target.props)
-        return dyn.CreateResult(target.id, self.created(target, live, steps, machine))
+        outs = self.created(target, live, steps, machine)
+        if machine.note:  # a success the user must hear about (e.g. a request kept queued)
+            self.warn(f"{target.describe()}: {machine.note}")
+            observed = outs.get("observed")
+            if isinstance(observed, dict):
+                observed["note"] = machine.note
+        key = getattr(steps, "key", None)
+        if isinstance(key, str):  # what a later delete checks the live resource against
+            owner = Owner.of(props)
+            outs[OWNERSHIP_OUTPUT] = {"key": key, "stack": owner.mark if owner else None}
+        if owner_of := props.get(OWNER_INPUT):
+            outs.setdefault(OWNER_INPUT, owner_of)
+        return dyn.CreateResult(target.id, outs)
+
+    def warn(self, message: str) -> None:
+        """Hook: tell the user ``message`` (``pulumi.log.warn``: inside the dynamic-provider host
+        it goes to stderr, which the engine shows with the run's diagnostics)."""
+        pulumi.log.warn(message)
 
     def create_steps(self, client: GoogleRestClient, target: Target) -> CreateSteps[Any, Any]:
         """Hook: the steps of one create (:class:`~.create_machine.CreateSteps`)."""
@@ -413,9 +599,47 @@ class RestResourceProvider(RestProvider):
         error says the resource is still in the stack."""
         target = self.target_of_id(id_, props)
         try:
-            self.delete_and_wait(self.client(target.location), target)
+            client = self.client(target.location)
+            self.confirm_ours(client, target, props)
+            self.delete_and_wait(client, target)
+        except NotOurs as err:
+            raise self.failed(str(err)) from None
         except (*self.UNDELETABLE, self.RESOURCE.error) as err:
             raise self.failed(self.undeletable(target, id_, err)) from None
+
+    def live_mark(self, live: Mapping[str, Any]) -> str | None:
+        """Hook: the ownership label (the declared ``owner_label``) a resource carries (default:
+        in its ``labels``)."""
+        labels = live.get("labels")
+        mark = labels.get(self.RESOURCE.owner_label) if isinstance(labels, Mapping) else None
+        return mark if isinstance(mark, str) else None
+
+    def confirm_ours(
+        self, client: GoogleRestClient, target: Target, props: Mapping[str, Any]
+    ) -> None:
+        """Before a delete: a resource whose create recorded its ownership key
+        (:data:`~.ownership.OWNERSHIP_OUTPUT`) is deleted only while the live resource still
+        carries that key; one that carries another (it was replaced outside Pulumi, or another
+        stack made it) raises :class:`NotOurs`. A state without a recorded key (an older release)
+        and a resource that is gone pass. :attr:`MARKED` False (an API without labels) skips it."""
+        recorded = props.get(OWNERSHIP_OUTPUT)
+        key = recorded.get("key") if isinstance(recorded, Mapping) else None
+        if not self.MARKED or not isinstance(key, str):
+            return
+        live = self.read_live(client, target)
+        if live is None:
+            return
+        mark = self.live_mark(live)
+        if mark == key:
+            return
+        label = self.RESOURCE.owner_label
+        carries = f"{label}={mark}" if mark else f"no {label} label"
+        raise NotOurs(
+            f"{target.describe()} was not deleted: it carries {carries}, not {key}, the mark "
+            "this stack made it with, so it is not the resource this stack created (it was "
+            "replaced outside Pulumi, or another stack made it). To drop it from this stack "
+            "without deleting it: `pulumi state delete` its URN."
+        )
 
     def delete_and_wait(self, client: GoogleRestClient, target: Target) -> bool:
         """Hook: delete the resource and wait until it is gone; False when there was nothing to
@@ -455,3 +679,7 @@ class DeclaredResource(dyn.Resource):
         full.update(props)
         # As dyn.Resource.__init__ does, the provider's pickling done once per provider.
         init_dynamic(self, provider or shared_provider(cls), name, full, opts)
+
+
+for _name in ENTRY_POINTS:
+    setattr(RestResourceProvider, _name, _guarded(_name, getattr(RestResourceProvider, _name)))

@@ -28,6 +28,8 @@ from requests.adapters import HTTPAdapter
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
+from . import cancellation
+
 __all__ = ["Answer", "NoAnswer", "exchange", "mount_watched_adapter"]
 
 CONNECT_TIMEOUT_CAP = 20.0  # seconds: a connect never takes more of the deadline than this
@@ -237,7 +239,7 @@ def exchange(
 ) -> Answer:
     """Send one request and read its whole answer within ``deadline`` seconds; raise
     :class:`NoAnswer` when that is not possible."""
-    with _watched(deadline) as watch:
+    with _watched(deadline) as watch, cancellation.interruptible(watch.fire):
         try:
             response = session.request(
                 method,

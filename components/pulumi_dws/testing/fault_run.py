@@ -7,7 +7,13 @@
 
 A cycle creates a resource (as ``pulumi up`` would), deletes it when the create succeeded
 (retrying as a user re-running ``pulumi destroy`` would), and then compares what exists in the
-emulator with what the "state" holds. An **orphan** is a resource that exists at the end of a
+emulator with what the "state" holds. Every create is stack ``a``'s (its ``owner``). Some
+cycles are *interrupted* mid-wait (:class:`Interrupter`): after a random number of the
+create's sleeps, the engine ends its call (SIGINT: the signal's grace) or sends ``Cancel``.
+Some are *two-stack* cycles: once ``a``'s create succeeded, stack ``b`` creates the same named
+resource (it must be refused: never adopted, so never destroyed by ``b``); for resize requests,
+whose groups are each stack's own, ``b`` makes and destroys its set in its own group, and
+``a``'s set must be whole afterwards. An **orphan** is a resource that exists at the end of a
 cycle although no successful create returned it (it is then removed, so each counts once); a
 **duplicate** is a resource created more than once by one create (more than one VM or cluster
 made during one create call; for resize requests, a second request, or more VMs than asked).
@@ -21,8 +27,11 @@ that advance the emulator's virtual clock, so a run of hundreds of cycles takes 
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import json
 import os
+import random
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -33,21 +42,29 @@ from ..kinds.flex_group.provider import MigResizeError, MigResizeRequestProvider
 from ..kinds.flex_vm.provider import FlexStartError, FlexStartVmProvider
 from ..kinds.queued_tpu.provider import QueuedTpuError, QueuedTpuProvider
 from ..kinds.slurm.provider import SlurmClusterError, SlurmClusterProvider
+from ..providers import cancellation
 from ..providers.rest import PollPolicy
-from .clock_helpers import flex_start_group, flex_start_vm_props, mig_resize_props, virtual_sleep
+from .clock_helpers import flex_start_group, flex_start_vm_props, mig_resize_props
 from .emulator import Emulator
 from .fault_proxy import FaultProxy, ProxyFaultPlan
 from .labelled_jobs import LABELLED_JOBS, LabelledJobError, LabelledJobProvider
 
 __all__ = [
     "POLL",
+    "STACK_A",
+    "STACK_B",
     "FaultRunReport",
+    "Interrupter",
     "KindFaultRun",
+    "OtherStack",
     "count_duplicates",
     "create_then_delete",
+    "interruption",
     "kind_fault_runs",
+    "owned",
     "run_cycles",
     "sweep_keys",
+    "two_stack_cycle",
     "flex_vm_fault_run",
     "labelled_job_fault_run",
     "mig_resize_fault_run",
@@ -58,6 +75,15 @@ __all__ = [
 ZONE, MACHINE, PROJECT = "us-central1-a", "a3-highgpu-8g", "p"
 POLL = PollPolicy(initial=20.0, factor=3.0, cap=1800.0)
 """The poll policy of a fault run: fewer polls of the same paths."""
+
+
+STACK_A = {"organization": "organization", "project": "fault-run", "stack": "a"}
+STACK_B = {**STACK_A, "stack": "b"}
+
+
+def owned(props: dict[str, Any], stack: dict[str, str], name: str = "r") -> dict[str, Any]:
+    """``props`` made by ``stack`` (its ``owner`` input)."""
+    return {**props, "owner": {**stack, "name": name}}
 
 
 @dataclass
@@ -73,6 +99,13 @@ class FaultRunReport:
     orphans: int = 0
     duplicates: int = 0
     errors: Counter[str] = field(default_factory=Counter)
+    interrupted: int = 0
+    """Creates stopped mid-wait (the engine's Cancel, or the end of its call)."""
+    two_stack: int = 0
+    """Cycles where another stack went for the same resource."""
+    cross_stack: int = 0
+    """Of those, where the other stack took or damaged this one's resource (counted in
+    ``duplicates`` too: must be 0)."""
 
     @property
     def injected(self) -> int:
@@ -87,9 +120,10 @@ class FaultRunReport:
         rate = self.injected / self.requests if self.requests else 0.0
         out = [
             f"{self.provider}: {self.cycles} cycles, {self.created} created, {self.failed} "
-            f"failed cleanly; {self.requests} requests, {self.injected} faults ({rate:.0%}), "
-            f"{self.after_act} after the act; orphans {self.orphans}, duplicates "
-            f"{self.duplicates}",
+            f"failed cleanly, {self.interrupted} interrupted mid-wait, {self.two_stack} "
+            f"two-stack ({self.cross_stack} crossed); {self.requests} requests, "
+            f"{self.injected} faults ({rate:.0%}), {self.after_act} after the act; orphans "
+            f"{self.orphans}, duplicates {self.duplicates}",
         ]
         for phase in ("before", "after"):
             kinds = self.faults.get(phase) or Counter()
@@ -103,8 +137,10 @@ class KindFaultRun:
     """A kind's fault run, declared in its test aids (``FAULT_RUN`` in
     ``kinds/<kind>/testing.py``): the emulated services it needs (``services(clock)``) and the
     run itself (``run(emulator, proxy, cycles=, rate=, seed=)``, built on
-    :func:`create_then_delete` and :func:`run_cycles`). ``benchmarks/fault_run.py`` and the
-    tests find every kind's so (:func:`kind_fault_runs`)."""
+    :func:`create_then_delete` and :func:`run_cycles`, with an :class:`Interrupter` as the
+    provider's sleep, :func:`interruption` and :func:`two_stack_cycle` choosing the cycles that are
+    interrupted or raced by another stack, and :func:`owned` giving each stack's ``owner``).
+    ``benchmarks/fault_run.py`` and the tests find every kind's so (:func:`kind_fault_runs`)."""
 
     provider: str
     services: Callable[[Any], list[Any]]
@@ -149,32 +185,169 @@ def _retry(action: Callable[[], Any], attempts: int = 6) -> None:
                 raise
 
 
+class Interrupter:
+    """A provider's ``sleep`` (the emulator's virtual clock) that, once :meth:`arm` ed, stops
+    the create in flight after its ``n``-th sleep (``n`` drawn from 1 to 6) as the engine
+    does: ``signal`` ends the call (its token, with the signal's grace: SIGINT or SIGTERM to
+    the host, or a terminated run), ``cancel`` sends ``Cancel`` (the process's token)."""
+
+    def __init__(self, emu: Emulator, seed: int) -> None:
+        self.emu = emu
+        self.rng = random.Random(seed)
+        self.at: int | None = None
+        self.how = ""
+        self.count = 0
+        self.fired = False
+
+    def arm(self, how: str) -> None:
+        self.at, self.how, self.count, self.fired = self.rng.randint(1, 6), how, 0, False
+
+    def disarm(self) -> bool:
+        """Stop stopping; whether it fired."""
+        fired, self.at, self.fired = self.fired, None, False
+        cancellation.PROCESS.reset()
+        return fired
+
+    def __call__(self, seconds: float) -> None:
+        self.emu.clock.advance(seconds)
+        if self.at is None or self.fired:
+            return
+        self.count += 1
+        if self.count < self.at:
+            return
+        self.fired = True
+        if self.how == "cancel":
+            cancellation.PROCESS.cancel("fault run: the engine sent Cancel")
+        else:
+            call = cancellation.current_call()
+            if call is not None:
+                call.cancel("fault run: the engine ended the call", cancellation.SIGNAL_BUDGET)
+
+
 def create_then_delete(
     report: FaultRunReport,
     provider: Any,
     props: dict[str, Any],
     error: type[Exception],
     tracked_as: Callable[[Any], str | set[str]],
+    *,
+    interrupter: Interrupter | None = None,
+    interrupt: str = "",
+    rival: dict[str, Any] | None = None,
+    meanwhile: Callable[[Any], None] | None = None,
 ) -> set[str]:
     """One cycle's ``pulumi up`` and ``pulumi destroy``: what the state still tracks after it
     (``tracked_as(result)``, one key or several, of a create whose deletes all failed; else
-    nothing)."""
+    nothing). ``interrupt`` (``signal`` or ``cancel``) stops the create mid-wait; ``rival``
+    (another stack's inputs for the same resource) is created once this create succeeded,
+    and must be refused."""
     tracked: set[str] = set()
+    if interrupter is not None and interrupt:
+        interrupter.arm(interrupt)
     try:
         result = provider.create(props)
     except error as err:
         report.failed += 1
         report.errors[str(err).split(":")[0][:60]] += 1
         return tracked
+    finally:
+        if interrupter is not None and interrupter.disarm():
+            report.interrupted += 1
     report.created += 1
     keys = tracked_as(result)
     tracked.update({keys} if isinstance(keys, str) else keys)
+    if rival is not None:
+        report.two_stack += 1
+        try:
+            provider.create(rival)
+        except error:
+            pass  # refused: the other stack's, never adopted
+        else:
+            report.cross_stack += 1
+            report.duplicates += 1
+    if meanwhile is not None:
+        meanwhile(result)
     try:
         _retry(lambda: provider.delete(result.id, result.outs or {}))
         tracked.clear()
     except error:
         pass  # still tracked: not an orphan; the caller removes it
     return tracked
+
+
+class OtherStack:
+    """Two-stack cycles of a resource another stack's create does not collide with by name (the
+    API names it, or its id derives from the stack's ownership key): once ``a``'s create
+    succeeded, stack ``b`` creates one of the same inputs; it must make its own beside ``a``'s
+    (never adopt it), and neither its create nor its destroy may act on ``a``'s: no request
+    other than a read that names ``a``'s id (``key(result)``: the last segment of its id) in its
+    path or body. ``made`` counts what ``b`` made in the current cycle (not duplicates of
+    ``a``'s create): :meth:`duplicates` subtracts it. ``created()`` is how many resources the
+    emulator has made so far."""
+
+    def __init__(
+        self,
+        emu: Emulator,
+        report: FaultRunReport,
+        provider: Any,
+        error: type[Exception],
+        created: Callable[[], int],
+        key: Callable[[Any], str] = lambda result: str(result.id).rsplit("/", 1)[-1],
+    ) -> None:
+        self.emu, self.report, self.provider, self.error = emu, report, provider, error
+        self.created, self.key = created, key
+        self.made = 0
+
+    def start(self) -> int:
+        """A new cycle: how many resources exist so far (``before``)."""
+        self.made = 0
+        return self.created()
+
+    def _touched(self, key: str, since: int) -> bool:
+        for request in self.emu.requests[since:]:
+            if request.method == "GET":
+                continue
+            if key in request.path or key in json.dumps(request.body, default=str):
+                return True
+        return False
+
+    def meanwhile(self, rival: dict[str, Any]) -> Callable[[Any], None]:
+        """What :func:`create_then_delete` runs between ``a``'s create and delete."""
+
+        def run(result: Any) -> None:
+            self.report.two_stack += 1
+            before, since = self.created(), len(self.emu.requests)
+            try:
+                made = self.provider.create(rival)
+            except self.error:
+                made = None
+            self.made += self.created() - before
+            if made is not None:
+                if made.id == result.id:  # b adopted a's
+                    self.report.cross_stack += 1
+                    self.report.duplicates += 1
+                    return
+                with contextlib.suppress(self.error):
+                    _retry(lambda: self.provider.delete(made.id, made.outs or {}))
+            if self._touched(self.key(result), since):  # b's create or destroy acted on a's
+                self.report.cross_stack += 1
+                self.report.duplicates += 1
+
+        return run
+
+    def duplicates(self, before: int) -> None:
+        """Count what ``a``'s one create made beyond one (``b``'s own left out)."""
+        self.report.duplicates += max(0, self.created() - before - self.made - 1)
+
+
+def interruption(i: int) -> str:
+    """Which cycles are interrupted mid-wait, and how: about one in six."""
+    return {5: "signal", 10: "cancel"}.get(i % 11, "")
+
+
+def two_stack_cycle(i: int) -> bool:
+    """Which cycles another stack goes for the same resource in: one in seven."""
+    return i % 7 == 3
 
 
 def run_cycles(
@@ -231,7 +404,8 @@ def flex_vm_fault_run(
 
     compute = emu["compute"]
     report = FaultRunReport("FlexStartVm")
-    provider = FlexStartVmProvider(sleep=virtual_sleep(emu), poll=POLL)
+    interrupter = Interrupter(emu, seed)
+    provider = FlexStartVmProvider(sleep=interrupter, poll=POLL)
 
     def cycle(i: int) -> None:
         slot = i % names
@@ -251,12 +425,16 @@ def flex_vm_fault_run(
             compute.add_capacity(ZONE, MACHINE, 1, after=1800 if i % 4 == 2 else 0)
         compute.keep_failed_instances = i % 20 >= 10
         before = len(compute.created)
+        mine = owned(props, STACK_A, f"vm-{slot}")
         tracked = create_then_delete(
             report,
             provider,
-            props,
+            mine,
             FlexStartError,
             lambda result: str(result.outs["observed"]["instanceId"]),
+            interrupter=interrupter,
+            interrupt=interruption(i),
+            rival=owned(props, STACK_B, f"vm-{slot}") if two_stack_cycle(i) else None,
         )
         count_duplicates(report, compute.created, before)
         for vm in compute.instances(PROJECT):
@@ -287,7 +465,8 @@ def slurm_fault_run(
 
     svc = emu["aiplatform"]
     report = FaultRunReport("SlurmCluster")
-    provider = SlurmClusterProvider(sleep=virtual_sleep(emu), poll=POLL)
+    interrupter = Interrupter(emu, seed)
+    provider = SlurmClusterProvider(sleep=interrupter, poll=POLL)
 
     def cycle(i: int) -> None:
         cluster_id = f"c{i % names}"
@@ -301,7 +480,14 @@ def slurm_fault_run(
             svc.fail_next("create")
         before = len(svc.created)
         tracked = create_then_delete(
-            report, provider, props, SlurmClusterError, lambda _: cluster_id
+            report,
+            provider,
+            owned(props, STACK_A, cluster_id),
+            SlurmClusterError,
+            lambda _: cluster_id,
+            interrupter=interrupter,
+            interrupt=interruption(i),
+            rival=owned(props, STACK_B, cluster_id) if two_stack_cycle(i) else None,
         )
         svc.failures["create"].clear()
         count_duplicates(report, svc.created, before)
@@ -334,7 +520,8 @@ def queued_tpu_fault_run(
 
     svc = emu["tpu"]
     report = FaultRunReport("QueuedTpu")
-    provider = QueuedTpuProvider(sleep=virtual_sleep(emu), poll=POLL)
+    interrupter = Interrupter(emu, seed)
+    provider = QueuedTpuProvider(sleep=interrupter, poll=POLL)
 
     def cycle(i: int) -> None:
         resource_id = f"qr{i % names}"
@@ -351,7 +538,16 @@ def queued_tpu_fault_run(
         if i % 7 == 6:
             svc.fail_next()
         before = len(svc.created)
-        tracked = create_then_delete(report, provider, props, QueuedTpuError, lambda _: resource_id)
+        tracked = create_then_delete(
+            report,
+            provider,
+            owned(props, STACK_A, resource_id),
+            QueuedTpuError,
+            lambda _: resource_id,
+            interrupter=interrupter,
+            interrupt=interruption(i),
+            rival=owned(props, STACK_B, resource_id) if two_stack_cycle(i) else None,
+        )
         count_duplicates(report, svc.created, before)
         emu.clock.advance(3600)  # let any delete in flight finish
         sweep_keys(report, svc.queued_resources(), tracked, svc.remove)
@@ -380,12 +576,49 @@ def mig_resize_fault_run(
 
     compute = emu["compute"]
     report = FaultRunReport("MigResizeRequest")
-    provider = MigResizeRequestProvider(sleep=virtual_sleep(emu), poll=POLL)
+    interrupter = Interrupter(emu, seed)
+    provider = MigResizeRequestProvider(sleep=interrupter, poll=POLL)
     regions = {slot: REGION if slot % 2 else None for slot in range(groups)}
     for slot, region in regions.items():
-        flex_start_group(
-            emu, f"g{slot}", project=PROJECT, zone=None if region else ZONE, region=region
-        )
+        for stack in ("", "b"):  # stack b's groups: each stack names its own (default names)
+            flex_start_group(
+                emu,
+                f"g{slot}{stack}",
+                project=PROJECT,
+                zone=None if region else ZONE,
+                region=region,
+            )
+
+    def other_stack(props: dict[str, Any], slot: int) -> Callable[[Any], None]:
+        """Stack b makes and destroys its set in its own group; stack a's set must stay whole."""
+
+        def meanwhile(result: Any) -> None:
+            report.two_stack += 1
+            mine = set(result.outs["observed"]["instances"])
+            theirs = {**props, "group": f"g{slot}b", "owner": {**STACK_B, "name": "rr"}}
+            compute.add_capacity(ZONE, MACHINE, count)
+            before = (len(compute.resize_inserted), len(compute.created))
+            try:
+                made = provider.create(theirs)
+                _retry(lambda: provider.delete(made.id, made.outs or {}))
+            except MigResizeError:
+                pass
+            b_requests = len(compute.resize_inserted) - before[0]
+            b_vms = len(compute.created) - before[1]
+            extra[0] += b_requests
+            extra[1] += b_vms
+            left = {vm["name"] for vm in compute.instances(PROJECT)}
+            if mine and not mine <= left:  # b's destroy took a's VMs
+                report.cross_stack += 1
+                report.duplicates += 1
+            for vm in compute.instances(PROJECT):  # b's own leftovers, if any: not a's orphans
+                if vm["name"] not in mine and "g" + str(slot) + "b" in vm["name"]:
+                    report.orphans += 1
+                    compute.remove_instance(PROJECT, str(vm["zone"]).rsplit("/", 1)[-1], vm["name"])
+
+        return meanwhile
+
+    extra = [0, 0]  # requests and VMs stack b made in the current cycle
 
     def cycle(i: int) -> None:
         slot = i % groups
@@ -410,16 +643,20 @@ def mig_resize_fault_run(
         compute.mig_boot_seconds = 60 if i % 2 == 0 else 0
         requests_before = len(compute.resize_inserted)
         vms_before = len(compute.created)
+        extra[0] = extra[1] = 0
         tracked = create_then_delete(
             report,
             provider,
-            props,
+            owned(props, STACK_A, "rr"),
             MigResizeError,
             lambda r: {r.outs["observed"]["selfLink"], *r.outs["observed"]["instances"]},
+            interrupter=interrupter,
+            interrupt=interruption(i),
+            meanwhile=other_stack(props, slot) if two_stack_cycle(i) else None,
         )
         compute.forget_scripted_failure()
-        made = len(compute.resize_inserted) - requests_before
-        vms = len(compute.created) - vms_before
+        made = len(compute.resize_inserted) - requests_before - extra[0]
+        vms = len(compute.created) - vms_before - extra[1]
         report.duplicates += max(0, made - 1) + max(0, vms - count * max(made, 1))
         report.orphans += _sweep(compute, tracked)
 
@@ -444,7 +681,9 @@ def labelled_job_fault_run(
     once created (the clean-up path). A duplicate is a second job made by one create."""
     svc = emu["labelled-jobs"]
     report = FaultRunReport("LabelledJob")
-    provider = LabelledJobProvider(sleep=virtual_sleep(emu), poll=POLL)
+    interrupter = Interrupter(emu, seed)
+    provider = LabelledJobProvider(sleep=interrupter, poll=POLL)
+    other = OtherStack(emu, report, provider, LabelledJobError, lambda: len(svc.created))
 
     def cycle(i: int) -> None:
         props = {
@@ -455,9 +694,18 @@ def labelled_job_fault_run(
         }
         if i % 7 == 6:
             svc.fail_next()
-        before = len(svc.created)
-        tracked = create_then_delete(report, provider, props, LabelledJobError, lambda r: r.id)
-        count_duplicates(report, svc.created, before)
+        before = other.start()
+        tracked = create_then_delete(
+            report,
+            provider,
+            owned(props, STACK_A, "job"),
+            LabelledJobError,
+            lambda r: r.id,
+            interrupter=interrupter,
+            interrupt=interruption(i),
+            meanwhile=other.meanwhile(owned(props, STACK_B, "job")) if two_stack_cycle(i) else None,
+        )
+        other.duplicates(before)
         for job in svc.jobs():
             if job["name"] not in tracked:
                 report.orphans += 1

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ...providers.checks import WAIT_KEYS
 from ...providers.create_machine import Idempotency
 from ...providers.endpoints import Api
 from ...providers.paths import PathTemplate
@@ -84,12 +85,13 @@ BATCH_JOB = RestResource(
     idempotency=Idempotency.REQUEST_ID,
     id_param="jobId",
     replace_keys=("project", "region", "jobId", "body"),
-    in_place_keys=("waitFor",),
+    in_place_keys=WAIT_KEYS,
     outputs=("name", "state", "observed"),
     states=States(
         at=("status", "state"),
         ready=frozenset({"RUNNING"}),
         pending=QUEUED,
+        queued=frozenset({"QUEUED"}),  # no VM yet: an interrupted create deletes it
         ended=ENDED,
         deleting=frozenset({"DELETION_IN_PROGRESS"}),
     ),

@@ -43,6 +43,14 @@ class BatchFlexJobArgs(TypedDict, total=False):
     """Zones of the region the VMs may use (default: any zone of the region)."""
     wait_for: NotRequired[Literal["queued", "running", "succeeded"]]
     """``running`` (default), ``queued`` or ``succeeded``: when the deployment is done."""
+    wait_timeout: NotRequired[DurationLike | None]
+    """How long the deployment waits for ``wait_for`` (default 2 hours; with ``succeeded``,
+    the tasks' run limit too); see ``on_timeout``."""
+    on_timeout: NotRequired[Literal["keep", "cancel"] | None]
+    """When ``wait_timeout`` passes with the job still ``QUEUED`` or ``SCHEDULED``: ``keep``
+    (default: the deployment succeeds with the job's true state, warns, and ``pulumi refresh``
+    follows it; Batch keeps it queued until its VMs are found) or ``cancel`` (the job is
+    deleted)."""
     job_id: NotRequired[str | None]
     """The job's id (default: the component's name)."""
     project: NotRequired[str | pulumi.Output[str] | None]

@@ -38,7 +38,7 @@ import pulumi
 from pydantic import model_validator
 
 from ... import catalog
-from ...defaults import default_name, resolve_project, type_token
+from ...defaults import resolve_project, stack_default_name, type_token
 from ...duration import Duration
 from ...errors import DwsValidationError
 from ...fields import (
@@ -54,6 +54,8 @@ from ...fields import (
     Within,
 )
 from ...models import DwsModel, parse_args
+from ...providers.ownership import OWNER_INPUT, owner_input
+from ...queue_wait import OnTimeout, WaitTimeout, wait_policy
 from ...validation import check_name, check_zone, is_output
 from . import limits as _rows  # noqa: F401 (registers this kind's limit rows)
 from .args import BatchFlexJobArgs
@@ -127,6 +129,14 @@ class BatchFlexJobSpec(DwsModel):
     """Zones of the region the VMs may use (default: any zone of the region)."""
     wait_for: Literal["queued", "running", "succeeded"] = "running"
     """``running`` (default), ``queued`` or ``succeeded``: when the deployment is done."""
+    wait_timeout: WaitTimeout | None = None
+    """How long the deployment waits for ``wait_for`` (default 2 hours; with ``succeeded``,
+    the tasks' run limit too); see ``on_timeout``."""
+    on_timeout: OnTimeout | None = None
+    """When ``wait_timeout`` passes with the job still ``QUEUED`` or ``SCHEDULED``: ``keep``
+    (default: the deployment succeeds with the job's true state, warns, and ``pulumi refresh``
+    follows it; Batch keeps it queued until its VMs are found) or ``cancel`` (the job is
+    deleted)."""
     job_id: Annotated[str, Check(check_name)] | None = None
     """The job's id (default: the component's name)."""
     project: MaybeOutput[ProjectId] | None = None
@@ -264,7 +274,8 @@ class BatchFlexJob(pulumi.ComponentResource):
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         spec = parse_args(BatchFlexJobSpec, args)
-        job_id = default_name("job_id", spec.job_id, name, check_name, arg="job_id")
+        named = stack_default_name("job_id", spec.job_id, name, check_name, arg="job_id")
+        job_id = named.value
         super().__init__(TYPE, name, {}, opts)
         project = resolve_project(spec.project, self)
         self.spec = spec
@@ -276,10 +287,14 @@ class BatchFlexJob(pulumi.ComponentResource):
                 "jobId": job_id,
                 "body": batch_job_body(spec),
                 "waitFor": spec.wait_for,
+                **wait_policy(spec.wait_timeout, spec.on_timeout),
+                OWNER_INPUT: owner_input(f"{name}-job"),
             },
-            pulumi.ResourceOptions(parent=self),
+            pulumi.ResourceOptions(parent=self, ignore_changes=named.kept("jobId")),
         )
         self.state = self.job.state
         self.job_name = self.job.name
         self.gpus = pulumi.Output.from_input(spec.gpus)
-        self.register_outputs({"job_id": job_id, "region": spec.region, "gpus": self.gpus})
+        # a job made before defaults carried the stack keeps its id
+        shown: Any = self.job.jobId if named.defaulted else job_id  # type: ignore[attr-defined]
+        self.register_outputs({"job_id": shown, "region": spec.region, "gpus": self.gpus})

@@ -75,6 +75,7 @@ class BatchJobProvider(LroProvider):
         ownership label."""
         self.check_address(news, failures)
         failures.one_of("waitFor", news.get("waitFor", "running"), WAIT_FOR)
+        failures.wait_policy(news)
         body = failures.body(news.get("body"), "a Job")
         labels = body.get("labels") if body is not None else None
         if isinstance(labels, Mapping):

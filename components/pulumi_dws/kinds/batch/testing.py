@@ -6,17 +6,22 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ...testing.clock_helpers import virtual_sleep
 from ...testing.emulator.batch import BatchService
 from ...testing.fault_proxy import ProxyFaultPlan
 from ...testing.fault_run import (
     POLL,
+    STACK_A,
+    STACK_B,
     FaultRunReport,
+    Interrupter,
     KindFaultRun,
     count_duplicates,
     create_then_delete,
+    interruption,
+    owned,
     run_cycles,
     sweep_keys,
+    two_stack_cycle,
 )
 from ...testing.samples import DELETE, Capacity, Example, Sample
 from .provider import TYPE_TOKEN as BATCH_JOB
@@ -186,7 +191,8 @@ def batch_job_fault_run(
     # a create arrive "hours" late, which no real request does.
     svc.request_id_ttl = 10 * 365 * 86400.0
     report = FaultRunReport("BatchJob")
-    provider = BatchJobProvider(sleep=virtual_sleep(emu), poll=POLL, timeout=7200)
+    interrupter = Interrupter(emu, seed)
+    provider = BatchJobProvider(sleep=interrupter, poll=POLL, timeout=7200)
     zone, machine = "us-central1-a", "a3-highgpu-8g"
 
     def cycle(i: int) -> None:
@@ -201,7 +207,16 @@ def batch_job_fault_run(
         if i % 7 == 6:
             svc.fail_next()
         before = len(svc.created)
-        tracked = create_then_delete(report, provider, props, BatchJobError, lambda _: job_id)
+        tracked = create_then_delete(
+            report,
+            provider,
+            owned(props, STACK_A, job_id),
+            BatchJobError,
+            lambda _: job_id,
+            interrupter=interrupter,
+            interrupt=interruption(i),
+            rival=owned(props, STACK_B, job_id) if two_stack_cycle(i) else None,
+        )
         svc.store.fail_next.clear()
         count_duplicates(report, svc.created, before)
         emu.clock.advance(3600)  # let any delete in flight finish

@@ -12,10 +12,14 @@ from ...providers.compute_ops import RESIZE_REQUEST_NUMBERS, typed_numbers
 from ...providers.create_machine import Idempotency
 from ...providers.endpoints import COMPUTE
 from ...providers.paths import PathTemplate
-from ...providers.rest_resource import RestResource, States
+from ...providers.rest_resource import RestResource, StateField, States
 
 __all__ = [
     "ACCEPT_WAIT_SECONDS",
+    "GOOGLE_STATES",
+    "ON_TIMEOUT",
+    "REPLACE_KEYS",
+    "WAIT_KEYS",
     "ACTIVE",
     "ENDED",
     "FINISHED",
@@ -36,16 +40,52 @@ __all__ = [
 ]
 
 TYPE_TOKEN = "pulumi-python:dynamic/dws:MigResizeRequest"
-INPUT_KEYS = ("project", "zone", "region", "group", "name", "body", "waitFor")
+INPUT_KEYS = (
+    "project",
+    "zone",
+    "region",
+    "group",
+    "name",
+    "body",
+    "waitFor",
+    "waitTimeout",
+    "onTimeout",
+)
+"""The inputs; ``waitTimeout`` and ``onTimeout`` only when the program sets them."""
+REPLACE_KEYS = ("project", "zone", "region", "group", "name", "body")
+WAIT_KEYS = ("waitFor", "waitTimeout", "onTimeout")
+"""Inputs that matter at create time only: a change is an update that changes nothing."""
 OUTPUT_KEYS = ("state", "observed")
-OBSERVED_KEYS = ("selfLink", "instances", "runEndsAt", "requestId", "error")
+OBSERVED_KEYS = (
+    "selfLink",
+    "instances",
+    "runEndsAt",
+    "requestId",
+    "error",
+    "createdAt",
+    "googleState",
+    "derived",
+    "note",
+)
 WAITS = ("accepted", "running")
+ON_TIMEOUT = ("keep", "cancel")
+"""What a create does when its ``waitTimeout`` passes with the request still queued: ``keep``
+it (the create succeeds with its true state, and says so), or ``cancel`` it (cancelled and
+deleted: the place in the queue is lost)."""
+GOOGLE_STATES = frozenset(
+    {"ACCEPTED", "CANCELLED", "CREATING", "FAILED", "STATE_UNSPECIFIED", "SUCCEEDED"}
+)
+"""A resize request's states as Google names them (the discovery document's
+``InstanceGroupManagerResizeRequest.state`` enum). ``EXPIRED`` is not one: pulumi-dws derives
+it (the run ended and the group has no VMs) and says so (``observed.derived``)."""
 ACCEPT_WAIT_SECONDS = 900.0
 """How long a new request may stay ``CREATING`` before ``waitFor: accepted`` gives up."""
 RUNNING_WAIT_SECONDS = 7200.0 + 600.0
-"""How long ``waitFor: running`` waits for the whole set: the longest a Flex-start VM may queue
-(``flex_start.request_valid_for``, 2 h) plus a margin. Resize requests in v1 have no queue
-deadline of their own; a longer wait is ``waitFor: accepted`` and a later ``pulumi refresh``."""
+"""The default ``waitTimeout`` of ``waitFor: running`` (the component's ``wait_timeout``): the
+longest a Flex-start VM may queue (``flex_start.request_valid_for``, 2 h) plus a margin.
+Resize requests in v1 have no queue deadline of their own: DWS keeps a request queued until
+capacity and quota exist, so when the wait passes the request is kept, still queued
+(``onTimeout: keep``, the default), unless the program asks to cancel it."""
 ACTIVE = frozenset({"CREATING", "ACCEPTED"})
 """States of a request still in flight (it can't be deleted; only ACCEPTED can be cancelled)."""
 FINISHED = frozenset({"SUCCEEDED", "FAILED", "CANCELLED"})
@@ -109,16 +149,37 @@ RESIZE_REQUEST = RestResource(
     # the insert's requestId is derived from the inputs (a later attempt's is random); the
     # request's name is the program's too, unique in its group
     idempotency=Idempotency.REQUEST_ID,
-    replace_keys=tuple(key for key in INPUT_KEYS if key != "waitFor"),
-    in_place_keys=("waitFor",),
+    replace_keys=REPLACE_KEYS,
+    in_place_keys=WAIT_KEYS,
     outputs=OUTPUT_KEYS,
     states=States(
         at=("state",),
         ready=frozenset({"SUCCEEDED"}),
         pending=ACTIVE,
         ended=ENDED,
+        queued=ACTIVE,  # CREATING or ACCEPTED: no VM yet
     ),
     is_resource=is_resize_request,
     api_name="Compute Engine",
+    state={
+        "project": StateField((str,), required=True),
+        "zone": StateField((str, type(None))),
+        "region": StateField((str, type(None))),
+        "group": StateField((str,), required=True),
+        "name": StateField((str,), required=True),
+        "body": StateField((dict,), required=True),
+        "waitFor": StateField((str,)),
+        "waitTimeout": StateField((int, float)),
+        "onTimeout": StateField((str,)),
+        "state": StateField((str,)),
+        "observed": StateField((dict,)),
+        "observed.instances": StateField((list,)),
+        "observed.runEndsAt": StateField((str,)),
+        "observed.createdAt": StateField((str,)),
+        "observed.requestId": StateField((str,)),
+        "observed.selfLink": StateField((str,)),
+        "observed.googleState": StateField((str,)),
+        "body.requestedRunDuration": StateField((dict,)),
+    },
 )
 """The ``MigResizeRequest`` dynamic resource, declared (see :mod:`~.provider`)."""

@@ -71,6 +71,14 @@ class FlexStartGroupArgs(VmSettingsArgs, total=False):
     wait_for: NotRequired[Literal["accepted", "running"]]
     """``running`` (default): the deployment waits until every VM runs. ``accepted``: it returns
     once Google queued the request."""
+    wait_timeout: NotRequired[DurationLike | None]
+    """How long the deployment waits for ``wait_for`` (default 2h10m for ``running``, 15m for
+    ``accepted``); see ``on_timeout``."""
+    on_timeout: NotRequired[Literal["keep", "cancel"] | None]
+    """When ``wait_timeout`` passes with the request still queued: ``keep`` (default: the
+    deployment succeeds with the request's true state, warns, and ``pulumi refresh`` follows
+    it; DWS keeps it queued until capacity and quota exist) or ``cancel`` (cancelled and
+    deleted)."""
     project: NotRequired[str | pulumi.Output[str] | None]
     """Project (default: the ``gcp:project`` stack config)."""
     group_name: NotRequired[str | None]

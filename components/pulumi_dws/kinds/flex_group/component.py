@@ -44,7 +44,7 @@ import pulumi_gcp as gcp
 from pydantic import model_validator
 
 from ... import catalog, limits
-from ...defaults import default_name, resolve_project, type_token
+from ...defaults import resolve_project, stack_default_name, type_token
 from ...duration import Duration
 from ...errors import DwsValidationError
 from ...fields import (
@@ -60,6 +60,8 @@ from ...fields import (
     Zones,
 )
 from ...models import parse_args
+from ...providers.ownership import OWNER_INPUT, owner_input
+from ...queue_wait import OnTimeout, WaitTimeout, wait_policy
 from ...validation import check_name, check_region, check_zone_in_region, is_output, region_of
 from ...vm_settings import VmSettings, template_args
 from ..calendar.component import CalendarReservation
@@ -207,11 +209,23 @@ class FlexStartGroupSpec(VmSettings):
     wait_for: Literal["accepted", "running"] = "running"
     """``running`` (default): the deployment waits until every VM runs. ``accepted``: it returns
     once Google queued the request."""
+    wait_timeout: WaitTimeout | None = None
+    """How long the deployment waits for ``wait_for`` (default 2h10m for ``running``, 15m for
+    ``accepted``); see ``on_timeout``."""
+    on_timeout: OnTimeout | None = None
+    """When ``wait_timeout`` passes with the request still queued: ``keep`` (default: the
+    deployment succeeds with the request's true state, warns, and ``pulumi refresh`` follows
+    it; DWS keeps it queued until capacity and quota exist) or ``cancel`` (cancelled and
+    deleted)."""
     project: MaybeOutput[ProjectId] | None = None
     """Project (default: the ``gcp:project`` stack config)."""
     group_name: Name | None = None
     """Name of the managed instance group, its VMs' prefix and the request's name (default: the
     component's name)."""
+
+    def wait_policy(self) -> dict[str, Any]:
+        """The request's ``waitTimeout``/``onTimeout`` inputs (only those given)."""
+        return wait_policy(self.wait_timeout, self.on_timeout)
 
     @model_validator(mode="wrap")
     @classmethod
@@ -396,7 +410,8 @@ class FlexStartGroup(pulumi.ComponentResource):
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         spec = parse_args(FlexStartGroupSpec, args)
-        group_name = default_name("group_name", spec.group_name, name, check_name)
+        named = stack_default_name("group_name", spec.group_name, name, check_name)
+        group_name = named.value
         super().__init__(TYPE, name, {}, opts)
         project = resolve_project(spec.project, self)
         self.spec = spec
@@ -427,8 +442,9 @@ class FlexStartGroup(pulumi.ComponentResource):
                 spec.placement, project=project, region=region, component=self, opts=opts
             )
             group_kwargs["resource_policies"] = {"workload_policy": policy_link}
+        kept = named.kept("name", "baseInstanceName")  # a group made with an earlier default
         group_opts = pulumi.ResourceOptions(
-            parent=self, ignore_changes=[] if sized else ["targetSize"]
+            parent=self, ignore_changes=kept if sized else ["targetSize", *kept]
         )
         self.template, link = self._template(name, template_kwargs, project, opts)
         group_kwargs["versions"] = [{"instance_template": link}]
@@ -460,9 +476,15 @@ class FlexStartGroup(pulumi.ComponentResource):
                     "name": group_name,
                     "body": spec.request_body(group_name),
                     "waitFor": spec.wait_for,
+                    **spec.wait_policy(),
+                    OWNER_INPUT: owner_input(f"{name}-request"),
                 },
                 # The request names self.group.name: it depends on the group through it.
-                pulumi.ResourceOptions(parent=self, delete_before_replace=True),
+                pulumi.ResourceOptions(
+                    parent=self,
+                    delete_before_replace=True,
+                    ignore_changes=named.kept("name", "body.name"),
+                ),
             )
         self.self_link = self.group.self_link
         self.request_state = (
@@ -471,7 +493,11 @@ class FlexStartGroup(pulumi.ComponentResource):
             else pulumi.Output.from_input(None)
         )
         self.group_name = group_name
-        self.register_outputs({"group_name": group_name, "zone": spec.zone, "region": spec.region})
+        """The group's name as asked for (the stack's default, unless given); a group made before
+        defaults carried the stack keeps its own name: ``self.group.name`` is always the one
+        it has."""
+        shown: Any = self.group.name if named.defaulted else group_name
+        self.register_outputs({"group_name": shown, "zone": spec.zone, "region": spec.region})
 
     def _template(
         self,

@@ -20,24 +20,25 @@ it waited or cleaned up) holds no VMs: it is deleted, and the create asks again.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from ...duration import Duration
+from ...providers.cancellation import GraceExpired
 from ...providers.compute_insert import (
     AttemptIds,
     insert_answer,
-    name_taken_text,
     unconfirmed_text,
 )
 from ...providers.compute_ops import create_request_id, is_operation
-from ...providers.create_machine import CleanUp, Found, Outcome, Phase, Sent
+from ...providers.create_machine import CleanUp, Found, Outcome, Phase, Sent, withdrawn
+from ...providers.ownership import Owner, owner_key
 from ...providers.rest import ApiError, OperationError
-from .api import ENDED, MigResizeError, typed_body
+from .api import ENDED, RESIZE_REQUEST, MigResizeError, typed_body
 from .ops import get_request, managed_instances, other_live_request, tear_down
 from .target import ResizeRequest
-from .waiting import await_request, failure_text, reached, read_view
+from .waiting import WaitEnded, await_request, failure_text, reached, read_view
 
 if TYPE_CHECKING:
     from ...providers.rest import GoogleRestClient
@@ -62,7 +63,9 @@ def same_request(request: Mapping[str, Any], body: Mapping[str, Any]) -> bool:
 
 
 def create_key(props: Mapping[str, Any]) -> str:
-    """20 hex digits of a hash of the inputs that make the request what it is."""
+    """20 hex digits of an HMAC, keyed with the stack that creates, of the inputs that make the
+    request what it is (see :func:`~pulumi_dws.providers.ownership.owner_key`): its request
+    ids derive from it, so two stacks never share one."""
     identity = {
         "project": props.get("project"),
         "zone": props.get("zone"),
@@ -71,8 +74,7 @@ def create_key(props: Mapping[str, Any]) -> str:
         "name": props.get("name"),
         "body": _shape(dict(props.get("body") or {})),
     }
-    text = json.dumps(identity, sort_keys=True, separators=(",", ":"), default=str)
-    return hashlib.sha256(text.encode()).hexdigest()[:20]
+    return owner_key(Owner.of(props), identity)
 
 
 class MigCreate:
@@ -188,9 +190,24 @@ class MigCreate:
     def _await(self) -> Outcome[dict[str, Any]]:
         try:
             view = await_request(self.client, self.rr, self._seen)
+        except WaitEnded as ended:
+            if self.rr.on_timeout == "keep":
+                return Outcome(Phase.PENDING, ended.view, note=self._kept(ended.view))
+            return Outcome(Phase.FAILED, error=ended)
         except Exception as exc:  # noqa: BLE001 - every failure must settle or clean up first
             return Outcome(Phase.FAILED, error=exc)
         return Outcome(_phase_of(view), view)
+
+    def _kept(self, view: Mapping[str, Any]) -> str:
+        rr = self.rr
+        state = view["request"].get("state")
+        return (
+            f"the wait_timeout ({Duration(int(rr.wait_timeout)).human()}) passed with the "
+            f"request {state}, not yet what wait_for={rr.wait_for!r} asks: it is kept as it is "
+            "(DWS keeps a resize request queued until capacity and quota exist), and `pulumi "
+            "refresh` follows it. To cancel it at the wait_timeout instead, set "
+            "on_timeout='cancel'."
+        )
 
     def _seen(self, view: dict[str, Any]) -> None:
         self.last = view["request"]
@@ -250,23 +267,65 @@ class MigCreate:
         rr = self.rr
         return (
             f"The request may still exist and could not be removed ({err}). Run `pulumi up` "
-            "again with the same inputs to adopt it (the same name and body), or remove it "
-            f"with `{rr.gcloud('cancel')}` and `{rr.gcloud('delete')}`, then delete the "
-            f"group's VMs."
+            "again with the same inputs to adopt it (the same name and body), or remove it and "
+            f"its VMs with {rr.removal()}."
         )
+
+    # ------------------------------------------------------------------ interrupted
+    def withdraw(self, reason: str) -> CleanUp[dict[str, Any]]:
+        """Interrupted: a request of ours still ``CREATING`` or ``ACCEPTED`` (no VM yet) is
+        cancelled and deleted; one that ``SUCCEEDED`` is kept with its VMs (see
+        :func:`~pulumi_dws.providers.create_machine.withdrawn`)."""
+        rr = self.rr
+        try:
+            request = get_request(self.client, rr.where, rr.name)
+        except ApiError as err:
+            found: Found[dict[str, Any]] = Found(unknown=True, why=str(err))
+        else:
+            if request is None:
+                found = Found()
+            else:
+                seen: dict[str, Any] = {"request": request, "members": []}
+                found = Found(seen, ours=same_request(request, rr.body))
+
+        def remove(_view: dict[str, Any]) -> str:
+            try:
+                tear_down(self.client, rr.where, rr.name)
+            except GraceExpired:
+                return "its cancel was sent (not confirmed within the grace the engine gives)"
+            return "the request was cancelled and deleted"
+
+        def queued(view: dict[str, Any]) -> bool:
+            return view["request"].get("state") in RESIZE_REQUEST.states.queued
+
+        left = withdrawn(
+            found, queued=queued, remove=remove, what=f"request {rr.name}", reason=reason
+        )
+        if left.left is not None:  # with capacity: returned with its VMs
+            try:
+                now = read_view(self.client, rr)
+            except Exception:  # noqa: BLE001 - as it was found
+                now = None
+            if now is not None:
+                return CleanUp(False, left.message, left=now)
+        return left
 
     # ------------------------------------------------------------------ messages
     def message(self, phase: Phase, detail: str, error: Exception | None) -> str:
         rr = self.rr
+        if phase is Phase.WITHDRAWN:
+            return f"{rr.describe()} was not created: {detail}"
         if phase is Phase.NOT_OURS and self.blocked_by is not None:
             return (
                 f"{rr.describe()}: {detail}. Nothing was created or changed. To change: use "
-                f"another group, or wait until request {self.blocked_by}'s VMs are gone (or "
-                "delete it and its VMs) and deploy again."
+                f"another group, or wait until request {self.blocked_by}'s VMs are gone, or "
+                f"remove it and its VMs with {rr.removal(self.blocked_by)}, and deploy again."
             )
         if phase is Phase.NOT_OURS:
-            return name_taken_text(
-                rr.describe(), detail, "request name", "request", rr.gcloud("delete")
+            return (
+                f"{rr.describe()}: {detail}. Nothing was created or changed. To change: choose "
+                f"another request name, or remove that request and its VMs with "
+                f"{rr.removal()}, and deploy again."
             )
         if phase is Phase.REJECTED:
             if isinstance(error, ApiError) and error.ambiguous:

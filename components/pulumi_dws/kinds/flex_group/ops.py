@@ -24,7 +24,9 @@ __all__ = [
     "is_resize_request",
     "get_request",
     "instance_name",
+    "confirmed_instances",
     "managed_instances",
+    "target_size",
     "other_live_request",
     "poll_until",
     "tear_down",
@@ -122,16 +124,61 @@ def other_live_request(client: GoogleRestClient, where: Group, name: str) -> dic
 
 
 def managed_instances(client: GoogleRestClient, where: Group) -> list[dict[str, Any]]:
-    """``listManagedInstances`` (every VM of the group; none when the group is gone)."""
-    try:
-        answer = client.post(  # a read: safe to send again
-            f"{where.path}/listManagedInstances", expect=_is_listing, idempotent=True
-        )
-    except ApiError as err:
-        if err.not_found:
-            return []
-        raise
-    return [dict(m) for m in answer.get("managedInstances") or [] if isinstance(m, Mapping)]
+    """``listManagedInstances``: every VM of the group, every page followed (a group set to
+    ``listManagedInstancesResults: PAGINATED`` answers 500 at a time); none when the group is
+    gone."""
+    found: list[dict[str, Any]] = []
+    token: str | None = None
+    while True:
+        params = {"pageToken": token} if token else {}
+        try:
+            answer = client.post(  # a read: safe to send again
+                f"{where.path}/listManagedInstances",
+                expect=_is_listing,
+                idempotent=True,
+                **params,
+            )
+        except ApiError as err:
+            if err.not_found:
+                return []
+            raise
+        found += [dict(m) for m in answer.get("managedInstances") or [] if isinstance(m, Mapping)]
+        following = answer.get("nextPageToken")
+        token = following if isinstance(following, str) and following else None
+        if token is None:
+            return found
+
+
+def target_size(client: GoogleRestClient, where: Group) -> int | None:
+    """The group's own record of how many VMs it holds or is making (``targetSize``); None when
+    the group is gone or does not say."""
+    group = client.find(where.path)
+    size = (group or {}).get("targetSize")
+    return int(size) if isinstance(size, (int, float)) and not isinstance(size, bool) else None
+
+
+def confirmed_instances(client: GoogleRestClient, where: Group) -> list[dict[str, Any]]:
+    """The group's VMs, an empty list never believed from one read: when
+    ``listManagedInstances`` says none while the group's own record (``targetSize``) says it
+    holds some, the list is asked again (a few times, with growing pauses); if it still says
+    none, :class:`ApiError` (``lost``): what runs can't be told now."""
+    members = managed_instances(client, where)
+    if members:
+        return members
+    for pause in (1.0, 4.0, 16.0):
+        size = target_size(client, where)
+        if not size:
+            return members
+        client.pause(pause)
+        members = managed_instances(client, where)
+        if members:
+            return members
+    raise ApiError(
+        0,
+        f"listManagedInstances of group {where.group} lists no VM while the group's targetSize "
+        f"is {size}",
+        lost=True,
+    )
 
 
 def poll_until(
@@ -142,23 +189,26 @@ def poll_until(
 ) -> tuple[Any, float]:
     """Read until ``done(value)`` or ``budget`` seconds went by (virtual under an emulator
     clock), sleeping intervals that grow per the client's poll policy; returns the last value
-    read and the seconds waited."""
-    waited, interval = 0.0, client.poll.initial
-    value = read()
-    while not done(value) and waited < budget:
-        step = min(interval, budget - waited)
-        assert client.sleep is not None
-        client.sleep(step)
-        waited += step
-        interval = min(client.poll.cap, interval * client.poll.factor)
-        value = read()
-    return value, waited
+    read and the seconds waited. An outage is waited out (the client's
+    :meth:`~pulumi_dws.providers.rest.GoogleRestClient.wait_until`); when no read worked at all,
+    its error is raised."""
+    result = client.wait_until(read, done, budget)
+    if not result.seen and result.outage is not None:
+        raise result.outage
+    return result.value, result.waited
 
 
-def _act(client: GoogleRestClient, where: Group, method: str, path: str, body: Any = None) -> bool:
+def _act(
+    client: GoogleRestClient,
+    where: Group,
+    method: str,
+    path: str,
+    body: Any = None,
+    **query: Any,
+) -> bool:
     """One mutation (POST or DELETE) with a fresh request id, waited for; False when the
     target was already gone (404)."""
-    params: dict[str, Any] = {"requestId": str(uuid.uuid4())}
+    params: dict[str, Any] = {"requestId": str(uuid.uuid4()), **query}
     try:
         if method == "DELETE":
             op = client.delete(path, expect=is_operation, **params)
@@ -186,10 +236,11 @@ def tear_down(client: GoogleRestClient, where: Group, name: str) -> list[str]:
             lambda found: found is None or found.get("state") not in ("CREATING",),
             DEFAULT_OPERATION_TIMEOUT,
         )
-        if request is None:
-            break
-        state = request.get("state")
+        state = request.get("state") if request is not None else None
         try:
+            if request is None:  # one read of absence is no conclusion: a delete by name is
+                _act(client, where, "DELETE", where.request_path(name))
+                break  # 404: it is gone indeed; or it was there, finished, and is deleted now
             if state == "ACCEPTED":
                 _act(client, where, "POST", f"{where.request_path(name)}/cancel")
                 continue  # read it again: it may have succeeded meanwhile
@@ -201,9 +252,7 @@ def tear_down(client: GoogleRestClient, where: Group, name: str) -> list[str]:
                 raise
     else:
         raise ApiError(0, f"the resize request {name} could not be cancelled and deleted")
-    if get_request(client, where, name) is not None:
-        raise ApiError(0, f"the resize request {name} is still there after its deletion")
-    members = managed_instances(client, where)
+    members = confirmed_instances(client, where)
     if members:
         other = other_live_request(client, where, name)
         if other is not None:
@@ -216,6 +265,9 @@ def tear_down(client: GoogleRestClient, where: Group, name: str) -> list[str]:
         urls = [str(m.get("instance")) for m in members]
         body = {"instances": urls, "skipInstancesOnValidationError": True}
         _act(client, where, "POST", f"{where.path}/deleteInstances", body)
+        left = target_size(client, where)
+        if left:  # the group still holds VMs the list did not show: it holds only this request's
+            _act(client, where, "POST", f"{where.path}/resize", None, size=0)
     return [instance_name(m) for m in members]
 
 

@@ -99,7 +99,7 @@ from .api import (
     typed_body,
 )
 from .create import MigCreate
-from .ops import instance_name, managed_instances, tear_down
+from .ops import confirmed_instances, instance_name, tear_down
 from .target import ResizeRequest
 from .waiting import google_error, read_view
 
@@ -126,6 +126,7 @@ class MigResizeRequestProvider(ComputeProvider):
 
     RESOURCE: ClassVar[RestResource] = RESIZE_REQUEST
     TARGET: ClassVar[type[Target]] = ResizeRequest
+    MARKED: ClassVar[bool] = False  # resize requests take no labels: the group is the stack's
 
     def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> dyn.CheckResult:
         return dyn.CheckResult(news, _check(news))
@@ -149,9 +150,10 @@ class MigResizeRequestProvider(ComputeProvider):
     def target_of_id(self, id_: str, props: Mapping[str, Any]) -> Target:
         """The request of the state's inputs; read by id alone (``pulumi import``), the
         request the id names."""
-        if props.get("project"):
-            return self.target(props)
         values = self.parse_id(id_)
+        if props.get("project"):  # the id wins where it says where the request is
+            where = {"zone": None, "region": None, **values}
+            return self.target({**dict(props), **where})
         return self.target(
             {
                 "zone": None,
@@ -170,7 +172,7 @@ class MigResizeRequestProvider(ComputeProvider):
 
     def read(self, id_: str, props: dict[str, Any]) -> dyn.ReadResult:
         """The request and its group's VMs; gone when it was deleted outside Pulumi before its
-        run ended, ``EXPIRED`` once it ended, kept while the group's VMs run."""
+        run could end, ``EXPIRED`` (derived) once it ended, kept while the group's VMs run."""
         imported = not props.get("project")
         rr = self.target_of_id(id_, props)
         assert isinstance(rr, ResizeRequest)
@@ -184,19 +186,25 @@ class MigResizeRequestProvider(ComputeProvider):
         previous: Mapping[str, Any] = observed if isinstance(observed, Mapping) else {}
         if view is None:
             try:
-                members = managed_instances(client, rr.where)
+                members = confirmed_instances(client, rr.where)
             except ApiError as err:
                 raise MigResizeError(
                     f"{rr.describe()} is gone, and whether its VMs still run could not be "
                     f"read: {err}. Nothing was changed; run `pulumi refresh` again once Compute "
                     "Engine answers."
                 ) from None
-            ends = previous.get("runEndsAt") if previous else None
-            if not members and (not ends or not _ended(ends, client.server_time)):
+            if not members and not _ran(rr, props, previous, client.server_time):
                 return dyn.ReadResult(self.GONE_ID, {})  # deleted outside Pulumi: asked again
-            # gone after its run ended, or deleted while its VMs run: the VMs stay tracked
-            request = {"state": "SUCCEEDED", "selfLink": previous.get("selfLink")}
-            view = {"request": request, "members": members}
+            # gone after its run ended (or after it ran), or deleted while its VMs run: the
+            # stack keeps it (no second set is bought), with the VMs that still run
+            request = {
+                "state": "SUCCEEDED",
+                "selfLink": previous.get("selfLink"),
+                "creationTimestamp": previous.get("createdAt"),
+            }
+            view = {"request": request, "members": members, "gone": True}
+            if not members:  # its run's end: as seen, or at the latest a run after its create
+                view["ends"] = previous.get("runEndsAt") or _created_plus_run(rr, previous)
         if imported:
             body = view["request"]
             kept = ("name", "resizeBy", "requestedRunDuration", "description")
@@ -221,9 +229,8 @@ class MigResizeRequestProvider(ComputeProvider):
         assert isinstance(target, ResizeRequest)
         return (
             f"{target.describe()} could not be deleted: {err}. It is still in the stack: run "
-            f"`pulumi destroy` (or `pulumi up`) again, or remove it with "
-            f"`{target.gcloud('cancel')}`, `{target.gcloud('delete')}` and delete the group's "
-            "VMs, then `pulumi refresh`."
+            f"`pulumi destroy` (or `pulumi up`) again, or remove it and its VMs with "
+            f"{target.removal()}, then `pulumi refresh`."
         )
 
 
@@ -351,23 +358,67 @@ def _outputs(
     request_id: str | None,
     now: float | None,
 ) -> dict[str, Any]:
-
+    """The outputs: Google's state of the request (``observed.googleState``); ``EXPIRED`` only
+    when pulumi-dws derives it (the request ``SUCCEEDED``, its run ended by the server's clock,
+    and the group lists no VM: ``observed.derived`` says so), never from one empty list."""
     request = view["request"]
     previous = (props.get("observed") or {}) if isinstance(props.get("observed"), Mapping) else {}
     members = view.get("members") or []
-    state = request.get("state")
-    if state == "SUCCEEDED" and view.get("members") == []:  # None: they could not be listed
+    google = request.get("state")
+    ends = view.get("ends") or _run_ends(rr, view, previous.get("runEndsAt"), now)
+    state, derived = google, None
+    listed_none = view.get("members") == []  # None: they could not be listed
+    if google == "SUCCEEDED" and listed_none and (ends is None or _ended(str(ends), now)):
         state = "EXPIRED"
+        gone = " and Google removed the finished request" if view.get("gone") else ""
+        derived = (
+            "EXPIRED is derived by pulumi-dws (Google has no such state): the request "
+            f"SUCCEEDED, its run ended{f' at {ends}' if ends else ''}{gone}, and the group has "
+            "no VMs"
+        )
     outs = {key: props[key] for key in INPUT_KEYS if key in props}
     outs["state"] = state
     outs["observed"] = {
         "selfLink": request.get("selfLink"),
         "instances": sorted(instance_name(m) for m in members),
-        "runEndsAt": _run_ends(rr, view, previous.get("runEndsAt"), now),
+        "runEndsAt": ends,
         "requestId": request_id,
         "error": google_error(request),
+        "createdAt": request.get("creationTimestamp") or previous.get("createdAt"),
+        "googleState": google if not view.get("gone") else previous.get("googleState"),
+        "derived": derived,
     }
     return outs
+
+
+def _ran(
+    rr: ResizeRequest, props: Mapping[str, Any], previous: Mapping[str, Any], now: float | None
+) -> bool:
+    """Whether a request that is gone, with no VM left, may have had its run (so the stack must
+    not buy it again): its run's end is known and passed, or it was created a run's length ago,
+    so the run may have come and gone unseen (a ``waitFor: accepted`` create that no refresh
+    saw succeed). One deleted outside Pulumi before its run could end is gone (the next
+    ``pulumi up`` asks again); a request with no run duration runs until deleted."""
+    if props.get("state") == "EXPIRED":
+        return True
+    ends = previous.get("runEndsAt")
+    if ends and _ended(str(ends), now):
+        return True
+    ends = _created_plus_run(rr, previous)
+    return ends is not None and _ended(ends, now)
+
+
+def _created_plus_run(rr: ResizeRequest, previous: Mapping[str, Any]) -> str | None:
+    """When a run that started at the request's create would have ended (RFC 3339): the
+    earliest its run can have ended; None without a create time or a run duration."""
+    created = previous.get("createdAt")
+    if not created or not rr.run:
+        return None
+    try:
+        start = parse_timestamp("createdAt", str(created)).timestamp()
+    except Exception:  # noqa: BLE001 - an unreadable time proves nothing
+        return None
+    return _rfc3339(start + rr.run)
 
 
 def _ended(stamp: str, now: float | None) -> bool:

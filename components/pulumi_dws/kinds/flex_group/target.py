@@ -8,7 +8,7 @@ from typing import Any
 
 from ...duration import Duration
 from ...providers.rest_resource import RestResource, Target
-from .api import RESIZE_REQUEST, typed_body
+from .api import ACCEPT_WAIT_SECONDS, RESIZE_REQUEST, RUNNING_WAIT_SECONDS, typed_body
 from .ops import Group
 
 __all__ = ["ResizeRequest"]
@@ -30,6 +30,13 @@ class ResizeRequest(Target):
         self.name = str(props["name"])
         self.body = typed_body(props.get("body") or {})  # numbers arrive as protobuf doubles
         self.wait_for = str(props.get("waitFor") or "running")
+        timeout = props.get("waitTimeout")
+        default = ACCEPT_WAIT_SECONDS if self.wait_for == "accepted" else RUNNING_WAIT_SECONDS
+        self.wait_timeout = float(timeout) if isinstance(timeout, (int, float)) else default
+        """Seconds ``waitFor`` is waited for (``waitTimeout``; default
+        :data:`~.api.RUNNING_WAIT_SECONDS`, or :data:`~.api.ACCEPT_WAIT_SECONDS` for
+        ``accepted``)."""
+        self.on_timeout = "cancel" if props.get("onTimeout") == "cancel" else "keep"
 
     @classmethod
     def of(cls, props: Mapping[str, Any]) -> ResizeRequest:
@@ -53,6 +60,22 @@ class ResizeRequest(Target):
             parts.append(f"run {Duration(self.run).human()}")
         parts.append(f"group {w.group} in {w.location}, project {w.project}")
         return f"Resize request '{self.name}' ({', '.join(parts)})"
+
+    def removal(self, name: str | None = None) -> str:
+        """The gcloud commands that remove request ``name`` (default: this one) *and its VMs*:
+        cancel it (while queued), delete it, then resize the group to 0 (deleting a request
+        alone leaves its VMs running; a group holds one request's VMs)."""
+        w = self.where
+        where = f"--zone {w.zone}" if w.zone else f"--region {w.region}"
+        request = name or self.name
+        base = "gcloud beta compute instance-groups managed resize-requests"
+        return (
+            f"`{base} cancel {w.group} --resize-requests={request} {where} --project "
+            f"{w.project}` (while it is queued), `{base} delete {w.group} "
+            f"--resize-requests={request} {where} --project {w.project}`, then `gcloud compute "
+            f"instance-groups managed resize {w.group} --size=0 {where} --project {w.project}` "
+            "(its VMs)"
+        )
 
     def gcloud(self, verb: str) -> str:
         """The gcloud command that does ``verb`` (``describe``, ``cancel``, ``delete``) to this

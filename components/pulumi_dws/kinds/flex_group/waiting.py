@@ -8,13 +8,14 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ...duration import Duration
-from ...providers.rest import GoogleRestClient
-from .api import ACCEPT_WAIT_SECONDS, RUNNING_WAIT_SECONDS, MigResizeError
+from ...providers.rest import ApiError, GoogleRestClient
+from .api import MigResizeError
 from .ops import get_request, managed_instances, poll_until
 from .target import ResizeRequest
 
 __all__ = [
     "RequestEnded",
+    "WaitEnded",
     "await_request",
     "failure_text",
     "google_error",
@@ -24,29 +25,47 @@ __all__ = [
 
 
 def reached(rr: ResizeRequest, view: Mapping[str, Any]) -> bool:
-    """Whether a request (and its VMs) reached what ``waitFor`` asks."""
+    """Whether a request (and its VMs) reached what ``waitFor`` asks: ``accepted``, or
+    ``SUCCEEDED`` with as many VMs listed as it asked for, all ``RUNNING`` (an empty list right
+    after ``SUCCEEDED`` is not the end of the wait)."""
     state = view["request"].get("state")
     if rr.wait_for == "accepted":
         return state in ("ACCEPTED", "SUCCEEDED")
     members = view.get("members") or []
-    return state == "SUCCEEDED" and all(m.get("instanceStatus") == "RUNNING" for m in members)
+    wanted = rr.body.get("resizeBy")
+    enough = len(members) >= wanted if isinstance(wanted, int) else bool(members)
+    return (
+        state == "SUCCEEDED"
+        and enough
+        and all(m.get("instanceStatus") == "RUNNING" for m in members)
+    )
 
 
 def read_view(
     client: GoogleRestClient,
     rr: ResizeRequest,
     seen: Callable[[dict[str, Any]], None] | None = None,
+    *,
+    tolerant: bool = False,
 ) -> dict[str, Any] | None:
     """The request and (once it SUCCEEDED) the group's managed instances; None when the
     request does not exist. ``seen`` is given the request as soon as it is read (before the
-    instances are listed, which may fail)."""
+    instances are listed, which may fail). ``tolerant`` (a wait): a listing that fails
+    transiently leaves ``members`` None (unknown) rather than failing the read."""
 
     request = get_request(client, rr.where, rr.name)
     if request is None:
         return None
     if seen is not None:
         seen(request)
-    members = managed_instances(client, rr.where) if request.get("state") == "SUCCEEDED" else []
+    if request.get("state") != "SUCCEEDED":
+        return {"request": request, "members": []}
+    try:
+        members: list[dict[str, Any]] | None = managed_instances(client, rr.where)
+    except ApiError as err:
+        if not (tolerant and err.transient):
+            raise
+        members = None
     return {"request": request, "members": members}
 
 
@@ -60,7 +79,9 @@ def await_request(
     when the wait ran out."""
 
     def read() -> dict[str, Any]:
-        view = read_view(client, rr, lambda request: seen({"request": request, "members": []}))
+        view = read_view(
+            client, rr, lambda request: seen({"request": request, "members": []}), tolerant=True
+        )
         if view is None:
             raise MigResizeError(f"{rr.describe()} disappeared while it was awaited")
         seen(view)
@@ -69,14 +90,22 @@ def await_request(
     def done(view: dict[str, Any]) -> bool:
         return view["request"].get("state") in ("FAILED", "CANCELLED") or reached(rr, view)
 
-    budget = ACCEPT_WAIT_SECONDS if rr.wait_for == "accepted" else RUNNING_WAIT_SECONDS
-    view, waited = poll_until(client, read, done, budget)
+    view, waited = poll_until(client, read, done, rr.wait_timeout)
     if reached(rr, view):
         return view
     state = view["request"].get("state")
     if state in ("FAILED", "CANCELLED"):
         raise RequestEnded(view["request"])
-    raise TimeoutError(f"it is still {state} after {waited:.0f}s")
+    raise WaitEnded(view, f"it is still {state} after {waited:.0f}s")
+
+
+class WaitEnded(TimeoutError):
+    """The ``waitTimeout`` passed with the request not yet where ``waitFor`` asks (``view``:
+    the request as last seen)."""
+
+    def __init__(self, view: Mapping[str, Any], message: str) -> None:
+        super().__init__(message)
+        self.view = dict(view)
 
 
 class RequestEnded(MigResizeError):
@@ -112,10 +141,10 @@ def failure_text(rr: ResizeRequest, exc: Exception) -> str:
         )
     if isinstance(exc, TimeoutError):
         return (
-            f"{rr.describe()} was not ready in time ({exc}; pulumi-dws waits up to "
-            f"{Duration(int(RUNNING_WAIT_SECONDS)).human()} for the whole set). To change: "
-            "deploy again later, or set wait_for='accepted' to return once the request is "
-            "queued."
+            f"{rr.describe()} was not ready in time ({exc}; the wait_timeout is "
+            f"{Duration(int(rr.wait_timeout)).human()}, and on_timeout='cancel' cancels the "
+            "request then). To change: deploy again later, leave on_timeout at 'keep' to keep "
+            "the request queued, or set wait_for='accepted' to return once it is queued."
         )
     if isinstance(exc, MigResizeError):
         return str(exc).rstrip(".") + "."

@@ -7,7 +7,7 @@ from __future__ import annotations
 from ...providers.compute_ops import INSTANCE, instance_path, is_instance
 from ...providers.create_machine import Idempotency
 from ...providers.endpoints import COMPUTE
-from ...providers.rest_resource import RestResource, States
+from ...providers.rest_resource import RestResource, StateField, States
 
 __all__ = [
     "ACCEPTED",
@@ -39,6 +39,8 @@ INPUT_KEYS = (
     "desiredStatus",
     "waitFor",
     "templateShape",
+    "waitTimeout",
+    "onTimeout",
 )
 OUTPUT_KEYS = ("status", "observed")
 OBSERVED_KEYS = (
@@ -111,9 +113,29 @@ FLEX_VM = RestResource(
         pending=QUEUED,
         busy=PASSING,
         ended=frozenset({"TERMINATED", "STOPPED", "SUSPENDED"}),
+        queued=frozenset({"PENDING"}),  # waiting in the DWS queue: no capacity yet
     ),
     is_resource=is_instance,
     api_name="Compute Engine",
+    state={
+        "project": StateField((str,), required=True),
+        "zone": StateField((str,), required=True),
+        "name": StateField((str,), required=True),
+        "body": StateField((dict,), required=True),
+        "sourceInstanceTemplate": StateField((str,)),
+        "desiredStatus": StateField((str,)),
+        "waitFor": StateField((str,)),
+        "waitTimeout": StateField((int, float)),
+        "onTimeout": StateField((str,)),
+        "templateShape": StateField((str,)),
+        "status": StateField((str,)),
+        "observed": StateField((dict,)),
+        "observed.requestId": StateField((str,)),
+        "body.labels": StateField((dict,)),
+        "body.metadata": StateField((dict,)),
+        "body.params": StateField((dict,)),
+        "body.scheduling": StateField((dict,)),
+    },
 )
 """The ``FlexStartVm`` dynamic resource, declared (its diff and update, which act on the VM's
 status, labels and metadata in place, are the provider's own: see :mod:`~.provider`)."""

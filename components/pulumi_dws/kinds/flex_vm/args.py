@@ -38,6 +38,13 @@ class FlexStartInstanceArgs(VmSettingsArgs, total=False):
     wait_for: NotRequired[Literal["accepted", "running"]]
     """``running`` (default): the deployment waits until the VM runs (up to the queue window).
     ``accepted``: it returns once the request is queued (status ``PENDING``)."""
+    wait_timeout: NotRequired[DurationLike | None]
+    """How long the deployment waits for ``wait_for`` (default: the queue window plus 10
+    minutes); shorter than the window, the wait ends then (see ``on_timeout``)."""
+    on_timeout: NotRequired[Literal["keep", "cancel"] | None]
+    """When ``wait_timeout`` passes inside the queue window with the VM still queued: ``keep``
+    (default: the deployment succeeds with the VM ``PENDING``, warns, and ``pulumi refresh``
+    follows it; its window still ends it) or ``cancel`` (the VM is deleted)."""
     project: NotRequired[str | pulumi.Output[str] | None]
     """Project (default: the ``gcp:project`` stack config)."""
     instance_name: NotRequired[str | None]

@@ -35,10 +35,12 @@ import pulumi
 import pulumi_gcp as gcp
 from pydantic import model_validator
 
-from ...defaults import default_name, resolve_project, type_token
+from ...defaults import resolve_project, stack_default_name, type_token
 from ...duration import Duration
 from ...fields import DurationWithin, MaybeOutput, Name, ProjectId, Zone
 from ...models import parse_args
+from ...providers.ownership import OWNER_INPUT, owner_input
+from ...queue_wait import OnTimeout, WaitTimeout, wait_policy
 from ...validation import check_name, is_output, when_known
 from ...vm_settings import (
     DEFAULT_IMAGE,
@@ -113,6 +115,13 @@ class FlexStartInstanceSpec(VmSettings):
     wait_for: Literal["accepted", "running"] = "running"
     """``running`` (default): the deployment waits until the VM runs (up to the queue window).
     ``accepted``: it returns once the request is queued (status ``PENDING``)."""
+    wait_timeout: WaitTimeout | None = None
+    """How long the deployment waits for ``wait_for`` (default: the queue window plus 10
+    minutes); shorter than the window, the wait ends then (see ``on_timeout``)."""
+    on_timeout: OnTimeout | None = None
+    """When ``wait_timeout`` passes inside the queue window with the VM still queued: ``keep``
+    (default: the deployment succeeds with the VM ``PENDING``, warns, and ``pulumi refresh``
+    follows it; its window still ends it) or ``cancel`` (the VM is deleted)."""
     project: MaybeOutput[ProjectId] | None = None
     """Project (default: the ``gcp:project`` stack config)."""
     instance_name: Name | None = None
@@ -154,9 +163,10 @@ class FlexStartInstance(pulumi.ComponentResource):
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         spec = parse_args(FlexStartInstanceSpec, args)
-        instance_name = default_name(
+        named = stack_default_name(
             "instance_name", spec.instance_name, name, check_name, arg="instance_name"
         )
+        instance_name = named.value
         super().__init__(TYPE, name, {}, opts)
         project = resolve_project(spec.project, self)
         self.spec = spec
@@ -228,14 +238,20 @@ class FlexStartInstance(pulumi.ComponentResource):
                 "body": body,
                 "desiredStatus": spec.desired_status,
                 "waitFor": spec.wait_for,
+                **wait_policy(spec.wait_timeout, spec.on_timeout),
                 **({"templateShape": shape} if shape is not None else {}),
+                OWNER_INPUT: owner_input(f"{name}-vm"),
             },
-            child,
+            pulumi.ResourceOptions(parent=self, ignore_changes=named.kept("name", "body.name")),
         )
-        self._instance_name = instance_name
-        # Plain values only: every Output registered here is awaited and serialized once more;
-        # the VM's own state (status, observed) is already in the stack.
-        self.register_outputs({"instance_name": instance_name, "zone": zone, "project": project})
+        # A defaulted name is the one the VM has (a VM made before defaults carried the stack
+        # keeps the component's name); a given one is known now.
+        self._instance_name: Any = self.vm.name if named.defaulted else instance_name  # type: ignore[attr-defined]
+        # Plain values otherwise: every Output registered here is awaited and serialized once
+        # more; the VM's own state (status, observed) is already in the stack.
+        self.register_outputs(
+            {"instance_name": self._instance_name, "zone": zone, "project": project}
+        )
 
     @property
     def instance_name(self) -> pulumi.Output[str]:

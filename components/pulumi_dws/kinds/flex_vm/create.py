@@ -23,11 +23,11 @@ it: the name is taken, and the label says whose it is).
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from ...duration import Duration
+from ...providers.cancellation import GraceExpired
 from ...providers.compute_insert import (
     AttemptIds,
     insert_answer,
@@ -51,9 +51,11 @@ from ...providers.create_machine import (
     Phase,
     Sent,
     found_by_owner,
+    withdrawn,
 )
+from ...providers.ownership import STACK_LABEL, Owner, owner_key
 from ...providers.rest import ApiError
-from .api import QUEUED, FlexStartError
+from .api import FLEX_VM, QUEUED, FlexStartError
 from .lifecycle import await_capacity, converge, reached_anyway
 from .messages import failure_text, rejected_text
 from .target import FlexVm
@@ -65,8 +67,9 @@ __all__ = ["OWNER_LABEL", "FlexCreate", "create_key"]
 
 
 def create_key(props: Mapping[str, Any]) -> str:
-    """The ownership key of a VM's inputs: 20 hex digits of a hash of what makes the VM what it
-    is (a valid label value: lowercase, well under 63 characters)."""
+    """The ownership key of a VM's inputs: 20 hex digits (a valid label value) of an HMAC keyed
+    with the stack that creates, over what makes the VM what it is (not its labels, metadata or
+    queue window, which may change; see :func:`~pulumi_dws.providers.ownership.owner_key`)."""
     body = {k: v for k, v in dict(props.get("body") or {}).items() if k not in _NOT_IN_KEY}
     identity = {
         "project": props.get("project"),
@@ -75,8 +78,7 @@ def create_key(props: Mapping[str, Any]) -> str:
         "template": props.get("sourceInstanceTemplate") or "",
         "body": typed_instance(body),
     }
-    text = json.dumps(identity, sort_keys=True, separators=(",", ":"), default=str)
-    return hashlib.sha256(text.encode()).hexdigest()[:20]
+    return owner_key(Owner.of(props), identity)
 
 
 _NOT_IN_KEY = frozenset({"labels", "metadata", "params"})
@@ -88,6 +90,7 @@ class FlexCreate:
     def __init__(self, client: GoogleRestClient, vm: FlexVm) -> None:
         self.client = client
         self.vm = vm
+        self.owner = Owner.of(vm.props)
         self.key = create_key(vm.props)
         self.request_id: str | None = None
         self.started: float | None = None  # the server's time when this create began
@@ -109,14 +112,24 @@ class FlexCreate:
                 self.started = self.client.server_time
         if instance is None:
             return Found()
-        mark = (instance.get("labels") or {}).get(OWNER_LABEL)
+        labels = instance.get("labels") if isinstance(instance.get("labels"), Mapping) else {}
         exists = f"an instance named {vm.name} already exists in {vm.zone}"
-        return found_by_owner(instance, mark, self.key, exists)
+        return found_by_owner(
+            instance,
+            (labels or {}).get(OWNER_LABEL),
+            self.key,
+            exists,
+            stack=(labels or {}).get(STACK_LABEL),
+            ours=self.owner.mark if self.owner is not None else None,
+        )
 
     # ------------------------------------------------------------------ send
     def body(self) -> dict[str, Any]:
         body = dict(self.vm.body)
-        body["labels"] = {**dict(body.get("labels") or {}), OWNER_LABEL: self.key}
+        marks = {OWNER_LABEL: self.key}
+        if self.owner is not None:
+            marks[STACK_LABEL] = self.owner.mark
+        body["labels"] = {**dict(body.get("labels") or {}), **marks}
         return typed_instance(body)
 
     def send(self, attempt: int) -> Sent[dict[str, Any]]:
@@ -144,9 +157,46 @@ class FlexCreate:
             instance = get_instance(self.client, vm.project, vm.zone, vm.name)
             if instance is None:
                 raise FlexStartError(f"{vm.describe()} disappeared right after it was created")
+        except TimeoutError as exc:
+            kept = self._at_wait_timeout()
+            return kept if kept is not None else Outcome(Phase.FAILED, error=exc)
         except Exception as exc:  # noqa: BLE001 - every failure must settle or clean up first
             return Outcome(Phase.FAILED, error=exc)
         return Outcome(_phase_of(instance), instance)
+
+    def _at_wait_timeout(self) -> Outcome[dict[str, Any]] | None:
+        """The ``waitTimeout`` passed inside the queue window with the VM still queued: with
+        ``onTimeout: keep`` (the default) it stays queued (its window still bounds it: Google
+        ends the request then), and the create succeeds saying so; with ``cancel`` a failure
+        that says so (the VM is then removed). None: not a queued VM at its wait_timeout (the
+        wait's own error stands)."""
+        vm = self.vm
+        if vm.wait_timeout is None:
+            return None
+        try:
+            instance = get_instance(self.client, vm.project, vm.zone, vm.name)
+        except ApiError:
+            return None
+        if instance is None or instance.get("status") not in FLEX_VM.states.queued:
+            return None
+        waited = Duration(int(vm.wait_timeout)).human()
+        status = instance.get("status")
+        if vm.on_timeout != "keep":
+            return Outcome(
+                Phase.FAILED,
+                error=FlexStartError(
+                    f"{vm.describe()} was still {status} in the queue when its wait_timeout "
+                    f"({waited}) passed, and on_timeout='cancel' removes it then. To change: "
+                    "a longer wait_timeout, on_timeout='keep' to keep its place in the queue, "
+                    "or wait_for='accepted'"
+                ),
+            )
+        note = (
+            f"the wait_timeout ({waited}) passed with the VM still {status} in the queue: it "
+            "is kept, queued until its window ends, and `pulumi refresh` follows it. To cancel "
+            "it at the wait_timeout instead, set on_timeout='cancel'."
+        )
+        return Outcome(Phase.PENDING, instance, note=note)
 
     def adopt(self, instance: dict[str, Any]) -> Outcome[dict[str, Any]]:
         try:
@@ -203,9 +253,32 @@ class FlexCreate:
             left=instance,
         )
 
+    # ------------------------------------------------------------------ interrupted
+    def withdraw(self, reason: str) -> CleanUp[dict[str, Any]]:
+        """Interrupted: a VM of ours still queued (``PENDING``) is deleted; one with capacity is
+        kept (see :func:`~pulumi_dws.providers.create_machine.withdrawn`)."""
+        vm = self.vm
+
+        def remove(_instance: dict[str, Any]) -> str:
+            try:
+                delete_instance(self.client, vm.project, vm.zone, vm.name)
+            except GraceExpired:
+                return "its delete was sent (not confirmed within the grace the engine gives)"
+            return "the VM was deleted"
+
+        return withdrawn(
+            self.find(),
+            queued=lambda instance: instance.get("status") in FLEX_VM.states.queued,
+            remove=remove,
+            what=f"VM {vm.name}",
+            reason=reason,
+        )
+
     # ------------------------------------------------------------------ messages
     def message(self, phase: Phase, detail: str, error: Exception | None) -> str:
         vm = self.vm
+        if phase is Phase.WITHDRAWN:
+            return f"{vm.describe()} was not created: {detail}"
         if phase is Phase.NOT_OURS:
             return name_taken_text(
                 vm.describe(), detail, "instance_name", "VM", vm.gcloud("delete")

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ...providers.cancellation import Interrupted, shielded
 from ...providers.compute_ops import (
     DEFAULT_OPERATION_TIMEOUT,
     get_instance,
@@ -15,6 +16,7 @@ from ...providers.compute_ops import (
     wait_zone_operation,
 )
 from ...providers.create_machine import OWNER_LABEL
+from ...providers.ownership import STACK_LABEL
 from ...providers.rest import ApiError, GoogleRestClient, OperationError
 from .api import (
     ACCEPTED,
@@ -48,6 +50,8 @@ def await_capacity(client: GoogleRestClient, vm: FlexVm, op: dict[str, Any]) -> 
             return instance is not None and instance.get("status") in ACCEPTED
 
     budget = (vm.window or FAIL_FAST_TRY_SECONDS) + WAIT_MARGIN_SECONDS
+    if vm.wait_timeout is not None:  # the program's wait_timeout, within what the window allows
+        budget = min(budget, vm.wait_timeout)
     return wait_zone_operation(client, vm.project, vm.zone, op, timeout=budget, until=until)
 
 
@@ -127,39 +131,37 @@ def _settle(
     instance: dict[str, Any],
     current: Callable[[], dict[str, Any]],
 ) -> dict[str, Any]:
-    """Wait (growing intervals, virtual under an emulator clock) until the VM's status is not
-    a passing one (see :data:`PASSING`)."""
-    assert client.sleep is not None
-    waited, interval = 0.0, client.poll.initial
-    while str(instance.get("status")) in PASSING:
-        if waited >= DEFAULT_OPERATION_TIMEOUT:
-            raise FlexStartError(
-                f"{vm.describe()} is still {instance.get('status')} after {waited:.0f}s; "
-                "nothing was changed. To change: run `pulumi up` again once it has settled"
-            )
-        client.sleep(interval)
-        waited += interval
-        interval = min(client.poll.cap, interval * client.poll.factor)
-        instance = current()
-    return instance
+    """Wait (growing intervals, virtual under an emulator clock; an outage waited out) until
+    the VM's status is not a passing one (see :data:`PASSING`)."""
+    result = client.wait_until(
+        current,
+        lambda found: str(found.get("status")) not in PASSING,
+        DEFAULT_OPERATION_TIMEOUT,
+        initial=instance,
+    )
+    if not result.done:
+        seen = result.value or instance
+        raise FlexStartError(
+            f"{vm.describe()} is still {seen.get('status')} after {result.waited:.0f}s; "
+            "nothing was changed. To change: run `pulumi up` again once it has settled"
+        )
+    assert result.value is not None
+    return result.value
 
 
 def _wait_running(
     client: GoogleRestClient, vm: FlexVm, current: Callable[[], dict[str, Any]]
 ) -> None:
     """A queued VM (no operation at hand): poll until it runs, or fail when the window ends."""
-    assert client.sleep is not None
-    waited, interval = 0.0, client.poll.initial
     budget = (vm.window or FAIL_FAST_TRY_SECONDS) + WAIT_MARGIN_SECONDS
-    while True:
-        status = str(current().get("status"))
-        if status == "RUNNING":
-            return
-        if status not in ACCEPTED | PASSING or waited >= budget:
-            raise FlexStartError(f"{vm.describe()} did not get capacity (it is {status})")
-        client.sleep(interval)
-        waited += interval
-        interval = min(client.poll.cap, interval * client.poll.factor)
+
+    def settled(found: dict[str, Any]) -> bool:
+        return str(found.get("status")) not in (ACCEPTED | PASSING) - {"RUNNING"}
+
+    result = client.wait_until(current, settled, budget)
+    status = str((result.value or {}).get("status"))
+    if status != "RUNNING":
+        raise FlexStartError(f"{vm.describe()} did not get capacity (it is {status})")
 
 
 def _start(client: GoogleRestClient, vm: FlexVm, action: str = "start") -> None:
@@ -171,6 +173,9 @@ def _start(client: GoogleRestClient, vm: FlexVm, action: str = "start") -> None:
     try:
         await_capacity(client, vm, op)
         return
+    except Interrupted as interrupted:  # still queued: withdraw the start, as a create does
+        withdrawn = _withdraw_start(client, vm)
+        raise Interrupted(f"{interrupted.reason}; {withdrawn}") from None
     except Exception as exc:  # noqa: BLE001 - settle the VM before reporting
         if reached_anyway(client, vm, exc) is not None:
             return  # it got what was asked for anyway (e.g. only polling failed)
@@ -196,6 +201,22 @@ def _start(client: GoogleRestClient, vm: FlexVm, action: str = "start") -> None:
     raise FlexStartError(f"{reason} {left}")
 
 
+def _withdraw_start(client: GoogleRestClient, vm: FlexVm) -> str:
+    """An interrupted start: stop the VM while it still waits for capacity (within the grace
+    the engine gives), so it never starts unknown to the stack; one that runs is left
+    running. What was done."""
+    with shielded():
+        try:
+            instance = get_instance(client, vm.project, vm.zone, vm.name)
+            status = str((instance or {}).get("status"))
+            if instance is None or status in STOPPED or status == "RUNNING":
+                return f"the VM is {status}"
+            instance_action(client, vm.project, vm.zone, vm.name, "stop", wait=False)
+        except Exception as err:  # noqa: BLE001 - say what is known
+            return f"its start could not be withdrawn ({err}): stop it with `{vm.gcloud('stop')}`"
+    return "its start was withdrawn: the VM stays stopped"
+
+
 def _apply_labels_and_metadata(
     client: GoogleRestClient, vm: FlexVm, instance: Mapping[str, Any]
 ) -> None:
@@ -203,9 +224,9 @@ def _apply_labels_and_metadata(
     declares, when they differ."""
     labels = dict(vm.body.get("labels") or {})
     current = instance.get("labels") if isinstance(instance.get("labels"), Mapping) else {}
-    owner = (current or {}).get(OWNER_LABEL)
-    if owner is not None:
-        labels[OWNER_LABEL] = owner  # kept: it says who made the VM
+    for mark in (OWNER_LABEL, STACK_LABEL):  # kept: they say who made the VM
+        if (current or {}).get(mark) is not None:
+            labels[mark] = (current or {})[mark]
     if labels != dict(current or {}):
         instance_action(
             client,

@@ -74,6 +74,7 @@ from ...providers.checks import known as _known
 from ...providers.compute_ops import delete_instance, get_instance
 from ...providers.compute_provider import ComputeProvider
 from ...providers.create_machine import OWNER_LABEL, CreateMachine, Phase
+from ...providers.ownership import STACK_LABEL
 from ...providers.paths import PathValueError
 from ...providers.rest import ApiError, OperationError
 from ...providers.rest_provider import shared_provider
@@ -145,9 +146,12 @@ class FlexStartVmProvider(ComputeProvider):
     def target_of_id(self, id_: str, props: Mapping[str, Any]) -> Target:
         """The VM of the state's inputs; read by id alone (``pulumi import``), the VM the id
         names."""
-        if not props.get("project") and id_.count("/") == 5:
+        if id_.count("/") == 5:
             _, project, _, zone, _, name = id_.split("/")
-            props = {"project": project, "zone": zone, "name": name, "body": {"name": name}}
+            if not props.get("project"):
+                props = {"project": project, "zone": zone, "name": name, "body": {"name": name}}
+            else:  # the id wins where it says where the VM is
+                props = {**dict(props), "project": project, "zone": zone, "name": name}
         return self.target(props)
 
     def read_live(self, client: GoogleRestClient, target: Target) -> dict[str, Any] | None:
@@ -286,6 +290,7 @@ def _check(news: Mapping[str, Any]) -> list[dyn.CheckFailure]:
     labels = body.get("labels") or {}
     if _known(labels) and isinstance(labels, Mapping):
         failures.owner_label_room("body", "body.labels", labels)
+    failures.wait_policy(news)
     for key, allowed in (("desiredStatus", ("RUNNING", "TERMINATED")), ("waitFor", _WAITS)):
         value = news.get(key)
         if value is not None and _known(value) and value not in allowed:
@@ -314,7 +319,14 @@ def _diff(olds: Mapping[str, Any], news: Mapping[str, Any]) -> dyn.DiffResult:
     # A template of the same shape is recorded by an update that changes nothing in the cloud.
     in_place = [
         k
-        for k in ("desiredStatus", "waitFor", "templateShape", "sourceInstanceTemplate")
+        for k in (
+            "desiredStatus",
+            "waitFor",
+            "waitTimeout",
+            "onTimeout",
+            "templateShape",
+            "sourceInstanceTemplate",
+        )
         if k not in replaces and (olds.get(k) or "") != (news.get(k) or "")
     ]
     changes = bool(replaces or in_place or changed_body)
@@ -391,6 +403,7 @@ def _user_labels(instance: Mapping[str, Any]) -> dict[str, Any]:
     labels = instance.get("labels")
     labels = dict(labels) if isinstance(labels, Mapping) else {}
     labels.pop(OWNER_LABEL, None)
+    labels.pop(STACK_LABEL, None)
     return labels
 
 

@@ -27,6 +27,13 @@ class FlexVm(Target):
         self.body: dict[str, Any] = dict(body)
         self.desired = str(props.get("desiredStatus") or "RUNNING")
         self.wait_for = str(props.get("waitFor") or "running")
+        given = props.get("waitTimeout")
+        self.wait_timeout: float | None = None
+        if isinstance(given, (int, float)) and not isinstance(given, bool) and given > 0:
+            self.wait_timeout = float(given)
+        """``waitTimeout`` (seconds), when the program sets it: shorter than the queue window,
+        the wait ends then (see :attr:`on_timeout`)."""
+        self.on_timeout = "cancel" if props.get("onTimeout") == "cancel" else "keep"
 
     @classmethod
     def of(cls, props: Mapping[str, Any]) -> FlexVm:

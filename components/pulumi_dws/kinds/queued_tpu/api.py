@@ -10,7 +10,7 @@ from typing import Any
 from ...providers.create_machine import Idempotency
 from ...providers.endpoints import TPU
 from ...providers.paths import PathTemplate
-from ...providers.rest_resource import RestResource, States
+from ...providers.rest_resource import RestResource, StateField, States
 
 __all__ = [
     "ENDED",
@@ -78,7 +78,7 @@ QUEUED_TPU = RestResource(
     idempotency=Idempotency.REQUEST_ID,
     id_param="queuedResourceId",
     replace_keys=REPLACE_KEYS,
-    in_place_keys=("waitFor",),
+    in_place_keys=("waitFor", "waitTimeout", "onTimeout"),
     outputs=("name", "state", "observed", "drift"),
     states=States(
         at=("state", "state"),
@@ -86,7 +86,23 @@ QUEUED_TPU = RestResource(
         pending=QUEUED,
         ended=ENDED,
         deleting=frozenset({"DELETING"}),
+        queued=frozenset({"CREATING", "ACCEPTED", "WAITING_FOR_RESOURCES"}),
     ),
     is_resource=is_queued_resource,
+    state={
+        "project": StateField((str,), required=True),
+        "zone": StateField((str,), required=True),
+        "queuedResourceId": StateField((str,), required=True),
+        "body": StateField((dict,), required=True),
+        "waitFor": StateField((str,)),
+        "waitTimeout": StateField((int, float)),
+        "onTimeout": StateField((str,)),
+        "name": StateField((str,)),
+        "state": StateField((str,)),
+        "observed": StateField((dict,)),
+        "drift": StateField((list,)),
+        "body.tpu": StateField((dict,)),
+        "body.queueingPolicy": StateField((dict,)),
+    },
 )
 """The ``QueuedTpu`` dynamic resource, declared (see :mod:`~.provider` for its behaviour)."""

@@ -50,6 +50,13 @@ class QueuedTpuArgs(TypedDict, total=False):
     wait_for: NotRequired[Literal["accepted", "active"]]
     """``active`` (default): the deployment waits until the slice is ``ACTIVE``.
     ``accepted``: it returns once the request waits in the queue."""
+    wait_timeout: NotRequired[DurationLike | None]
+    """How long the deployment waits for ``wait_for`` (default: the queue window plus an hour,
+    or 2 hours without a window); see ``on_timeout``."""
+    on_timeout: NotRequired[Literal["keep", "cancel"] | None]
+    """When ``wait_timeout`` passes with the request still queued: ``keep`` (default: the
+    deployment succeeds with its true state, e.g. ``WAITING_FOR_RESOURCES``, warns, and ``pulumi
+    refresh`` follows it) or ``cancel`` (the request is deleted)."""
     project: NotRequired[str | pulumi.Output[str] | None]
     """Project (default: the ``gcp:project`` stack config)."""
     queued_resource_id: NotRequired[str | None]

@@ -35,7 +35,7 @@ import pulumi
 from pydantic import model_validator
 
 from ... import catalog, limits, regions
-from ...defaults import default_name, resolve_project, type_token
+from ...defaults import resolve_project, stack_default_name, type_token
 from ...duration import Duration
 from ...errors import DwsValidationError
 from ...fields import (
@@ -55,6 +55,8 @@ from ...fields import (
     Zone,
 )
 from ...models import DwsModel, parse_args
+from ...providers.ownership import OWNER_INPUT, owner_input
+from ...queue_wait import OnTimeout, WaitTimeout, wait_policy
 from ...validation import (
     check_name,
     check_subnetwork_region,
@@ -160,6 +162,13 @@ class QueuedTpuSpec(DwsModel):
     wait_for: Literal["accepted", "active"] = "active"
     """``active`` (default): the deployment waits until the slice is ``ACTIVE``.
     ``accepted``: it returns once the request waits in the queue."""
+    wait_timeout: WaitTimeout | None = None
+    """How long the deployment waits for ``wait_for`` (default: the queue window plus an hour,
+    or 2 hours without a window); see ``on_timeout``."""
+    on_timeout: OnTimeout | None = None
+    """When ``wait_timeout`` passes with the request still queued: ``keep`` (default: the
+    deployment succeeds with its true state, e.g. ``WAITING_FOR_RESOURCES``, warns, and ``pulumi
+    refresh`` follows it) or ``cancel`` (the request is deleted)."""
     project: MaybeOutput[ProjectId] | None = None
     """Project (default: the ``gcp:project`` stack config)."""
     queued_resource_id: Name | None = None
@@ -381,10 +390,11 @@ class QueuedTpu(pulumi.ComponentResource):
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         spec = parse_args(QueuedTpuSpec, args)
-        resource_id = default_name(
+        named = stack_default_name(
             "queued_resource_id", spec.queued_resource_id, name, check_name,
             arg="queued_resource_id",
         )  # fmt: skip
+        resource_id = named.value
         super().__init__(TYPE, name, {}, opts)
         project = resolve_project(spec.project, self)
         self.spec = spec
@@ -393,6 +403,9 @@ class QueuedTpu(pulumi.ComponentResource):
             node_name = spec.node_id_prefix or resource_id
         else:
             node_name = spec.node_id or resource_id
+        kept = named.kept("queuedResourceId")
+        if named.defaulted and spec.node_count is None and spec.node_id is None:
+            kept.append("body.tpu.nodeSpec[0].nodeId")  # the node is named after the request
         self.queued_resource = QueuedTpuResource(
             f"{name}-queued-resource",
             {
@@ -401,11 +414,16 @@ class QueuedTpu(pulumi.ComponentResource):
                 "queuedResourceId": resource_id,
                 "body": queued_resource_body(spec, project, node_name),
                 "waitFor": spec.wait_for,
+                **wait_policy(spec.wait_timeout, spec.on_timeout),
+                OWNER_INPUT: owner_input(f"{name}-queued-resource"),
             },
-            pulumi.ResourceOptions(parent=self),
+            pulumi.ResourceOptions(parent=self, ignore_changes=kept),
         )
         self.state = self.queued_resource.state
         self.queued_resource_name = self.queued_resource.name
-        self.register_outputs(
-            {"queued_resource_id": resource_id, "zone": spec.zone, "chips": self.chips}
-        )
+        shown: Any = (
+            self.queued_resource.queuedResourceId  # type: ignore[attr-defined]
+            if named.defaulted
+            else resource_id
+        )  # a request made before defaults carried the stack keeps its id
+        self.register_outputs({"queued_resource_id": shown, "zone": spec.zone, "chips": self.chips})

@@ -15,8 +15,6 @@ covered by the id and the label, so no id is ever derived from the inputs and no
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -24,10 +22,18 @@ from ...duration import Duration
 from ...errors import DwsValidationError
 from ...providers.create_machine import OWNER_LABEL, Outcome, Phase
 from ...providers.lro import Ended, LroCreate
+from ...providers.ownership import Owner, owner_key
 from ...providers.rest import wire
 from .api import ENDED, QUEUED, failure_detail, state_of
 
-__all__ = ["OWNER_LABEL", "QueuedTpuCreate", "create_key", "owner_mark", "with_owner"]
+__all__ = [
+    "OWNER_LABEL",
+    "QueuedTpuCreate",
+    "create_key",
+    "node_labels",
+    "owner_mark",
+    "with_owner",
+]
 
 SETTLE_SECONDS = 30.0
 """Waited (virtual under an emulator clock) before a lost create is concluded not to exist."""
@@ -36,15 +42,16 @@ WAIT_MARGIN = 3600.0
 
 
 def create_key(props: Mapping[str, Any]) -> str:
-    """The ownership key of a queued resource's inputs: 20 hex digits (a valid label value)."""
+    """The ownership key of a queued resource's inputs: 20 hex digits (a valid label value),
+    keyed with the stack that creates (see :func:`~pulumi_dws.providers.ownership.owner_key`:
+    node metadata and labels are left out, so a startup script never shapes a label)."""
     identity = {
         "project": props.get("project"),
         "zone": props.get("zone"),
         "id": props.get("queuedResourceId"),
-        "body": wire(props.get("body")),
+        "body": props.get("body"),
     }
-    text = json.dumps(identity, sort_keys=True, separators=(",", ":"), default=str)
-    return hashlib.sha256(text.encode()).hexdigest()[:20]
+    return owner_key(Owner.of(props), identity)
 
 
 def _specs(resource: Mapping[str, Any]) -> list[Any]:
@@ -53,22 +60,29 @@ def _specs(resource: Mapping[str, Any]) -> list[Any]:
     return specs if isinstance(specs, list) else []
 
 
-def owner_mark(resource: Mapping[str, Any]) -> str | None:
-    """The ownership label of a queued resource's (first) node, if any."""
+def node_labels(resource: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The labels of a queued resource's (first) node (empty when it has none)."""
     specs = _specs(resource)
     node = (specs[0].get("node") if specs and isinstance(specs[0], Mapping) else None) or {}
     labels = node.get("labels") if isinstance(node, Mapping) else None
-    return labels.get(OWNER_LABEL) if isinstance(labels, Mapping) else None
+    return labels if isinstance(labels, Mapping) else {}
 
 
-def with_owner(body: Mapping[str, Any], key: str) -> dict[str, Any]:
-    """``body`` with the ownership label on every node (a part that is not an object is sent
-    as it is, for the API to refuse)."""
+def owner_mark(resource: Mapping[str, Any]) -> str | None:
+    """The ownership label of a queued resource's (first) node, if any."""
+    mark = node_labels(resource).get(OWNER_LABEL)
+    return mark if isinstance(mark, str) else None
+
+
+def with_owner(body: Mapping[str, Any], key: str | Mapping[str, str]) -> dict[str, Any]:
+    """``body`` with the ownership labels (``key``: the ownership key, or every mark) on every
+    node (a part that is not an object is sent as it is, for the API to refuse)."""
+    marks = {OWNER_LABEL: key} if isinstance(key, str) else dict(key)
     out = wire(body)
     for spec in _specs(out):
         node = spec.setdefault("node", {}) if isinstance(spec, dict) else None
         if isinstance(node, dict) and isinstance(node.get("labels") or {}, Mapping):
-            node["labels"] = {**dict(node.get("labels") or {}), OWNER_LABEL: key}
+            node["labels"] = {**dict(node.get("labels") or {}), **marks}
     return dict(out)
 
 
@@ -82,11 +96,19 @@ class QueuedTpuCreate(LroCreate):
     def owner_key(self) -> str:
         return create_key(self.target.props)
 
-    def owner_mark(self, live: Mapping[str, Any]) -> str | None:
-        return owner_mark(live)
+    def owner_labels(self, live: Mapping[str, Any]) -> Mapping[str, Any]:
+        return node_labels(live)
+
+    def removal(self) -> str:
+        """``gcloud`` that deletes the request and its nodes (``--force``)."""
+        props = self.target.props
+        return (
+            f"gcloud alpha compute tpus queued-resources delete {props.get('queuedResourceId')} "
+            f"--zone {props.get('zone')} --project {props.get('project')} --force"
+        )
 
     def with_owner(self, body: Mapping[str, Any]) -> dict[str, Any]:
-        return with_owner(body, self.key)
+        return with_owner(body, self.marks())
 
     @property
     def wanted(self) -> str:
@@ -94,8 +116,11 @@ class QueuedTpuCreate(LroCreate):
         return str(self.target.props.get("waitFor") or "active")
 
     def wait_seconds(self) -> float:
-        """The queue window plus an hour to provision, or ``timeout`` when the request has no
-        window."""
+        """The ``waitTimeout`` input when there is one; else the queue window plus an hour to
+        provision, or ``timeout`` when the request has no window."""
+        given = self.target.props.get("waitTimeout")
+        if isinstance(given, (int, float)) and not isinstance(given, bool) and given > 0:
+            return float(given)
         body = self.target.props.get("body")
         policy = body.get("queueingPolicy") if isinstance(body, Mapping) else None
         window = policy.get("validUntilDuration") if isinstance(policy, Mapping) else None
@@ -107,10 +132,15 @@ class QueuedTpuCreate(LroCreate):
         return self.provider.timeout
 
     def settled(self, live: dict[str, Any] | None) -> bool:
+        """Ended, active, or (``waitFor: accepted``) queued past ``CREATING``; gone once
+        confirmed (:meth:`~pulumi_dws.providers.lro.LroCreate.absent`). A state the API adds,
+        or ``STATE_UNSPECIFIED``, ends nothing."""
+        if live is None:
+            return self.absent()
         state = state_of(live)
-        if live is None or state in ENDED or state == "ACTIVE":
+        if state in ENDED or state == "ACTIVE":
             return True
-        return self.wanted == "accepted" and state not in ("CREATING", None)
+        return self.wanted == "accepted" and state in QUEUED - {"CREATING"}
 
     def judge(self, live: dict[str, Any] | None) -> Outcome[dict[str, Any]]:
         if live is None:
@@ -120,8 +150,6 @@ class QueuedTpuCreate(LroCreate):
             return Outcome(Phase.RUNNING, live)
         if state in ENDED:
             return Outcome(Phase.FAILED, error=Ended(f"it is {state}{failure_detail(live)}"))
-        if self.wanted == "accepted" and state in QUEUED:
+        if self.wanted == "accepted" and state in QUEUED - {"CREATING"}:
             return Outcome(Phase.PENDING, live)
-        return Outcome(
-            Phase.FAILED, error=Ended(f"it is still {state} after {self.wait_seconds():.0f}s")
-        )
+        return self.timed_out(live)

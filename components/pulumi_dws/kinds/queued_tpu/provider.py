@@ -51,7 +51,7 @@ import pulumi
 import pulumi.dynamic as dyn
 from pulumi.output import Unknown
 
-from ...providers.checks import CheckFailures
+from ...providers.checks import WAIT_KEYS, CheckFailures
 from ...providers.lro import LroProvider
 from ...providers.rest import ApiError, is_lro
 from ...providers.rest_resource import DeclaredResource, RestResource, Target
@@ -67,7 +67,7 @@ from .api import (
     is_queued_resource,
     state_of,
 )
-from .create import QueuedTpuCreate
+from .create import QueuedTpuCreate, owner_mark
 from .drift import seen_body
 
 if TYPE_CHECKING:
@@ -143,12 +143,17 @@ class QueuedTpuProvider(LroProvider):
         wait_for = news.get("waitFor", "active")
         if not isinstance(wait_for, Unknown) and wait_for not in ("accepted", "active"):
             failures.append(dyn.CheckFailure("waitFor", "waitFor: accepted or active"))
+        failures.wait_policy(news)
         if not isinstance(news.get("body"), (Mapping, Unknown)):
             failures.append(dyn.CheckFailure("body", "body is required (a QueuedResource)"))
         _check_body(news.get("body"), failures)
 
     def create_steps(self, client: GoogleRestClient, target: Target) -> QueuedTpuCreate:
         return QueuedTpuCreate(self, client, target)
+
+    def live_mark(self, live: Mapping[str, Any]) -> str | None:
+        """The ownership label is on the request's nodes."""
+        return owner_mark(live)
 
     def outputs(self, target: Target, live: Mapping[str, Any]) -> dict[str, Any]:
         state = live.get("state") if isinstance(live.get("state"), Mapping) else {}
@@ -176,8 +181,9 @@ class QueuedTpuProvider(LroProvider):
         return {**self.outputs(self.target(base), live), "drift": drift}
 
     def update(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> dyn.UpdateResult:
-        # Only waitFor can differ without a replacement: it matters at create time only.
-        return dyn.UpdateResult({**olds, "waitFor": news.get("waitFor")})
+        # Only how a create waits can differ without a replacement: it matters then only.
+        waits = {key: news.get(key) for key in WAIT_KEYS if key in news or key in olds}
+        return dyn.UpdateResult({**olds, **waits})
 
     def describe_status(self, status: Mapping[str, Any]) -> str:
         return describe_status(status)
@@ -187,8 +193,16 @@ class QueuedTpuProvider(LroProvider):
         gone; False when there was nothing to delete."""
         path = target.path
         live = self.read_live(client, target)
-        if live is None:
-            return False
+        if live is None:  # one read of absence is no conclusion: a delete by name confirms it
+            try:
+                op = client.delete(path, expect=is_lro, requestId=str(uuid.uuid4()), force="true")
+            except ApiError as err:
+                if err.not_found:
+                    return False
+                raise
+            done = self.wait_operation(client, op, f"delete of {path}")
+            self.check_operation(done, f"delete of {path}")
+            live = {"state": {"state": "DELETING"}}
         if state_of(live) != "DELETING":
             request_id = str(uuid.uuid4())
             force = state_of(live) not in NO_NODES

@@ -10,7 +10,7 @@ from typing import Any
 from ...providers.create_machine import Idempotency
 from ...providers.endpoints import AIPLATFORM
 from ...providers.paths import PathTemplate
-from ...providers.rest_resource import RestResource, States
+from ...providers.rest_resource import RestResource, StateField, States
 
 __all__ = [
     "BUSY",
@@ -77,6 +77,19 @@ SLURM_CLUSTER = RestResource(
     ),
     is_resource=is_cluster,
     settle_seconds=60.0,
+    state={
+        "project": StateField((str,), required=True),
+        "region": StateField((str,), required=True),
+        "cluster_id": StateField((str,), required=True),
+        "body": StateField((dict,), required=True),
+        "name": StateField((str,)),
+        "state": StateField((str,)),
+        "login_nodes": StateField((list,)),
+        "login_address": StateField((str,)),
+        "partitions": StateField((list,)),
+        "create_time": StateField((str,)),
+        "drift": StateField((list,)),
+    },
 )
 """The ``SlurmCluster`` dynamic resource, declared (see :mod:`~.provider` for its behaviour;
 its diff, which updates most changes in place, is :func:`~.diff.plan_change`)."""

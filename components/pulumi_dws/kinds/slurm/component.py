@@ -47,7 +47,7 @@ import pulumi_gcp as gcp
 from pydantic import model_validator
 
 from ... import catalog, limits
-from ...defaults import resolve_project, type_token
+from ...defaults import resolve_project, stack_default_name, type_token
 from ...duration import Duration
 from ...errors import DwsValidationError
 from ...fields import (
@@ -63,6 +63,7 @@ from ...fields import (
     Within,
 )
 from ...models import DwsModel, parse_args
+from ...providers.ownership import OWNER_INPUT, owner_input
 from ...validation import (
     check_name,
     check_region,
@@ -246,6 +247,16 @@ class _HomeFilestoreSpec(DwsModel):
     """How the Filestore connects to the network (default ``DIRECT_PEERING``)."""
     share_name: str = "home"
     """Default ``home``."""
+
+
+def _checked_cluster_id(field: str, value: str) -> str:
+    """``value`` when it is a cluster id the API takes (see :data:`_CLUSTER_ID`)."""
+    longest = limits.get("slurm.cluster_id_length").maximum or 10
+    if not _CLUSTER_ID.match(value) or len(value) > longest:
+        raise DwsValidationError(
+            field, value, "must be a lowercase letter, then lowercase letters or digits"
+        )
+    return value
 
 
 class SlurmClusterSpec(DwsModel):
@@ -738,14 +749,25 @@ class SlurmCluster(pulumi.ComponentResource):
             project, spec.network, spec.subnetwork, home, spec.labels, *reserved.values()
         ).apply(body)
         assert spec.cluster_id is not None and spec.region is not None
-        self.cluster_id = spec.cluster_id
+        named = stack_default_name(
+            "cluster_id",
+            args.get("cluster_id"),
+            spec.cluster_id[:6],  # display_name, checked: a lowercase letter, then letters/digits
+            _checked_cluster_id,
+            arg="cluster_id",
+            limit=10,
+            separator="",
+            suffix_length=4,
+        )
+        self.cluster_id = named.value
         self.cluster = SlurmClusterResource(
             f"{name}-cluster",
             {
                 "project": project,
                 "region": spec.region,
-                "cluster_id": spec.cluster_id,
+                "cluster_id": self.cluster_id,
                 "body": self.body,
+                OWNER_INPUT: owner_input(f"{name}-cluster"),
             },
             pulumi.ResourceOptions.merge(
                 child,
@@ -753,6 +775,7 @@ class SlurmCluster(pulumi.ComponentResource):
                     depends_on=list(self.iam_members),
                     protect=spec.protect,
                     custom_timeouts=pulumi.CustomTimeouts(create="2h", update="2h", delete="2h"),
+                    ignore_changes=named.kept("cluster_id"),
                 ),
             ),
         )
@@ -766,7 +789,8 @@ class SlurmCluster(pulumi.ComponentResource):
             {
                 "name": self.name,
                 "id": self.id,
-                "cluster_id": self.cluster_id,
+                # a cluster made before defaults carried the stack keeps its own id
+                "cluster_id": self.cluster.cluster_id if named.defaulted else self.cluster_id,  # type: ignore[attr-defined]
                 "state": self.state,
                 "login_address": self.login_address,
                 "partitions": self.partitions,

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from ...providers.create_machine import Found, Outcome, Phase
+from ...providers.create_machine import OWNER_LABEL, Found, Outcome, Phase
 from ...providers.lro import Ended, LroCreate
+from ...providers.ownership import STACK_LABEL, owner_key
 from ...providers.rest import ApiError, is_lro
 from .api import BUSY, state_of
-from .diff import canonical, differences, project_live, wire
+from .diff import canonical, differences, project_live
 
 __all__ = ["SlurmCreate", "is_lro"]
 
@@ -43,11 +44,21 @@ class SlurmCreate(LroCreate):
         ),
     }
 
+    def owner_key(self) -> str:
+        """The ownership key: the cluster's address and spec (secret-bearing fields left out),
+        keyed with the stack that creates."""
+        props = self.target.props
+        identity = {k: props.get(k) for k in ("project", "region", "cluster_id", "body")}
+        return owner_key(self.owner, identity)
+
     def body(self) -> dict[str, Any]:
-        return dict(wire(self.target.props["body"]))
+        return self.with_owner(self.target.props["body"])
 
     def owned(self, live: dict[str, Any]) -> Found[dict[str, Any]]:
-        """Ours when it matches the declared spec (a cluster still being deleted is not)."""
+        """Ours when it carries this create's ownership label; a cluster marked by pulumi-dws
+        otherwise (another stack's, a leftover, other inputs) is not. A cluster with no marks
+        (made elsewhere, or by a release without them) is ours when it matches the declared
+        spec. A cluster still being deleted is not."""
         if state_of(live) == "STOPPING":
             return Found(
                 live,
@@ -57,8 +68,16 @@ class SlurmCreate(LroCreate):
         declared = canonical(self.target.props["body"])
         seen = canonical(project_live(self.target.props["body"], canonical(live)))
         diff = differences(declared, seen)
+        differs = f"it differs from this program at {', '.join(diff)}" if diff else ""
+        labels = self.owner_labels(live)
+        if OWNER_LABEL in labels or STACK_LABEL in labels:  # made by pulumi-dws: the marks decide
+            found = super().owned(live)
+            if found.ours:
+                return found
+            whose = found.why.split(", and ", 1)[-1]
+            return Found(live, ours=False, why=f"{differs or 'it has the same settings'}; {whose}")
         if diff:
-            return Found(live, ours=False, why=f"it differs from this program at {', '.join(diff)}")
+            return Found(live, ours=False, why=differs)
         return Found(live, ours=True)
 
     def after_operation(self, done: dict[str, Any]) -> Outcome[dict[str, Any]]:

@@ -48,7 +48,7 @@ import pulumi
 from pulumi.dynamic import CheckFailure, DiffResult, UpdateResult
 from pulumi.output import Unknown
 
-from ...providers.checks import CheckFailures
+from ...providers.checks import MARKS, CheckFailures
 from ...providers.lro import LroProvider, OperationFailed, busy_refusal
 from ...providers.rest import ApiError
 from ...providers.rest_resource import DeclaredResource, RestResource, Target
@@ -145,7 +145,8 @@ class SlurmClusterProvider(LroProvider):
         client = self.client(news["region"])
         try:
             if mask:
-                operation = self._patch(client, target, wire(news["body"]), ",".join(mask))
+                body = self._keeping_marks(client, target, wire(news["body"]), mask)
+                operation = self._patch(client, target, body, ",".join(mask))
                 done = self.wait_operation(client, operation, f"update of {id_}")
                 if "error" in done:
                     raise SlurmClusterError(
@@ -168,6 +169,18 @@ class SlurmClusterProvider(LroProvider):
         return super().undeletable(target, id_, err)
 
     # ------------------------------------------------------------------ internals
+    def _keeping_marks(
+        self, client: GoogleRestClient, target: Target, body: dict[str, Any], mask: list[str]
+    ) -> dict[str, Any]:
+        """``body`` for a PATCH: when it replaces the labels, with the ownership labels the
+        cluster carries kept (a PATCH of ``labels`` replaces them all)."""
+        if not any(path == "labels" or path.startswith("labels.") for path in mask):
+            return body
+        live = client.find(target.path, expect=is_cluster) or {}
+        labels = live.get("labels") if isinstance(live.get("labels"), Mapping) else {}
+        kept = {k: v for k, v in (labels or {}).items() if k in MARKS}
+        return {**body, "labels": {**dict(body.get("labels") or {}), **kept}}
+
     def _patch(
         self, client: GoogleRestClient, target: Target, body: dict[str, Any], mask: str
     ) -> dict[str, Any]:

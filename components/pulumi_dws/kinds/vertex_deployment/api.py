@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ...providers.checks import WAIT_KEYS
 from ...providers.create_machine import Idempotency
 from ...providers.endpoints import AIPLATFORM
 from ...providers.paths import PathTemplate
@@ -74,9 +75,14 @@ FLEX_START_DEPLOYED_MODEL = RestResource(
     idempotency=Idempotency.OWNER_SEARCH,
     region_key="region",
     replace_keys=("project", "region", "endpoint", "body"),
-    in_place_keys=("waitFor",),
+    in_place_keys=WAIT_KEYS,
     outputs=("name", "state", "observed"),
-    states=States(at=("state",), ready=frozenset({DEPLOYED}), pending=frozenset({DEPLOYING})),
+    states=States(
+        at=("state",),
+        ready=frozenset({DEPLOYED}),
+        pending=frozenset({DEPLOYING}),
+        queued=frozenset({DEPLOYING}),  # serving nothing yet: an interrupted create undeploys it
+    ),
     is_resource=is_deployed_model,
     api_name="Vertex AI",
 )

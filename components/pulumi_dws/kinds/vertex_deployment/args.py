@@ -51,5 +51,12 @@ class FlexStartDeploymentArgs(TypedDict, total=False):
     """The service account the model's container runs as."""
     wait_for: NotRequired[Literal["deployed", "queued"]]
     """``deployed`` (default) or ``queued``: when the deployment is done."""
+    wait_timeout: NotRequired[DurationLike | None]
+    """How long the deployment waits for ``wait_for`` (default: ``max_runtime_duration``);
+    see ``on_timeout``."""
+    on_timeout: NotRequired[Literal["keep", "cancel"] | None]
+    """When ``wait_timeout`` passes with the model still waiting for capacity: ``keep``
+    (default: the deployment succeeds with it ``DEPLOYING``, warns, and ``pulumi refresh``
+    follows it) or ``cancel`` (it is undeployed)."""
     project: NotRequired[str | pulumi.Output[str] | None]
     """Project (default: the endpoint's, else the ``gcp:project`` stack config)."""

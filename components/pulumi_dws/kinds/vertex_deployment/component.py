@@ -50,6 +50,8 @@ from ...fields import (
     Within,
 )
 from ...models import DwsModel, parse_args
+from ...providers.ownership import OWNER_INPUT, owner_input
+from ...queue_wait import OnTimeout, WaitTimeout, wait_policy
 from ...validation import is_output
 from ..vertex_training.vertex import VertexMachine, check_region, vertex_machine
 from . import limits as _rows  # noqa: F401 (registers this kind's limit rows)
@@ -148,6 +150,13 @@ class FlexStartDeploymentSpec(DwsModel):
     """The service account the model's container runs as."""
     wait_for: Literal["deployed", "queued"] = "deployed"
     """``deployed`` (default) or ``queued``: when the deployment is done."""
+    wait_timeout: WaitTimeout | None = None
+    """How long the deployment waits for ``wait_for`` (default: ``max_runtime_duration``);
+    see ``on_timeout``."""
+    on_timeout: OnTimeout | None = None
+    """When ``wait_timeout`` passes with the model still waiting for capacity: ``keep``
+    (default: the deployment succeeds with it ``DEPLOYING``, warns, and ``pulumi refresh``
+    follows it) or ``cancel`` (it is undeployed)."""
     project: MaybeOutput[ProjectId] | None = None
     """Project (default: the endpoint's, else the ``gcp:project`` stack config)."""
 
@@ -301,11 +310,12 @@ class FlexStartDeployment(pulumi.ComponentResource):
                 "project": project,
                 "region": region,
                 "endpoint": endpoint_id,
-                "owner": child,
+                OWNER_INPUT: owner_input(child),
                 "body": deploy_model_body(
                     spec, _model_name(spec.model, project, region), spec.display_name or name
                 ),
                 "waitFor": spec.wait_for,
+                **wait_policy(spec.wait_timeout, spec.on_timeout),
             },
             pulumi.ResourceOptions(parent=self),
         )

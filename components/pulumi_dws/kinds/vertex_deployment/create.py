@@ -11,8 +11,10 @@ Traffic. On an endpoint that serves nothing the deployment takes all its traffic
 that serve, the endpoint's split is left as it is (:mod:`~.traffic`).
 
 Waiting. ``waitFor`` ``deployed`` (default) waits until every replica asked for is available,
-at most the deployment's own run (``maxRuntimeDuration``: Vertex AI undeploys it then, counted
-from the request); ``queued`` returns once the deployment is listed on the endpoint.
+at most ``waitTimeout`` or else the deployment's own run (``maxRuntimeDuration``: Vertex AI
+undeploys it then, counted from the request); ``queued`` returns once the deployment is listed
+on the endpoint. One still waiting for capacity when the wait ends is kept and the create says
+so (``onTimeout: keep``, the default), or undeployed (``onTimeout: cancel``).
 """
 
 from __future__ import annotations
@@ -92,6 +94,9 @@ class DeploymentCreate(LroCreate):
         return str(self.target.props.get("waitFor") or "deployed")
 
     def wait_seconds(self) -> float:
+        asked = self.asked_wait()
+        if asked is not None:
+            return asked
         runtime = runtime_seconds(self.target.props.get("body"))
         return float(runtime) if runtime else self.provider.timeout
 
@@ -112,10 +117,7 @@ class DeploymentCreate(LroCreate):
             return Outcome(Phase.RUNNING, live)
         if self.wanted == "queued":
             return Outcome(Phase.PENDING, live)
-        return Outcome(
-            Phase.FAILED,
-            error=Ended(f"it is still {live.get('state')} after {self.wait_seconds():.0f}s"),
-        )
+        return self.timed_out(live)  # still waiting for capacity: kept unless onTimeout: cancel
 
     def _why(self) -> str:
         """`` (the operation's error)``, when the deployment's operation says why."""

@@ -78,6 +78,9 @@ class FlexStartDeployedModelProvider(LroProvider):
     """CRUD of one model deployed on Flex-start capacity; see the module docstring."""
 
     RESOURCE: ClassVar[RestResource] = FLEX_START_DEPLOYED_MODEL
+    MARKED: ClassVar[bool] = False
+    """A deployed model carries no labels: its id, derived from the ownership key (the stack's
+    identity among what it hashes), is the mark; a delete by that id deletes this stack's own."""
 
     def check_inputs(self, news: Mapping[str, Any], failures: CheckFailures) -> None:
         """The project, region and endpoint can go into a URL; ``waitFor`` is one of
@@ -88,6 +91,7 @@ class FlexStartDeployedModelProvider(LroProvider):
                 failures.append(dyn.CheckFailure(key, f"{key} is required"))
             failures.segment(key, news.get(key), kind)
         failures.one_of("waitFor", news.get("waitFor", "deployed"), WAIT_FOR)
+        failures.wait_policy(news)
         body = failures.body(news.get("body"), "a DeployModelRequest")
         model = body.get("deployedModel") if body is not None else None
         if body is not None and not isinstance(model, (Mapping, Unknown)):

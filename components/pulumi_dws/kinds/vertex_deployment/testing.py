@@ -7,16 +7,21 @@ from __future__ import annotations
 import zlib
 from typing import TYPE_CHECKING, Any
 
-from ...testing.clock_helpers import virtual_sleep
 from ...testing.emulator.aiplatform import AiPlatformService
 from ...testing.fault_proxy import ProxyFaultPlan
 from ...testing.fault_run import (
     POLL,
+    STACK_A,
+    STACK_B,
     FaultRunReport,
+    Interrupter,
     KindFaultRun,
-    count_duplicates,
+    OtherStack,
     create_then_delete,
+    interruption,
+    owned,
     run_cycles,
+    two_stack_cycle,
 )
 from ...testing.samples import Capacity, Example, Sample
 from .provider import TYPE_TOKEN as DEPLOYED_MODEL
@@ -151,28 +156,35 @@ def deployed_model_fault_run(
     svc = emu["aiplatform"]
     svc.add_endpoint("my-project", "us-central1", ENDPOINT_ID)
     report = FaultRunReport("FlexStartDeployedModel")
-    provider = FlexStartDeployedModelProvider(sleep=virtual_sleep(emu), poll=POLL)
+    interrupter = Interrupter(emu, seed)
+    provider = FlexStartDeployedModelProvider(sleep=interrupter, poll=POLL)
     region, machine = "us-central1", "g2-standard-24"
+    other = OtherStack(
+        emu, report, provider, FlexStartDeploymentError, lambda: len(svc.deployments_started)
+    )
 
     def cycle(i: int) -> None:
         props = deployed_model_props()
-        props["owner"] = f"deployment-{i % names}"
         props["waitFor"] = "queued" if i % 3 == 2 else "deployed"
         svc.take_all_capacity(region, machine)
         if i % 10 != 9:
             svc.add_capacity(region, machine, 1, after=1800 if i % 4 == 1 else 0)
         if i % 7 == 6:
             svc.fail_next_deployment()
-        before = len(svc.deployments_started)
+        before = other.start()
+        name = f"deployment-{i % names}"
         tracked = create_then_delete(
             report,
             provider,
-            props,
+            owned(props, STACK_A, name),
             FlexStartDeploymentError,
             lambda r: r.id.rsplit("/", 1)[-1],
+            interrupter=interrupter,
+            interrupt=interruption(i),
+            meanwhile=other.meanwhile(owned(props, STACK_B, name)) if two_stack_cycle(i) else None,
         )
         svc.endpoints.fail_next.clear()
-        count_duplicates(report, svc.deployments_started, before)
+        other.duplicates(before)
         emu.clock.advance(3600)  # let any undeploy in flight finish
         for endpoint, model_id in svc.deployments():
             if model_id not in tracked:

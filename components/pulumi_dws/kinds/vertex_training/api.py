@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ...providers.checks import WAIT_KEYS
 from ...providers.create_machine import Idempotency
 from ...providers.endpoints import AIPLATFORM
 from ...providers.paths import PathTemplate
@@ -25,6 +26,7 @@ __all__ = [
     "CANCELLABLE",
     "ENDED",
     "OWNER_LABEL",
+    "STACK_LABEL",
     "QUEUED",
     "TERMINAL",
     "TYPE_TOKEN",
@@ -38,6 +40,8 @@ __all__ = [
 TYPE_TOKEN = "pulumi-python:dynamic/dws:VertexCustomJob"
 OWNER_LABEL = "dws_create"
 """The ownership label of a custom job (see the module docstring)."""
+STACK_LABEL = "dws_stack"
+"""The stack's label of a custom job (underscored as :data:`OWNER_LABEL` is)."""
 QUEUED = frozenset({"JOB_STATE_QUEUED", "JOB_STATE_PENDING"})
 """Waiting for capacity (``QUEUED``), or being provisioned (``PENDING``)."""
 ENDED = frozenset(
@@ -93,18 +97,20 @@ VERTEX_CUSTOM_JOB = RestResource(
     idempotency=Idempotency.OWNER_SEARCH,
     region_key="region",
     replace_keys=("project", "region", "body"),
-    in_place_keys=("waitFor",),
+    in_place_keys=WAIT_KEYS,
     outputs=("name", "state", "observed"),
     states=States(
         at=("state",),
         ready=frozenset({"JOB_STATE_RUNNING"}),
         pending=QUEUED,
+        queued=frozenset({"JOB_STATE_QUEUED"}),  # no capacity yet: an interrupted create ends it
         ended=ENDED,
         busy=frozenset({"JOB_STATE_CANCELLING"}),
     ),
     is_resource=is_custom_job,
     api_name="Vertex AI",
     owner_label=OWNER_LABEL,
+    stack_label=STACK_LABEL,
 )
 """The ``VertexCustomJob`` dynamic resource, declared (see :mod:`~.provider` for its
 behaviour)."""

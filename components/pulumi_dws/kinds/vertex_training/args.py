@@ -60,6 +60,14 @@ class VertexTrainingJobArgs(TypedDict, total=False):
     days); default: Google's, 7 days."""
     wait_for: NotRequired[Literal["queued", "running", "succeeded"]]
     """``running`` (default), ``queued`` or ``succeeded``: when the deployment is done."""
+    wait_timeout: NotRequired[DurationLike | None]
+    """How long the deployment waits for ``wait_for`` (default: the queue window, ``max_wait``,
+    plus an hour; with ``succeeded``, the run limit too); see ``on_timeout``."""
+    on_timeout: NotRequired[Literal["keep", "cancel"] | None]
+    """When ``wait_timeout`` passes with the job still queued: ``keep`` (default: the
+    deployment succeeds with the job ``JOB_STATE_QUEUED``, warns, and ``pulumi refresh``
+    follows it; its own queue window still ends it) or ``cancel`` (the job is cancelled and
+    deleted)."""
     display_name: NotRequired[str | None]
     """The job's display name (default: the component's name)."""
     project: NotRequired[str | pulumi.Output[str] | None]

@@ -53,6 +53,8 @@ from ...fields import (
     Within,
 )
 from ...models import DwsModel, parse_args
+from ...providers.ownership import OWNER_INPUT, owner_input
+from ...queue_wait import OnTimeout, WaitTimeout, wait_policy
 from ...validation import is_output
 from . import limits as _rows  # noqa: F401 (registers this kind's limit rows)
 from .args import VertexTrainingJobArgs, VertexWorkerPoolArgs
@@ -202,6 +204,14 @@ class VertexTrainingJobSpec(DwsModel):
     days); default: Google's, 7 days."""
     wait_for: Literal["queued", "running", "succeeded"] = "running"
     """``running`` (default), ``queued`` or ``succeeded``: when the deployment is done."""
+    wait_timeout: WaitTimeout | None = None
+    """How long the deployment waits for ``wait_for`` (default: the queue window, ``max_wait``,
+    plus an hour; with ``succeeded``, the run limit too); see ``on_timeout``."""
+    on_timeout: OnTimeout | None = None
+    """When ``wait_timeout`` passes with the job still queued: ``keep`` (default: the
+    deployment succeeds with the job ``JOB_STATE_QUEUED``, warns, and ``pulumi refresh``
+    follows it; its own queue window still ends it) or ``cancel`` (the job is cancelled and
+    deleted)."""
     display_name: Annotated[str, Check(_display_name)] | None = None
     """The job's display name (default: the component's name)."""
     project: MaybeOutput[ProjectId] | None = None
@@ -338,9 +348,10 @@ class VertexTrainingJob(pulumi.ComponentResource):
             {
                 "project": project,
                 "region": spec.region,
-                "owner": child,
+                OWNER_INPUT: owner_input(child),
                 "body": custom_job_body(spec, spec.display_name or name),
                 "waitFor": spec.wait_for,
+                **wait_policy(spec.wait_timeout, spec.on_timeout),
             },
             pulumi.ResourceOptions(parent=self),
         )

@@ -11,9 +11,9 @@ adopts the other. A job found with this key after a lost answer is this create's
 Waiting (``waitFor``: ``queued``, ``running``, ``succeeded``): the job's own queue window
 (``scheduling.maxWaitDuration``, Google's default 1 day) plus an hour to provision, and for
 ``succeeded`` its run limit (``scheduling.timeout``, default 7 days). A job told to wait
-indefinitely (``maxWaitDuration: 0``) is waited for as long as the provider's timeout; still
-queued then, it is kept as it is (its place in the queue is the user's choice), never
-cancelled.
+indefinitely (``maxWaitDuration: 0``) is waited for as long as the provider's timeout (or
+``waitTimeout``); still queued then, it follows the rule of every DWS queue: kept as it is by
+default (its place in the queue is the user's choice), cancelled only with ``onTimeout: cancel``.
 """
 
 from __future__ import annotations
@@ -23,9 +23,8 @@ from typing import Any, ClassVar
 
 from ...duration import Duration
 from ...errors import DwsValidationError
-from ...providers.create_machine import Outcome, Phase
 from ...providers.jobs import JobCreate
-from .api import QUEUED, job_error, state_of
+from .api import job_error
 
 __all__ = ["DEFAULT_MAX_WAIT", "DEFAULT_TIMEOUT", "VertexJobCreate"]
 
@@ -65,13 +64,3 @@ class VertexJobCreate(JobCreate):
 
     def why_ended(self, live: dict[str, Any]) -> str:
         return job_error(live)
-
-    def judge(self, live: dict[str, Any] | None) -> Outcome[dict[str, Any]]:
-        """As every job's, but a job that waits indefinitely (``maxWaitDuration: 0``) and is
-        still waiting when the wait ends is kept queued: Vertex AI keeps it in the queue as
-        asked, and cancelling it would lose its place."""
-        outcome = super().judge(live)
-        waiting = live is not None and state_of(live) in QUEUED
-        if outcome.phase is Phase.FAILED and waiting and self.queue_seconds() is None:
-            return Outcome(Phase.PENDING, live)
-        return outcome

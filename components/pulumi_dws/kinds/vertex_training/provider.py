@@ -45,6 +45,7 @@ from ...providers.rest_resource import DeclaredResource, RestResource, Target
 from .api import (
     CANCELLABLE,
     OWNER_LABEL,
+    STACK_LABEL,
     TERMINAL,
     TYPE_TOKEN,
     VERTEX_CUSTOM_JOB,
@@ -79,10 +80,11 @@ class VertexCustomJobProvider(LroProvider):
                 failures.append(dyn.CheckFailure(key, f"{key} is required"))
             failures.segment(key, news.get(key))
         failures.one_of("waitFor", news.get("waitFor", "running"), WAIT_FOR)
+        failures.wait_policy(news)
         body = failures.body(news.get("body"), "a CustomJob")
         labels = body.get("labels") if body is not None else None
         if isinstance(labels, Mapping):
-            failures.owner_label_room("body", "body.labels", labels, OWNER_LABEL)
+            failures.owner_label_room("body", "body.labels", labels, OWNER_LABEL, STACK_LABEL)
 
     def create_steps(self, client: GoogleRestClient, target: Target) -> VertexJobCreate:
         return VertexJobCreate(self, client, target)

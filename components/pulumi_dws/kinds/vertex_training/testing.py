@@ -7,16 +7,21 @@ from __future__ import annotations
 import zlib
 from typing import TYPE_CHECKING, Any
 
-from ...testing.clock_helpers import virtual_sleep
 from ...testing.emulator.aiplatform import AiPlatformService
 from ...testing.fault_proxy import ProxyFaultPlan
 from ...testing.fault_run import (
     POLL,
+    STACK_A,
+    STACK_B,
     FaultRunReport,
+    Interrupter,
     KindFaultRun,
-    count_duplicates,
+    OtherStack,
     create_then_delete,
+    interruption,
+    owned,
     run_cycles,
+    two_stack_cycle,
 )
 from ...testing.samples import DELETE, Capacity, Example, Sample
 from .provider import TYPE_TOKEN as CUSTOM_JOB
@@ -188,12 +193,13 @@ def custom_job_fault_run(
     job made by one create."""
     svc = emu["aiplatform"]
     report = FaultRunReport("VertexCustomJob")
-    provider = VertexCustomJobProvider(sleep=virtual_sleep(emu), poll=POLL)
+    interrupter = Interrupter(emu, seed)
+    provider = VertexCustomJobProvider(sleep=interrupter, poll=POLL)
     region, machine = "us-central1", "a3-highgpu-8g"
+    other = OtherStack(emu, report, provider, VertexTrainingError, lambda: len(svc.jobs_created))
 
     def cycle(i: int) -> None:
         props = custom_job_props()
-        props["owner"] = f"job-{i % names}"
         props["body"]["jobSpec"]["scheduling"]["maxWaitDuration"] = "7200s"
         props["waitFor"] = "queued" if i % 3 == 2 else "succeeded" if i % 5 == 4 else "running"
         svc.take_all_capacity(region, machine)
@@ -201,12 +207,20 @@ def custom_job_fault_run(
             svc.add_capacity(region, machine, 4, after=1800 if i % 4 == 1 else 0)
         if i % 7 == 6:
             svc.fail_next_job()
-        before = len(svc.jobs_created)
+        before = other.start()
+        name = f"job-{i % names}"
         tracked = create_then_delete(
-            report, provider, props, VertexTrainingError, lambda r: r.id.rsplit("/", 1)[-1]
+            report,
+            provider,
+            owned(props, STACK_A, name),
+            VertexTrainingError,
+            lambda r: r.id.rsplit("/", 1)[-1],
+            interrupter=interrupter,
+            interrupt=interruption(i),
+            meanwhile=other.meanwhile(owned(props, STACK_B, name)) if two_stack_cycle(i) else None,
         )
         svc.jobs.fail_next.clear()
-        count_duplicates(report, svc.jobs_created, before)
+        other.duplicates(before)
         emu.clock.advance(3600)  # let any cancel or delete in flight finish
         for name in svc.custom_jobs():
             if name.rsplit("/", 1)[-1] not in tracked:

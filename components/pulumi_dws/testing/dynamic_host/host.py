@@ -3,13 +3,17 @@ dynamic-provider host (see ``docs/dynamic-host.md``)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import sys
+import threading
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future
 from types import TracebackType
-from typing import Any
+from typing import Any, TypeVar
 
 import grpc
 from google.protobuf import empty_pb2, struct_pb2
@@ -49,7 +53,14 @@ try:  # The SDK's own channel options (message size limits); private, so tolerat
 except ImportError:  # pragma: no cover - depends on the SDK version
     _CHANNEL_OPTIONS = []
 
-__all__ = ["DynamicProviderHost"]
+__all__ = ["DynamicProviderHost", "ENGINE_KILL_GRACE"]
+
+T = TypeVar("T")
+ENGINE_KILL_GRACE = 5.0
+"""Seconds between the engine's SIGINT to a plugin and its SIGKILL
+(``sdk/go/common/resource/plugin/plugin.go`` in pulumi/pulumi at
+1b5949891b3cefcb9974752b24a5ecef0acc86c8: "Give the process 5 seconds to shut down, or kill it
+forcibly")."""
 
 
 class DynamicProviderHost:
@@ -93,7 +104,7 @@ class DynamicProviderHost:
         engine_address: str | None = None,
         startup_timeout: float = 60.0,
         rpc_timeout: float | None = 60.0,
-        shutdown_grace: float = 5.0,
+        shutdown_grace: float = ENGINE_KILL_GRACE,
     ) -> None:
         self._provider = provider
         self.project = project
@@ -190,6 +201,54 @@ class DynamicProviderHost:
         if self._process is not None:
             self._process.stop()
 
+    # ---------------------------------------------------------------- cancellation
+
+    def cancel(self) -> None:
+        """Send ``Cancel``, as the engine does to every provider on the first Ctrl-C (or SIGTERM)
+        to ``pulumi``, and before it closes a plugin (``pkg/host/host.go``: 30 s and 5 s
+        deadlines on that call)."""
+        self._call("Cancel", self._require_stub().Cancel, empty_pb2.Empty())
+
+    def signal(self, signum: int) -> None:
+        """Send ``signum`` to the host's process group (SIGINT is what the engine's plugin kill
+        sends; SIGTERM is what a CI runner or a container stop sends)."""
+        if self._process is not None:
+            self._process.signal_group(signum)
+
+    def engine_close(self, grace: float = ENGINE_KILL_GRACE) -> bool:
+        """Close the host exactly as the engine closes a plugin when a run ends or is
+        terminated: ``Cancel`` (``pkg/host/host.go``), then SIGINT to the process group and
+        SIGKILL ``grace`` seconds later if it has not exited
+        (``sdk/go/common/resource/plugin/plugin.go``, ``kill``). True when it exited on its
+        own within the grace."""
+        with contextlib.suppress(DynamicProviderError):  # the engine goes on with the signal
+            self.cancel()
+        self.signal(signal.SIGINT)
+        exited = self.wait_exit(grace)
+        if exited is None:
+            self.kill()
+        self.close()
+        return exited is not None
+
+    def wait_exit(self, timeout: float | None) -> int | None:
+        """Wait up to ``timeout`` real seconds for the host to exit; its status, or None."""
+        return self._process.wait(timeout) if self._process is not None else None
+
+    def background(self, call: Callable[..., T], *args: Any, **kwargs: Any) -> Future[T]:
+        """Run ``call(*args, **kwargs)`` (say ``self.create``) on a thread of its own, as the
+        engine has several calls in flight: a test sends ``Cancel`` or a signal meanwhile and
+        then takes the result (or the error) from the future."""
+        future: Future[T] = Future()
+
+        def run() -> None:
+            try:
+                future.set_result(call(*args, **kwargs))
+            except BaseException as err:  # noqa: BLE001 - handed to the caller
+                future.set_exception(err)
+
+        threading.Thread(target=run, name="engine-call", daemon=True).start()
+        return future
+
     def kill(self) -> None:
         """Kill the host at once (SIGKILL), as a crash, an OOM kill or a closed laptop would end
         ``pulumi up``: a call in flight fails (``UNAVAILABLE``) and the provider gets no chance
@@ -223,6 +282,15 @@ class DynamicProviderHost:
     def stderr(self) -> str:
         """What the host printed on stderr so far."""
         return self._process.stderr if self._process is not None else ""
+
+    def wait_for_stderr(self, text: str, timeout: float = 60.0) -> bool:
+        """Whether the host printed ``text`` on stderr, waiting for it: the pipe is read on a
+        thread of its own, so what a call printed may reach :attr:`stderr` just after the call
+        returned. Returns as soon as it is there (each chunk read wakes the wait); ``timeout``
+        only bounds a text that never comes."""
+        if self._process is None:
+            return False
+        return self._process.wait_for_stderr(text, timeout)
 
     @property
     def protocol(self) -> ConfigureResponse | None:

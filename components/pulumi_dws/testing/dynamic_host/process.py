@@ -25,8 +25,9 @@ class _Drain(threading.Thread):
         super().__init__(name=name, daemon=True)
         self._stream = stream
         self._first_line = first_line
+        self._ended = False
         self._chunks: list[bytes] = []
-        self._lock = threading.Lock()
+        self._lock = threading.Condition()
 
     def run(self) -> None:
         if self._first_line is not None:
@@ -39,12 +40,26 @@ class _Drain(threading.Thread):
                 break
             with self._lock:
                 self._chunks.append(chunk)
+                self._lock.notify_all()
+        with self._lock:
+            self._ended = True
+            self._lock.notify_all()
         if self._first_line is not None:
             self._first_line.put(b"")
 
     def text(self) -> str:
         with self._lock:
-            return b"".join(self._chunks).decode("utf-8", errors="replace")
+            return self._text()
+
+    def _text(self) -> str:
+        return b"".join(self._chunks).decode("utf-8", errors="replace")
+
+    def wait_for(self, needle: str, timeout: float) -> bool:
+        """Block until the text read so far holds ``needle`` (an event: each chunk read wakes
+        the wait), the pipe ended, or ``timeout`` seconds passed; whether it holds it."""
+        with self._lock:
+            self._lock.wait_for(lambda: needle in self._text() or self._ended, timeout)
+            return needle in self._text()
 
 
 def _ignores_sigint(pid: int) -> bool:
@@ -144,6 +159,26 @@ class HostProcess:
         for drain in (self._stdout, self._stderr):
             drain.join(timeout=self._shutdown_grace)
 
+    def signal_group(self, signum: int) -> None:
+        """Send ``signum`` to the host's process group, as the engine does (the host runs in a
+        group of its own: ``Setpgid`` in the engine, ``start_new_session`` here)."""
+        if self.proc.poll() is not None:
+            return
+        try:
+            if sys.platform == "win32":  # pragma: no cover - no process groups
+                self.proc.send_signal(signum)
+            else:
+                os.killpg(self.proc.pid, signum)
+        except ProcessLookupError:  # pragma: no cover - exited meanwhile
+            pass
+
+    def wait(self, timeout: float | None) -> int | None:
+        """Wait up to ``timeout`` real seconds for the host to exit; its status, or None."""
+        try:
+            return self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return None
+
     def kill(self) -> None:
         """SIGKILL the host, now, and wait for it."""
         if self.proc.poll() is None:
@@ -165,6 +200,9 @@ class HostProcess:
     @property
     def stderr(self) -> str:
         return self._stderr.text()
+
+    def wait_for_stderr(self, needle: str, timeout: float) -> bool:
+        return self._stderr.wait_for(needle, timeout)
 
 
 def python_host_args(python: str, engine_address: str | None) -> list[str]:

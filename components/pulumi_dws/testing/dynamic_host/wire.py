@@ -5,8 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
+import copy
 import json
-from collections.abc import Coroutine, Mapping
+import re
+import weakref
+from collections.abc import Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, TypeVar
 
@@ -17,6 +21,7 @@ from pulumi.runtime import rpc
 from pulumi.runtime._serialization import _serialize
 
 __all__ = [
+    "ignore_changes",
     "DEFAULT_PROJECT",
     "DEFAULT_STACK",
     "PROVIDER_KEY",
@@ -193,15 +198,36 @@ class ProviderProperty:
     secret: bool
 
 
+_SERIALIZED: weakref.WeakKeyDictionary[Any, tuple[Any, ProviderProperty]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
 def serialize_provider_property(provider: ResourceProvider) -> ProviderProperty:
-    """Serialize ``provider`` exactly as ``pulumi.dynamic.Resource.__init__`` does."""
+    """Serialize ``provider`` exactly as ``pulumi.dynamic.Resource.__init__`` does, once per
+    provider object and state of its attributes (as a program serializes a provider once per
+    ``Resource``). Once is also all the SDK's ``serialize_provider`` stands in one process: each
+    call wraps ``pickle._Pickler._batch_setitems`` in one more sorting layer that its
+    ``finally`` never removes (it restores ``pickle.Pickler`` only; pulumi/pulumi
+    ``sdk/python/lib/pulumi/dynamic/dynamic.py`` at 1b5949891b3c), so about a thousand calls
+    exceed Python's recursion limit."""
     if not isinstance(provider, ResourceProvider):
         raise TypeError(
             f"expected a pulumi.dynamic.ResourceProvider instance, got {type(provider).__name__}"
         )
+    snapshot = dict(vars(provider))
+    try:
+        kept = _SERIALIZED.get(provider)
+    except TypeError:  # an object that can't be weakly referenced: not cached
+        kept = None
+    if kept is not None and kept[0] == snapshot:
+        return kept[1]
     value, contains_secrets = _serialize(True, serialize_provider, provider)
     always = bool(getattr(provider, "serialize_as_secret_always", True))
-    return ProviderProperty(value=value, secret=always or contains_secrets)
+    made = ProviderProperty(value=value, secret=always or contains_secrets)
+    with contextlib.suppress(TypeError):
+        _SERIALIZED[provider] = (snapshot, made)
+    return made
 
 
 def serialized_provider_size(provider: ResourceProvider) -> int:
@@ -228,3 +254,39 @@ def check_config(config: Mapping[str, Any]) -> dict[str, Any]:
                 "'<project>:key' (stack configuration keys always are)"
             )
     return dict(config)
+
+
+_PATH_PART = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
+
+
+def _path(text: str) -> list[str | int]:
+    return [name if name else int(index) for name, index in _PATH_PART.findall(text)]
+
+
+def ignore_changes(
+    inputs: Mapping[str, Any], old_inputs: Mapping[str, Any], paths: Sequence[str]
+) -> dict[str, Any]:
+    """What the engine sends a provider for a resource already in the state that has
+    ``ignore_changes``: ``inputs`` with the value at each path (``name``, ``body.name``,
+    ``body.tpu.nodeSpec[0].nodeId``) put back to the one in ``old_inputs``
+    (``pkg/resource/deploy/step_generator.go``, ``processIgnoreChanges``, pulumi/pulumi at
+    1b5949891b3cefcb9974752b24a5ecef0acc86c8); a path the old inputs lack keeps the new value,
+    as there."""
+    result = copy.deepcopy(dict(inputs))
+    for text in paths:
+        parts = _path(text)
+        old: Any = old_inputs
+        for part in parts:
+            try:
+                old = old[part]
+            except (KeyError, IndexError, TypeError):
+                break
+        else:
+            target: Any = result
+            try:
+                for part in parts[:-1]:
+                    target = target[part]
+                target[parts[-1]] = copy.deepcopy(old)
+            except (KeyError, IndexError, TypeError):
+                continue
+    return result

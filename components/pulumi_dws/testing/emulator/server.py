@@ -21,6 +21,7 @@ before routes see them, as Google does.
 
 from __future__ import annotations
 
+import datetime as dt
 import email.utils
 import importlib
 import json
@@ -48,6 +49,7 @@ from .base import (
     google_error,
 )
 from .faults import FaultPlan
+from .lies import Lie, Lies, Outage
 
 __all__ = ["Answer", "Emulator"]
 
@@ -70,6 +72,8 @@ class Emulator:
     ) -> None:
         self.clock = clock or VirtualClock()
         self.faults = FaultPlan()
+        self.lies = Lies()
+        """Answers that lie and outages (:meth:`lie`, :meth:`outage`)."""
         self.requests: list[Request] = []
         self._seen = threading.Condition()
         self.services: dict[str, Service] = {}
@@ -137,6 +141,18 @@ class Emulator:
             raise TimeoutError(f"no matching request within {timeout}s")
         return found
 
+    def wait_for_requests(self, predicate: Any, count: int, timeout: float = 30.0) -> list[Request]:
+        """Block until ``count`` requests for which ``predicate(request)`` is true have been
+        received; those requests, in order. ``TimeoutError`` after ``timeout`` real seconds."""
+        with self._seen:
+            found = self._seen.wait_for(
+                lambda: len([r for r in self.requests if predicate(r)]) >= count, timeout
+            )
+            matching = [r for r in self.requests if predicate(r)]
+        if not found:
+            raise TimeoutError(f"{len(matching)} matching requests within {timeout}s, not {count}")
+        return matching
+
     # ------------------------------------------------------------------ dispatch
     def exchange(
         self, method: str, target: str, headers: dict[str, str], raw: bytes
@@ -173,10 +189,48 @@ class Emulator:
         return _encode(self.dispatch(request), self.clock)
 
     # ------------------------------------------------------------------ dispatch
+    def lie(
+        self,
+        match: Any,
+        *,
+        status: int | None = None,
+        transform: Any = None,
+        times: int = 1,
+        message: str | None = None,
+        acted: bool = True,
+    ) -> Lie:
+        """Answer the next ``times`` requests ``match(request)`` accepts with ``status`` (and
+        Google's error, saying ``message``), or with ``transform(true answer's body)``, after
+        the service acted (``acted=False``: instead of it; see
+        :mod:`~pulumi_dws.testing.emulator.lies`)."""
+        told = Lie(match, status=status, transform=transform, times=times, acted=acted)
+        if message is not None:
+            told.message = message
+        self.lies.lies.append(told)
+        return told
+
+    def outage(
+        self, seconds: float, *, status: int = 401, after: float = 0.0, trigger: Any = None
+    ) -> Outage:
+        """For ``seconds`` of virtual time, answer every API request with ``status`` (default
+        401: the credentials are refused) before the service sees it: from ``after`` virtual
+        seconds from now, or (``trigger``) from the first request ``trigger(request)`` accepts
+        (a point in a wait, whatever time it comes at)."""
+        start = None if trigger is not None else self.clock.now() + dt.timedelta(seconds=after)
+        down = Outage(start, seconds, status, trigger=trigger)
+        self.lies.outages.append(down)
+        return down
+
     def dispatch(self, request: Request) -> Response:
         with self._seen:
             self.requests.append(request)
             self._seen.notify_all()
+        down = self.lies.before(request, self.clock.now()) or self.lies.instead(request)
+        if down is not None:
+            return down
+        return self.lies.after(request, self._route(request))
+
+    def _route(self, request: Request) -> Response:
         unrouted: Unrouted | None = None
         for route in self._routes:
             if route.method != request.method:

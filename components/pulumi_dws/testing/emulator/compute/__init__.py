@@ -91,6 +91,7 @@ SCHEMA_TARGETS: dict[str, dict[str, tuple[str, ...]]] = {
             "compute.instances.insert",
             "compute.instances.get",
             "compute.instances.list",
+            "compute.instances.aggregatedList",  # dws leftovers: what a stack marked
             "compute.instances.delete",
             "compute.instances.stop",
             "compute.instances.start",

@@ -55,6 +55,9 @@ class ComputeSettings:
         request_id_ttl: how long a ``requestId`` is remembered (seconds).
         mig_accept_seconds: how long a new resize request stays ``CREATING``.
         mig_boot_seconds: how long a group's new VMs stay ``STAGING`` before ``RUNNING``.
+        mig_page_size: the ``listManagedInstances`` page size of a ``PAGINATED`` group when
+            the request gives no ``maxResults`` (Google's default and maximum: 500); tests set
+            it lower to page small groups.
     """
 
     fail_fast_seconds: float = 90
@@ -62,3 +65,4 @@ class ComputeSettings:
     request_id_ttl: float = 3600.0
     mig_accept_seconds: float = 0.0
     mig_boot_seconds: float = 0.0
+    mig_page_size: int = 500

@@ -21,6 +21,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import itertools
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
@@ -254,6 +255,26 @@ class GroupStore(ComputeStore):
 
         return self.operations.once(project, request_id, action)
 
+    def managed_instances_page(self, key: GroupKey, query: Mapping[str, str]) -> dict[str, Any]:
+        """``listManagedInstances`` as Google answers it: every VM at once, unless the group's
+        ``listManagedInstancesResults`` is ``PAGINATED``; then ``maxResults`` (default and at
+        most ``mig_page_size``, 500 at Google) from ``pageToken``, and ``nextPageToken`` while
+        more follow (https://cloud.google.com/compute/docs/reference/rest/v1/
+        instanceGroupManagers: ``listManagedInstancesResults``, "PAGELESS ... maxResults and
+        pageToken query parameters are ignored")."""
+        every = self.managed_instances(key)
+        with self.lock:
+            paged = self.found(key).resource.get("listManagedInstancesResults")
+        if paged != "PAGINATED":
+            return {"managedInstances": every}
+        most = max(1, int(self.settings.mig_page_size))
+        size = max(1, min(int(query.get("maxResults") or most), most))
+        start = int(query.get("pageToken") or 0)
+        page: dict[str, Any] = {"managedInstances": every[start : start + size]}
+        if start + size < len(every):
+            page["nextPageToken"] = str(start + size)
+        return page
+
     def managed_instances(self, key: GroupKey) -> list[dict[str, Any]]:
         """``listManagedInstances``: one entry per VM of the group."""
         with self.lock:
@@ -369,7 +390,7 @@ class GroupsApi(Api):
         return Response(200, self.groups.delete(*group_of(req), request_id=request_id(req)))
 
     def list_managed_instances(self, req: Request) -> Response:
-        return Response(200, {"managedInstances": self.groups.managed_instances(group_of(req))})
+        return Response(200, self.groups.managed_instances_page(group_of(req), req.query))
 
     def resize(self, req: Request) -> Response:
         try:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import datetime as dt
 import itertools
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -537,6 +538,24 @@ class InstancesApi(Api):
             body["items"] = items
         return Response(200, body)
 
+    def aggregated_list(self, req: Request) -> Response:
+        """``instances.aggregatedList``: every zone's instances, by ``zones/<zone>``; a
+        ``filter`` of ``labels.KEY="VALUE"`` terms (joined by spaces: AND, as Compute reads
+        them) keeps only the instances with those labels. (The rest of Compute's filter
+        language is not emulated: any other term is refused.)"""
+        project = req.params["project"]
+        wanted = label_filter(req.query.get("filter"))
+        items: dict[str, Any] = {}
+        for vm in self.instances.resources(project):
+            labels = vm.get("labels") or {}
+            if all(labels.get(key) == value for key, value in wanted.items()):
+                zone = str(vm.get("zone", "")).rsplit("/", 1)[-1]
+                items.setdefault(f"zones/{zone}", {"instances": []})["instances"].append(vm)
+        base = f"{COMPUTE_SELF_LINK_ROOT}projects/{project}/aggregated/instances"
+        return Response(
+            200, {"kind": "compute#instanceAggregatedList", "selfLink": base, "items": items}
+        )
+
     def get(self, req: Request) -> Response:
         with self.instances.lock:
             return Response(200, copy.deepcopy(self.instances.found(*self._key(req)).resource))
@@ -574,3 +593,17 @@ class InstancesApi(Api):
         machine = str(body.get("machineType") or "")
         op = self.instances.set_machine_type(self._key(req), machine, request_id=request_id(req))
         return Response(200, op)
+
+
+_LABEL_TERM = re.compile(r'labels\.([a-z][-_a-z0-9]*)\s*=\s*"([^"]*)"')
+
+
+def label_filter(text: str | None) -> dict[str, str]:
+    """The ``labels.KEY="VALUE"`` terms of a list ``filter`` (all must hold); a filter with
+    anything else is refused, as this emulator reads no other."""
+    if not text:
+        return {}
+    terms = dict(_LABEL_TERM.findall(text))
+    if _LABEL_TERM.sub("", text).replace("AND", "").strip():
+        raise GoogleError(400, f"Invalid list filter expression: {text}", "invalid")
+    return terms

@@ -1,0 +1,302 @@
+"""Stopping a wait: the engine's ``Cancel`` RPC, ``SIGINT``/``SIGTERM`` to the provider host,
+or the end of the call the engine was waiting for.
+
+What the engine does (pulumi/pulumi at commit 1b5949891b3cefcb9974752b24a5ecef0acc86c8):
+
+- **First Ctrl-C or SIGTERM to ``pulumi``** (``pkg/backend/cancellation_scope.go``): the
+  deployment is *cancelled*: the engine sends ``Cancel`` to every resource provider
+  (``pkg/resource/deploy/deployment_executor.go`` -> ``pkg/host/host.go``
+  ``SignalCancellation``, a 30 s deadline on that RPC), starts no new step, and **waits for the
+  steps in flight** to return: a create that returns after ``Cancel`` is recorded.
+- **Second Ctrl-C or SIGTERM**: the deployment is *terminated*: ``pulumi`` stops waiting, the
+  in-flight calls are cancelled on the client side, and each provider plugin is closed
+  (``pkg/host/host.go`` ``Close``): ``Cancel`` again (5 s deadline), then
+  ``sdk/go/common/resource/plugin/plugin.go`` ``kill``: **SIGINT to the plugin's process group,
+  then SIGKILL 5 seconds later** (:data:`ENGINE_KILL_GRACE`). The same close ends every run.
+
+What Pulumi's Python host (``python -m pulumi.dynamic``, ``pulumi/dynamic/__main__.py``) does
+on its own: ``Cancel`` is a no-op; on SIGINT its main thread stops the gRPC server at once
+(``server.stop(0)``: the calls in flight are cancelled, their answers never reach the engine)
+and the process then waits for the provider code still running in the server's worker threads;
+SIGTERM has Python's default action: the process dies at once. So without help a wait in a
+provider never learns that the engine gave up on it. :mod:`~.host_hooks` gives the host what it
+lacks (``Cancel`` and the end of a call reach the waits; SIGTERM acts as SIGINT), and this
+module is what the waits consult:
+
+- a *token* per source: :data:`PROCESS` (the engine's ``Cancel``: every call of the process) and
+  one per call (:func:`call_scope`: the engine ended this call, SIGINT or SIGTERM);
+- :func:`check` raises :class:`Interrupted` (a ``BaseException``, like ``KeyboardInterrupt``:
+  no ``except Exception`` of a wait swallows it) once a token that covers this thread is set;
+- :func:`pause` is the only sleep a wait uses: it ends as soon as a token is set;
+- :func:`shielded` runs the clean-up of an interrupted create (remove what is still queued):
+  there, checks pass and sleeps are bounded by the *grace* left: after ``Cancel``
+  :data:`CANCEL_BUDGET` seconds (the engine waits for the step), after a signal or the end of
+  the call :data:`SIGNAL_BUDGET` of the engine's 5 s (the rest is the host's own exit).
+
+HTTP exchanges in flight register with :func:`interruptible`, so a token set while a call
+waits for an answer ends that exchange too.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+__all__ = [
+    "CANCEL_BUDGET",
+    "ENGINE_KILL_GRACE",
+    "GraceExpired",
+    "Interrupted",
+    "PROCESS",
+    "SIGNAL_BUDGET",
+    "Token",
+    "bind_calls_with",
+    "call_scope",
+    "cancelled",
+    "check",
+    "current_call",
+    "interruptible",
+    "pause",
+    "remaining",
+    "shielded",
+]
+
+ENGINE_KILL_GRACE = 5.0
+"""Seconds between the engine's SIGINT to a plugin's process group and its SIGKILL
+(``sdk/go/common/resource/plugin/plugin.go``, ``kill``: "Give the process 5 seconds to shut
+down, or kill it forcibly"; pulumi/pulumi 1b5949891b3cefcb9974752b24a5ecef0acc86c8)."""
+SIGNAL_BUDGET = 3.0
+"""Of :data:`ENGINE_KILL_GRACE`, what the clean-up of an interrupted call may use (send the
+delete or cancel of what is still queued); the rest is left for the host's own exit."""
+CANCEL_BUDGET = 300.0
+"""After the engine's ``Cancel`` (which waits for the steps in flight), how long the clean-up of
+an interrupted create may wait for its delete or cancel to be confirmed."""
+
+
+class Interrupted(BaseException):
+    """A wait was stopped: the engine sent ``Cancel``, the host got SIGINT or SIGTERM, or the
+    engine ended the call. A ``BaseException`` (as ``KeyboardInterrupt`` and
+    ``asyncio.CancelledError`` are): a wait's ``except Exception`` does not swallow it; the
+    provider's entry points turn it into the kind's error."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class GraceExpired(TimeoutError):
+    """The clean-up of an interrupted call ran out of the grace it had (see :func:`shielded`)."""
+
+
+_changed = threading.Condition()
+"""Notified whenever a token is set: sleeping waits wake up and look."""
+
+
+@dataclass
+class Token:
+    """One source of cancellation: set once, with why, when (monotonic) and how long the
+    clean-up may take after it (``budget`` seconds)."""
+
+    thread: int | None = None
+    """The thread the token covers (a call's); None: every thread (the process's)."""
+    reason: str = ""
+    at: float | None = None
+    budget: float = CANCEL_BUDGET
+    _on_cancel: list[Callable[[], None]] = field(default_factory=list, repr=False)
+
+    @property
+    def set(self) -> bool:
+        return self.at is not None
+
+    def covers(self, thread: int) -> bool:
+        return self.thread is None or self.thread == thread
+
+    def cancel(self, reason: str, budget: float = CANCEL_BUDGET) -> None:
+        """Set the token (a second set only shortens the grace); wake every wait it covers and
+        end its HTTP exchanges in flight."""
+        now = time.monotonic()
+        with _changed:
+            if self.at is None:
+                self.at, self.reason, self.budget = now, reason, budget
+            elif now + budget < self.at + self.budget:
+                self.budget = now + budget - self.at
+            callbacks = list(self._on_cancel)
+            _changed.notify_all()
+        for callback in callbacks:
+            callback()
+        _interrupt_exchanges(self)
+
+    def deadline(self) -> float | None:
+        """When (monotonic) the clean-up's grace ends; None while the token is not set."""
+        return None if self.at is None else self.at + self.budget
+
+    def reset(self) -> None:
+        """Clear the token (tests that run many cancellations in one process)."""
+        with _changed:
+            self.at, self.reason, self.budget = None, "", CANCEL_BUDGET
+
+    def on_cancel(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` when the token is set (at once if it is)."""
+        with _changed:
+            already = self.at is not None
+            if not already:
+                self._on_cancel.append(callback)
+        if already:
+            callback()
+
+
+PROCESS = Token()
+"""The process's token: the engine's ``Cancel`` (see :mod:`~.host_hooks`); every call of the
+host stops."""
+
+_local = threading.local()
+_exchanges: dict[int, Callable[[], None]] = {}
+_exchanges_lock = threading.Lock()
+
+
+def current_call() -> Token | None:
+    """The token of the call this thread serves (:func:`call_scope`), if any."""
+    token: Token | None = getattr(_local, "call", None)
+    return token
+
+
+def _tokens() -> list[Token]:
+    call = current_call()
+    return [PROCESS, call] if call is not None else [PROCESS]
+
+
+def cancelled() -> Token | None:
+    """The first set token that covers this thread, or None."""
+    me = threading.get_ident()
+    for token in _tokens():
+        if token.set and token.covers(me):
+            return token
+    return None
+
+
+def _shield_depth() -> int:
+    depth: int = getattr(_local, "shield", 0)
+    return depth
+
+
+def remaining() -> float | None:
+    """Inside :func:`shielded`: the real seconds of grace left (never below 0); else None."""
+    if not _shield_depth():
+        return None
+    deadlines = [d for d in (t.deadline() for t in _tokens()) if d is not None]
+    if not deadlines:
+        return None
+    return max(0.0, min(deadlines) - time.monotonic())
+
+
+def check() -> None:
+    """Raise :class:`Interrupted` when a token covering this thread is set (outside
+    :func:`shielded`); inside it, :class:`GraceExpired` once the grace is spent."""
+    if _shield_depth():
+        left = remaining()
+        if left is not None and left <= 0:
+            raise GraceExpired("the grace the engine gives an interrupted call ran out")
+        return
+    token = cancelled()
+    if token is not None:
+        raise Interrupted(token.reason)
+
+
+def pause(seconds: float, sleeper: Callable[[float], None] | None = None) -> None:
+    """Sleep ``seconds`` unless interrupted (see :func:`check`, before and after). With
+    ``sleeper`` None or ``time.sleep`` this is a real wait that ends at once when a token is
+    set; any other ``sleeper`` (an emulator's virtual clock) is called as it is. Inside
+    :func:`shielded` a real wait is cut to the grace left, then :class:`GraceExpired`."""
+    check()
+    if sleeper is not None and sleeper is not time.sleep:
+        sleeper(seconds)
+        check()
+        return
+    left = remaining()
+    if left is not None and left < seconds:
+        _wait_real(left)
+        raise GraceExpired("the grace the engine gives an interrupted call ran out")
+    _wait_real(seconds)
+    check()
+
+
+def _wait_real(seconds: float) -> None:
+    end = time.monotonic() + max(0.0, seconds)
+    with _changed:
+        while True:
+            if not _shield_depth() and cancelled() is not None:
+                return
+            left = end - time.monotonic()
+            if left <= 0:
+                return
+            _changed.wait(left)
+
+
+_binders: list[Callable[[Token], None]] = []
+
+
+def bind_calls_with(bind: Callable[[Token], None]) -> None:
+    """Have ``bind(token)`` called at the start of every call scope (:mod:`~.host_hooks`
+    binds a call's token to its gRPC context)."""
+    if bind not in _binders:
+        _binders.append(bind)
+
+
+@contextmanager
+def call_scope() -> Iterator[Token]:
+    """One provider call (``create``, ``read``, ``update``, ``delete``): a token of its own,
+    which :mod:`~.host_hooks` sets when the engine ends the call (or the host is signalled).
+    Nested scopes reuse the outer call's token."""
+    outer = current_call()
+    if outer is not None:
+        yield outer
+        return
+    token = Token(thread=threading.get_ident(), budget=SIGNAL_BUDGET)
+    _local.call = token
+    try:
+        for bind in list(_binders):  # the host's gRPC context, when there is one
+            bind(token)
+        yield token
+    finally:
+        _local.call = None
+
+
+@contextmanager
+def shielded() -> Iterator[None]:
+    """The clean-up of an interrupted call: :func:`check` no longer raises
+    :class:`Interrupted`, and sleeps and HTTP deadlines are bounded by the grace left
+    (:func:`remaining`)."""
+    _local.shield = _shield_depth() + 1
+    try:
+        yield
+    finally:
+        _local.shield = _shield_depth() - 1
+
+
+@contextmanager
+def interruptible(stop: Callable[[], None]) -> Iterator[None]:
+    """An HTTP exchange in flight on this thread: ``stop()`` ends it when a token covering the
+    thread is set (an exchange of a shielded clean-up is never stopped)."""
+    if _shield_depth():
+        yield
+        return
+    me = threading.get_ident()
+    with _exchanges_lock:
+        _exchanges[me] = stop
+    try:
+        if cancelled() is not None:
+            stop()
+        yield
+    finally:
+        with _exchanges_lock:
+            _exchanges.pop(me, None)
+
+
+def _interrupt_exchanges(token: Token) -> None:
+    with _exchanges_lock:
+        chosen = [stop for thread, stop in _exchanges.items() if token.covers(thread)]
+    for stop in chosen:
+        stop()

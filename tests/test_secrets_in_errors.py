@@ -1,0 +1,102 @@
+"""No error, warning or log line shows a secret value: ``[secret]`` stands for it.
+
+- A component's argument that is a secret Output and fails its check once known (a label value,
+  a zone, a duration) is reported ``[secret]``, with what a message derives from it too.
+- A dynamic provider never learns which inputs were secret (Pulumi's Python host takes none:
+  the engine strips the marks), so what may be secret (metadata, labels, scripts...) never
+  shows in its errors, even when Google's own answer echoes it; through the real host.
+- The ownership label is a keyed hash that leaves secret-bearing inputs out: two bodies that
+  differ only in a startup script get the same label, so the label tells nothing about it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pulumi
+import pytest
+from emulator_helpers import host_inputs as vm_inputs
+from queued_tpu_helpers import props as tpu_inputs
+
+from pulumi_dws import FlexStartInstance
+from pulumi_dws.errors import DwsValidationError
+from pulumi_dws.kinds.flex_vm.provider import FlexStartVmProvider
+from pulumi_dws.kinds.queued_tpu.create import create_key
+from pulumi_dws.testing import GcpMocks
+from pulumi_dws.testing.dynamic_host import DynamicProviderError, DynamicProviderHost, secret, urn
+from pulumi_dws.testing.emulator import Emulator
+
+SCRIPT = "curl -H 'Authorization: s3cr3t-token-42' https://internal.example/boot"
+BASE: dict[str, Any] = {
+    "zone": "us-central1-a",
+    "machine_type": "a3-highgpu-8g",
+    "max_run_duration": "1d",
+}
+
+
+@pytest.mark.parametrize(
+    ("args", "secret_text"),
+    [
+        (lambda: {"labels": {"team": pulumi.Output.secret("Secret Team Name")}}, "Secret Team"),
+        (lambda: {"zone": pulumi.Output.secret("us-moon1-z")}, "moon1"),
+        (lambda: {"max_run_duration": pulumi.Output.secret("9d")}, "9d"),
+    ],
+    ids=["label-value", "zone", "duration"],
+)
+def test_a_secret_argument_that_fails_once_known_is_shown_as_secret(
+    args: Any, secret_text: str
+) -> None:
+    """(The Outputs are made inside the program, on its event loop.)"""
+    with pytest.raises(DwsValidationError) as info:
+        GcpMocks().run(lambda: FlexStartInstance("t", {**BASE, **args()}))
+    message = str(info.value)
+    assert "[secret]" in message and secret_text not in message
+
+
+def test_the_same_value_not_secret_is_shown() -> None:
+    with pytest.raises(DwsValidationError) as info:
+        GcpMocks().run(
+            lambda: FlexStartInstance("t", {**BASE, "zone": pulumi.Output.from_input("us-moon1-z")})
+        )
+    assert "us-moon1-z" in str(info.value)
+
+
+@pytest.fixture
+def world() -> Iterator[tuple[Emulator, DynamicProviderHost]]:
+    with Emulator() as emu:
+        env = {"DWS_COMPUTE_ENDPOINT": emu.url, "DWS_VIRTUAL_CLOCK_URL": emu.clock_url}
+        with DynamicProviderHost(FlexStartVmProvider(), env=env) as host:
+            yield emu, host
+
+
+def test_googles_answer_that_echoes_a_secret_startup_script_is_redacted_through_the_host(
+    world: tuple[Emulator, DynamicProviderHost],
+) -> None:
+    emu, host = world
+    inputs = vm_inputs()
+    inputs["body"]["metadata"] = {"items": [{"key": "startup-script", "value": secret(SCRIPT)}]}
+    emu.lie(
+        lambda r: r.method == "POST" and r.path.endswith("/instances"),
+        status=400,
+        message=f"Invalid value for field 'resource.metadata.items[0].value': '{SCRIPT}'.",
+        acted=False,
+    )
+    with pytest.raises(DynamicProviderError) as info:
+        host.create(urn("pulumi-python:dynamic/dws:FlexStartVm", "vm"), inputs)
+    message = info.value.message
+    assert "rejected by Compute Engine" in message and "[secret]" in message
+    for text in (message, host.stderr, host.stdout):
+        assert "s3cr3t-token-42" not in text
+
+
+def test_the_ownership_label_says_nothing_about_a_startup_script() -> None:
+    plain = tpu_inputs()
+    scripted = tpu_inputs()
+    scripted["body"]["tpu"]["nodeSpec"][0]["node"]["metadata"] = {"startup-script": SCRIPT}
+    other = tpu_inputs()
+    other["body"]["tpu"]["nodeSpec"][0]["node"]["acceleratorType"] = "v6e-8"
+    assert create_key(plain) == create_key(scripted)  # the script shapes no label
+    assert create_key(plain) != create_key(other)  # what makes the slice does
+    owned = {**plain, "owner": {"organization": "o", "project": "p", "stack": "dev", "name": "q"}}
+    assert create_key(owned) != create_key(plain)  # keyed with the stack that creates
