@@ -524,3 +524,71 @@ def test_a_deployment_on_an_endpoint_not_known_in_the_preview_is_constructed(
         deployment.construct(type_token(kind.name), "llm", inputs)
     served = [r for r in deployment.registered if r.type == "dws:dynamic:FlexStartDeployedModel"]
     assert len(served) == 1 and served[0].parent.endswith("dws:index:FlexStartDeployment::llm")
+
+
+# ---------------------------------------------------------------- a component given to another
+def _reference(urn: str) -> dict[str, Any]:
+    """A resource reference in the engine's wire form (``gpuNetwork: net`` in TypeScript)."""
+    return {
+        rpc._special_sig_key: rpc._special_resource_sig,  # noqa: SLF001
+        "urn": urn,
+        "packageVersion": json.loads(schema_json())["version"],
+    }
+
+
+A4_GROUP = {
+    "zone": "us-central1-b",
+    "machine_type": "a4-highgpu-8g",
+    "count": 2,
+    "run_duration": "1d",
+}
+
+
+def test_a_gpu_network_given_to_a_group_gives_it_every_nic(host: ComponentProviderHost) -> None:
+    """A program in another language makes its GpuNetwork, then passes it to a FlexStartGroup
+    (a resource reference): the group takes the network this provider built and registers what
+    the Python API registers for the same program, every NIC included."""
+    network = next(c for c in KINDS if c.name == "GpuNetwork")
+    group = registry.kind("flex_start_groups")
+    assert group is not None
+    net_args = CASES["GpuNetwork"].args
+    python = GcpMocks()
+    python.run(
+        lambda: group.component(
+            "a4", {**A4_GROUP, "gpu_network": network.component("net", dict(net_args))}
+        )
+    )
+    with host.deployment() as deployment:
+        net = _construct(deployment, network, "net", net_args)
+        _construct(
+            deployment,
+            group,
+            "a4",
+            A4_GROUP | {"gpu_network": _reference(net.urn)},
+            dependencies={"gpuNetwork": [net.urn]},
+        )
+    assert _registrations(deployment.registered) == _registrations(python.registered)
+    template = next(r for r in deployment.registered if r.type.endswith("InstanceTemplate"))
+    nics = [nic["nicType"] for nic in template.inputs["networkInterfaces"]]
+    assert nics == ["GVNIC"] * 2 + ["MRDMA"] * 8
+
+
+def test_a_gpu_network_this_deployment_did_not_build_is_refused(
+    host: ComponentProviderHost,
+) -> None:
+    """A reference to a GpuNetwork of another deployment (or another provider) is no network
+    the group can take its NICs from: refused, naming gpuNetwork, before anything registers."""
+    group = registry.kind("flex_start_groups")
+    assert group is not None
+    elsewhere = "urn:pulumi:other::project::dws:index:GpuNetwork::net"
+    with host.deployment() as deployment, pytest.raises(ProviderCallError) as info:
+        _construct(
+            deployment,
+            group,
+            "a4",
+            A4_GROUP | {"gpu_network": _reference(elsewhere)},
+            dependencies={"gpuNetwork": [elsewhere]},
+        )
+    assert info.value.code == grpc.StatusCode.INVALID_ARGUMENT
+    assert [e.path for e in info.value.errors] == ["gpuNetwork"]
+    assert deployment.registered == []

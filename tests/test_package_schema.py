@@ -77,7 +77,10 @@ def test_every_type_reference_resolves_and_every_type_is_used() -> None:
     local = {r.split("#/types/", 1)[1] for r in refs if r.startswith("#/types/")}
     assert local <= set(SCHEMA["types"])
     assert set(SCHEMA["types"]) <= local
-    assert refs - {f"#/types/{t}" for t in local} <= {"pulumi.json#/Any"}
+    resources = {r.split("#/resources/", 1)[1] for r in refs if r.startswith("#/resources/")}
+    assert resources <= set(SCHEMA["resources"])  # a component given whole to another
+    others = refs - {f"#/types/{t}" for t in local} - {f"#/resources/{r}" for r in resources}
+    assert others <= {"pulumi.json#/Any"}
     for token, spec in SCHEMA["types"].items():
         assert set(spec.get("required", [])) <= set(spec.get("properties", {})), token
         for value in spec.get("enum", []):
@@ -120,6 +123,10 @@ def test_a_component_that_holds_no_capacity_is_served_but_is_no_kind() -> None:
         network["properties"]
     )
     assert all(k.name != "GpuNetwork" for k in registry.kinds())
+    for vm in ("FlexStartGroup", "FlexStartInstance"):  # passed as a resource reference
+        taken = SCHEMA["resources"][f"dws:index:{vm}"]["inputProperties"]["gpuNetwork"]
+        assert taken["$ref"] == "#/resources/dws:index:GpuNetwork"
+        assert "Python programs" not in taken["description"]
 
 
 def test_closed_sets_are_enums_from_literals_and_one_of() -> None:

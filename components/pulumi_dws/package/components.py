@@ -19,8 +19,16 @@ from dataclasses import dataclass
 
 from .. import registry
 from ..gpu_network import GpuNetwork, GpuNetworkArgs, GpuNetworkSpec
+from .introspect import FieldType
 
-__all__ = ["PlainComponent", "ServedComponent", "PLAIN", "served_components", "is_capacity_kind"]
+__all__ = [
+    "PlainComponent",
+    "ServedComponent",
+    "PLAIN",
+    "served_components",
+    "is_capacity_kind",
+    "taken_component",
+]
 
 
 @dataclass(frozen=True)
@@ -72,3 +80,16 @@ def is_capacity_kind(component: ServedComponent) -> bool:
     """Whether ``component`` is a capacity kind of the registry (with a ``dws:capacity`` key,
     resource types and rules)."""
     return isinstance(component, registry.CapacityKind)
+
+
+def taken_component(kind: FieldType) -> PlainComponent | None:
+    """The plain component a field takes, if it takes one and nothing else
+    (``gpu_network``: ``Takes(GpuNetwork)``): other languages pass it as a resource reference
+    (``$ref: #/resources/dws:index:GpuNetwork``, :mod:`.references`)."""
+    if kind.kind != "any" or len(kind.python_only) != 1:
+        return None
+    (name,) = kind.python_only
+    for plain in PLAIN:
+        if name == f"{plain.component.__module__}.{plain.component.__name__}":
+            return plain
+    return None

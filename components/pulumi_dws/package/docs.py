@@ -25,7 +25,7 @@ from ..defaults import type_token
 from ..duration import Duration
 from ..policy.rules import RULES
 from .component_outputs import component_outputs
-from .components import PlainComponent, ServedComponent, served_components
+from .components import PlainComponent, ServedComponent, served_components, taken_component
 from .introspect import MISSING, FieldInfo, FieldType, ModelInfo, describe
 from .text import inline, markdown
 
@@ -208,6 +208,9 @@ def _type(info: FieldInfo) -> str:
 
 
 def _type_text(kind: FieldType) -> str:
+    taken = taken_component(kind)
+    if taken is not None:
+        return f"[{taken.name}]({taken.name}.md)"
     if kind.kind == "list" and kind.items is not None:
         text = f"list of {_type_text(kind.items)}"
     elif kind.kind == "map" and kind.items is not None:

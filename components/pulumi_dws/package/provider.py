@@ -59,6 +59,7 @@ from .construct import (
 )
 from .introspect import describe
 from .names import camel
+from .references import install, remember
 from .schema import package_version, schema_json
 from .served import (
     COMPONENT_PROVIDER,
@@ -95,6 +96,7 @@ class DwsProvider(Provider):
     def __init__(self) -> None:
         super().__init__(package_version(), None)
         self.served = ServedResources()
+        install()  # references to the components it builds (references.py)
 
     @property
     def schema(self) -> str:
@@ -127,6 +129,7 @@ class DwsProvider(Provider):
         except DwsValidationError as err:
             secret = list(secret_fields(model))
             raise _input_error(problem_of(err, secret_paths=secret)) from None
+        remember(component)
         state = {
             camel(output.name): getattr(component, output.name)
             for output in component_outputs(_component_class(kind))

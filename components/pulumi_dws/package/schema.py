@@ -32,7 +32,7 @@ from .. import registry
 from ..defaults import type_token
 from . import PACKAGE_NAME
 from .component_outputs import component_outputs
-from .components import ServedComponent, served_components
+from .components import ServedComponent, served_components, taken_component
 from .introspect import MISSING, FieldInfo, FieldType, ModelInfo, describe
 from .names import camel, pascal
 from .text import first_paragraph, markdown
@@ -181,6 +181,9 @@ class _Builder:
             return {"$ref": f"#/types/{self._object(kind.model)}"}
         if kind.kind == "union":
             return {"oneOf": [self._bare_type(owner, field, o, plain=plain) for o in kind.options]}
+        taken = taken_component(kind)
+        if taken is not None:  # a component of this package, passed as a resource reference
+            return {"$ref": f"#/resources/{type_token(taken.name)}"}
         return {"$ref": ANY}
 
     def _enum(self, owner: str, field: str, kind: FieldType) -> str:
@@ -255,7 +258,7 @@ def _field_description(info: FieldInfo, names: dict[str, str]) -> str:
         parts.append(f"A plain list (not an output; its items may be outputs): {info.known}.")
     elif info.known is not None:
         parts.append(f"A plain value (not an output): {info.known}.")
-    others = _python_only(info.type)
+    others = () if taken_component(info.type) is not None else _python_only(info.type)
     if others:
         listed = " or a ".join(f"`{name.rsplit('.', 1)[-1]}`" for name in others)
         parts.append(f"(Python programs may also pass a {listed}.)")
