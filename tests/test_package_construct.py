@@ -592,3 +592,16 @@ def test_a_gpu_network_this_deployment_did_not_build_is_refused(
     assert info.value.code == grpc.StatusCode.INVALID_ARGUMENT
     assert [e.path for e in info.value.errors] == ["gpuNetwork"]
     assert deployment.registered == []
+
+
+def test_check_leaves_a_component_given_whole_to_construct(host: ComponentProviderHost) -> None:
+    """``Check`` runs outside any deployment, so it cannot know the network a reference names:
+    it checks the other inputs and leaves the reference to ``Construct``."""
+    group = registry.kind("flex_start_groups")
+    assert group is not None
+    net = _reference("urn:pulumi:dev::project::dws:index:GpuNetwork::net")
+    good = schema_inputs(group, A4_GROUP) | {"gpuNetwork": net}
+    _, failures = host.check(type_token(group.name), "g", {}, good)
+    assert failures == []
+    _, failures = host.check(type_token(group.name), "g", {}, good | {"count": 0})
+    assert [f.path for f in failures] == ["count"]

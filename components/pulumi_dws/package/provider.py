@@ -59,7 +59,7 @@ from .construct import (
 )
 from .introspect import describe
 from .names import camel
-from .references import install, remember
+from .references import checkable, install, remember
 from .schema import package_version, schema_json
 from .served import (
     COMPONENT_PROVIDER,
@@ -429,7 +429,7 @@ class DwsServicer(ProviderServicer):
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"unknown type {request.type}")
             raise AssertionError("abort raises")
         failures: list[Any] = []
-        news = rpc.deserialize_properties(request.news, keep_unknowns=True)
+        news = checkable(rpc.deserialize_properties(request.news, keep_unknowns=True))
         resolved, _, unknown = await _resolved(news)
         if not unknown:  # an unknown value is checked once known (Construct)
             try:

@@ -16,20 +16,23 @@ component that takes it as a value of the wrong type, naming the property.
 from __future__ import annotations
 
 import threading
+from collections.abc import Mapping
 from typing import Any
 
 import pulumi
 from pulumi.runtime import rpc, settings
 
+from ..defaults import type_token
 from . import PACKAGE_NAME
 from .components import PLAIN
 
-__all__ = ["install", "remember"]
+__all__ = ["install", "remember", "checkable"]
 
 _LOCK = threading.RLock()
 _BUILT: dict[int, tuple[Any, dict[str, pulumi.Resource]]] = {}
 """id(monitor) -> (the monitor, kept alive so its id is not reused; URN -> component)."""
 _TYPES = tuple(plain.component for plain in PLAIN)
+_TOKENS = frozenset(type_token(plain.name) for plain in PLAIN)
 _installed = False
 
 
@@ -77,3 +80,17 @@ def install() -> None:
             return
         _installed = True
     rpc.register_resource_module(PACKAGE_NAME, "index", _Module())
+
+
+def checkable(inputs: Mapping[str, Any]) -> dict[str, Any]:
+    """``inputs`` without the references to components this provider does not hold (what a
+    reference became without its component: its URN), for ``Check``: it runs outside any
+    deployment, so such a reference is judged by ``Construct``, and the other inputs now."""
+    return {key: value for key, value in inputs.items() if not _unresolved(value)}
+
+
+def _unresolved(value: Any) -> bool:
+    if not isinstance(value, str) or not value.startswith("urn:pulumi:"):
+        return False
+    parts = value.split("::")
+    return len(parts) >= 4 and parts[2].rsplit("$", 1)[-1] in _TOKENS
