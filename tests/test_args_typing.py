@@ -21,6 +21,8 @@ from pulumi_dws import (
     FlexStartGroup,
     FlexStartInstance,
     FlexStartInstanceArgs,
+    GpuNetwork,
+    GpuNetworkArgs,
     KueueQueue,
     QueuedNodePool,
     QueuedTpu,
@@ -28,6 +30,7 @@ from pulumi_dws import (
     SlurmClusterArgs,
 )
 from pulumi_dws.duration import Duration
+from pulumi_dws.gpu_network import GpuNetworkArgs as Rdma
 
 zone: pulumi.Output[str] = pulumi.Output.from_input("us-central1-a")
 block = CalendarReservation("block", {
@@ -53,6 +56,12 @@ cluster: SlurmClusterArgs = {
 pool = QueuedNodePool("pool", {"cluster": "c", "location": "us-central1",
                                "machine_type": "a3-highgpu-8g", "max_nodes": 4})
 KueueQueue("queue", {"node_pool": pool, "retry_strategy": {"backoff_limit_count": 0}})
+rdma: GpuNetworkArgs = {"zone": "us-central1-b", "machine_type": "a4-highgpu-8g", "project": zone,
+                        "gvnic_ranges": ("10.0.0.0/19", "10.0.64.0/18"), "rdma_nics": 8}
+net = GpuNetwork("net", rdma)
+FlexStartGroup("a4", {"zone": "us-central1-b", "machine_type": "a4-highgpu-8g", "count": 2,
+                      "gpu_network": net})
+same: Rdma = rdma
 
 QueuedTpu("typo", {"zone": "us-east5-a", "accelerator_type": "v6e-16", "provisoning": "spot"})  # E
 QueuedTpu("number", {"zone": 5, "accelerator_type": "v6e-16"})  # E
@@ -65,6 +74,10 @@ SlurmCluster("nested", {**cluster, "login": {"zone": "us-central1-b", "pubic_ips
 QueuedNodePool("list", {"cluster": "c", "location": "us-central1", "machine_type": "a3-highgpu-8g",
                         "taints": [{"value": "x"}]})  # E
 CalendarReservation("when", {"zone": "us-central1-a", "start_time": 3, "duration": "1d"})  # E
+GpuNetwork("nics", {**rdma, "rdma_nics": "8"})  # E
+GpuNetwork("zone", {"zone": zone, "machine_type": "a4-highgpu-8g"})  # E
+GpuNetwork("machine", {"zone": "us-central1-b"})  # E
+GpuNetwork("typo", {**rdma, "rdma_rnage": "10.1.0.0/18"})  # E
 """
 
 CONFIG = """[mypy]
@@ -102,5 +115,7 @@ def test_mypy_reports_exactly_the_wrong_arguments(tmp_path: Path) -> None:
         'expression has type "Output[str]", TypedDict item "machine_type" has type "str"',
         'Extra key "pubic_ips" for TypedDict "SlurmLoginArgs"',
         'Missing key "key" for TypedDict "TaintArgs"',
+        'Missing key "machine_type" for TypedDict "GpuNetworkArgs"',
+        'Extra key "rdma_rnage" for TypedDict "GpuNetworkArgs"',
     ):
         assert said in messages, messages

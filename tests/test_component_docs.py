@@ -17,6 +17,7 @@ from pulumi_dws import registry
 from pulumi_dws.fields import Known, Within
 from pulumi_dws.models import DwsModel
 from pulumi_dws.package.component_outputs import component_outputs
+from pulumi_dws.package.components import ServedComponent, served_components
 from pulumi_dws.package.docs import DIRECTORY, page, page_name, pages
 from pulumi_dws.package.introspect import describe
 from pulumi_dws.policy import Rule
@@ -24,7 +25,7 @@ from pulumi_dws.testing import GcpMocks
 
 REPO = Path(__file__).resolve().parent.parent
 PAGES = pages()
-KINDS = registry.kinds()
+KINDS = served_components()
 
 
 @pytest.mark.parametrize("path", sorted(PAGES))
@@ -44,12 +45,12 @@ def _rows(text: str, heading: str) -> list[str]:
 
 
 @pytest.mark.parametrize("kind", KINDS, ids=[k.name for k in KINDS])
-def test_each_page_lists_every_argument_and_output(kind: registry.CapacityKind) -> None:
+def test_each_page_lists_every_argument_and_output(kind: ServedComponent) -> None:
     text = PAGES[f"{DIRECTORY}/{page_name(kind)}"]
     model = describe(kind.spec)
     assert _rows(text, "## Arguments")[: len(model.fields)] == [f.name for f in model.fields]
     assert _rows(text, "## Outputs") == [o.name for o in component_outputs(kind.component)]
-    for rule in kind.rules:
+    for rule in getattr(kind, "rules", ()):
         assert f"| `{rule.name}` | {rule.level} |" in text
     assert f"`{kind.args.__name__}`" not in text or kind.args.__name__ in pulumi_dws.__all__
 

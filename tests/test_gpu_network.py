@@ -86,6 +86,18 @@ def test_eight_rdma_subnetworks_of_a_slash_18_are_slash_21s_as_cluster_toolkit_c
         ({"rdma_range": "10.0.0.0/28"}, "rdma_range", "too small"),
         ({"rdma_range": "8.8.8.0/24"}, "rdma_range", "private"),
         ({"zone": "us-central1-z"}, "zone", "is not a zone of us-central1"),
+        # What decides the networks must be known while the program runs: an Output there
+        # crashed (a list's len()) or named the networks after the Output's text.
+        *(
+            ({field: pulumi.Output.from_input(value)}, field, "must be known when the program")
+            for field, value in (
+                ("gvnic_ranges", ["10.0.0.0/19", "10.0.64.0/18"]),
+                ("rdma_range", "10.1.0.0/18"),
+                ("gvnic_nics", 2),
+                ("rdma_nics", 8),
+                ("name_prefix", "a4"),
+            )
+        ),
     ],
 )
 def test_bad_input_is_one_error_naming_field_value_and_what_is_allowed(

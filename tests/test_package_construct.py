@@ -27,6 +27,7 @@ from pulumi_dws import clock, registry
 from pulumi_dws.defaults import type_token
 from pulumi_dws.errors import DwsValidationError
 from pulumi_dws.package.component_outputs import component_outputs
+from pulumi_dws.package.components import ServedComponent, served_components
 from pulumi_dws.package.names import camel, property_path
 from pulumi_dws.package.schema import schema_json
 from pulumi_dws.package.served import served_type
@@ -43,7 +44,7 @@ from pulumi_dws.testing.component_host import (
 from pulumi_dws.testing.dynamic_host import UNKNOWN, secret
 
 NOW = dt.datetime(2026, 11, 2, 12, 0, tzinfo=dt.timezone.utc)
-KINDS = registry.kinds()
+KINDS = served_components()
 
 
 @dataclass(frozen=True)
@@ -89,6 +90,9 @@ CASES: dict[str, Case] = {
         "maxRunDuraton",
         drop=("max_run_duration",),
     ),
+    "GpuNetwork": Case(  # a NIC layout that does not fit the machine type
+        COMPONENT_ARGS["GpuNetwork"], {"rdma_nics": 4}, "rdmaNics"
+    ),
 }
 
 
@@ -97,7 +101,7 @@ CASES.update(  # a kind's own, declared in its test aids (PACKAGE_CASE)
 )
 
 
-def test_every_kind_has_a_case() -> None:
+def test_every_served_component_has_a_case() -> None:
     assert set(CASES) == {k.name for k in KINDS}
 
 
@@ -114,7 +118,7 @@ def _frozen() -> Iterator[None]:
 
 
 # ---------------------------------------------------------------- both sides of a comparison
-def _python_run(kind: registry.CapacityKind, name: str, args: Mapping[str, Any]) -> GcpMocks:
+def _python_run(kind: ServedComponent, name: str, args: Mapping[str, Any]) -> GcpMocks:
     mocks = GcpMocks()
 
     def program() -> Any:
@@ -126,7 +130,7 @@ def _python_run(kind: registry.CapacityKind, name: str, args: Mapping[str, Any])
     return mocks
 
 
-def _python_error(kind: registry.CapacityKind, args: Mapping[str, Any]) -> DwsValidationError:
+def _python_error(kind: ServedComponent, args: Mapping[str, Any]) -> DwsValidationError:
     with pytest.raises(DwsValidationError) as info:
         GcpMocks().run(lambda: kind.component("bad", dict(args)))
     return info.value
@@ -166,7 +170,7 @@ def _registrations(found: list[Registered]) -> list[tuple[Any, ...]]:
 
 def _construct(
     deployment: Deployment,
-    kind: registry.CapacityKind,
+    kind: ServedComponent,
     name: str,
     args: Mapping[str, Any],
     **kw: Any,
@@ -183,7 +187,7 @@ def test_get_schema_serves_the_generated_schema(host: ComponentProviderHost) -> 
 # ---------------------------------------------------------------- Construct
 @pytest.mark.parametrize("kind", KINDS, ids=[k.name for k in KINDS])
 def test_construct_registers_what_the_python_api_registers(
-    host: ComponentProviderHost, kind: registry.CapacityKind
+    host: ComponentProviderHost, kind: ServedComponent
 ) -> None:
     case = CASES[kind.name]
     python = _python_run(kind, "capacity", case.args)
@@ -274,7 +278,7 @@ def _expected_message(err: DwsValidationError) -> str:
 
 @pytest.mark.parametrize("kind", KINDS, ids=[k.name for k in KINDS])
 def test_a_bad_input_is_refused_with_the_python_message(
-    host: ComponentProviderHost, kind: registry.CapacityKind
+    host: ComponentProviderHost, kind: ServedComponent
 ) -> None:
     case = CASES[kind.name]
     args = {k: v for k, v in case.args.items() if k not in case.drop} | case.bad
@@ -354,7 +358,7 @@ def test_the_provider_survives_what_it_refuses(host: ComponentProviderHost) -> N
 # ---------------------------------------------------------------- Check
 @pytest.mark.parametrize("kind", KINDS, ids=[k.name for k in KINDS])
 def test_check_finds_what_construct_refuses(
-    host: ComponentProviderHost, kind: registry.CapacityKind
+    host: ComponentProviderHost, kind: ServedComponent
 ) -> None:
     case = CASES[kind.name]
     good = schema_inputs(kind, case.args)
@@ -520,3 +524,84 @@ def test_a_deployment_on_an_endpoint_not_known_in_the_preview_is_constructed(
         deployment.construct(type_token(kind.name), "llm", inputs)
     served = [r for r in deployment.registered if r.type == "dws:dynamic:FlexStartDeployedModel"]
     assert len(served) == 1 and served[0].parent.endswith("dws:index:FlexStartDeployment::llm")
+
+
+# ---------------------------------------------------------------- a component given to another
+def _reference(urn: str) -> dict[str, Any]:
+    """A resource reference in the engine's wire form (``gpuNetwork: net`` in TypeScript)."""
+    return {
+        rpc._special_sig_key: rpc._special_resource_sig,  # noqa: SLF001
+        "urn": urn,
+        "packageVersion": json.loads(schema_json())["version"],
+    }
+
+
+A4_GROUP = {
+    "zone": "us-central1-b",
+    "machine_type": "a4-highgpu-8g",
+    "count": 2,
+    "run_duration": "1d",
+}
+
+
+def test_a_gpu_network_given_to_a_group_gives_it_every_nic(host: ComponentProviderHost) -> None:
+    """A program in another language makes its GpuNetwork, then passes it to a FlexStartGroup
+    (a resource reference): the group takes the network this provider built and registers what
+    the Python API registers for the same program, every NIC included."""
+    network = next(c for c in KINDS if c.name == "GpuNetwork")
+    group = registry.kind("flex_start_groups")
+    assert group is not None
+    net_args = CASES["GpuNetwork"].args
+    python = GcpMocks()
+    python.run(
+        lambda: group.component(
+            "a4", {**A4_GROUP, "gpu_network": network.component("net", dict(net_args))}
+        )
+    )
+    with host.deployment() as deployment:
+        net = _construct(deployment, network, "net", net_args)
+        _construct(
+            deployment,
+            group,
+            "a4",
+            A4_GROUP | {"gpu_network": _reference(net.urn)},
+            dependencies={"gpuNetwork": [net.urn]},
+        )
+    assert _registrations(deployment.registered) == _registrations(python.registered)
+    template = next(r for r in deployment.registered if r.type.endswith("InstanceTemplate"))
+    nics = [nic["nicType"] for nic in template.inputs["networkInterfaces"]]
+    assert nics == ["GVNIC"] * 2 + ["MRDMA"] * 8
+
+
+def test_a_gpu_network_this_deployment_did_not_build_is_refused(
+    host: ComponentProviderHost,
+) -> None:
+    """A reference to a GpuNetwork of another deployment (or another provider) is no network
+    the group can take its NICs from: refused, naming gpuNetwork, before anything registers."""
+    group = registry.kind("flex_start_groups")
+    assert group is not None
+    elsewhere = "urn:pulumi:other::project::dws:index:GpuNetwork::net"
+    with host.deployment() as deployment, pytest.raises(ProviderCallError) as info:
+        _construct(
+            deployment,
+            group,
+            "a4",
+            A4_GROUP | {"gpu_network": _reference(elsewhere)},
+            dependencies={"gpuNetwork": [elsewhere]},
+        )
+    assert info.value.code == grpc.StatusCode.INVALID_ARGUMENT
+    assert [e.path for e in info.value.errors] == ["gpuNetwork"]
+    assert deployment.registered == []
+
+
+def test_check_leaves_a_component_given_whole_to_construct(host: ComponentProviderHost) -> None:
+    """``Check`` runs outside any deployment, so it cannot know the network a reference names:
+    it checks the other inputs and leaves the reference to ``Construct``."""
+    group = registry.kind("flex_start_groups")
+    assert group is not None
+    net = _reference("urn:pulumi:dev::project::dws:index:GpuNetwork::net")
+    good = schema_inputs(group, A4_GROUP) | {"gpuNetwork": net}
+    _, failures = host.check(type_token(group.name), "g", {}, good)
+    assert failures == []
+    _, failures = host.check(type_token(group.name), "g", {}, good | {"count": 0})
+    assert [f.path for f in failures] == ["count"]

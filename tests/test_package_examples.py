@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 import yaml
+from pulumi.runtime import rpc
 
 from pulumi_dws.package.schema import package_schema
 from pulumi_dws.testing.component_host import ComponentProviderHost
@@ -26,7 +27,8 @@ SCHEMA = package_schema()
 
 @dataclass(frozen=True)
 class Ref:
-    """A value another resource gives (``${trainer.status}``, ``trainer.status``)."""
+    """A value another resource gives (``${trainer.status}``, ``trainer.status``), or the
+    resource itself (``${a4-net}``, ``network``: ``output`` empty)."""
 
     resource: str
     output: str
@@ -42,13 +44,13 @@ class Use:
 
 
 # ---------------------------------------------------------------- reading the programs
-_INTERPOLATION = re.compile(r"^\$\{([A-Za-z0-9_-]+)\.([A-Za-z0-9_]+)\}$")
+_INTERPOLATION = re.compile(r"^\$\{([A-Za-z0-9_-]+)(?:\.([A-Za-z0-9_]+))?\}$")
 
 
 def _yaml_value(value: Any) -> Any:
     if isinstance(value, str) and _INTERPOLATION.match(value):
         resource, output = _INTERPOLATION.match(value).groups()  # type: ignore[union-attr]
-        return Ref(resource, output)
+        return Ref(resource, output or "")
     if isinstance(value, dict):
         return {k: _yaml_value(v) for k, v in value.items()}
     if isinstance(value, list):
@@ -228,6 +230,10 @@ def schema_problems(uses: list[Use], outputs: dict[str, Any]) -> list[str]:
             spec = resource["inputProperties"].get(key)
             if spec is None:
                 problems.append(f"{use.name}.{key}: not an input of {use.type}")
+            elif isinstance(value, Ref) and not value.output:  # a resource given whole
+                wanted = f"#/resources/{types.get(value.resource)}"
+                if spec.get("$ref") != wanted:
+                    problems.append(f"{use.name}.{key}: takes no {types.get(value.resource)}")
             else:
                 problems += _types_match(spec, value, f"{use.name}.{key}")
             refs = [value] if isinstance(value, Ref) else []
@@ -242,7 +248,7 @@ def _ref_problems(refs: list[Ref], types: dict[str, str]) -> list[str]:
         type_ = types.get(ref.resource)
         if type_ is None:
             problems.append(f"{ref}: no such resource")
-        elif ref.output not in SCHEMA["resources"][type_]["properties"]:
+        elif ref.output and ref.output not in SCHEMA["resources"][type_]["properties"]:
             problems.append(f"{ref.resource}.{ref.output}: not an output of {type_}")
     return problems
 
@@ -263,7 +269,9 @@ def test_the_schema_check_finds_what_is_wrong() -> None:
         Use("x", "dws:index:FlexStartVm", {}),
         *uses[1:],
     ]
+    broken.append(Use("y", "dws:index:FlexStartGroup", {"gpuNetwork": Ref("trainer", "")}))
     problems = schema_problems(broken, {**outputs, "bad": Ref("trainer", "colour")})
+    assert "y.gpuNetwork: takes no dws:index:FlexStartInstance" in problems
     assert f"{uses[0].name}.colour: not an input of {uses[0].type}" in problems
     assert f"{uses[0].name}.count: '2' is not an integer" in problems
     assert "x: no resource type dws:index:FlexStartVm" in problems
@@ -294,8 +302,15 @@ def test_the_examples_resources_construct(host: ComponentProviderHost, language:
     another resource gives taken from that resource's state."""
     uses, outputs = PROGRAMS[language]()
     states: dict[str, dict[str, Any]] = {}
+    urns: dict[str, str] = {}
 
     def given(value: Any) -> Any:
+        if isinstance(value, Ref) and not value.output:  # the resource, as a reference
+            return {
+                rpc._special_sig_key: rpc._special_resource_sig,  # noqa: SLF001
+                "urn": urns[value.resource],
+                "packageVersion": SCHEMA["version"],
+            }
         if isinstance(value, Ref):
             return states[value.resource][value.output]
         if isinstance(value, dict):
@@ -304,8 +319,16 @@ def test_the_examples_resources_construct(host: ComponentProviderHost, language:
 
     with host.deployment() as deployment:
         for use in uses:
-            out = deployment.construct(use.type, use.name, given(use.properties))
+            whole = {
+                k: [urns[v.resource]]
+                for k, v in use.properties.items()
+                if isinstance(v, Ref) and not v.output
+            }
+            out = deployment.construct(
+                use.type, use.name, given(use.properties), dependencies=whole
+            )
             states[use.name] = out.state
+            urns[use.name] = out.urn
     for ref in outputs.values():
         assert (
             ref.output in states[ref.resource]

@@ -14,8 +14,9 @@ import grpc
 import pytest
 from pulumi.runtime import rpc
 
-from pulumi_dws import clock, registry
+from pulumi_dws import clock
 from pulumi_dws.defaults import type_token
+from pulumi_dws.package.components import ServedComponent, served_components
 from pulumi_dws.package.schema import package_schema
 from pulumi_dws.testing.component_host import (
     COMPONENT_ARGS,
@@ -171,7 +172,7 @@ def _output(value: Any = None, *, known: bool = True) -> dict[str, Any]:
 def _cases() -> list[Any]:
     return [
         pytest.param(kind, how, id=f"{kind.name}-{how}")
-        for kind in registry.kinds()
+        for kind in served_components()
         for how in ("output", "unknown")
     ]
 
@@ -184,7 +185,7 @@ def host() -> Iterator[ComponentProviderHost]:
 
 @pytest.mark.parametrize(("kind", "how"), _cases())
 def test_an_argument_given_as_an_output_is_taken_or_refused_as_the_schema_says(
-    host: ComponentProviderHost, kind: registry.CapacityKind, how: str
+    host: ComponentProviderHost, kind: ServedComponent, how: str
 ) -> None:
     """Each argument in turn: an output another resource gives (known), or a value not known
     yet in a preview."""

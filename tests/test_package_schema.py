@@ -17,6 +17,7 @@ from pulumi_dws.defaults import type_token
 from pulumi_dws.fields import Known, MaybeOutput, OneOf, Secret, Within, Zone
 from pulumi_dws.models import DwsModel
 from pulumi_dws.package.component_outputs import component_outputs
+from pulumi_dws.package.components import ServedComponent, served_components
 from pulumi_dws.package.introspect import attribute_docstrings, describe
 from pulumi_dws.package.names import camel, property_path, snake
 from pulumi_dws.package.schema import _Builder, package_schema, schema_json
@@ -24,7 +25,7 @@ from pulumi_dws.package.schema import _Builder, package_schema, schema_json
 ROOT = Path(__file__).resolve().parents[1]
 CHECKED_IN = ROOT / "provider" / "schema.json"
 METASCHEMA = Path(__file__).parent / "fixtures" / "pulumi_package_metaschema.json"
-KINDS = registry.kinds()
+KINDS = served_components()
 SCHEMA = package_schema()
 
 
@@ -76,7 +77,10 @@ def test_every_type_reference_resolves_and_every_type_is_used() -> None:
     local = {r.split("#/types/", 1)[1] for r in refs if r.startswith("#/types/")}
     assert local <= set(SCHEMA["types"])
     assert set(SCHEMA["types"]) <= local
-    assert refs - {f"#/types/{t}" for t in local} <= {"pulumi.json#/Any"}
+    resources = {r.split("#/resources/", 1)[1] for r in refs if r.startswith("#/resources/")}
+    assert resources <= set(SCHEMA["resources"])  # a component given whole to another
+    others = refs - {f"#/types/{t}" for t in local} - {f"#/resources/{r}" for r in resources}
+    assert others <= {"pulumi.json#/Any"}
     for token, spec in SCHEMA["types"].items():
         assert set(spec.get("required", [])) <= set(spec.get("properties", {})), token
         for value in spec.get("enum", []):
@@ -86,7 +90,7 @@ def test_every_type_reference_resolves_and_every_type_is_used() -> None:
 
 
 @pytest.mark.parametrize("kind", KINDS, ids=[k.name for k in KINDS])
-def test_every_component_is_in_the_schema_with_every_argument(kind: registry.CapacityKind) -> None:
+def test_every_component_is_in_the_schema_with_every_argument(kind: ServedComponent) -> None:
     resource = SCHEMA["resources"][type_token(kind.name)]
     assert resource["isComponent"] is True and resource["description"]
     model = describe(kind.spec)
@@ -104,8 +108,25 @@ def test_every_component_is_in_the_schema_with_every_argument(kind: registry.Cap
     assert set(resource["required"]) == {camel(o.name) for o in outputs if not o.optional}
 
 
-def test_only_the_registrys_components_are_resources() -> None:
+def test_only_the_served_components_are_resources() -> None:
     assert set(SCHEMA["resources"]) == {type_token(k.name) for k in KINDS}
+
+
+def test_a_component_that_holds_no_capacity_is_served_but_is_no_kind() -> None:
+    """GpuNetwork is in the schema with its inputs and outputs, and no kind of the registry:
+    dws plan, the policy pack, the blueprint and the capacity summaries never see it."""
+    network = SCHEMA["resources"]["dws:index:GpuNetwork"]
+    assert network["requiredInputs"] == ["zone", "machineType"]
+    assert network["inputProperties"]["machineType"]["plain"] is True
+    assert network["inputProperties"]["gvnicRanges"]["type"] == "array"
+    assert {"zone", "region", "gvnicSubnetworkLinks", "rdmaSubnetworkLinks"} <= set(
+        network["properties"]
+    )
+    assert all(k.name != "GpuNetwork" for k in registry.kinds())
+    for vm in ("FlexStartGroup", "FlexStartInstance"):  # passed as a resource reference
+        taken = SCHEMA["resources"][f"dws:index:{vm}"]["inputProperties"]["gpuNetwork"]
+        assert taken["$ref"] == "#/resources/dws:index:GpuNetwork"
+        assert "Python programs" not in taken["description"]
 
 
 def test_closed_sets_are_enums_from_literals_and_one_of() -> None:
@@ -165,7 +186,7 @@ def test_outputs_are_typed() -> None:
 
 
 @pytest.mark.parametrize("kind", KINDS, ids=[k.name for k in KINDS])
-def test_schema_names_turn_back_into_python_names(kind: registry.CapacityKind) -> None:
+def test_schema_names_turn_back_into_python_names(kind: ServedComponent) -> None:
     def names(model: Any) -> list[str]:
         found = [f.name for f in model.fields]
         for f in model.fields:

@@ -30,8 +30,26 @@ const slice = new dws.QueuedTpu("tpu-trainer", {
     labels: { team: "research" },
 });
 
+// The RDMA networks A4 VMs train across (2 gVNIC + 8 MRDMA NICs per VM), and two A4 VMs on
+// them for a day: the group takes every NIC from the network.
+const a4Network = new dws.GpuNetwork("a4-net", {
+    zone: "us-central1-b",
+    machineType: "a4-highgpu-8g",
+});
+
+const a4Trainers = new dws.FlexStartGroup("a4-trainers", {
+    zone: "us-central1-b",
+    machineType: "a4-highgpu-8g",
+    count: 2,
+    runDuration: "1d",
+    gpuNetwork: a4Network,
+    labels: { team: "research" },
+});
+
 export const groupName = trainers.groupName;
 export const trainerVms = trainers.instanceNames;
 export const evaluatorStatus = evaluator.status;
 export const tpuState = slice.state;
 export const tpuChips = slice.chips;
+export const a4GroupName = a4Trainers.groupName;
+export const a4RdmaSubnetworks = a4Network.rdmaSubnetworkLinks;

@@ -2,7 +2,8 @@
 builds them for A3 Ultra, A4, A4X and H4D.
 
     net = GpuNetwork("a4-net", {"zone": "us-central1-b", "machine_type": "a4-highgpu-8g"})
-    FlexStartGroup("trainers", {..., "gpu_network": net})
+    FlexStartGroup("trainers", {"zone": "us-central1-b", "machine_type": "a4-highgpu-8g",
+                                "count": 2, "run_duration": "1d", "gpu_network": net})
 
 Children (``parent=self``), for a machine type whose layout (:func:`pulumi_dws.catalog.nic_layout`)
 is ``G`` gVNIC + ``R`` RDMA NICs:
@@ -31,15 +32,15 @@ from typing import Annotated, Any
 import pulumi
 import pulumi_gcp as gcp
 from pydantic import model_validator
-from typing_extensions import NotRequired, Required, TypedDict
 
 from .. import catalog
 from ..catalog.series import RDMA_SOURCE, NicLayout
 from ..defaults import default_name, resolve_project, type_token
 from ..errors import DwsValidationError
-from ..fields import Check, Known, Name, Zone
+from ..fields import Check, Known, MaybeOutput, Name, ProjectId, Zone
 from ..models import DwsModel, parse_args
 from ..validation import check_name, region_of
+from .component_args import GpuNetworkArgs
 from .ranges import check_cidr, overlapping, split_range
 
 __all__ = [
@@ -62,39 +63,36 @@ DEFAULT_RDMA_RANGE = "192.168.128.0/18"
 """Cluster Toolkit's ``rdma_net_range`` (a4high-vm.yaml)."""
 
 
-class GpuNetworkArgs(TypedDict, total=False):
+class GpuNetworkSpec(DwsModel):
     """Arguments of :class:`GpuNetwork`."""
 
-    zone: Required[str]
-    """The zone of the RDMA network profile; the VMs must be in it."""
-    machine_type: Required[str]
-    """The VMs' machine type: it decides the NIC layout (A3 Ultra, A4: 2 gVNIC + 8 MRDMA; A4X:
-    2 + 4 MRDMA; H4D: 1 + 1 IRDMA)."""
-    gvnic_nics: NotRequired[int]
-    """gVNIC NICs per VM (default: the machine type's); another number is refused."""
-    rdma_nics: NotRequired[int]
-    """RDMA NICs per VM (default: the machine type's); another number is refused."""
-    gvnic_ranges: NotRequired[list[str]]
-    """One IPv4 range per gVNIC network (default ``192.168.0.0/19``, ``192.168.64.0/18``)."""
-    rdma_range: NotRequired[str]
-    """The range the RDMA subnetworks are cut from (default ``192.168.128.0/18``)."""
-    project: NotRequired[str | pulumi.Output[str]]
-    """Project (default: the ``gcp:project`` stack config)."""
-    name_prefix: NotRequired[str]
-    """Prefix of the networks' names (default: the component's name)."""
-
-
-class GpuNetworkSpec(DwsModel):
-    """Validated :class:`GpuNetworkArgs`."""
+    # The one declaration of each field: GpuNetworkArgs is generated from it (scripts/generate.py).
 
     zone: Annotated[Zone, Known("the RDMA network profile is the zone's")]
+    """The zone of the RDMA network profile; the VMs must be in it."""
     machine_type: Annotated[str, Known("it decides the NIC layout")]
-    gvnic_nics: int | None = None
-    rdma_nics: int | None = None
-    gvnic_ranges: list[Annotated[str, Check(check_cidr)]] | None = None
-    rdma_range: Annotated[str, Check(check_cidr)] = DEFAULT_RDMA_RANGE
-    project: Any = None
-    name_prefix: Name | None = None
+    """The VMs' machine type: it decides the NIC layout (A3 Ultra, A4: 2 gVNIC + 8 MRDMA; A4X:
+    2 + 4 MRDMA; H4D: 1 + 1 IRDMA)."""
+    gvnic_nics: Annotated[int, Known("it is checked against the machine type's NICs")] | None = None
+    """gVNIC NICs per VM (default: the machine type's); another number is refused."""
+    rdma_nics: Annotated[int, Known("it is checked against the machine type's NICs")] | None = None
+    """RDMA NICs per VM (default: the machine type's); another number is refused."""
+    gvnic_ranges: (
+        Annotated[
+            list[Annotated[str, Check(check_cidr)]],
+            Known("each range is a subnetwork it registers"),
+        ]
+        | None
+    ) = None
+    """One IPv4 range per gVNIC network (default ``192.168.0.0/19``, ``192.168.64.0/18``)."""
+    rdma_range: Annotated[
+        str, Check(check_cidr), Known("it is cut into the RDMA subnetworks' ranges")
+    ] = DEFAULT_RDMA_RANGE
+    """The range the RDMA subnetworks are cut from (default ``192.168.128.0/18``)."""
+    project: MaybeOutput[ProjectId] | None = None
+    """Project (default: the ``gcp:project`` stack config)."""
+    name_prefix: Annotated[Name, Known("it names the networks")] | None = None
+    """Prefix of the networks' names (default: the component's name)."""
 
     @model_validator(mode="after")
     def _layout(self) -> GpuNetworkSpec:
@@ -145,10 +143,29 @@ def describe(layout: NicLayout) -> str:
 class GpuNetwork(pulumi.ComponentResource):
     """The regular and RDMA networks of one zone for one NIC layout (see the module docstring).
 
-    Attributes: ``networks`` and ``subnetworks`` (the gVNIC ones, in NIC order),
-    ``rdma_network`` and ``rdma_subnetworks``, ``zone``, ``region``, ``layout``
-    (:class:`~pulumi_dws.catalog.NicLayout`), ``spec``.
+    Children: ``networks`` and ``subnetworks`` (the gVNIC ones, in NIC order),
+    ``rdma_network`` and ``rdma_subnetworks``; ``layout`` is the NIC layout
+    (:class:`~pulumi_dws.catalog.NicLayout`), ``spec`` the validated args. Outputs: the zone,
+    region and machine type, and the networks' and subnetworks' self links in NIC order (what a
+    VM outside the library gives its NICs).
     """
+
+    zone: str
+    """The zone of the RDMA network profile: every VM on the networks must be in it."""
+    region: str
+    """The region of the zone, where the subnetworks are."""
+    machine_type: str
+    """The machine type the networks are built for (its NIC layout)."""
+    rdma_nic_type: str
+    """The type of the RDMA NICs: ``MRDMA`` (A3 Ultra, A4, A4X) or ``IRDMA`` (H4D)."""
+    gvnic_network_links: pulumi.Output[list[str]]
+    """The gVNIC networks' self links, in NIC order (``nicType: GVNIC``)."""
+    gvnic_subnetwork_links: pulumi.Output[list[str]]
+    """The gVNIC subnetworks' self links, in NIC order."""
+    rdma_network_link: pulumi.Output[str]
+    """The RDMA network's self link."""
+    rdma_subnetwork_links: pulumi.Output[list[str]]
+    """The RDMA subnetworks' self links, one per RDMA NIC, in NIC order."""
 
     def __init__(
         self, name: str, args: GpuNetworkArgs, opts: pulumi.ResourceOptions | None = None
@@ -158,10 +175,11 @@ class GpuNetwork(pulumi.ComponentResource):
         super().__init__(TYPE, name, {}, opts)
         project = resolve_project(spec.project, self)
         self.spec = spec
-        self.zone: str = spec.zone
-        self.region: str = region_of(spec.zone)
+        self.zone = spec.zone
+        self.region = region_of(spec.zone)
         self.layout = spec.layout
         self.machine_type = spec.machine_type
+        self.rdma_nic_type = self.layout.rdma_type
         child = pulumi.ResourceOptions(parent=self)
         self.networks: list[gcp.compute.Network] = []
         self.subnetworks: list[gcp.compute.Subnetwork] = []
@@ -221,6 +239,12 @@ class GpuNetwork(pulumi.ComponentResource):
             )
             for j, cidr in enumerate(split_range("rdma_range", spec.rdma_range, self.layout.rdma))
         ]
+        self.gvnic_network_links = pulumi.Output.all(*(n.self_link for n in self.networks))
+        self.gvnic_subnetwork_links = pulumi.Output.all(*(s.self_link for s in self.subnetworks))
+        self.rdma_network_link = self.rdma_network.self_link
+        self.rdma_subnetwork_links = pulumi.Output.all(
+            *(s.self_link for s in self.rdma_subnetworks)
+        )
         self.register_outputs({"zone": self.zone, "region": self.region})
 
     # ------------------------------------------------------------------ for VM components

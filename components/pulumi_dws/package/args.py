@@ -9,8 +9,9 @@ the components' pages::
 
     python scripts/generate.py
 
-Each spec of the registry's kinds gives one ``TypedDict``, and so does each nested spec they
-name (``_SlurmLoginSpec`` -> ``SlurmLoginArgs``), with the spec's docstrings, its fields' Python
+Each spec of the served components (:mod:`.components`: the registry's kinds and the components
+that hold no capacity) gives one ``TypedDict``, and so does each nested spec they name
+(``_SlurmLoginSpec`` -> ``SlurmLoginArgs``), with the spec's docstrings, its fields' Python
 types (:mod:`.python_types`) and ``Required`` / ``NotRequired`` as the spec requires them. A spec
 built on another (``FlexStartInstanceSpec(VmSettings)``) gives a ``TypedDict`` built on the
 other's (``FlexStartInstanceArgs(VmSettingsArgs)``), with only its own fields.
@@ -53,11 +54,12 @@ def module_path(module: str) -> Path:
 
 
 def generated_modules() -> dict[str, str]:
-    """Every generated module's name and source, from the registry's kinds."""
-    from .. import registry
+    """Every generated module's name and source, from the served components' specs (the
+    registry's kinds and the components that hold no capacity, :mod:`.components`)."""
+    from .components import served_components
 
     specs: dict[str, list[type[BaseModel]]] = {}
-    for kind in registry.kinds():
+    for kind in served_components():
         for spec in _specs(kind.spec):
             found = specs.setdefault(args_module(spec), [])
             if spec not in found:

@@ -3,7 +3,9 @@ models, so the docs say what the code checks: what the component is (its module'
 its arguments (name, type, required, default, allowed values or limits row, description: from
 :mod:`.introspect`), its outputs (:mod:`.component_outputs`), its type token and the resource
 types it registers or reads (:attr:`~pulumi_dws.registry.CapacityKind.resources`) and its policy
-rules (:attr:`~pulumi_dws.registry.CapacityKind.rules`); and an index, ``README.md``.
+rules (:attr:`~pulumi_dws.registry.CapacityKind.rules`); and an index, ``README.md``. A component
+that holds no capacity (:data:`.components.PLAIN`) has a page too, without the blueprint key,
+resource types and rules that only a kind has.
 
 ``python scripts/generate.py`` writes them (a test fails while one is stale).
 """
@@ -23,6 +25,7 @@ from ..defaults import type_token
 from ..duration import Duration
 from ..policy.rules import RULES
 from .component_outputs import component_outputs
+from .components import PlainComponent, ServedComponent, served_components, taken_component
 from .introspect import MISSING, FieldInfo, FieldType, ModelInfo, describe
 from .text import inline, markdown
 
@@ -37,20 +40,20 @@ _HEADER = (
 )
 
 
-def page_name(kind: registry.CapacityKind) -> str:
+def page_name(kind: ServedComponent) -> str:
     """The file name of ``kind``'s page (``QueuedTpu.md``)."""
     return f"{kind.name}.md"
 
 
 def pages() -> dict[str, str]:
     """Every page (``docs/components/<Name>.md`` and the index) and its text."""
-    kinds = registry.kinds()
+    kinds = served_components()
     found = {f"{DIRECTORY}/{page_name(kind)}": page(kind) for kind in kinds}
     found[f"{DIRECTORY}/README.md"] = _index(kinds)
     return found
 
 
-def _index(kinds: tuple[registry.CapacityKind, ...]) -> str:
+def _index(kinds: tuple[ServedComponent, ...]) -> str:
     lines = [
         _HEADER,
         "# Components",
@@ -65,11 +68,12 @@ def _index(kinds: tuple[registry.CapacityKind, ...]) -> str:
     ]
     for kind in kinds:
         summary = _cell(_summary(kind))
-        lines.append(f"| [{kind.name}]({page_name(kind)}) | {summary} | `{kind.key}` |")
+        key = "(holds no capacity)" if isinstance(kind, PlainComponent) else f"`{kind.key}`"
+        lines.append(f"| [{kind.name}]({page_name(kind)}) | {summary} | {key} |")
     return "\n".join(lines) + "\n"
 
 
-def page(kind: registry.CapacityKind) -> str:
+def page(kind: ServedComponent) -> str:
     """The page of ``kind``'s component."""
     model = describe(kind.spec)
     component = kind.component
@@ -79,9 +83,18 @@ def page(kind: registry.CapacityKind) -> str:
         "| --- | --- |",
         f"| Python | `pulumi_dws.{kind.name}(name, args: {model.args_name}, opts=None)` |",
         f"| type token | `{type_token(kind.name)}` |",
-        f"| blueprint | `dws:capacity` key `{kind.key}` (entries take the same arguments) |",
-        "",
     ]
+    if isinstance(kind, PlainComponent):
+        lines += [
+            "| capacity | none: not a capacity kind (no `dws:capacity` key; `dws plan`, the "
+            "policy pack and the capacity summary read what it registers as plain resources) |",
+            "",
+        ]
+    else:
+        lines.append(
+            f"| blueprint | `dws:capacity` key `{kind.key}` (entries take the same arguments) |"
+        )
+        lines.append("")
     lines += _prose(_module_doc(component))
     lines += ["", "## Arguments", ""]
     lines += _about_arguments(model)
@@ -93,6 +106,8 @@ def page(kind: registry.CapacityKind) -> str:
         lines += _arguments(nested)
     lines += ["", "## Outputs", ""]
     lines += _outputs(component)
+    if isinstance(kind, PlainComponent):
+        return "\n".join(lines) + "\n"
     lines += ["", "## Resource types", ""]
     lines += _resources(kind)
     lines += ["", "## Policy rules", ""]
@@ -106,7 +121,9 @@ def _module_doc(component: Any) -> str:
     return inspect.cleandoc(module.__doc__ or component.__doc__ or "")
 
 
-def _summary(kind: registry.CapacityKind) -> str:
+def _summary(kind: ServedComponent) -> str:
+    if isinstance(kind, PlainComponent):
+        return kind.summary
     first = _module_doc(kind.component).split("\n\n", 1)[0]
     first = re.sub(rf"^``{kind.name}``:\s*", "", " ".join(first.split()))
     return inline(first[:1].upper() + first[1:])
@@ -191,6 +208,9 @@ def _type(info: FieldInfo) -> str:
 
 
 def _type_text(kind: FieldType) -> str:
+    taken = taken_component(kind)
+    if taken is not None:
+        return f"[{taken.name}]({taken.name}.md)"
     if kind.kind == "list" and kind.items is not None:
         text = f"list of {_type_text(kind.items)}"
     elif kind.kind == "map" and kind.items is not None:

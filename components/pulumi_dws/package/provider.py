@@ -3,7 +3,8 @@
 It serves, over the Pulumi provider protocol (``pulumi.provider``'s gRPC server):
 
 * ``GetSchema``: :func:`pulumi_dws.package.schema.schema_json`.
-* ``Construct`` of every component of the kind registry: the inputs become the Python API's
+* ``Construct`` of every component the package serves (:mod:`.components`: the kind
+  registry's, and those that hold no capacity): the inputs become the Python API's
   args (:mod:`.construct`) and the component is built by the same code a Python program runs,
   so it registers the same children with the same inputs. A bad input is refused with
   ``INVALID_ARGUMENT``: the Python API's message, the property path as the caller spells it,
@@ -40,7 +41,6 @@ from pulumi.runtime._grpc_settings import _GRPC_CHANNEL_OPTIONS
 from pulumi.runtime.proto import engine_pb2_grpc, resource_pb2_grpc
 from pulumi.runtime.stack import wait_for_rpcs
 
-from .. import registry
 from ..defaults import type_token
 from ..errors import DwsValidationError
 from ..models import parse_args
@@ -48,6 +48,7 @@ from ..outputs import is_output
 from . import PACKAGE_NAME
 from .calls import ServedCalls
 from .component_outputs import component_outputs
+from .components import ServedComponent, served_components
 from .construct import (
     PropertyProblem,
     is_unknown,
@@ -58,6 +59,7 @@ from .construct import (
 )
 from .introspect import describe
 from .names import camel
+from .references import checkable, install, remember
 from .schema import package_version, schema_json
 from .served import (
     COMPONENT_PROVIDER,
@@ -72,9 +74,10 @@ __all__ = ["DwsProvider", "DwsServicer", "main", "component_kinds", "SERVED_WORK
 
 
 @cache
-def component_kinds() -> dict[str, registry.CapacityKind]:
-    """Every kind of the registry by its component's type token (``dws:index:QueuedTpu``)."""
-    return {type_token(kind.name): kind for kind in registry.kinds()}
+def component_kinds() -> dict[str, ServedComponent]:
+    """Every served component by its type token (``dws:index:QueuedTpu``): the registry's
+    kinds and the components that hold no capacity (``dws:index:GpuNetwork``)."""
+    return {type_token(kind.name): kind for kind in served_components()}
 
 
 class InvalidInputs(Exception):
@@ -86,11 +89,12 @@ class InvalidInputs(Exception):
 
 
 class DwsProvider(Provider):
-    """The ``dws`` package's provider: ``Construct`` of the registry's components."""
+    """The ``dws`` package's provider: ``Construct`` of the served components."""
 
     def __init__(self) -> None:
         super().__init__(package_version(), None)
         self.served = ServedResources()
+        install()  # references to the components it builds (references.py)
 
     @property
     def schema(self) -> str:
@@ -123,6 +127,7 @@ class DwsProvider(Provider):
         except DwsValidationError as err:
             secret = list(secret_fields(model))
             raise _input_error(problem_of(err, secret_paths=secret)) from None
+        remember(component)
         state = {
             camel(output.name): getattr(component, output.name)
             for output in component_outputs(_component_class(kind))
@@ -130,7 +135,7 @@ class DwsProvider(Provider):
         return ConstructResult(urn=component.urn, state=state)
 
 
-def _component_class(kind: registry.CapacityKind) -> type:
+def _component_class(kind: ServedComponent) -> type:
     component = kind.component
     if not isinstance(component, type):
         raise TypeError(f"{kind.name}: its component is not a class")
@@ -204,7 +209,7 @@ class _Secrets:
     values: tuple[str, ...] = ()
 
 
-def _secrets(kind: registry.CapacityKind, inputs: Mapping[str, Any]) -> _Secrets:
+def _secrets(kind: ServedComponent, inputs: Mapping[str, Any]) -> _Secrets:
     """The secrets of resolved ``inputs`` (secrets as wrappers; nothing for inputs the
     schema does not have, which are refused before anything could quote them)."""
     model = describe(kind.spec)
@@ -218,7 +223,7 @@ def _secrets(kind: registry.CapacityKind, inputs: Mapping[str, Any]) -> _Secrets
     return _Secrets((*found, *secret_fields(model)), tuple(values))
 
 
-def _validate(kind: registry.CapacityKind, inputs: Mapping[str, Any]) -> None:
+def _validate(kind: ServedComponent, inputs: Mapping[str, Any]) -> None:
     """The Python API's checks on ``inputs`` (known values resolved, secrets as wrappers; a
     value not known yet as an unknown Output, checked once known); raises
     :class:`InvalidInputs`."""
@@ -237,9 +242,7 @@ def _validate(kind: registry.CapacityKind, inputs: Mapping[str, Any]) -> None:
         ) from None
 
 
-def _once_known_error(
-    err: Exception, kind: registry.CapacityKind | None, secrets: _Secrets
-) -> Exception:
+def _once_known_error(err: Exception, kind: ServedComponent | None, secrets: _Secrets) -> Exception:
     """What a ``Construct`` that failed after its checks raises: a check that failed on a
     value once it was known (inside an ``apply``, however the SDK wrapped it) is refused as
     an input error, as one that fails at once; any other failure as it is, without the text
@@ -424,7 +427,7 @@ class DwsServicer(ProviderServicer):
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"unknown type {request.type}")
             raise AssertionError("abort raises")
         failures: list[Any] = []
-        news = rpc.deserialize_properties(request.news, keep_unknowns=True)
+        news = checkable(rpc.deserialize_properties(request.news, keep_unknowns=True))
         resolved, _, unknown = await _resolved(news)
         if not unknown:  # an unknown value is checked once known (Construct)
             try:

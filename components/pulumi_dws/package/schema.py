@@ -1,5 +1,6 @@
-"""The package schema of ``dws``: every capacity kind's component, generated from the kind
-registry (:func:`pulumi_dws.registry.kinds`), its spec and args (:mod:`.introspect`) and its
+"""The package schema of ``dws``: every component it serves, generated from the kind registry
+(:func:`pulumi_dws.registry.kinds`) and the components that hold no capacity
+(:mod:`.components`), each one's spec and args (:mod:`.introspect`) and its
 component's outputs (:mod:`.component_outputs`). Nothing in it is written by hand.
 
 Each component is a resource ``dws:index:<Name>`` with ``isComponent``: its inputs are the
@@ -31,6 +32,7 @@ from .. import registry
 from ..defaults import type_token
 from . import PACKAGE_NAME
 from .component_outputs import component_outputs
+from .components import ServedComponent, served_components, taken_component
 from .introspect import MISSING, FieldInfo, FieldType, ModelInfo, describe
 from .names import camel, pascal
 from .text import first_paragraph, markdown
@@ -48,8 +50,8 @@ them, components do)."""
 DESCRIPTION = (
     "Pulumi components for Google Cloud's Dynamic Workload Scheduler (DWS): Flex-start GPU VMs "
     "and groups, queued GKE node pools and their Kueue queues, Slurm clusters, Calendar-mode "
-    "reservations and Cloud TPU queued resources, with their arguments checked before anything "
-    "is created."
+    "reservations and Cloud TPU queued resources, and the RDMA networks A3 Ultra, A4, A4X and "
+    "H4D VMs train across, with their arguments checked before anything is created."
 )
 
 
@@ -71,7 +73,7 @@ def schema_json() -> str:
     """The package schema as the provider serves it and ``provider/schema.json`` holds it:
     indented JSON ending with a newline."""
     builder = _Builder()
-    for kind in registry.kinds():
+    for kind in served_components():
         builder.component(kind)
     return json.dumps(builder.schema(), indent=2, ensure_ascii=False) + "\n"
 
@@ -103,7 +105,7 @@ class _Builder:
         }
 
     # -------------------------------------------------------------- components
-    def component(self, kind: registry.CapacityKind) -> None:
+    def component(self, kind: ServedComponent) -> None:
         token = type_token(kind.name)
         component = kind.component
         if not isinstance(component, type):
@@ -179,6 +181,9 @@ class _Builder:
             return {"$ref": f"#/types/{self._object(kind.model)}"}
         if kind.kind == "union":
             return {"oneOf": [self._bare_type(owner, field, o, plain=plain) for o in kind.options]}
+        taken = taken_component(kind)
+        if taken is not None:  # a component of this package, passed as a resource reference
+            return {"$ref": f"#/resources/{type_token(taken.name)}"}
         return {"$ref": ANY}
 
     def _enum(self, owner: str, field: str, kind: FieldType) -> str:
@@ -253,7 +258,7 @@ def _field_description(info: FieldInfo, names: dict[str, str]) -> str:
         parts.append(f"A plain list (not an output; its items may be outputs): {info.known}.")
     elif info.known is not None:
         parts.append(f"A plain value (not an output): {info.known}.")
-    others = _python_only(info.type)
+    others = () if taken_component(info.type) is not None else _python_only(info.type)
     if others:
         listed = " or a ".join(f"`{name.rsplit('.', 1)[-1]}`" for name in others)
         parts.append(f"(Python programs may also pass a {listed}.)")

@@ -1,13 +1,14 @@
 """Arguments of every component as a program writes them, for tests and benchmarks of the
 component provider, and the same values spelled as other languages write them.
 
-:data:`COMPONENT_ARGS` holds one good set of arguments per capacity kind (by its component's
-name), in the Python API's spelling; :func:`schema_inputs` spells them as the package schema
-does (``maxRunDuration``; map keys such as labels as they are), as a TypeScript or YAML program
-passes them to ``Construct``. A kind's test aids declare its own (``COMPONENT_ARGS`` in
-``kinds/<kind>/testing.py``, gathered here; a test checks every kind of the registry has one),
-and its refused input for the package's tests (``PACKAGE_CASE``, :func:`package_cases`); the
-first kinds' are listed here.
+:data:`COMPONENT_ARGS` holds one good set of arguments per component the package serves (by
+its name: each capacity kind, and each component that holds no capacity), in the Python API's
+spelling; :func:`schema_inputs` spells them as the package schema does (``maxRunDuration``; map
+keys such as labels as they are), as a TypeScript or YAML program passes them to ``Construct``.
+A kind's test aids declare its own (``COMPONENT_ARGS`` in ``kinds/<kind>/testing.py``, gathered
+here; a test checks every served component has one), and its refused input for the package's
+tests (``PACKAGE_CASE``, :func:`package_cases`); the first kinds' and the plain components' are
+listed here.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ... import registry
+from ...package.components import ServedComponent
 from ...package.introspect import FieldType, ModelInfo, describe
 from ...package.names import camel
 
@@ -77,6 +79,13 @@ COMPONENT_ARGS: dict[str, dict[str, Any]] = {
         "run_duration": "3d",
     },
     "QueuedTpu": {"zone": "us-east5-a", "accelerator_type": "v6e-16", "max_run_duration": "1d"},
+    # A component that holds no capacity (pulumi_dws.package.components.PLAIN).
+    "GpuNetwork": {
+        "zone": "us-central1-b",
+        "machine_type": "a4-highgpu-8g",
+        "gvnic_ranges": ["10.0.0.0/19", "10.0.64.0/18"],
+        "name_prefix": "a4",
+    },
 }
 
 
@@ -100,7 +109,7 @@ def package_cases() -> dict[str, dict[str, Any]]:
     }
 
 
-def schema_inputs(kind: registry.CapacityKind, args: Mapping[str, Any]) -> dict[str, Any]:
+def schema_inputs(kind: ServedComponent, args: Mapping[str, Any]) -> dict[str, Any]:
     """``args`` (Python spelling) as ``Construct`` inputs of ``kind``'s component."""
     return _object(describe(kind.spec), args)
 
