@@ -114,7 +114,7 @@ CASES: list[tuple[str, str, str, dict[str, Any], str, str]] = [
     ("reservation", "a Slurm GPU pool on a TPU block", "slurm_clusters",
      {**SLURM, "login": {"zone": "us-east5-b"},
       "node_pools": [{**SLURM_POOL, "reservation": "v6e-block"}]},
-     "node_pools[0].reservation", "not GPU VMs"),
+     "node_pools[0].reservation", "not VMs"),
     ("reservation", "a Slurm pool larger than its block", "slurm_clusters",
      {**SLURM, "node_pools": [{**SLURM_POOL, "max_nodes": 3, "reservation": "h100-block"}]},
      "node_pools[0].max_nodes", "above the reservation's 2"),

@@ -336,6 +336,17 @@ def check_upgrade_from_0_1(b: Block) -> None:
     assert not FlexStartVmProvider().diff("vm", as_in_0_1, as_in_0_1).changes
 
 
+def check_h4d_calendar_block(b: Block) -> None:
+    """The H4D block of calendar.md reserves H4D VMs and a group consumes them."""
+    mocks = GcpMocks()
+    mocks.run(lambda: exec(b.code, {}))
+    sku = mocks.one("gcp:compute/futureReservation:FutureReservation").inputs
+    assert sku["specificSkuProperties"]["instanceProperties"]["machineType"] == "h4d-highmem-192"
+    template = mocks.one("gcp:compute/instanceTemplate:InstanceTemplate").inputs
+    assert template["machineType"] == "h4d-highmem-192"
+    assert template["reservationAffinity"]["specificReservation"]["values"] == ["hpc-week"]
+
+
 CHECKS: dict[str, Callable[[Block], None]] = {
     "pulumi-dws @ git+https://": check_vcs_requirement,
     "python3 -m venv .venv && .venv/bin/pip install -q -e . && .venv/bin/dws plan": check_quickstart,
@@ -627,7 +638,10 @@ DOC_CHECKS: dict[Path, dict[str, Callable[[Block], None]]] = {
     },
     DOCS / "gke.md": {"from pulumi_dws.gke import QueuedNodePool": check_python_under_mocks},
     DOCS / "slurm.md": {'SlurmCluster("flexvm"': check_python_under_mocks},
-    DOCS / "calendar.md": {"import pulumi_gcp as gcp": check_python_under_mocks},
+    DOCS / "calendar.md": {
+        "import pulumi_gcp as gcp": check_python_under_mocks,
+        "from pulumi_dws import CalendarReservation, FlexStartGroup": check_h4d_calendar_block,
+    },
     DOCS / "tpus.md": {
         "from pulumi_dws import CalendarReservation, KueueQueue": check_python_under_mocks,
         "from pulumi_dws import QueuedTpu": check_python_under_mocks,

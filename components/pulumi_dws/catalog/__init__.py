@@ -52,7 +52,9 @@ from .series import (
     SERIES,
     NicLayout,
     Series,
+    calendar_limit,
     check_flex_start,
+    check_series_machine,
     is_hpc_flex_machine,
     nic_layout,
     series_of,
@@ -104,6 +106,8 @@ __all__ = [
     "series_of",
     "check_flex_start",
     "is_hpc_flex_machine",
+    "check_series_machine",
+    "calendar_limit",
     "nic_layout",
     "slice_vms",
     # TPUs

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 
 from ..errors import DwsValidationError
+from .series import check_series_machine
 from .tpus import is_tpu_machine
 
 __all__ = [
@@ -229,6 +230,8 @@ def machine_kind(field: str, machine_type: str) -> MachineShape | None:
     if shape is not None:
         return shape
     if isinstance(machine_type, str) and _is_cpu(machine_type):
+        if machine_type not in _CPU_MACHINES:
+            check_series_machine(field, machine_type)  # H4D: only the types Google documents
         return None
     gpu_families = sorted({m.rsplit("-", 1)[0] for m in _MACHINES})
     raise DwsValidationError(

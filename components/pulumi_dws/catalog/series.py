@@ -41,9 +41,19 @@ Sources (checked 2026-12-01):
   examples/machine-learning/a3-ultragpu-8g/a3ultra-vm.yaml and a4-highgpu-8g/a4high-vm.yaml
   (2 gVNIC networks + 8 MRDMA subnets), a4x-highgpu-4g/a4x-vm.yaml (2 gVNIC + 4 MRDMA),
   examples/h4d-vm.yaml (1 gVNIC + 1 IRDMA), modules/network/vpc (``nic_type`` default GVNIC).
-* CAL: "Create a future reservation in calendar mode",
-  https://cloud.google.com/compute/docs/instances/create-future-reservations-calendar-mode
-  (GPU VMs: 1 to 80 per request; H4D: up to 256), the ``calendar.*`` limits rows.
+* CAL: "Create a future reservation request in calendar mode",
+  https://docs.cloud.google.com/compute/docs/instances/create-future-reservations-calendar-mode
+  (current copy, checked 2026-12-01: "reserve GPU, H4D, or TPU resources"; "You can reserve up
+  to 80 GPU VMs or 256 H4D VMs in a single request in calendar mode"; its Japanese copy says
+  the same; the stored English copy under cloud.google.com still says "GPUs or TPUs" and "1 to
+  80 GPU VMs"), the ``calendar.*`` limits rows.
+* H4D: the machine types Google documents, ``h4d-standard-192``, ``h4d-highmem-192`` and
+  ``h4d-highmem-192-lssd`` ("Create a Cloud RDMA-enabled HPC Slurm cluster with H4D
+  instances", https://docs.cloud.google.com/cluster-toolkit/docs/quickstarts/create-a-slurm-cluster-h4d:
+  "Two H4D instances created with the h4d-highmem-192, h4d-standard-192, or
+  h4d-highmem-192-lssd machine type"; "HPC-optimized machine family",
+  https://cloud.google.com/compute/docs/hpc-optimized-machines: "H4D instances have 192 cores
+  (vCPUs) and up to 1,488 GB of memory").
 """
 
 from __future__ import annotations
@@ -68,6 +78,9 @@ __all__ = [
     "slice_vms",
     "nic_layout",
     "is_hpc_flex_machine",
+    "check_series_machine",
+    "calendar_limit",
+    "H4D_SOURCE",
     "WORKLOAD_POLICY_TYPES",
     "MAX_TOPOLOGY_DISTANCES",
     "topologies_text",
@@ -81,6 +94,9 @@ A4X_MIG_SOURCE = "https://docs.cloud.google.com/ai-hypercomputer/docs/create/cre
 A4X_MAX_MIG_SOURCE = "https://docs.cloud.google.com/ai-hypercomputer/docs/create/create-a4xmax-mig"
 RDMA_SOURCE = "https://docs.cloud.google.com/vpc/docs/rdma-network-profiles"
 TOOLKIT = "GoogleCloudPlatform/cluster-toolkit@1047080375"
+H4D_SOURCE = (
+    "https://docs.cloud.google.com/cluster-toolkit/docs/quickstarts/create-a-slurm-cluster-h4d"
+)
 
 WORKLOAD_POLICY_TYPES = ("HIGH_THROUGHPUT",)
 """The workload-policy types Google documents for MIGs (WP: "You can only specify
@@ -130,6 +146,9 @@ class Series:
     """Its RDMA NIC layout (None: no RDMA network profile the library declares)."""
     calendar_limit: str = "calendar.count"
     """The limits row of VMs per Calendar-mode request (CAL)."""
+    machine_types: tuple[str, ...] = ()
+    """The series' machine types, where the library lists them (H4D); empty: any type of the
+    series' prefixes that the GPU catalog knows."""
     sources: tuple[str, ...] = field(default=(), compare=False)
 
     def matches(self, machine_type: str) -> bool:
@@ -197,6 +216,8 @@ SERIES: tuple[Series, ...] = (
         workload_policy="max_topology_distance",
         nics=_FALCON_1,
         calendar_limit="calendar.count_h4d",
+        machine_types=("h4d-standard-192", "h4d-highmem-192", "h4d-highmem-192-lssd"),
+        sources=(FLEX_SOURCE, H4D_SOURCE),
     ),
 )
 """Every series the library knows, the more specific prefixes first."""
@@ -216,6 +237,27 @@ def is_hpc_flex_machine(machine_type: object) -> bool:
     (FLEX), which has no GPUs and so is not in the GPU table."""
     series = series_of(machine_type)
     return series is not None and series.name == "H4D"
+
+
+def check_series_machine(field: str, machine_type: object) -> None:
+    """Refuse a machine type of a series whose machine types the library lists (H4D) that is
+    not one of them (``h4d-highcpu-192``, ``h4d-standard-96``), naming the ones there are."""
+    series = series_of(machine_type)
+    if series is None or not series.machine_types or machine_type in series.machine_types:
+        return
+    raise DwsValidationError(
+        field,
+        machine_type,
+        f"is not an {series.name} machine type: Google documents "
+        f"{', '.join(series.machine_types)} ({', '.join(series.sources[-1:])})",
+    )
+
+
+def calendar_limit(machine_type: object) -> str:
+    """The limits row of how many VMs of ``machine_type`` one Calendar-mode request may hold:
+    ``calendar.count_h4d`` for H4D, ``calendar.count`` for GPU VMs (CAL)."""
+    series = series_of(machine_type)
+    return series.calendar_limit if series is not None else "calendar.count"
 
 
 def check_flex_start(field: str, machine_type: object) -> None:

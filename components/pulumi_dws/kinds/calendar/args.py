@@ -24,9 +24,11 @@ class CalendarReservationArgs(TypedDict, total=False):
     zone: Required[str | pulumi.Output[str]]
     """Zone of the reserved VMs, e.g. ``us-central1-a`` (an Output is checked once known)."""
     machine_type: NotRequired[str | None]
-    """A GPU machine type, e.g. ``a3-highgpu-8g`` (GPUs; with ``count``)."""
+    """A GPU machine type, e.g. ``a3-highgpu-8g``, or an H4D machine type (``h4d-standard-192``,
+    ``h4d-highmem-192``, ``h4d-highmem-192-lssd``; no GPUs) (VMs; with ``count``)."""
     count: NotRequired[int | pulumi.Output[int] | None]
-    """Number of VMs (GPUs)."""
+    """Number of VMs: 1 to 80 GPU VMs (limits row ``calendar.count``), 1 to 256 H4D VMs (limits
+    row ``calendar.count_h4d``)."""
     tpu_version: NotRequired[str | None]
     """A TPU version, ``v5e``, ``v5p`` or ``v6e`` (TPUs; with ``chip_count``)."""
     chip_count: NotRequired[int | None]

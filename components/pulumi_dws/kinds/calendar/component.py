@@ -1,10 +1,16 @@
-"""``CalendarReservation``: reserve GPU VMs or TPU chips for a fixed window in DWS Calendar mode.
+"""``CalendarReservation``: reserve GPU VMs, H4D VMs or TPU chips for a fixed window in DWS
+Calendar mode.
 
 Wraps ``gcp.compute.FutureReservation`` with ``reservation_mode="CALENDAR"`` and gives the
 settings VMs, templates, GKE node pools and Cloud TPU queued resources need to consume the
 reservation it creates.
 
-GPUs are reserved as ``count`` VMs of a ``machine_type`` (``specificSkuProperties``). TPUs are
+GPUs are reserved as ``count`` VMs of a ``machine_type`` (``specificSkuProperties``): 1 to 80
+per request (limits row ``calendar.count``). H4D VMs (HPC, no GPUs: ``h4d-standard-192``,
+``h4d-highmem-192``, ``h4d-highmem-192-lssd``) likewise, 1 to 256 per request (limits row
+``calendar.count_h4d``; "Create a future reservation request in calendar mode",
+https://docs.cloud.google.com/compute/docs/instances/create-future-reservations-calendar-mode,
+whose current copy says "up to 80 GPU VMs or 256 H4D VMs in a single request"). TPUs are
 reserved as ``chip_count`` chips of a ``tpu_version`` (``v5e``, ``v5p``, ``v6e``) with an
 optional ``workload_type`` (``BATCH`` or ``SERVING``): an ``aggregateReservation`` with the
 version's ``vmFamily``, exactly as ``gcloud alpha compute future-reservations create
@@ -41,7 +47,7 @@ from ...errors import NO_VALUE, DwsValidationError
 from ...fields import (
     Check,
     DurationWithin,
-    GpuMachineType,
+    GpuOrHpcMachineType,
     Known,
     Labels,
     MaybeOutput,
@@ -49,7 +55,6 @@ from ...fields import (
     OneOf,
     ProjectId,
     Takes,
-    Within,
     Zone,
 )
 from ...models import DwsModel, parse_args
@@ -108,6 +113,14 @@ def _name_prefix(field: str, value: str) -> str:
 
 
 _BY_SHAPE = "it is checked against the machine type's GPUs"
+
+
+def _vm_count(field: str, value: Any) -> int:
+    """A whole number of VMs (the machine series' row is checked with the machine type:
+    :meth:`CalendarReservationSpec.check_count`)."""
+    return limits.as_whole_number(field, value)
+
+
 _BY_VERSION = "it is checked against the TPU version's chip counts and zones"
 
 
@@ -119,10 +132,12 @@ class CalendarReservationSpec(DwsModel):
 
     zone: MaybeOutput[Zone]
     """Zone of the reserved VMs, e.g. ``us-central1-a`` (an Output is checked once known)."""
-    machine_type: Annotated[GpuMachineType | None, Known("it decides the GPUs reserved")] = None
-    """A GPU machine type, e.g. ``a3-highgpu-8g`` (GPUs; with ``count``)."""
-    count: MaybeOutput[Annotated[int, Within("calendar.count")]] | None = None
-    """Number of VMs (GPUs)."""
+    machine_type: Annotated[GpuOrHpcMachineType | None, Known("it decides the VMs reserved")] = None
+    """A GPU machine type, e.g. ``a3-highgpu-8g``, or an H4D machine type (``h4d-standard-192``,
+    ``h4d-highmem-192``, ``h4d-highmem-192-lssd``; no GPUs) (VMs; with ``count``)."""
+    count: MaybeOutput[Annotated[int, Check(_vm_count)]] | None = None
+    """Number of VMs: 1 to 80 GPU VMs (limits row ``calendar.count``), 1 to 256 H4D VMs (limits
+    row ``calendar.count_h4d``)."""
     tpu_version: Annotated[
         Annotated[str, Check(calendar_tpu_version)] | None, Known("it decides the TPUs reserved")
     ] = None
@@ -217,8 +232,35 @@ class CalendarReservationSpec(DwsModel):
         if self.count is None:
             raise DwsValidationError("count", "(missing)", "is required with machine_type")
         assert self.machine_type is not None
+        if isinstance(self.count, int):
+            self.check_count(self.count)
+        if catalog.is_hpc_flex_machine(self.machine_type):
+            for field in ("accelerator_type", "accelerator_count"):
+                if getattr(self, field) is not None:
+                    raise DwsValidationError(
+                        field,
+                        getattr(self, field),
+                        f"does not apply: {self.machine_type} is an H4D machine type, which "
+                        "has no GPUs",
+                    )
+            return self
         catalog.check_attached(self.machine_type, self.accelerator_type, self.accelerator_count)
         return self
+
+    @property
+    def count_row(self) -> str:
+        """The limits row of VMs per request for the machine type: ``calendar.count`` (GPU
+        VMs) or ``calendar.count_h4d`` (H4D VMs)."""
+        return catalog.calendar_limit(self.machine_type)
+
+    def check_count(self, count: int) -> int:
+        """``count`` VMs inside the machine type's row (an Output's value once known)."""
+        try:
+            return limits.check_count("count", count, self.count_row)
+        except DwsValidationError as err:
+            raise DwsValidationError(
+                "count", count, f"{err.problem} (limits row {self.count_row})"
+            ) from None
 
     def _tpu_rules(self) -> None:
         """TPU chips: the counts and zones of the version (and workload type), no VM fields,
@@ -249,8 +291,8 @@ class CalendarReservationSpec(DwsModel):
     # ------------------------------------------------------------------ derived values
     @property
     def gpus(self) -> Any:
-        """GPUs reserved in total (0 for TPUs; an Output while ``count`` is one)."""
-        if self.machine_type is None:
+        """GPUs reserved in total (0 for TPUs and H4D VMs; an Output while ``count`` is one)."""
+        if self.machine_type is None or catalog.is_hpc_flex_machine(self.machine_type):
             return 0
         per_vm = catalog.machine_shape("machine_type", self.machine_type).gpus
         return when_known(self.count, lambda count: count * per_vm)
@@ -303,7 +345,7 @@ def _reserved(spec: CalendarReservationSpec) -> dict[str, Any]:
     return {
         "specific_sku_properties": {
             "instance_properties": properties,
-            "total_count": when_known(spec.count, str),
+            "total_count": when_known(spec.count, lambda count: str(spec.check_count(count))),
         }
     }
 
@@ -359,7 +401,7 @@ def _check_window(start: Any, end: Any) -> None:
 
 
 class CalendarReservation(pulumi.ComponentResource):
-    """GPU VMs reserved for a fixed window (DWS Calendar mode).
+    """GPU VMs, H4D VMs or TPU chips reserved for a fixed window (DWS Calendar mode).
 
     Example::
 

@@ -67,6 +67,16 @@ def _holds(held: CalendarReservationSpec) -> str:
     return f"{count} {held.machine_type} VMs"
 
 
+def _vms_held(held: CalendarReservationSpec) -> str:
+    """``a3-highgpu-8g VMs (2, 8 GPUs each)``, ``h4d-highmem-192 VMs (256, H4D: no GPUs)``."""
+    count = f"{held.count}, " if isinstance(held.count, int) else ""
+    if catalog.is_hpc_flex_machine(held.machine_type):
+        return f"{held.machine_type} VMs ({count}H4D: no GPUs)"
+    shape = catalog.machine_accelerators(held.machine_type)
+    gpus = f"{shape.count} GPUs each" if shape is not None else "GPUs"
+    return f"{held.machine_type} VMs ({count}{gpus})"
+
+
 def check_vm_consumer(
     reservation: Any,
     *,
@@ -81,7 +91,9 @@ def check_vm_consumer(
     """A consumer of ``count`` VMs of ``machine_type`` in ``zone`` (or somewhere in
     ``region``): the reservation must hold GPU VMs of that machine type, at least ``count``
     of them, in that zone. ``fields`` name the consumer's machine type, count and zone
-    arguments. Values not known yet (Outputs) are let be."""
+    arguments. Values not known yet (Outputs) are let be. A GPU consumer on a block of H4D VMs
+    (or an H4D consumer on a block of GPU VMs) is refused as any other machine type that
+    differs: only VMs of the reserved machine type consume it."""
     held = reservation_spec(reservation)
     if held is None:
         return
@@ -90,13 +102,14 @@ def check_vm_consumer(
         raise DwsValidationError(
             reservation_field,
             reservation_label(reservation),
-            f"holds {_holds(held)}, not GPU VMs; this consumer needs {machine_type} VMs",
+            f"holds {_holds(held)}, not VMs; this consumer needs {machine_type} VMs",
         )
     if isinstance(machine_type, str) and held.machine_type != machine_type:
         raise DwsValidationError(
             machine_field,
             machine_type,
-            f"does not match the reservation, which holds {held.machine_type} VMs",
+            f"does not match the reservation {reservation_label(reservation)}, which holds "
+            f"{_vms_held(held)}; its consumers must use machine_type {held.machine_type}",
         )
     if isinstance(count, int) and isinstance(held.count, int) and count > held.count:
         raise DwsValidationError(

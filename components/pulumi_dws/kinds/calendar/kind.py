@@ -118,11 +118,26 @@ def _standing_capacity(view: ResourceView) -> Iterator[CapacityItem]:
     yield _reservation_item(view, "reservation")
 
 
+def _vm_hours(src: Any) -> dict[str, Any]:
+    """``vms`` and ``vm_hours`` of a reservation of VMs (GPU or H4D): what an H4D block, which
+    counts no GPUs, costs; nothing for TPU chips."""
+    count = as_int(dig(src, "specificSkuProperties", "totalCount"))
+    if dig(src, "specificSkuProperties") is None or not isinstance(count, int):
+        return {}
+    try:
+        seconds = window_seconds(dig(src, "timeWindow"))
+    except DwsValidationError:
+        seconds = None
+    hours = seconds / _HOUR if isinstance(seconds, int) else None
+    return {"vms": count, **({"vm_hours": round(count * hours, 3)} if hours else {})}
+
+
 def _summary(view: ResourceView) -> dict[str, Any]:
     src = reservation_source(view)
     window = dig(src, "timeWindow")
     chips = _tpu_chips(src)
     return {
+        **_vm_hours(src),
         "zone": dig(src, "zone"),
         "mode": dig(src, "reservationMode"),
         "machine_type": dig(src, "specificSkuProperties", "instanceProperties", "machineType"),

@@ -50,8 +50,13 @@ ROWS: tuple[Limit, ...] = (
         "Calendar-mode H4D VM count",
         "count",
         (
-            f"{CALENDAR_CREATE_DOCS} (H4D VMs: up to 256 per request; frontier-facts.md §1 "
-            "'Calendar mode'). The GPU row is calendar.count"
+            "https://docs.cloud.google.com/compute/docs/instances/"
+            "create-future-reservations-calendar-mode, current copy (checked 2026-12-01): "
+            "'You can reserve up to 80 GPU VMs or 256 H4D VMs in a single request in calendar "
+            "mode'; its Japanese copy (?hl=ja) reserves 'GPU, H4D, or TPU' resources, and the "
+            "Calendar-mode overview gives GPU or H4D VMs a 60-day look-ahead. The stored English "
+            "copy under cloud.google.com still says 'GPUs or TPUs' and '1 to 80 GPU VMs'. "
+            "The GPU row is calendar.count"
         ),
         minimum=1,
         maximum=256,

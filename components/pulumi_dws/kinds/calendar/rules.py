@@ -18,7 +18,15 @@ from ...policy.values import UNKNOWN, as_bool, as_int, dig, last_segment
 from ...policy.view import Context, ResourceView, normalize_operation, type_of_urn
 from ...validation import parse_timestamp
 
-__all__ = ["AUTO_DELETE", "WINDOW", "DELETE_OR_REPLACE", "CALENDAR_TPU", "RULES", "calendar_body"]
+__all__ = [
+    "AUTO_DELETE",
+    "WINDOW",
+    "DELETE_OR_REPLACE",
+    "CALENDAR_TPU",
+    "CALENDAR_VMS",
+    "RULES",
+    "calendar_body",
+]
 
 
 def calendar_body(view: ResourceView) -> tuple[Any, Any]:
@@ -240,5 +248,43 @@ CALENDAR_TPU = Rule(
     note="reads `calendar.tpu_chips.*`, `calendar.tpu_zones.*`",
 )
 
-RULES = (AUTO_DELETE, WINDOW, DELETE_OR_REPLACE, CALENDAR_TPU)
+
+def _calendar_vms(view: ResourceView, cfg: dict[str, Any], ctx: Context) -> Iterator[Finding]:
+    calendar, src = calendar_body(view)
+    sku = dig(src, "specificSkuProperties") if calendar is True else None
+    if not isinstance(sku, dict):
+        return
+    machine = last_segment(dig(sku, "instanceProperties", "machineType"))
+    if not isinstance(machine, str):
+        return
+    field = "specificSkuProperties.instanceProperties.machineType"
+    try:
+        catalog.check_series_machine(field, machine)  # an H4D type Google does not document
+    except DwsValidationError as err:
+        yield Finding(f"{view.label}: {err}")
+        return
+    count = as_int(dig(sku, "totalCount"))
+    if not isinstance(count, int):
+        return
+    row = catalog.calendar_limit(machine)
+    try:
+        limits.get(row).check("specificSkuProperties.totalCount", count)
+    except DwsValidationError as err:
+        yield Finding(f"{view.label}: {err} for {machine} [limit {row}]")
+
+
+CALENDAR_VMS = Rule(
+    name="calendar-vm-request",
+    description=(
+        "A Calendar-mode request of VMs asks for 1 to 80 GPU VMs or 1 to 256 H4D VMs of a "
+        "machine type Google documents (limits rows calendar.count, calendar.count_h4d)."
+    ),
+    level="mandatory",
+    scope="resource",
+    check=_calendar_vms,
+    remediation="Split the block into requests the limits allow, or override the row.",
+    note="reads `calendar.count`, `calendar.count_h4d`",
+)
+
+RULES = (AUTO_DELETE, WINDOW, DELETE_OR_REPLACE, CALENDAR_TPU, CALENDAR_VMS)
 """This kind's rules, in the order they are reported."""

@@ -122,6 +122,27 @@ EXAMPLES: tuple[Example, ...] = (
         "not offered in Calendar mode",
     ),
     Example(
+        "calendar-vm-request",
+        "calendar_reservation",
+        (("specificSkuProperties.totalCount", "81"),),
+        "calendar.count",
+    ),
+    Example(
+        "calendar-vm-request",
+        "calendar_reservation",
+        (
+            ("specificSkuProperties.instanceProperties.machineType", "h4d-highmem-192"),
+            ("specificSkuProperties.totalCount", "257"),
+        ),
+        "calendar.count_h4d",
+    ),
+    Example(
+        "calendar-vm-request",
+        "calendar_reservation",
+        (("specificSkuProperties.instanceProperties.machineType", "h4d-highcpu-192"),),
+        "is not an H4D machine type",
+    ),
+    Example(
         "calendar-auto-delete",
         "calendar_reservation",
         (("autoDeleteAutoCreatedReservations", False),),
