@@ -253,6 +253,22 @@ def test_calendar_inputs_are_checked_against_the_limits_table(
     assert needle in str(caught.value)
 
 
+def test_calendar_advice_takes_h4d_vms_as_calendar_mode_does() -> None:
+    """Calendar mode reserves GPU, H4D or TPU capacity, up to 256 H4D VMs per request (the
+    ``calendar.count_h4d`` row), as CalendarReservation takes them: the advice asks the same."""
+    query = _calendar(machine_type="h4d-highmem-192", count=256)
+    assert (query.machine_type, query.count) == ("h4d-highmem-192", 256)
+    with pytest.raises(DwsValidationError) as caught:
+        _calendar(machine_type="h4d-highmem-192", count=257)
+    assert caught.value.field == "count" and "limit of 256" in str(caught.value)
+    with pytest.raises(DwsValidationError) as caught:
+        _calendar(machine_type="h4d-highcpu-192")
+    assert caught.value.field == "machine_type" and "h4d-highmem-192" in str(caught.value)
+    with pytest.raises(DwsValidationError) as caught:
+        _calendar(count=81)  # GPU VMs keep their own row
+    assert "limit of 80" in str(caught.value)
+
+
 def test_calendar_defaults_span_the_look_ahead_and_follow_limit_overrides() -> None:
     query = _calendar(now=T0 + dt.timedelta(minutes=5))
     assert query.earliest == T0 + DAY + dt.timedelta(hours=1)  # 1 day ahead, next whole hour

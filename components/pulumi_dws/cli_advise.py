@@ -101,7 +101,9 @@ def add_advise_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     _common(cal)
     what = cal.add_mutually_exclusive_group(required=True)
-    what.add_argument("--machine-type", help="GPU machine type, e.g. a3-highgpu-8g")
+    what.add_argument(
+        "--machine-type", help="GPU or H4D machine type, e.g. a3-highgpu-8g, h4d-highmem-192"
+    )
     what.add_argument(
         "--tpu-version", help="TPU version (v5e, v5p, v6e): --count is then a number of chips"
     )

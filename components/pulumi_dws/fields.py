@@ -214,28 +214,6 @@ def _gpu_machine(field: str, value: Any) -> str:
     return value
 
 
-def _gpu_or_hpc_machine(field: str, value: Any) -> str:
-    if not isinstance(value, str):
-        raise DwsValidationError(
-            field, value, "must be a plain string (it decides the VMs reserved up front)"
-        )
-    if catalog.is_hpc_flex_machine(value):
-        catalog.check_series_machine(field, value)
-        return value
-    if value in catalog.known() or catalog.is_tpu_machine(value):
-        catalog.machine_shape(field, value)  # a TPU machine type: says what this field takes
-        return value
-    h4d = next(s for s in catalog.SERIES if s.name == "H4D")
-    families = sorted({m.rsplit("-", 1)[0] for m in catalog.known()})
-    raise DwsValidationError(
-        field,
-        value,
-        "is not a known GPU machine type for DWS nor an H4D one: use a GPU type of the "
-        f"families {', '.join(families)} (e.g. a3-highgpu-8g), an H4D type "
-        f"({', '.join(h4d.machine_types)}), or pulumi_dws.catalog.register() it",
-    )
-
-
 def _accelerator_machine(field: str, value: Any) -> str:
     if not isinstance(value, str):
         raise DwsValidationError(
@@ -283,7 +261,7 @@ ServiceAccount = Annotated[str, Check(check_service_account)]
 """A service account email, or ``default``."""
 GpuMachineType = Annotated[str, Check(_gpu_machine)]
 """A GPU machine type of the catalog (``a3-highgpu-8g``)."""
-GpuOrHpcMachineType = Annotated[str, Check(_gpu_or_hpc_machine)]
+GpuOrHpcMachineType = Annotated[str, Check(catalog.calendar_machine)]
 """A GPU machine type of the catalog (``a3-highgpu-8g``) or an H4D machine type Google documents
 (``h4d-highmem-192``): what Calendar mode reserves as VMs."""
 AcceleratorMachineType = Annotated[str, Check(_accelerator_machine)]

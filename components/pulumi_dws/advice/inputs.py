@@ -207,7 +207,8 @@ def _workload_type(value: Any, info: ValidationInfo) -> Any:
 
 
 def _machine_or_tpu(value: Any, info: ValidationInfo) -> Any:
-    """``machine_type`` (VMs with GPUs), or None with ``tpu_version`` (TPU chips)."""
+    """``machine_type`` (VMs with GPUs, or H4D VMs), or None with ``tpu_version`` (TPU
+    chips): what Calendar mode reserves (:func:`~pulumi_dws.catalog.calendar_machine`)."""
     tpu = info.data.get("tpu_version")
     if (value is None) == (tpu is None):
         raise DwsValidationError(
@@ -215,14 +216,16 @@ def _machine_or_tpu(value: Any, info: ValidationInfo) -> Any:
             value if value is not None else "(missing)",
             "give machine_type (VMs with GPUs) or tpu_version (TPU chips), one of them",
         )
-    return None if value is None else _check_machine_type("machine_type", value)
+    return None if value is None else catalog.calendar_machine("machine_type", value)
 
 
 def _count(value: Any, info: ValidationInfo) -> int:
-    """``count``: VMs (the ``calendar.count`` row), or TPU chips (the version's row)."""
+    """``count``: VMs (the ``calendar.count`` row; H4D VMs ``calendar.count_h4d``), or TPU chips
+    (the version's row)."""
     tpu = info.data.get("tpu_version")
     if tpu is None:
-        return limits.check_count("count", value, "calendar.count")
+        row = catalog.calendar_limit(info.data.get("machine_type"))
+        return limits.check_count("count", value, row)
     chips = limits.as_whole_number("count", value)
     return check_tpu_chips("count", chips, tpu, info.data.get("workload_type"))
 

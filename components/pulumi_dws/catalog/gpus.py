@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 
 from ..errors import DwsValidationError
-from .series import check_series_machine
+from .series import SERIES, check_series_machine, is_hpc_flex_machine
 from .tpus import is_tpu_machine
 
 __all__ = [
@@ -30,6 +30,7 @@ __all__ = [
     "compact_with_flex_start",
     "CPU_SERIES",
     "machine_kind",
+    "calendar_machine",
     "register_cpu",
 ]
 
@@ -242,4 +243,29 @@ def machine_kind(field: str, machine_type: str) -> MachineShape | None:
         "<series>-<shape>-<vCPUs> of the series "
         f"{', '.join(sorted(CPU_SERIES))} (e.g. n2-standard-8); or teach it with "
         "pulumi_dws.catalog.register() / register_cpu()",
+    )
+
+
+def calendar_machine(field: str, value: object) -> str:
+    """``value`` checked as what Calendar mode reserves as VMs: a GPU machine type of the catalog
+    (``a3-highgpu-8g``) or an H4D machine type Google documents (``h4d-highmem-192``); else one
+    :class:`DwsValidationError` naming both (a TPU machine type says what the field takes)."""
+    if not isinstance(value, str):
+        raise DwsValidationError(
+            field, value, "must be a plain string (it decides the VMs reserved up front)"
+        )
+    if is_hpc_flex_machine(value):
+        check_series_machine(field, value)
+        return value
+    if value in known() or is_tpu_machine(value):
+        machine_shape(field, value)  # a TPU machine type: says what this field takes
+        return value
+    h4d = next(s for s in SERIES if s.name == "H4D")
+    families = sorted({m.rsplit("-", 1)[0] for m in known()})
+    raise DwsValidationError(
+        field,
+        value,
+        "is not a known GPU machine type for DWS nor an H4D one: use a GPU type of the "
+        f"families {', '.join(families)} (e.g. a3-highgpu-8g), an H4D type "
+        f"({', '.join(h4d.machine_types)}), or pulumi_dws.catalog.register() it",
     )
