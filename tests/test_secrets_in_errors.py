@@ -19,7 +19,7 @@ import pytest
 from emulator_helpers import host_inputs as vm_inputs
 from queued_tpu_helpers import props as tpu_inputs
 
-from pulumi_dws import FlexStartInstance
+from pulumi_dws import CalendarReservation, FlexStartGroup, FlexStartInstance
 from pulumi_dws.errors import DwsValidationError
 from pulumi_dws.kinds.flex_vm.provider import FlexStartVmProvider
 from pulumi_dws.kinds.queued_tpu.create import create_key
@@ -50,6 +50,45 @@ def test_a_secret_argument_that_fails_once_known_is_shown_as_secret(
     """(The Outputs are made inside the program, on its event loop.)"""
     with pytest.raises(DwsValidationError) as info:
         GcpMocks().run(lambda: FlexStartInstance("t", {**BASE, **args()}))
+    message = str(info.value)
+    assert "[secret]" in message and secret_text not in message
+
+
+CALENDAR: dict[str, Any] = {
+    "zone": "us-central1-a",
+    "machine_type": "a3-highgpu-8g",
+    "count": 2,
+    "start_time": "2027-03-01T00:00:00Z",
+}
+GROUP: dict[str, Any] = {"machine_type": "a3-highgpu-8g", "count": 4, "run_duration": "3d"}
+
+
+@pytest.mark.parametrize(
+    ("make", "secret_text"),
+    [
+        (
+            lambda: CalendarReservation(
+                "c", {**CALENDAR, "end_time": pulumi.Output.secret("2027-02-11T09:30:00Z")}
+            ),
+            "2027-02-11",
+        ),
+        (
+            lambda: FlexStartGroup(
+                "g",
+                {**GROUP, "region": pulumi.Output.secret("us-west4"), "zones": ["us-east1-b"]},
+            ),
+            "us-west4",
+        ),
+    ],
+    ids=["calendar-end-time", "group-region-quoted-by-a-zone"],
+)
+def test_a_secret_checked_with_another_value_is_shown_as_secret(
+    make: Any, secret_text: str
+) -> None:
+    """A check of two values (a window's end against its start, a zone against its region):
+    the secret one is ``[secret]`` even where the error is about the other."""
+    with pytest.raises(DwsValidationError) as info:
+        GcpMocks().run(make)
     message = str(info.value)
     assert "[secret]" in message and secret_text not in message
 

@@ -106,12 +106,14 @@ class DwsValidationError(ValueError):
     def __reduce__(self) -> tuple[Any, ...]:
         return (type(self), (self.field, self.value, self.problem))
 
-    def hidden(self) -> DwsValidationError:
-        """The same error about a secret value: the value, wherever the message shows it,
-        is ``[secret]``."""
-        if self.value is SECRET:
+    def hidden(self, *secrets: Any) -> DwsValidationError:
+        """The same error about a secret value: the value, and each of ``secrets`` (the values
+        the check was given, when they were secret: a message may quote one the error is not
+        about), wherever the message shows them, are ``[secret]``."""
+        if self.value is SECRET and not secrets:
             return self
-        return DwsValidationError(self.field, SECRET, redact(self.problem, [self.value]))
+        shown = [self.value, *secrets] if self.value is not SECRET else list(secrets)
+        return DwsValidationError(self.field, SECRET, redact(self.problem, shown))
 
     def within(self, prefix: str) -> DwsValidationError:
         """The same error with its field qualified by a parent path (``node_pools[1].zone``)."""
