@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -127,6 +128,31 @@ def test_googles_answer_that_echoes_a_secret_startup_script_is_redacted_through_
     assert "rejected by Compute Engine" in message and "[secret]" in message
     for text in (message, host.stderr, host.stdout):
         assert "s3cr3t-token-42" not in text
+
+
+def test_a_secret_inside_a_longer_word_takes_the_whole_word_through_the_host(
+    world: tuple[Emulator, DynamicProviderHost],
+) -> None:
+    """A short secret (a label value ``serve``, a script ``hunter2``) inside a longer word of the
+    message (``reserved``, Google's echo ``hunter2x``): the whole word is ``[secret]``. Scrubbing
+    only the secret's letters left ``re[secret]d`` and ``[secret]x``: what stays of the word
+    tells the reader the secret (the message's words are known)."""
+    emu, host = world
+    inputs = vm_inputs()
+    inputs["body"]["labels"] = {**inputs["body"].get("labels", {}), "purpose": "serve"}
+    inputs["body"]["metadata"] = {"items": [{"key": "startup-script", "value": secret("hunter2")}]}
+    emu.lie(
+        lambda r: r.method == "POST" and r.path.endswith("/instances"),
+        status=400,
+        message="Invalid value 'hunter2x' for field 'resource.metadata'; that name is reserved.",
+        acted=False,
+    )
+    with pytest.raises(DynamicProviderError) as info:
+        host.create(urn("pulumi-python:dynamic/dws:FlexStartVm", "vm"), inputs)
+    message = info.value.message
+    assert "Invalid value '[secret]' for field" in message
+    assert "that name is [secret]." in message
+    assert not re.search(r"\w\[secret\]|\[secret\]\w", message), message
 
 
 def test_the_ownership_label_says_nothing_about_a_startup_script() -> None:

@@ -45,15 +45,33 @@ def redact(text: str, secrets: Any) -> str:
     """``text`` with every occurrence of each secret (a string, or the strings inside a value:
     its ``str``, ``repr``, how messages :func:`show` it, and its runs of ``-``-joined pieces,
     which a message may derive from it) replaced by ``[secret]``; texts under 4 characters are
-    left (they would hide too much)."""
+    left (they would hide too much). An occurrence inside a longer word takes the whole word
+    (``reserved`` with the secret ``serve``, ``hunter2x`` with ``hunter2``): the rest of a word
+    would tell the secret (``re[secret]d``), since the message's own words are known."""
     needles: set[str] = set()
     for secret in secrets:
         for form in _texts(secret):
             if len(form) >= 4:
                 needles.add(form)
-    for needle in sorted(needles, key=len, reverse=True):
-        text = text.replace(needle, "[secret]")
-    return text
+    if not needles:
+        return text
+    either = re.compile("|".join(re.escape(n) for n in sorted(needles, key=len, reverse=True)))
+    out: list[str] = []
+    at = 0  # text[:at] is done
+    while found := either.search(text, at):
+        start, end = found.span()
+        while start > at and _in_word(text[start - 1]):
+            start -= 1
+        while end < len(text) and _in_word(text[end]):
+            end += 1
+        out += [text[at:start], "[secret]"]
+        at = end
+    return "".join(out) + text[at:]
+
+
+def _in_word(char: str) -> bool:
+    """A letter or digit: what a secret found inside a word takes with it."""
+    return char.isalnum()
 
 
 def _texts(value: Any) -> list[str]:
