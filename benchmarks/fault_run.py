@@ -120,13 +120,13 @@ def table(reports: list) -> str:
     """The runs as a Markdown table."""
     head = (
         "| provider | cycles | created | failed cleanly | interrupted | two-stack (crossed) "
-        "| requests | faults (after the act) | orphans | duplicates |\n"
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+        "| kept at the wait's end | requests | faults (after the act) | orphans | duplicates |\n"
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
     )
     rows = [
         f"| {r.provider} | {r.cycles} | {r.created} | {r.failed} | {r.interrupted} | "
-        f"{r.two_stack} ({r.cross_stack}) | {r.requests} | {r.injected} ({r.after_act}) | "
-        f"{r.orphans} | {r.duplicates} |"
+        f"{r.two_stack} ({r.cross_stack}) | {r.kept} | {r.requests} | "
+        f"{r.injected} ({r.after_act}) | {r.orphans} | {r.duplicates} |"
         for r in reports
     ]
     return "\n".join([head, *rows])

@@ -28,3 +28,7 @@ def test_two_hundred_cycles_under_faults_leave_no_orphan_and_no_duplicate(emu: E
     # the planned failures (no capacity, FAILED requests) fail cleanly; the faults fail nothing
     assert 20 <= report.failed <= 45, report.lines()
     assert set(report.faults["after"]) >= {"lose", "reset", "html", "empty", "truncated"}
+    # every tenth cycle starts with no capacity free; where none comes back from the VMs the
+    # cycles before deleted, its request is kept at the wait's end (on_timeout keep, the
+    # default) and deleted by the cycle's destroy, leaving nothing (4 in this run)
+    assert report.kept >= 3, report.lines()

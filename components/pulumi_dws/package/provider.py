@@ -24,11 +24,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
-from collections.abc import Callable, Mapping
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, TypeVar
+from typing import Any
 
 import grpc
 from google.protobuf import empty_pb2
@@ -47,6 +46,7 @@ from ..errors import DwsValidationError
 from ..models import parse_args
 from ..outputs import is_output
 from . import PACKAGE_NAME
+from .calls import ServedCalls
 from .component_outputs import component_outputs
 from .construct import (
     PropertyProblem,
@@ -69,8 +69,6 @@ from .served import (
 )
 
 __all__ = ["DwsProvider", "DwsServicer", "main", "component_kinds", "SERVED_WORKERS"]
-
-T = TypeVar("T")
 
 
 @cache
@@ -329,15 +327,15 @@ class DwsServicer(ProviderServicer):
         self._engine_stub: Any = None
         # The served resources' operations block (HTTP calls, waits of hours in a queue):
         # threads of their own, so that many waits never hold the loop's default executor,
-        # which the SDK's registrations (Construct) run on, nor each other.
-        self._workers = ThreadPoolExecutor(
-            max_workers=SERVED_WORKERS, thread_name_prefix="dws-served"
-        )
+        # which the SDK's registrations (Construct) run on, nor each other; each a call the
+        # engine's Cancel, the end of its gRPC call, SIGINT and SIGTERM stop (.calls).
+        self.calls = ServedCalls(SERVED_WORKERS)
 
-    async def _in_thread(self, fn: Callable[..., T], *args: Any) -> T:
-        """A served resource's operation, off the server's loop."""
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._workers, lambda: fn(*args))
+    async def Cancel(self, request: Any, context: Any) -> Any:  # noqa: N802
+        """Stop every served resource's wait (:meth:`.calls.ServedCalls.cancel`)."""
+        self.provider.cancel()
+        await self.calls.cancel(context)
+        return empty_pb2.Empty()
 
     # -------------------------------------------------------------- components
     async def _construct(self, request: Any, context: Any) -> Any:
@@ -448,7 +446,8 @@ class DwsServicer(ProviderServicer):
         olds, _ = _props(request.olds, keep_unknowns=True)
         news, secret = _props(request.news, keep_unknowns=True)
         provider = await self._served(context, news, olds)
-        result = await self._in_thread(provider.check, olds, news)
+        hidden = _secret_texts(request.olds, request.news)
+        result = await self.calls.run(context, hidden, provider.check, olds, news)
         inputs = dict(result.inputs)
         inputs[PROVIDER_KEY] = news.get(PROVIDER_KEY, olds.get(PROVIDER_KEY))
         failures = [
@@ -462,7 +461,8 @@ class DwsServicer(ProviderServicer):
         olds, _ = _props(request.olds, keep_unknowns=True)
         news, _ = _props(request.news, keep_unknowns=True)
         provider = await self._served(context, news, olds)
-        result = await self._in_thread(provider.diff, request.id, olds, news)
+        hidden = _secret_texts(request.olds, request.news)
+        result = await self.calls.run(context, hidden, provider.diff, request.id, olds, news)
         fields: dict[str, Any] = {}
         if result.changes is None:
             fields["changes"] = proto.DiffResponse.DIFF_UNKNOWN
@@ -482,7 +482,8 @@ class DwsServicer(ProviderServicer):
             await context.abort(grpc.StatusCode.UNIMPLEMENTED, f"Create of {request.type}")
         props, secret = _props(request.properties)
         provider = await self._served(context, props)
-        result = await self._in_thread(provider.create, props)
+        hidden = _secret_texts(request.properties)
+        result = await self.calls.run(context, hidden, provider.create, props)
         outs = dict(result.outs or {})
         outs[PROVIDER_KEY] = props[PROVIDER_KEY]
         return proto.CreateResponse(id=result.id, properties=await _struct(outs, secret))
@@ -495,7 +496,8 @@ class DwsServicer(ProviderServicer):
         if not props:
             props, secret = inputs, input_secret
         provider = await self._served(context, props, inputs)
-        result = await self._in_thread(provider.read, request.id, props)
+        hidden = _secret_texts(request.properties, request.inputs)
+        result = await self.calls.run(context, hidden, provider.read, request.id, props)
         outs = dict(result.outs or {})
         outs[PROVIDER_KEY] = props.get(PROVIDER_KEY, inputs.get(PROVIDER_KEY))
         fields: dict[str, Any] = {"id": result.id, "properties": await _struct(outs, secret)}
@@ -511,7 +513,8 @@ class DwsServicer(ProviderServicer):
         olds, _ = _props(request.olds)
         news, secret = _props(request.news)
         provider = await self._served(context, news, olds)
-        result = await self._in_thread(provider.update, request.id, olds, news)
+        hidden = _secret_texts(request.olds, request.news)
+        result = await self.calls.run(context, hidden, provider.update, request.id, olds, news)
         outs = dict(result.outs or {})
         outs[PROVIDER_KEY] = news[PROVIDER_KEY]
         return proto.UpdateResponse(properties=await _struct(outs, secret))
@@ -521,7 +524,8 @@ class DwsServicer(ProviderServicer):
             await context.abort(grpc.StatusCode.UNIMPLEMENTED, f"Delete of {request.type}")
         props, _ = _props(request.properties)
         provider = await self._served(context, props)
-        await self._in_thread(provider.delete, request.id, props)
+        hidden = _secret_texts(request.properties)
+        await self.calls.run(context, hidden, provider.delete, request.id, props)
         return empty_pb2.Empty()
 
     async def _served(self, context: Any, *bags: Mapping[str, Any]) -> ResourceProvider:
@@ -538,6 +542,18 @@ def _props(struct: Any, *, keep_unknowns: bool = False) -> tuple[dict[str, Any],
     props = rpc.deserialize_properties(struct, keep_unknowns=keep_unknowns) if struct else {}
     secret = {key for key, value in (props or {}).items() if _holds_secret(value)}
     return {k: _strip(v) for k, v in (props or {}).items()}, secret
+
+
+def _secret_texts(*structs: Any) -> list[str]:
+    """The text of every value that came as a secret in the property bags ``structs`` (what an
+    error of the call must show as ``[secret]``: the engine knows which inputs are secret, the
+    provider does not)."""
+    found: dict[str, Any] = {}
+    for struct in structs:
+        props = rpc.deserialize_properties(struct, keep_unknowns=True) if struct else {}
+        _unwrap_secrets(props or {}, "", found)
+    values = _leaves(list(found.values()))
+    return [str(v) for v in values if isinstance(v, str | int | float) and not isinstance(v, bool)]
 
 
 def _holds_secret(value: Any) -> bool:
@@ -586,6 +602,7 @@ def main(argv: list[str] | None = None) -> None:
         provider_pb2_grpc.add_ResourceProviderServicer_to_server(servicer, server)
         port = server.add_insecure_port("127.0.0.1:0")
         await server.start()
+        servicer.calls.stop_on_signals(server)
         sys.stdout.buffer.write(f"{port}\n".encode())
         sys.stdout.buffer.flush()
         await server.wait_for_termination()

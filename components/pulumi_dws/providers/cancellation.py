@@ -36,6 +36,13 @@ module is what the waits consult:
 HTTP exchanges in flight register with :func:`interruptible`, so a token set while a call
 waits for an answer ends that exchange too; one of a clean-up is not ended, but a signal that
 shortens the grace (the engine's close after a second Ctrl-C) brings its deadline forward.
+
+What every server of pulumi-dws's providers does with the engine's signals is here too, so
+Pulumi's Python host (through :mod:`~.host_hooks`) and the component provider plugin
+(:mod:`pulumi_dws.package.calls`) behave alike: :func:`engine_cancel` is the engine's
+``Cancel`` (its deadline tells the first Ctrl-C from the close that kills the plugin next),
+:func:`call_token` and :func:`call_scope` a call the server can end, :func:`wait_for_calls`
+how a server lets the clean-ups it started finish before it answers or exits.
 """
 
 from __future__ import annotations
@@ -45,9 +52,12 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 __all__ = [
     "CANCEL_BUDGET",
+    "CLOSE_CANCEL_DEADLINE",
+    "ENGINE_CANCEL_REASON",
     "ENGINE_KILL_GRACE",
     "GraceExpired",
     "Interrupted",
@@ -56,13 +66,18 @@ __all__ = [
     "Token",
     "bind_calls_with",
     "call_scope",
+    "call_token",
     "cancelled",
     "check",
     "current_call",
+    "deadline_of",
+    "engine_cancel",
     "interruptible",
+    "open_calls",
     "pause",
     "remaining",
     "shielded",
+    "wait_for_calls",
 ]
 
 ENGINE_KILL_GRACE = 5.0
@@ -75,6 +90,14 @@ delete or cancel of what is still queued); the rest is left for the host's own e
 CANCEL_BUDGET = 300.0
 """After the engine's ``Cancel`` (which waits for the steps in flight), how long the clean-up of
 an interrupted create may wait for its delete or cancel to be confirmed."""
+CLOSE_CANCEL_DEADLINE = 5.0
+"""The deadline the engine gives the ``Cancel`` it sends just before it kills a plugin
+(``pkg/host/host.go``, ``Close``: ``context.WithTimeout(host.hostCtx, 5*time.Second)``, then
+``plugin.Close()``); the ``Cancel`` of the first Ctrl-C gets 30 s (``SignalCancellation``).
+pulumi/pulumi 1b5949891b3cefcb9974752b24a5ecef0acc86c8."""
+ENGINE_CANCEL_REASON = "the engine sent Cancel (Ctrl-C or SIGTERM to `pulumi`)"
+NOBODY = -1
+"""The thread of a call's token before the call runs (:func:`call_token`): it covers none."""
 
 
 class Interrupted(BaseException):
@@ -106,6 +129,9 @@ class Token:
     reason: str = ""
     at: float | None = None
     budget: float = CANCEL_BUDGET
+    closed: bool = False
+    """The call the token covered has returned: setting it later does nothing (the thread now
+    serves another call)."""
     _on_cancel: list[Callable[[], None]] = field(default_factory=list, repr=False)
 
     @property
@@ -120,6 +146,8 @@ class Token:
         end its HTTP exchanges in flight."""
         now = time.monotonic()
         with _changed:
+            if self.closed:
+                return
             if self.at is None:
                 self.at, self.reason, self.budget = now, reason, budget
             elif now + budget < self.at + self.budget:
@@ -247,23 +275,93 @@ def bind_calls_with(bind: Callable[[Token], None]) -> None:
         _binders.append(bind)
 
 
+_open: set[int] = set()
+"""The call scopes open now (ids of their tokens): the calls in flight."""
+
+
+def call_token() -> Token:
+    """The token of a call a server is about to run on another thread (:func:`call_scope`
+    gives it that thread): the server sets it when the engine ends the call, before or while it
+    runs; it covers no thread until then."""
+    return Token(thread=NOBODY, budget=SIGNAL_BUDGET)
+
+
 @contextmanager
-def call_scope() -> Iterator[Token]:
-    """One provider call (``create``, ``read``, ``update``, ``delete``): a token of its own,
-    which :mod:`~.host_hooks` sets when the engine ends the call (or the host is signalled).
-    Nested scopes reuse the outer call's token."""
+def call_scope(token: Token | None = None) -> Iterator[Token]:
+    """One provider call (``create``, ``read``, ``update``, ``delete``): a token of its own
+    (``token``, from :func:`call_token`, or a new one), which the server sets when the engine
+    ends the call (or the host is signalled). Nested scopes reuse the outer call's token. Open
+    scopes are the calls in flight (:func:`wait_for_calls`); a token is closed with its scope."""
     outer = current_call()
     if outer is not None:
         yield outer
         return
-    token = Token(thread=threading.get_ident(), budget=SIGNAL_BUDGET)
+    if token is None:
+        token = Token(budget=SIGNAL_BUDGET)
+    token.thread = threading.get_ident()
     _local.call = token
+    with _changed:
+        _open.add(id(token))
     try:
         for bind in list(_binders):  # the host's gRPC context, when there is one
             bind(token)
         yield token
     finally:
         _local.call = None
+        with _changed:
+            token.closed = True
+            _open.discard(id(token))
+            _changed.notify_all()
+
+
+def open_calls() -> int:
+    """How many calls are in flight (open :func:`call_scope` s)."""
+    with _changed:
+        return len(_open)
+
+
+def wait_for_calls(timeout: float) -> bool:
+    """Block until no call is in flight, at most ``timeout`` real seconds (an event: each call
+    that returns wakes the wait); whether none is."""
+    with _changed:
+        return _changed.wait_for(lambda: not _open, max(0.0, timeout))
+
+
+def deadline_of(context: Any) -> float | None:
+    """The seconds the engine gave the gRPC call of ``context`` (sync or asyncio servicer
+    context), None when it set no deadline or the context cannot say."""
+    try:
+        left = context.time_remaining()
+    except Exception:  # noqa: BLE001 - a context of another shape: no deadline known
+        return None
+    return float(left) if isinstance(left, int | float) else None
+
+
+def engine_cancel(deadline: float | None = None) -> float:
+    """The engine's ``Cancel``: stop every wait of the process (:data:`PROCESS`). ``deadline``:
+    the seconds the engine gives the call (None: unknown).
+
+    The engine sends ``Cancel`` twice (pulumi/pulumi 1b5949891b3c, ``pkg/host/host.go``): on the
+    first Ctrl-C with a 30 s deadline, then waits for the steps in flight (the clean-ups get
+    :data:`CANCEL_BUDGET`); and when it closes the plugin, with a 5 s deadline
+    (:data:`CLOSE_CANCEL_DEADLINE`), after which it kills it: a plugin run by a language host
+    (``runtime: python`` in ``PulumiPlugin.yaml``) is killed at once, with no signal first
+    (``sdk/go/common/resource/plugin/plugin.go``, ``ExecPlugin``: its ``Kill`` cancels the
+    ``RunPlugin`` call, whose process ``sdk/python/cmd/pulumi-language-python/main.go`` started
+    with ``exec.CommandContext``, which kills on cancel). Before that close the clean-ups get
+    what is left of the deadline, at most :data:`SIGNAL_BUDGET`.
+
+    Returns how long the caller should wait for the calls in flight (:func:`wait_for_calls`)
+    before it answers: 0 after the first, the clean-ups' grace and a margin before a close."""
+    closing = deadline is not None and deadline <= 2 * CLOSE_CANCEL_DEADLINE
+    if not closing:
+        PROCESS.cancel(ENGINE_CANCEL_REASON, CANCEL_BUDGET)
+        return 0.0
+    assert deadline is not None
+    margin = min(1.0, deadline / 5)  # the answer's way back to the engine
+    budget = max(0.0, min(SIGNAL_BUDGET, deadline - 2 * margin))
+    PROCESS.cancel(ENGINE_CANCEL_REASON, budget)
+    return max(0.0, min(budget + margin, deadline - margin))
 
 
 @contextmanager
@@ -313,6 +411,8 @@ def interruptible(
 
 
 def _interrupt_exchanges(token: Token) -> None:
+    if token.closed:
+        return
     with _exchanges_lock:
         chosen = [stop for thread, stop in _exchanges.items() if token.covers(thread)]
         shortened = [f for thread, f in _shielded_exchanges.items() if token.covers(thread)]

@@ -6,9 +6,11 @@ Installed once per host process, the first time a pulumi-dws provider is configu
 (:func:`install`; a no-op anywhere else, e.g. in a program or a test process):
 
 1. ``Cancel``: the host's ``DynamicResourceProviderServicer.Cancel`` returns at once and does
-   nothing. Its code is wrapped so that it first sets :data:`~.cancellation.PROCESS` (every
-   wait of the process stops), then runs the SDK's own ``Cancel``. The gRPC server keeps the
-   bound method it was given at start, so the function's code is replaced in place.
+   nothing. Its code is wrapped so that it first does what every pulumi-dws server does on
+   ``Cancel`` (:func:`~.cancellation.engine_cancel`: every wait of the process stops; before a
+   close, the answer waits for the clean-ups), then runs the SDK's own ``Cancel``. The gRPC
+   server keeps the bound method it was given at start, so the function's code is replaced in
+   place.
 2. Room for ``Cancel``: the host's gRPC server runs every call on a
    ``ThreadPoolExecutor(max_workers=4)``; with four creates waiting, a ``Cancel`` would queue
    behind them and never run. The executor may start up to :data:`WORKERS` threads.
@@ -78,8 +80,12 @@ def install() -> None:
 
 
 def _engine_cancel(servicer: Any, request: Any, context: Any) -> Any:
-    """The host's ``Cancel``: stop every wait of the process, then the SDK's own ``Cancel``."""
-    cancellation.PROCESS.cancel("the engine sent Cancel (Ctrl-C or SIGTERM to `pulumi`)")
+    """The host's ``Cancel``: stop every wait of the process (:func:`~.cancellation.engine_cancel`;
+    before a close, answer once the clean-ups ended or their grace passed), then the SDK's own
+    ``Cancel``."""
+    wait = cancellation.engine_cancel(cancellation.deadline_of(context))
+    if wait:
+        cancellation.wait_for_calls(wait)
     original = _original_cancel[0] if _original_cancel else None
     if original is not None:
         return original(servicer, request, context)

@@ -106,6 +106,9 @@ class FaultRunReport:
     cross_stack: int = 0
     """Of those, where the other stack took or damaged this one's resource (counted in
     ``duplicates`` too: must be 0)."""
+    kept: int = 0
+    """Creates that succeeded with their resource still queued when the wait ended (kept, as
+    ``onTimeout: keep`` asks, and then deleted by the cycle's destroy)."""
 
     @property
     def injected(self) -> int:
@@ -121,7 +124,8 @@ class FaultRunReport:
         out = [
             f"{self.provider}: {self.cycles} cycles, {self.created} created, {self.failed} "
             f"failed cleanly, {self.interrupted} interrupted mid-wait, {self.two_stack} "
-            f"two-stack ({self.cross_stack} crossed); {self.requests} requests, "
+            f"two-stack ({self.cross_stack} crossed), {self.kept} kept at the wait's end; "
+            f"{self.requests} requests, "
             f"{self.injected} faults ({rate:.0%}), {self.after_act} after the act; orphans "
             f"{self.orphans}, duplicates {self.duplicates}",
         ]
@@ -254,6 +258,8 @@ def create_then_delete(
         if interrupter is not None and interrupter.disarm():
             report.interrupted += 1
     report.created += 1
+    if _kept_at_timeout(result):
+        report.kept += 1
     keys = tracked_as(result)
     tracked.update({keys} if isinstance(keys, str) else keys)
     if rival is not None:
@@ -273,6 +279,14 @@ def create_then_delete(
     except error:
         pass  # still tracked: not an orphan; the caller removes it
     return tracked
+
+
+def _kept_at_timeout(result: Any) -> bool:
+    """Whether a create's result is a resource kept still queued when its wait ended (the note
+    the create leaves in ``observed``)."""
+    observed = (getattr(result, "outs", None) or {}).get("observed")
+    note = observed.get("note") if isinstance(observed, dict) else None
+    return isinstance(note, str) and "kept" in note and "wait" in note
 
 
 class OtherStack:
@@ -570,8 +584,10 @@ def mig_resize_fault_run(
 ) -> FaultRunReport:
     """``cycles`` create/delete cycles of ``MigResizeRequest`` through ``proxy`` on ``groups``
     Flex-start groups (odd ones regional), ``count`` VMs each. Every fourth cycle's set queues
-    for capacity, every seventh request fails while it queues, every tenth finds no capacity (the
-    wait runs out: cancelled); some requests stay ``CREATING`` a while, some VMs boot slowly.
+    for capacity, every seventh request fails while it queues, every tenth starts with no
+    capacity free (where none comes back from the VMs deleted before it, the wait runs out and
+    the request is kept, as ``onTimeout: keep`` asks, then deleted by the cycle's destroy); some
+    requests stay ``CREATING`` a while, some VMs boot slowly.
     An orphan is a resize request or a VM no successful create returned."""
 
     compute = emu["compute"]

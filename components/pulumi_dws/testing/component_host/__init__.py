@@ -13,6 +13,7 @@ behaves as :class:`~pulumi_dws.testing.GcpMocks`), ``Check`` and the served dyna
 """
 
 from .host import (
+    CLOSE_CANCEL_DEADLINE,
     PLUGIN_DIR,
     ComponentProviderHost,
     Constructed,
@@ -24,6 +25,7 @@ from .monitor import FakeEngine, FakeMonitor, LogRecord
 from .samples import COMPONENT_ARGS, package_cases, schema_inputs
 
 __all__ = [
+    "CLOSE_CANCEL_DEADLINE",
     "COMPONENT_ARGS",
     "package_cases",
     "PLUGIN_DIR",

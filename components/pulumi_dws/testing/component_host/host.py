@@ -5,18 +5,21 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, TypeVar
 
 import grpc
 from google.protobuf import empty_pb2, struct_pb2
 from pulumi.runtime import rpc
 from pulumi.runtime.proto import errors_pb2, provider_pb2, provider_pb2_grpc, status_pb2
 
+from ...providers.cancellation import CLOSE_CANCEL_DEADLINE
 from ..dynamic_host.process import HostProcess
 from ..dynamic_host.responses import DynamicHostError
 from ..dynamic_host.wire import to_struct, urn
@@ -28,7 +31,10 @@ try:  # The SDK's own channel options (message size limits); private, so tolerat
 except ImportError:  # pragma: no cover - depends on the SDK version
     _CHANNEL_OPTIONS = []
 
+T = TypeVar("T")
+
 __all__ = [
+    "CLOSE_CANCEL_DEADLINE",
     "PLUGIN_DIR",
     "ComponentProviderHost",
     "Deployment",
@@ -262,6 +268,66 @@ class ComponentProviderHost:
         """The plugin's exit status, None while it runs."""
         return self._process.returncode if self._process is not None else None
 
+    # ---------------------------------------------------------------- cancellation
+    def cancel(self, timeout: float | None = None) -> None:
+        """``Cancel``, as the engine sends it on the first Ctrl-C (or SIGTERM) to ``pulumi``
+        (a 30 s deadline; ``timeout``: another one, e.g. :data:`CLOSE_CANCEL_DEADLINE`)."""
+        self.call("Cancel", empty_pb2.Empty(), timeout=timeout or 30.0)
+
+    def engine_close(self) -> bool:
+        """Close the plugin exactly as the engine closes one the Python language host runs
+        (``runtime: python``): ``Cancel`` with a 5 s deadline (``pkg/host/host.go``, ``Close``),
+        then the connection closed and the process killed at once (the plugin's ``Kill``
+        cancels the language host's ``RunPlugin`` call, whose ``exec.CommandContext`` kills the
+        process: ``sdk/go/common/resource/plugin/plugin.go`` ``ExecPlugin``,
+        ``sdk/python/cmd/pulumi-language-python/main.go`` ``RunPlugin``). True when ``Cancel``
+        answered within its deadline."""
+        try:
+            self.cancel(CLOSE_CANCEL_DEADLINE)
+            answered = True
+        except ProviderCallError:
+            answered = False
+        if self._channel is not None:
+            self._channel.close()
+            self._channel = None
+            self._stub = None
+        self.kill()
+        return answered
+
+    def signal(self, signum: int) -> None:
+        """Send ``signum`` to the plugin's process group (a CI runner's or a container's
+        SIGTERM; the engine's SIGINT to a plugin it runs as a binary)."""
+        if self._process is not None:
+            self._process.signal_group(signum)
+
+    def wait_exit(self, timeout: float | None) -> int | None:
+        """Wait up to ``timeout`` real seconds for the plugin to exit; its status, or None."""
+        return self._process.wait(timeout) if self._process is not None else None
+
+    def kill(self) -> None:
+        """SIGKILL the plugin now."""
+        if self._process is not None:
+            self._process.kill()
+
+    def background(self, call: Callable[..., T], *args: Any, **kwargs: Any) -> Future[T]:
+        """Run ``call(*args, **kwargs)`` (say ``self.create``) on a thread of its own, as the
+        engine has several calls in flight: send ``Cancel`` or a signal meanwhile, then take the
+        result (or the error) from the future."""
+        future: Future[T] = Future()
+
+        def run() -> None:
+            try:
+                future.set_result(call(*args, **kwargs))
+            except BaseException as err:  # noqa: BLE001 - handed to the caller
+                future.set_exception(err)
+
+        threading.Thread(target=run, name="engine-call", daemon=True).start()
+        return future
+
+    def wait_for_stderr(self, text: str, timeout: float = 60.0) -> bool:
+        """Whether the plugin printed ``text`` on stderr, waiting for it (an event)."""
+        return self._process.wait_for_stderr(text, timeout) if self._process else False
+
     def _stderr(self) -> str:
         text = self.stderr.strip()
         return f"\n--- plugin stderr ---\n{text[-4000:]}" if text else ""
@@ -350,13 +416,14 @@ class ComponentProviderHost:
         )
         self.call("Delete", request)
 
-    def call(self, method: str, request: Any) -> Any:
-        """Call ``method``; a refusal raises :class:`ProviderCallError` (with the property
-        errors of an ``INVALID_ARGUMENT``)."""
-        if self._stub is None:
+    def call(self, method: str, request: Any, timeout: float | None = None) -> Any:
+        """Call ``method`` (deadline: ``timeout``, else the host's); a refusal raises
+        :class:`ProviderCallError` (with the property errors of an ``INVALID_ARGUMENT``)."""
+        stub = self._stub
+        if stub is None:
             raise DynamicHostError("the plugin is not running (use the host as a context manager)")
         try:
-            return getattr(self._stub, method)(request, timeout=self._rpc_timeout)
+            return getattr(stub, method)(request, timeout=timeout or self._rpc_timeout)
         except grpc.RpcError as err:
             code: grpc.StatusCode = err.code()
             details: str = err.details() or ""

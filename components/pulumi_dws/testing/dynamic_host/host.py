@@ -22,6 +22,7 @@ from pulumi.dynamic.dynamic import PROVIDER_KEY
 from pulumi.runtime import rpc
 from pulumi.runtime.proto import provider_pb2, provider_pb2_grpc
 
+from ...providers.cancellation import CLOSE_CANCEL_DEADLINE
 from .process import HostProcess, python_host_args, with_pythonpath
 from .responses import (
     CheckFailure,
@@ -203,11 +204,11 @@ class DynamicProviderHost:
 
     # ---------------------------------------------------------------- cancellation
 
-    def cancel(self) -> None:
+    def cancel(self, timeout: float | None = None) -> None:
         """Send ``Cancel``, as the engine does to every provider on the first Ctrl-C (or SIGTERM)
         to ``pulumi``, and before it closes a plugin (``pkg/host/host.go``: 30 s and 5 s
-        deadlines on that call)."""
-        self._call("Cancel", self._require_stub().Cancel, empty_pb2.Empty())
+        deadlines on that call; ``timeout``: the deadline, by default the harness's own)."""
+        self._call("Cancel", self._require_stub().Cancel, empty_pb2.Empty(), timeout)
 
     def signal(self, signum: int) -> None:
         """Send ``signum`` to the host's process group (SIGINT is what the engine's plugin kill
@@ -217,12 +218,12 @@ class DynamicProviderHost:
 
     def engine_close(self, grace: float = ENGINE_KILL_GRACE) -> bool:
         """Close the host exactly as the engine closes a plugin when a run ends or is
-        terminated: ``Cancel`` (``pkg/host/host.go``), then SIGINT to the process group and
-        SIGKILL ``grace`` seconds later if it has not exited
+        terminated: ``Cancel`` with a 5 s deadline (``pkg/host/host.go``), then SIGINT to the
+        process group and SIGKILL ``grace`` seconds later if it has not exited
         (``sdk/go/common/resource/plugin/plugin.go``, ``kill``). True when it exited on its
         own within the grace."""
         with contextlib.suppress(DynamicProviderError):  # the engine goes on with the signal
-            self.cancel()
+            self.cancel(CLOSE_CANCEL_DEADLINE)
         self.signal(signal.SIGINT)
         exited = self.wait_exit(grace)
         if exited is None:
@@ -624,9 +625,11 @@ class DynamicProviderHost:
             raise DynamicProviderError("Handshake", code, details) from None
         self.handshake_supported = True
 
-    def _call(self, method: str, rpc_method: Any, request: Any) -> Any:
+    def _call(
+        self, method: str, rpc_method: Any, request: Any, timeout: float | None = None
+    ) -> Any:
         try:
-            return rpc_method(request, timeout=self._rpc_timeout)
+            return rpc_method(request, timeout=timeout or self._rpc_timeout)
         except grpc.RpcError as err:
             code: grpc.StatusCode = err.code()
             details: str = err.details() or ""
