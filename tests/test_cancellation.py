@@ -132,6 +132,28 @@ def test_a_flex_start_vm_interrupted_in_the_queue_is_removed(how: str) -> None:
         assert _deleted(emu, "/instances/trainer"), "the queued VM was not deleted"
 
 
+def test_a_second_ctrl_c_while_the_clean_up_waits_for_google_exits_within_the_grace() -> None:
+    """The first Ctrl-C (``Cancel``) starts the clean-up: the queued VM's delete is sent and its
+    answer does not come (held). The second Ctrl-C closes the plugin (``Cancel``, SIGINT, SIGKILL
+    5 s later): the clean-up's exchange, begun with the 300 s grace of a ``Cancel``, ends at the
+    signal's shorter grace and the host exits on its own, within the engine's 5 s. (It waited
+    for its HTTP deadline and was SIGKILLed.)"""
+    deletes = _deleting("/instances/trainer")
+    with Emulator() as emu, _held(emu, FlexStartVmProvider(), deletes) as (host, held):
+        call = host.background(host.create, VM_URN, vm_inputs())
+        emu.wait_for_requests(lambda r: _operation_poll(r.method, r.path), 2, timeout=60)
+        host.cancel()  # the first Ctrl-C, during the queue wait
+        held()  # the clean-up's delete reached Google; its answer is held
+        assert host.engine_close(), "the host did not exit within the engine's 5 s grace"
+        with pytest.raises(DynamicProviderError):
+            call.result(timeout=60)
+        assert _vm_queued(emu) == []
+
+
+def _deleting(fragment: str) -> Callable[[str, str], bool]:
+    return lambda method, path: method == "DELETE" and path.endswith(fragment)
+
+
 def test_a_flex_start_vm_that_runs_when_cancelled_is_returned() -> None:
     """Capacity found and the VM started: a Cancel after that returns the VM (the engine records
     it), it is never deleted."""

@@ -17,7 +17,7 @@ from queued_tpu_helpers import props as tpu_inputs
 from tls_helpers import certificates
 
 from pulumi_dws.kinds.queued_tpu.provider import QueuedTpuProvider
-from pulumi_dws.providers.endpoints import credentials_for, is_google_host
+from pulumi_dws.providers.endpoints import InsecureEndpointError, credentials_for, is_google_host
 from pulumi_dws.providers.rest import ApiError, GoogleRestClient, RetryPolicy
 from pulumi_dws.testing.dynamic_host import DynamicProviderHost, urn
 from pulumi_dws.testing.emulator import Emulator
@@ -155,3 +155,36 @@ def test_a_tpu_endpoint_in_stack_config_that_is_not_google_gets_no_token_through
     assert sent and all("authorization" not in {k.lower() for k in r.headers} for r in sent), (
         "a request carried credentials to a host that is not Google's"
     )
+
+
+@pytest.mark.parametrize(
+    "root",
+    [
+        f"https://{OTHER}\\.googleapis.com/",  # urllib3 ends the host at the backslash
+        f"https://{OTHER}%2f.googleapis.com/",
+        f"https://{OTHER};.googleapis.com/",
+    ],
+    ids=["backslash", "percent", "semicolon"],
+)
+def test_a_host_spelled_to_end_in_googleapis_gets_no_token(
+    tls: tuple[Emulator, Path, str], monkeypatch: pytest.MonkeyPatch, root: str
+) -> None:
+    """Python's ``urlsplit`` reads ``https://OTHER\\.googleapis.com/`` as a host under
+    googleapis.com, while requests (urllib3) connects to ``OTHER``: such an endpoint is refused
+    (it is no host name), so the token never reaches ``OTHER``."""
+    emu, ca, tunnel = tls
+    _through(monkeypatch, ca, tunnel)
+    assert not credentials_for_or_refused(root)
+    with pytest.raises(InsecureEndpointError, match="not a host name"):
+        client = GoogleRestClient(root + "v2alpha1/", retry=RetryPolicy(attempts=1))
+        client.get("projects/p/locations/us-east5-a/queuedResources/spelled")
+    sent = [r for r in emu.requests if r.path.endswith("/spelled")]
+    assert all("authorization" not in {k.lower() for k in r.headers} for r in sent)
+
+
+def credentials_for_or_refused(url: str) -> bool:
+    """Whether ``url`` would get credentials (False when it is refused outright)."""
+    try:
+        return credentials_for(url)[0]
+    except InsecureEndpointError:
+        return False

@@ -248,3 +248,28 @@ def test_the_not_ours_advice_leaves_no_vm_running(
     assert compute.instances() == [] and compute.resize_requests() == []
     _, outs = host.create(mig_urn("rr"), inputs, provider=provider)
     assert len(outs["observed"]["instances"]) == 8 == len(compute.instances())
+
+
+def test_a_page_token_that_comes_again_ends_the_delete_saying_so(
+    world: tuple[Emulator, DynamicProviderHost],
+) -> None:
+    """Every ``listManagedInstances`` page answers with the token it was asked for (a list that
+    would never end): the delete stops, saying so, and never concludes from it; it looped for
+    ever, holding each page again in memory."""
+    emu, host = world
+    compute = emu["compute"]
+    flex_start_group(emu, "g", project=PROJECT, zone=ZONE)
+    compute.add_capacity(ZONE, MACHINE, 2)
+    provider = MigResizeRequestProvider()
+    id_, outs = host.create(mig_urn("g"), mig_resize_props("rr", "g", count=2), provider=provider)
+    emu.lie(
+        lambda r: r.path.endswith("/listManagedInstances"),
+        transform=lambda body: {**body, "nextPageToken": "again"},
+        times=10_000,
+    )
+    call = host.background(host.delete, mig_urn("g"), id_, outs, provider=provider)
+    with pytest.raises(DynamicProviderError) as info:
+        call.result(timeout=60)
+    listed = [r for r in emu.requests if r.path.endswith("/listManagedInstances")]
+    assert len(listed) < 100, f"{len(listed)} pages listed"
+    assert "page token" in info.value.message and "again" in info.value.message

@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -19,7 +20,7 @@ import pytest
 from emulator_helpers import host_inputs as vm_inputs
 from queued_tpu_helpers import props as tpu_inputs
 
-from pulumi_dws import FlexStartInstance
+from pulumi_dws import CalendarReservation, FlexStartGroup, FlexStartInstance
 from pulumi_dws.errors import DwsValidationError
 from pulumi_dws.kinds.flex_vm.provider import FlexStartVmProvider
 from pulumi_dws.kinds.queued_tpu.create import create_key
@@ -50,6 +51,45 @@ def test_a_secret_argument_that_fails_once_known_is_shown_as_secret(
     """(The Outputs are made inside the program, on its event loop.)"""
     with pytest.raises(DwsValidationError) as info:
         GcpMocks().run(lambda: FlexStartInstance("t", {**BASE, **args()}))
+    message = str(info.value)
+    assert "[secret]" in message and secret_text not in message
+
+
+CALENDAR: dict[str, Any] = {
+    "zone": "us-central1-a",
+    "machine_type": "a3-highgpu-8g",
+    "count": 2,
+    "start_time": "2027-03-01T00:00:00Z",
+}
+GROUP: dict[str, Any] = {"machine_type": "a3-highgpu-8g", "count": 4, "run_duration": "3d"}
+
+
+@pytest.mark.parametrize(
+    ("make", "secret_text"),
+    [
+        (
+            lambda: CalendarReservation(
+                "c", {**CALENDAR, "end_time": pulumi.Output.secret("2027-02-11T09:30:00Z")}
+            ),
+            "2027-02-11",
+        ),
+        (
+            lambda: FlexStartGroup(
+                "g",
+                {**GROUP, "region": pulumi.Output.secret("us-west4"), "zones": ["us-east1-b"]},
+            ),
+            "us-west4",
+        ),
+    ],
+    ids=["calendar-end-time", "group-region-quoted-by-a-zone"],
+)
+def test_a_secret_checked_with_another_value_is_shown_as_secret(
+    make: Any, secret_text: str
+) -> None:
+    """A check of two values (a window's end against its start, a zone against its region):
+    the secret one is ``[secret]`` even where the error is about the other."""
+    with pytest.raises(DwsValidationError) as info:
+        GcpMocks().run(make)
     message = str(info.value)
     assert "[secret]" in message and secret_text not in message
 
@@ -88,6 +128,31 @@ def test_googles_answer_that_echoes_a_secret_startup_script_is_redacted_through_
     assert "rejected by Compute Engine" in message and "[secret]" in message
     for text in (message, host.stderr, host.stdout):
         assert "s3cr3t-token-42" not in text
+
+
+def test_a_secret_inside_a_longer_word_takes_the_whole_word_through_the_host(
+    world: tuple[Emulator, DynamicProviderHost],
+) -> None:
+    """A short secret (a label value ``serve``, a script ``hunter2``) inside a longer word of the
+    message (``reserved``, Google's echo ``hunter2x``): the whole word is ``[secret]``. Scrubbing
+    only the secret's letters left ``re[secret]d`` and ``[secret]x``: what stays of the word
+    tells the reader the secret (the message's words are known)."""
+    emu, host = world
+    inputs = vm_inputs()
+    inputs["body"]["labels"] = {**inputs["body"].get("labels", {}), "purpose": "serve"}
+    inputs["body"]["metadata"] = {"items": [{"key": "startup-script", "value": secret("hunter2")}]}
+    emu.lie(
+        lambda r: r.method == "POST" and r.path.endswith("/instances"),
+        status=400,
+        message="Invalid value 'hunter2x' for field 'resource.metadata'; that name is reserved.",
+        acted=False,
+    )
+    with pytest.raises(DynamicProviderError) as info:
+        host.create(urn("pulumi-python:dynamic/dws:FlexStartVm", "vm"), inputs)
+    message = info.value.message
+    assert "Invalid value '[secret]' for field" in message
+    assert "that name is [secret]." in message
+    assert not re.search(r"\w\[secret\]|\[secret\]\w", message), message
 
 
 def test_the_ownership_label_says_nothing_about_a_startup_script() -> None:

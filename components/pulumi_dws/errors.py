@@ -45,15 +45,33 @@ def redact(text: str, secrets: Any) -> str:
     """``text`` with every occurrence of each secret (a string, or the strings inside a value:
     its ``str``, ``repr``, how messages :func:`show` it, and its runs of ``-``-joined pieces,
     which a message may derive from it) replaced by ``[secret]``; texts under 4 characters are
-    left (they would hide too much)."""
+    left (they would hide too much). An occurrence inside a longer word takes the whole word
+    (``reserved`` with the secret ``serve``, ``hunter2x`` with ``hunter2``): the rest of a word
+    would tell the secret (``re[secret]d``), since the message's own words are known."""
     needles: set[str] = set()
     for secret in secrets:
         for form in _texts(secret):
             if len(form) >= 4:
                 needles.add(form)
-    for needle in sorted(needles, key=len, reverse=True):
-        text = text.replace(needle, "[secret]")
-    return text
+    if not needles:
+        return text
+    either = re.compile("|".join(re.escape(n) for n in sorted(needles, key=len, reverse=True)))
+    out: list[str] = []
+    at = 0  # text[:at] is done
+    while found := either.search(text, at):
+        start, end = found.span()
+        while start > at and _in_word(text[start - 1]):
+            start -= 1
+        while end < len(text) and _in_word(text[end]):
+            end += 1
+        out += [text[at:start], "[secret]"]
+        at = end
+    return "".join(out) + text[at:]
+
+
+def _in_word(char: str) -> bool:
+    """A letter or digit: what a secret found inside a word takes with it."""
+    return char.isalnum()
 
 
 def _texts(value: Any) -> list[str]:
@@ -106,12 +124,14 @@ class DwsValidationError(ValueError):
     def __reduce__(self) -> tuple[Any, ...]:
         return (type(self), (self.field, self.value, self.problem))
 
-    def hidden(self) -> DwsValidationError:
-        """The same error about a secret value: the value, wherever the message shows it,
-        is ``[secret]``."""
-        if self.value is SECRET:
+    def hidden(self, *secrets: Any) -> DwsValidationError:
+        """The same error about a secret value: the value, and each of ``secrets`` (the values
+        the check was given, when they were secret: a message may quote one the error is not
+        about), wherever the message shows them, are ``[secret]``."""
+        if self.value is SECRET and not secrets:
             return self
-        return DwsValidationError(self.field, SECRET, redact(self.problem, [self.value]))
+        shown = [self.value, *secrets] if self.value is not SECRET else list(secrets)
+        return DwsValidationError(self.field, SECRET, redact(self.problem, shown))
 
     def within(self, prefix: str) -> DwsValidationError:
         """The same error with its field qualified by a parent path (``node_pools[1].zone``)."""

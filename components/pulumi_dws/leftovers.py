@@ -39,6 +39,7 @@ from .kinds.queued_tpu.provider import QueuedTpuProvider
 from .kinds.slurm.provider import SlurmClusterProvider
 from .kinds.vertex_training.provider import VertexCustomJobProvider
 from .providers.ownership import STACK_LABEL, stack_mark
+from .providers.rest import pages
 from .providers.rest_resource import RestResourceProvider
 
 __all__ = [
@@ -196,19 +197,17 @@ def _tpu_zones() -> list[str]:
 
 def _pages(provider: RestResourceProvider, path: str, key: str, **params: Any) -> Iterable[Any]:
     client = provider.client(params.pop("location", None))
-    token: str | None = None
-    while True:
-        query: dict[str, Any] = {**params, **({"pageToken": token} if token else {})}
-        page = client.get(path, **query)
+
+    def fetch(token: str | None) -> Mapping[str, Any]:
+        return client.get(path, **{**params, **({"pageToken": token} if token else {})})
+
+    for page in pages(fetch, path):
         items = page.get(key)
         if isinstance(items, Mapping):  # aggregatedList: by scope
             for scoped in items.values():
                 yield from (scoped or {}).get("instances") or []
         else:
             yield from items or []
-        token = page.get("nextPageToken")
-        if not isinstance(token, str) or not token:
-            return
 
 
 def _vms(project: str, mark: str) -> list[Leftover]:

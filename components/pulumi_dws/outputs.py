@@ -76,7 +76,7 @@ def when_known(value: Any, check: Callable[[Any], R]) -> Any:
             return check(known)
         except DwsValidationError as err:
             found = qualify(err, path)
-            raise (found.hidden() if secret else found) from None
+            raise (found.hidden(known) if secret else found) from None
 
     # the value and whether it is secret, together: a secret value never shows in the message
     secret = pulumi.Output.from_input(value.is_secret())

@@ -34,7 +34,8 @@ module is what the waits consult:
   the call :data:`SIGNAL_BUDGET` of the engine's 5 s (the rest is the host's own exit).
 
 HTTP exchanges in flight register with :func:`interruptible`, so a token set while a call
-waits for an answer ends that exchange too.
+waits for an answer ends that exchange too; one of a clean-up is not ended, but a signal that
+shortens the grace (the engine's close after a second Ctrl-C) brings its deadline forward.
 
 What every server of pulumi-dws's providers does with the engine's signals is here too, so
 Pulumi's Python host (through :mod:`~.host_hooks`) and the component provider plugin
@@ -182,6 +183,7 @@ host stops."""
 
 _local = threading.local()
 _exchanges: dict[int, Callable[[], None]] = {}
+_shielded_exchanges: dict[int, Callable[[float], None]] = {}
 _exchanges_lock = threading.Lock()
 
 
@@ -375,11 +377,26 @@ def shielded() -> Iterator[None]:
 
 
 @contextmanager
-def interruptible(stop: Callable[[], None]) -> Iterator[None]:
+def interruptible(
+    stop: Callable[[], None], shorten: Callable[[float], None] | None = None
+) -> Iterator[None]:
     """An HTTP exchange in flight on this thread: ``stop()`` ends it when a token covering the
-    thread is set (an exchange of a shielded clean-up is never stopped)."""
+    thread is set. An exchange of a shielded clean-up is not stopped, but when a later signal
+    shortens the grace (a second Ctrl-C: the engine's SIGKILL follows in 5 s) ``shorten(when)``
+    moves its deadline to the grace's new end (``when``, monotonic): it was set from the grace
+    left when it began."""
     if _shield_depth():
-        yield
+        if shorten is None:
+            yield
+            return
+        me = threading.get_ident()
+        with _exchanges_lock:
+            _shielded_exchanges[me] = shorten
+        try:
+            yield
+        finally:
+            with _exchanges_lock:
+                _shielded_exchanges.pop(me, None)
         return
     me = threading.get_ident()
     with _exchanges_lock:
@@ -398,5 +415,10 @@ def _interrupt_exchanges(token: Token) -> None:
         return
     with _exchanges_lock:
         chosen = [stop for thread, stop in _exchanges.items() if token.covers(thread)]
+        shortened = [f for thread, f in _shielded_exchanges.items() if token.covers(thread)]
     for stop in chosen:
         stop()
+    deadline = token.deadline()
+    if deadline is not None:
+        for shorten in shortened:
+            shorten(deadline)

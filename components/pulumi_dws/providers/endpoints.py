@@ -53,6 +53,12 @@ _REGION = re.compile(r"[a-z]+-[a-z]+[0-9]+")
 CREDENTIAL_HOSTS_ENV = "DWS_CREDENTIAL_HOSTS"
 CREDENTIAL_HOSTS_CONFIG = "dws:credentialHosts"
 GOOGLE_API_DOMAIN = "googleapis.com"
+_LABEL = r"[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?"
+_HOST_NAME = re.compile(rf"(?:{_LABEL}\.)*{_LABEL}\.?", re.IGNORECASE)
+"""A host name as DNS spells it (letters, digits, ``-``; ``_`` as some private names have it).
+Anything else in a host (``\\``, ``%``, ``;``...) is read differently by Python's ``urlsplit``,
+which judges the host, and by urllib3, which connects: ``https://evil.example\\.googleapis.com/``
+is a host under googleapis.com to the one and ``evil.example`` to the other."""
 
 
 class InsecureEndpointError(ValueError):
@@ -183,6 +189,10 @@ def check_endpoint(url: str, *, source: str = "endpoint") -> Literal["loopback",
         raise InsecureEndpointError(
             f"{source}: {url!r} must be a plain root URL (no user, query or fragment)"
         )
+    if not _is_host(parts.hostname) or "\\" in parts.netloc:
+        raise InsecureEndpointError(
+            f"{source}: {url!r}: {parts.hostname!r} is not a host name or an IP address"
+        )
     if is_loopback(url):
         return "loopback"
     if parts.scheme != "https":
@@ -192,6 +202,14 @@ def check_endpoint(url: str, *, source: str = "endpoint") -> Literal["loopback",
             "emulator, which is called without credentials."
         )
     return "remote"
+
+
+def _is_host(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return len(host) <= 254 and bool(_HOST_NAME.fullmatch(host))
+    return True
 
 
 def is_google_host(url: str) -> bool:

@@ -43,7 +43,7 @@ from .create_machine import (
 )
 from .ownership import Owner, owner_key
 from .paths import PathValueError, operation_name_path
-from .rest import ApiError, is_lro, wire
+from .rest import ApiError, is_lro, pages, wire
 from .rest_provider import DEFAULT_TIMEOUT
 from .rest_resource import RestResourceProvider, Target
 
@@ -203,17 +203,17 @@ class LroProvider(RestResourceProvider):
         collection = target.collection
         field = collection.rsplit("/", 1)[-1]
         found: list[dict[str, Any]] = []
-        token: str | None = None
-        while True:
-            label = self.RESOURCE.owner_label
+        label = self.RESOURCE.owner_label
+
+        def fetch(token: str | None) -> Mapping[str, Any]:
             params: dict[str, Any] = {"filter": f'labels.{label}="{key}"'}
             if token:
                 params["pageToken"] = token
-            page = client.get(collection, **params)
+            return client.get(collection, **params)
+
+        for page in pages(fetch, f"the search of {collection} for {label}={key}"):
             found += [dict(i) for i in page.get(field) or [] if isinstance(i, Mapping)]
-            token = page.get("nextPageToken")
-            if not isinstance(token, str) or not token:
-                return found
+        return found
 
 
 class LroCreate:

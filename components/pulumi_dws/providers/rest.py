@@ -38,7 +38,7 @@ import math
 import os
 import random
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 from urllib.parse import urlsplit
@@ -64,6 +64,7 @@ __all__ = [
     "virtual_sleep_from_env",
     "idempotent_by_default",
     "is_lro",
+    "pages",
     "wire",
 ]
 
@@ -688,3 +689,29 @@ def _transient_auth_failure(exc: BaseException) -> bool:
             return True
         cause = cause.__cause__ or cause.__context__
     return False
+
+
+def pages(
+    fetch: Callable[[str | None], Mapping[str, Any]], what: str
+) -> Iterator[Mapping[str, Any]]:
+    """Every page of a list (AIP-158): ``fetch(None)``, then ``fetch(token)`` for each
+    ``nextPageToken`` until one is missing or empty. A token that comes again would make the
+    list endless: that answer is not believed (:class:`ApiError`, ``lost``: a wait reads again,
+    nothing concludes from it) and ``what`` (the list) is named."""
+    seen: set[str] = set()
+    token: str | None = None
+    while True:
+        page = fetch(token)
+        yield page
+        following = page.get("nextPageToken")
+        if not isinstance(following, str) or not following:
+            return
+        if following in seen:
+            raise ApiError(
+                0,
+                f"{what}: the page token {following[:60]!r} came again (the list would never "
+                "end); the answer is not believed",
+                lost=True,
+            )
+        seen.add(following)
+        token = following

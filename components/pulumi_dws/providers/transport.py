@@ -70,6 +70,9 @@ class _Watch:
         self._lock = threading.Lock()
         self._connections: list[Any] = []
         self._responses: list[Any] = []
+        self._entries: list[tuple[float, int, _Watch]] = []
+        """Its places in the watchdog's queue (one more each time its deadline is shortened)."""
+        self._closed = False
 
     def track(self, connection: Any) -> None:
         with self._lock:
@@ -87,8 +90,27 @@ class _Watch:
         a busy machine a read timeout of the same length can end the exchange first)."""
         return self._fired or time.monotonic() >= self.due
 
+    def shorten(self, due: float) -> None:
+        """End the exchange at ``due`` (monotonic) if that is sooner than its deadline."""
+        with self._lock:
+            if self._closed or due >= self.due:
+                return
+            self.due = due
+            self._entries.append(_WATCHDOG.add(self))
+
+    def close(self) -> None:
+        """The exchange is over: the watchdog forgets it (its connections go back to the pool,
+        for other exchanges: it must never shut them)."""
+        with self._lock:
+            self._closed = True
+            entries, self._entries = self._entries, []
+        for entry in entries:
+            _WATCHDOG.cancel(entry)
+
     def fire(self) -> None:
         with self._lock:
+            if self._closed:  # its connections may serve another exchange by now
+                return
             self._fired = True
             for connection in self._connections:
                 _shut(connection)
@@ -219,11 +241,11 @@ _WATCHDOG = _Watchdog()
 def _watched(seconds: float) -> Iterator[_Watch]:
     watch = _Watch(seconds)
     _current.watch = watch
-    entry = _WATCHDOG.add(watch)
+    watch._entries.append(_WATCHDOG.add(watch))
     try:
         yield watch
     finally:
-        _WATCHDOG.cancel(entry)
+        watch.close()
         _current.watch = None
 
 
@@ -239,7 +261,7 @@ def exchange(
 ) -> Answer:
     """Send one request and read its whole answer within ``deadline`` seconds; raise
     :class:`NoAnswer` when that is not possible."""
-    with _watched(deadline) as watch, cancellation.interruptible(watch.fire):
+    with _watched(deadline) as watch, cancellation.interruptible(watch.fire, watch.shorten):
         try:
             response = session.request(
                 method,

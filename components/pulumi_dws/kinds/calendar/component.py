@@ -445,16 +445,18 @@ class CalendarReservation(pulumi.ComponentResource):
         window: dict[str, Any] = {"start_time": start}
         if spec.duration is not None:
             window["duration"] = {"seconds": when_known(spec.duration, lambda d: str(d.seconds))}
-            end = pulumi.Output.all(start, spec.duration).apply(
+            end = when_known(
+                pulumi.Output.all(start, spec.duration),
                 lambda sd: (
                     format_timestamp(parse_timestamp("start_time", sd[0]) + sd[1].timedelta())
                     if sd[0]
                     else sd[0]
-                )
+                ),
             )
         else:
             window["end_time"] = spec.end_time
-            end = pulumi.Output.all(start, spec.end_time).apply(_validated_end)
+            # checked once both are known; a secret one stays [secret] in the error
+            end = when_known(pulumi.Output.all(start, spec.end_time), _validated_end)
 
         zone: Any = spec.zone
         if spec.tpu_version is not None:

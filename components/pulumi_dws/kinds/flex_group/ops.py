@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...providers.compute_ops import DEFAULT_OPERATION_TIMEOUT, is_operation, wait_operation
-from ...providers.rest import ApiError, GoogleRestClient
+from ...providers.rest import ApiError, GoogleRestClient, pages
 from .api import ACTIVE, FINISHED, GROUP, RESIZE_REQUEST_PATH, is_resize_request
 
 __all__ = [
@@ -97,23 +97,22 @@ def other_live_request(client: GoogleRestClient, where: Group, name: str) -> dic
     ``ACCEPTED``, or ``SUCCEEDED`` while the group has VMs), or None. A group's VMs can't be
     told apart by the request that brought them, so a group takes one such request at a time."""
     others: list[dict[str, Any]] = []
-    token: str | None = None
-    while True:
+
+    def fetch(token: str | None) -> Mapping[str, Any]:
         params = {"pageToken": token} if token else {}
-        try:
-            page = client.get(where.request_path(), expect=_is_request_list, **params)
-        except ApiError as err:
-            if err.not_found:
-                return None
-            raise
-        others += [
-            dict(r)
-            for r in page.get("items") or []
-            if isinstance(r, Mapping) and is_resize_request(r) and r["name"] != name
-        ]
-        token = page.get("nextPageToken") if isinstance(page.get("nextPageToken"), str) else None
-        if not token:
-            break
+        return client.get(where.request_path(), expect=_is_request_list, **params)
+
+    try:
+        for page in pages(fetch, f"the resize requests of {where.path}"):
+            others += [
+                dict(r)
+                for r in page.get("items") or []
+                if isinstance(r, Mapping) and is_resize_request(r) and r["name"] != name
+            ]
+    except ApiError as err:
+        if err.not_found:
+            return None
+        raise
     for other in others:
         if other["state"] in ACTIVE:
             return other
@@ -128,25 +127,23 @@ def managed_instances(client: GoogleRestClient, where: Group) -> list[dict[str, 
     ``listManagedInstancesResults: PAGINATED`` answers 500 at a time); none when the group is
     gone."""
     found: list[dict[str, Any]] = []
-    token: str | None = None
-    while True:
+
+    def fetch(token: str | None) -> Mapping[str, Any]:
         params = {"pageToken": token} if token else {}
-        try:
-            answer = client.post(  # a read: safe to send again
-                f"{where.path}/listManagedInstances",
-                expect=_is_listing,
-                idempotent=True,
-                **params,
-            )
-        except ApiError as err:
-            if err.not_found:
-                return []
-            raise
-        found += [dict(m) for m in answer.get("managedInstances") or [] if isinstance(m, Mapping)]
-        following = answer.get("nextPageToken")
-        token = following if isinstance(following, str) and following else None
-        if token is None:
-            return found
+        return client.post(  # a read: safe to send again
+            f"{where.path}/listManagedInstances", expect=_is_listing, idempotent=True, **params
+        )
+
+    try:
+        for answer in pages(fetch, f"the VMs of {where.path}"):
+            found += [
+                dict(m) for m in answer.get("managedInstances") or [] if isinstance(m, Mapping)
+            ]
+    except ApiError as err:
+        if err.not_found:
+            return []
+        raise
+    return found
 
 
 def target_size(client: GoogleRestClient, where: Group) -> int | None:
