@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -313,6 +314,24 @@ def test_a_secret_value_is_never_shown(host: ComponentProviderHost) -> None:
     assert refused.message.startswith("zone: [secret] is not a Google Cloud zone")
     assert "hidden" not in refused.message + repr(refused.errors)
     assert "hidden" not in host.stderr + "".join(r.message for r in host.engine.logs)  # type: ignore[union-attr]
+
+
+def test_a_secret_inside_a_longer_word_of_the_refusal_takes_the_whole_word(
+    host: ComponentProviderHost,
+) -> None:
+    """A secret ``waitFor`` with a typo (``runnin``) is inside a word of what the refusal
+    allows (``running``): the whole word is ``[secret]``, as in the Python API's errors. The
+    served refusal once hid only the secret's letters, ``[secret]g``, which told the secret."""
+    kind = registry.kind("flex_start_groups")
+    assert kind is not None
+    for typo in ("runnin", "accept"):
+        args = {**COMPONENT_ARGS["FlexStartGroup"], "wait_for": secret(typo)}
+        with host.deployment() as deployment, pytest.raises(ProviderCallError) as info:
+            _construct(deployment, kind, "g", args)
+        message = info.value.message
+        assert message.startswith("waitFor: [secret] is not allowed"), message
+        assert not re.search(r"\w\[secret\]|\[secret\]\w", message), message
+        assert typo not in message
 
 
 def test_a_good_secret_value_is_taken(host: ComponentProviderHost) -> None:

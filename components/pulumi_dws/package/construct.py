@@ -15,14 +15,13 @@ never the value itself.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from pulumi.runtime import rpc
 
-from ..errors import NO_VALUE, DwsValidationError
+from ..errors import NO_VALUE, DwsValidationError, redact
 from ..models import suggest
 from ..outputs import is_output
 from .introspect import FieldInfo, FieldType, ModelInfo
@@ -35,7 +34,6 @@ __all__ = [
     "problem_of",
     "secret_fields",
     "SECRET",
-    "scrub",
 ]
 
 SECRET = "[secret]"
@@ -145,7 +143,7 @@ def problem_of(
     ``secret_values`` found in its words replaced by ``[secret]``."""
     field = err.field
     if field.startswith(("dws:", "gcp:")) or not path_segments(field):
-        message = scrub(str(err), secret_values)
+        message = redact(str(err), secret_values)
         return PropertyProblem("", message, message)
     path = property_path(field, rename=rename)
     # A check may name more than the path ("labels key"): the words after it stay.
@@ -153,7 +151,7 @@ def problem_of(
     value = SECRET if _under(field, secret_paths) else err.value
     if value is not NO_VALUE and value != SECRET and _holds(value, secret_values):
         value = SECRET
-    shown = DwsValidationError(path + words, value, scrub(err.problem, secret_values))
+    shown = DwsValidationError(path + words, value, redact(err.problem, secret_values))
     message = str(shown)
     return PropertyProblem(path, message, message[len(path + words) + 2 :])
 
@@ -185,20 +183,3 @@ def _holds(value: Any, secrets: Collection[Any]) -> bool:
     if isinstance(value, Sequence) and not isinstance(value, str):
         return any(_holds(v, secrets) for v in value)
     return any(value == s for s in secrets)
-
-
-def scrub(text: str, secrets: Collection[Any]) -> str:
-    """``text`` without any of ``secrets`` in it, nor any word made of a part of one (a check
-    may quote the region of a zone it was given)."""
-    texts = [str(s) for s in secrets if isinstance(s, str | int | float) and str(s)]
-    for secret in texts:
-        text = text.replace(secret, SECRET)
-
-    def word(match: re.Match[str]) -> str:
-        found = match.group(0)
-        return SECRET if len(found) >= 3 and any(found in s for s in texts) else found
-
-    return _WORD.sub(word, text) if texts else text
-
-
-_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/-]*[A-Za-z0-9]")
