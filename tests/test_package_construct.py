@@ -334,6 +334,26 @@ def test_a_secret_inside_a_longer_word_of_the_refusal_takes_the_whole_word(
         assert typo not in message
 
 
+@pytest.mark.parametrize(
+    ("zone", "hints"),
+    [("us-eest5-a", ("did you mean", "us-east5")), ("us-west4-q", ("zones are", "us-west4"))],
+)
+def test_nothing_built_from_a_secret_is_suggested(
+    host: ComponentProviderHost, zone: str, hints: tuple[str, ...]
+) -> None:
+    """As in the Python API: a secret zone the table refuses gets no suggestion and no list of
+    its region's zones (``did you mean us-east5-a?`` told the secret ``us-eest5-a``)."""
+    kind = registry.kind("queued_tpus")
+    assert kind is not None
+    args = {**CASES["QueuedTpu"].args, "zone": secret(zone)}
+    with host.deployment() as deployment, pytest.raises(ProviderCallError) as info:
+        _construct(deployment, kind, "tpu", args)
+    message = info.value.message + repr(info.value.errors)
+    assert info.value.message.startswith("zone: [secret] is not a"), message
+    for hint in hints:
+        assert hint not in message, message
+
+
 def test_a_good_secret_value_is_taken(host: ComponentProviderHost) -> None:
     kind = registry.kind("queued_tpus")
     assert kind is not None

@@ -140,7 +140,9 @@ def problem_of(
     """What the caller reads of ``err``: its path as a property path in the schema's spelling
     (``rename``, for a field the Python API named), its value ``[secret]`` when the path is at
     or under one of ``secret_paths`` (Python paths, ``[*]`` for any item), and any of
-    ``secret_values`` found in its words replaced by ``[secret]``."""
+    ``secret_values`` found in its words replaced by ``[secret]``; an error about a secret
+    leaves out its hint (a suggestion built from the value), as :meth:`DwsValidationError.hidden`
+    does in the Python API."""
     field = err.field
     if field.startswith(("dws:", "gcp:")) or not path_segments(field):
         message = redact(str(err), secret_values)
@@ -148,10 +150,13 @@ def problem_of(
     path = property_path(field, rename=rename)
     # A check may name more than the path ("labels key"): the words after it stay.
     words = field[len(field.split(" ", 1)[0]) :]
-    value = SECRET if _under(field, secret_paths) else err.value
-    if value is not NO_VALUE and value != SECRET and _holds(value, secret_values):
-        value = SECRET
-    shown = DwsValidationError(path + words, value, redact(err.problem, secret_values))
+    hidden = _under(field, secret_paths) or (
+        err.value is not NO_VALUE and _holds(err.value, secret_values)
+    )
+    problem = err.problem
+    if hidden or redact(problem, secret_values) != problem:
+        problem = err.hidden(*secret_values).problem  # and no hint: it is built from a secret
+    shown = DwsValidationError(path + words, SECRET if hidden else err.value, problem)
     message = str(shown)
     return PropertyProblem(path, message, message[len(path + words) + 2 :])
 
