@@ -354,6 +354,25 @@ def test_nothing_built_from_a_secret_is_suggested(
         assert hint not in message, message
 
 
+def test_a_secret_tpu_type_is_not_told_by_the_sizes_its_version_offers(
+    host: ComponentProviderHost,
+) -> None:
+    """A secret accelerator type of a size its version lacks (``v6e-17``: other languages may
+    pass it as a secret, which the Python API's plain-only field never is): the refusal tells
+    neither the version (``Trillium``, ``v6e-N``) nor its sizes. Not secret, it tells both."""
+    kind = registry.kind("queued_tpus")
+    assert kind is not None
+    for given, told in ((secret("v6e-17"), False), ("v6e-17", True)):
+        args = {**CASES["QueuedTpu"].args, "accelerator_type": given}
+        with host.deployment() as deployment, pytest.raises(ProviderCallError) as info:
+            _construct(deployment, kind, "tpu", args)
+        message = info.value.message + repr(info.value.errors)
+        assert info.value.message.startswith("acceleratorType: "), message
+        assert "slice size" in message
+        for hint in ("Trillium", "v6e", "128"):
+            assert (hint in message) is told, message
+
+
 def test_a_good_secret_value_is_taken(host: ComponentProviderHost) -> None:
     kind = registry.kind("queued_tpus")
     assert kind is not None
