@@ -29,6 +29,7 @@ from queued_tpu_helpers import QR
 from queued_tpu_helpers import ZONE as TPU_ZONE
 
 from pulumi_dws.testing import GcpMocks
+from pulumi_dws.testing.clock_helpers import flex_start_group
 from pulumi_dws.testing.component_host import (
     ComponentProviderHost,
     Deployment,
@@ -209,6 +210,52 @@ def test_a_served_queued_tpu_interrupted_while_waiting_for_resources_is_removed(
         assert _deleted(emu, f"/queuedResources/{QR}"), "the queued request was not deleted"
         emu.clock.advance(600)  # a delete in flight finishes
         assert tpu.queued_resources() == []
+
+
+# ---------------------------------------------------------------------- MigResizeRequest
+MIG = "dws:dynamic:MigResizeRequest"
+
+
+def resize_request(plugin: ComponentProviderHost, emu: Emulator) -> tuple[str, dict[str, Any]]:
+    """A ``FlexStartGroup`` of 2 VMs for a day built through ``Construct``: its resize request
+    (name and inputs); its group (pulumi-gcp's) made in the emulator."""
+    with plugin.deployment(mocks=GcpMocks(project=PROJECT)) as deployment:
+        deployment.construct(
+            "dws:index:FlexStartGroup",
+            "g",
+            {"zone": ZONE, "machineType": MACHINE, "count": 2, "runDuration": "1d"},
+        )
+    name, inputs = served(deployment, MIG)
+    flex_start_group(emu, inputs["group"], project=PROJECT, zone=ZONE)
+    return name, inputs
+
+
+@pytest.mark.parametrize("how", ["cancel", "engine-close", "sigterm"])
+def test_a_served_resize_request_interrupted_while_accepted_is_cancelled_and_deleted(
+    how: str,
+) -> None:
+    """A FlexStartGroup's resize request, served to another language, accepted and waiting for
+    capacity: whatever interrupts the wait, the request is cancelled and deleted (nothing runs
+    yet: only its place in the queue is lost) before the plugin is gone, and no VM is left."""
+    with (
+        Emulator() as emu,
+        _held(emu, _resource_poll("/resizeRequests/g-f177ed"), skip=2) as (
+            plugin,
+            held,
+        ),
+    ):
+        name, inputs = resize_request(plugin, emu)
+        call = plugin.background(plugin.create, MIG, name, inputs)
+        held()
+        compute = emu["compute"]
+        assert [r["state"] for r in compute.resize_requests()] == ["ACCEPTED"]
+        _interrupt(plugin, how)
+        if how == "cancel":
+            with pytest.raises(ProviderCallError) as info:
+                call.result(timeout=60)
+            assert "cancelled and deleted" in info.value.message
+            assert "Traceback" not in info.value.message
+        assert compute.resize_requests() == [] and compute.instances() == []
 
 
 def test_a_plugin_with_nothing_in_flight_answers_cancel_and_exits_on_sigterm_at_once() -> None:
