@@ -303,6 +303,25 @@ def test_a_bad_input_is_refused_with_the_python_message(
     assert [r for r in deployment.registered] == []  # refused before anything was registered
 
 
+@pytest.mark.parametrize(
+    ("key", "bad"),
+    [("zone", ["us-east5-a", 1]), ("labels", [1, 2]), ("max_run_duration", {"days": 2})],
+)
+def test_a_value_of_another_shape_is_refused_with_the_python_message(
+    host: ComponentProviderHost, key: str, bad: Any
+) -> None:
+    """A TypeScript program's ``zone: ["us-east5-a", 1]`` (its numbers come as floats on the
+    wire): the refusal quotes the value as the program wrote it, as the Python API does
+    (``1``, not ``1.0``)."""
+    kind = registry.kind("queued_tpus")
+    assert kind is not None
+    args = {**CASES["QueuedTpu"].args, key: bad}
+    expected = _python_error(kind, args)
+    with host.deployment() as deployment, pytest.raises(ProviderCallError) as info:
+        _construct(deployment, kind, "tpu", args)
+    assert info.value.message == _expected_message(expected)
+
+
 def test_a_secret_value_is_never_shown(host: ComponentProviderHost) -> None:
     kind = registry.kind("queued_tpus")
     assert kind is not None

@@ -98,9 +98,20 @@ def _value(kind: FieldType, value: Any, path: str) -> Any:
         return [_value(kind.items, item, f"{path}[{i}]") for i, item in enumerate(value)]
     if kind.kind == "map" and kind.items is not None and isinstance(value, Mapping):
         return {k: _value(kind.items, item, f"{path}[{k}]") for k, item in value.items()}
-    if isinstance(value, float) and value.is_integer() and kind.kind != "number":
-        # Other languages send every number as a float: 2.0 is the 2 a Python program passes.
+    if kind.kind == "number":
+        return value
+    # Other languages send every number as a float: 2.0 is the 2 a Python program passes, also
+    # inside a value of another shape than the field's (its refusal quotes it as written).
+    return _whole(value)
+
+
+def _whole(value: Any) -> Any:
+    if isinstance(value, float) and value.is_integer():
         return int(value)
+    if isinstance(value, list):
+        return [_whole(item) for item in value]
+    if isinstance(value, Mapping) and not rpc.is_rpc_secret(value):
+        return {k: _whole(item) for k, item in value.items()}
     return value
 
 
