@@ -236,7 +236,8 @@ def _calendar(**changes: Any) -> Any:
         ({"earliest": "next week"}, "earliest", "+2w"),
         ({"earliest": "2026-02-30"}, "earliest", "not a date"),
         ({"earliest": "2026-02-01T00:00:00"}, "earliest", "no time zone"),
-        ({"latest": "+200d"}, "latest", "look-ahead limit of 120d"),
+        ({"latest": "+200d"}, "latest", "look-ahead limit of 60d"),
+        ({"latest": "+61d"}, "latest", "GPU and H4D VMs look-ahead limit of 60d"),
         ({"earliest": "+30d", "latest": "+10d"}, "latest", "before earliest"),
         ({"machine_type": "n1-standard-4"}, "machine_type", "not a known GPU machine type"),
         ({"region": "us-central1-a"}, "region", "that is a zone"),
@@ -251,6 +252,22 @@ def test_calendar_inputs_are_checked_against_the_limits_table(
         _calendar(**changes)
     assert caught.value.field == field
     assert needle in str(caught.value)
+
+
+@pytest.mark.parametrize("machine_type", [H100, "h4d-highmem-192"])
+def test_calendar_advice_of_vms_looks_60_days_ahead_and_of_tpus_120(machine_type: str) -> None:
+    """Google shows the future availability of GPU or H4D VMs up to 60 days ahead and of TPUs
+    up to 120 (the Calendar-mode overview): a question of VMs asks no further, by default or
+    when told; one of TPU chips keeps its 120 days."""
+    query = _calendar(machine_type=machine_type)
+    assert query.latest == T0 + dt.timedelta(days=60)
+    with pytest.raises(DwsValidationError, match="calendar.start_ahead_vms|60d"):
+        _calendar(machine_type=machine_type, latest="+90d")
+    tpus = _calendar(machine_type=None, tpu_version="v6e", count=16, region="us-east5")
+    assert tpus.latest == T0 + dt.timedelta(days=120)
+    assert _calendar(
+        machine_type=None, tpu_version="v6e", count=16, region="us-east5", latest="+90d"
+    ).latest == T0 + dt.timedelta(days=90)
 
 
 def test_calendar_advice_takes_h4d_vms_as_calendar_mode_does() -> None:
@@ -272,7 +289,7 @@ def test_calendar_advice_takes_h4d_vms_as_calendar_mode_does() -> None:
 def test_calendar_defaults_span_the_look_ahead_and_follow_limit_overrides() -> None:
     query = _calendar(now=T0 + dt.timedelta(minutes=5))
     assert query.earliest == T0 + DAY + dt.timedelta(hours=1)  # 1 day ahead, next whole hour
-    assert query.latest == T0 + 120 * DAY
+    assert query.latest == T0 + 60 * DAY  # GPU VMs: Google shows them 60 days ahead
     assert _calendar(earliest="+2w").earliest == T0 + 14 * DAY
     limits.use_profile("seed")
     try:
@@ -408,7 +425,7 @@ def test_a_query_from_the_cli_equals_the_one_from_python(emu: Emulator, capsys: 
     count=st.integers(1, 80),
     days=st.integers(1, 90),
     extra=st.integers(0, 30),
-    ahead=st.integers(1, 100),
+    ahead=st.integers(1, 60),  # GPU VMs: Google shows 60 days ahead (calendar.start_ahead_vms)
 )
 def test_any_valid_calendar_query_round_trips_through_the_wire_model(
     count: int, days: int, extra: int, ahead: int

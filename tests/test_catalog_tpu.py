@@ -162,7 +162,7 @@ def test_an_unknown_tpu_machine_type_names_the_machine_field() -> None:
 @pytest.mark.parametrize(
     ("accelerator_type", "fragment"),
     [
-        ("v6e-3", "use v6e-N with N one of 1, 4, 8, 16, 32, 64, 128, 256"),
+        ("v6e-3", "offers v6e-N with N one of 1, 4, 8, 16, 32, 64, 128, 256"),
         ("v5litepod-512", "N one of 1, 4, 8, 16, 32, 64, 128, 256"),
         ("v5p-4", "counts TensorCores (2 per chip)"),
         ("tpu7x-8", "not available through the Cloud TPU API"),

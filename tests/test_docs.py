@@ -97,10 +97,15 @@ def run_python(code: str, under_mocks: bool = True) -> dict[str, Any]:
         "KueueQueue": KueueQueue,
         "CalendarReservation": pulumi_dws.CalendarReservation,
     }
-    if under_mocks:
-        GcpMocks(project="my-project").run(lambda: exec(code, namespace))
-    else:
-        exec(code, namespace)
+    saved = dict(os.environ)  # what a block sets (an endpoint, as a shell would) ends with it
+    try:
+        if under_mocks:
+            GcpMocks(project="my-project").run(lambda: exec(code, namespace))
+        else:
+            exec(code, namespace)
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
     return namespace
 
 
@@ -685,6 +690,18 @@ def test_every_docs_block_is_checked() -> None:
         assert sorted(used) == sorted(checks), page.name
         for b in blocks:
             _doc_check(page, b)
+
+
+def test_a_block_that_sets_the_environment_leaves_it_as_it_was() -> None:
+    """A block that points an endpoint at its emulator as a user's shell would
+    (``os.environ["DWS_COMPUTE_ENDPOINT"] = emu.url``, in plan.md) runs in the test process:
+    what it set must not outlive it, or every later test of that worker that starts a plugin or
+    a host (they inherit the environment, and the variable wins over their config) calls an
+    emulator that is gone."""
+    [(page, b)] = [(p, b) for p, b in DOC_BLOCKS if 'os.environ["DWS_COMPUTE_ENDPOINT"]' in b.code]
+    before = dict(os.environ)
+    _doc_check(page, b)(b)
+    assert dict(os.environ) == before
 
 
 @pytest.mark.parametrize(

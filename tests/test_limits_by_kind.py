@@ -68,4 +68,4 @@ def test_a_fresh_program_sees_every_kinds_rows_and_the_seed_profile() -> None:
         "print(limits.get('kueue.max_run_duration').maximum, len(limits.seed_profile()))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.split() == ["604800", "2"]
+    assert out.stdout.split() == ["604800", "3"]

@@ -28,11 +28,15 @@ import requests
 from queued_tpu_helpers import QR
 from queued_tpu_helpers import ZONE as TPU_ZONE
 
+from pulumi_dws.package.provider import component_kinds
 from pulumi_dws.testing import GcpMocks
+from pulumi_dws.testing.clock_helpers import flex_start_group
 from pulumi_dws.testing.component_host import (
+    COMPONENT_ARGS,
     ComponentProviderHost,
     Deployment,
     ProviderCallError,
+    schema_inputs,
 )
 from pulumi_dws.testing.emulator import Emulator
 from pulumi_dws.testing.fault_proxy import FaultProxy, ProxyFaultPlan
@@ -78,7 +82,9 @@ def _held(
         proxy.plan = ProxyFaultPlan(match=chosen, queue=["slow"])
         env = {"DWS_VIRTUAL_CLOCK_URL": emu.clock_url, "DWS_HTTP_TIMEOUT": str(HELD)}
         with ComponentProviderHost(env=env, rpc_timeout=HELD) as plugin:
-            plugin.configure({"computeEndpoint": proxy.url, "tpuEndpoint": proxy.url})
+            plugin.configure(
+                {f"{api}Endpoint": proxy.url for api in ("compute", "tpu", "aiplatform", "batch")}
+            )
             yield plugin, lambda: _held_request(emu, match, skip)
 
 
@@ -209,6 +215,94 @@ def test_a_served_queued_tpu_interrupted_while_waiting_for_resources_is_removed(
         assert _deleted(emu, f"/queuedResources/{QR}"), "the queued request was not deleted"
         emu.clock.advance(600)  # a delete in flight finishes
         assert tpu.queued_resources() == []
+
+
+# ---------------------------------------------------------------------- MigResizeRequest
+MIG = "dws:dynamic:MigResizeRequest"
+
+
+def resize_request(plugin: ComponentProviderHost, emu: Emulator) -> tuple[str, dict[str, Any]]:
+    """A ``FlexStartGroup`` of 2 VMs for a day built through ``Construct``: its resize request
+    (name and inputs); its group (pulumi-gcp's) made in the emulator."""
+    with plugin.deployment(mocks=GcpMocks(project=PROJECT)) as deployment:
+        deployment.construct(
+            "dws:index:FlexStartGroup",
+            "g",
+            {"zone": ZONE, "machineType": MACHINE, "count": 2, "runDuration": "1d"},
+        )
+    name, inputs = served(deployment, MIG)
+    flex_start_group(emu, inputs["group"], project=PROJECT, zone=ZONE)
+    return name, inputs
+
+
+@pytest.mark.parametrize("how", ["cancel", "engine-close", "sigterm"])
+def test_a_served_resize_request_interrupted_while_accepted_is_cancelled_and_deleted(
+    how: str,
+) -> None:
+    """A FlexStartGroup's resize request, served to another language, accepted and waiting for
+    capacity: whatever interrupts the wait, the request is cancelled and deleted (nothing runs
+    yet: only its place in the queue is lost) before the plugin is gone, and no VM is left."""
+    with (
+        Emulator() as emu,
+        _held(emu, _resource_poll("/resizeRequests/g-f177ed"), skip=2) as (
+            plugin,
+            held,
+        ),
+    ):
+        name, inputs = resize_request(plugin, emu)
+        call = plugin.background(plugin.create, MIG, name, inputs)
+        held()
+        compute = emu["compute"]
+        assert [r["state"] for r in compute.resize_requests()] == ["ACCEPTED"]
+        _interrupt(plugin, how)
+        if how == "cancel":
+            with pytest.raises(ProviderCallError) as info:
+                call.result(timeout=60)
+            assert "cancelled and deleted" in info.value.message
+            assert "Traceback" not in info.value.message
+        assert compute.resize_requests() == [] and compute.instances() == []
+
+
+# ---------------------------------------------------------------------- jobs
+JOBS = {
+    # component: (its served resource, the wait's poll, how many the emulator holds)
+    "VertexTrainingJob": (
+        "dws:dynamic:VertexCustomJob",
+        lambda method, path: method == "GET" and "/customJobs/" in path,
+        lambda emu: len(emu["aiplatform"].custom_jobs()),
+    ),
+    "BatchFlexJob": (
+        "dws:dynamic:BatchJob",
+        lambda method, path: method == "GET" and "/jobs/" in path,
+        lambda emu: len(emu["batch"].jobs()),
+    ),
+}
+
+
+@pytest.mark.parametrize("how", ["cancel", "engine-close", "sigterm"])
+@pytest.mark.parametrize("component", sorted(JOBS))
+def test_a_served_job_interrupted_while_queued_is_removed(component: str, how: str) -> None:
+    """A Vertex AI training job or a Batch job, served to another language, queued for
+    capacity: whatever interrupts the wait, the job is cancelled and deleted before the plugin
+    is gone, and the create says so when it can still answer."""
+    type_, poll, held_count = JOBS[component]
+    with Emulator() as emu, _held(emu, poll, skip=1) as (plugin, held):
+        with plugin.deployment(mocks=GcpMocks(project=PROJECT)) as deployment:
+            kind = component_kinds()[f"dws:index:{component}"]
+            args = COMPONENT_ARGS[component]
+            deployment.construct(f"dws:index:{component}", "job", schema_inputs(kind, args))
+        name, inputs = served(deployment, type_)
+        call = plugin.background(plugin.create, type_, name, inputs)
+        held()
+        assert held_count(emu) == 1  # queued, waiting for capacity
+        _interrupt(plugin, how)
+        if how == "cancel":
+            with pytest.raises(ProviderCallError) as info:
+                call.result(timeout=60)
+            assert "still queued" in info.value.message
+            assert "Traceback" not in info.value.message
+        emu.clock.advance(3600)  # a cancel or delete in flight finishes
+        assert held_count(emu) == 0
 
 
 def test_a_plugin_with_nothing_in_flight_answers_cancel_and_exits_on_sigterm_at_once() -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -302,6 +303,25 @@ def test_a_bad_input_is_refused_with_the_python_message(
     assert [r for r in deployment.registered] == []  # refused before anything was registered
 
 
+@pytest.mark.parametrize(
+    ("key", "bad"),
+    [("zone", ["us-east5-a", 1]), ("labels", [1, 2]), ("max_run_duration", {"days": 2})],
+)
+def test_a_value_of_another_shape_is_refused_with_the_python_message(
+    host: ComponentProviderHost, key: str, bad: Any
+) -> None:
+    """A TypeScript program's ``zone: ["us-east5-a", 1]`` (its numbers come as floats on the
+    wire): the refusal quotes the value as the program wrote it, as the Python API does
+    (``1``, not ``1.0``)."""
+    kind = registry.kind("queued_tpus")
+    assert kind is not None
+    args = {**CASES["QueuedTpu"].args, key: bad}
+    expected = _python_error(kind, args)
+    with host.deployment() as deployment, pytest.raises(ProviderCallError) as info:
+        _construct(deployment, kind, "tpu", args)
+    assert info.value.message == _expected_message(expected)
+
+
 def test_a_secret_value_is_never_shown(host: ComponentProviderHost) -> None:
     kind = registry.kind("queued_tpus")
     assert kind is not None
@@ -313,6 +333,63 @@ def test_a_secret_value_is_never_shown(host: ComponentProviderHost) -> None:
     assert refused.message.startswith("zone: [secret] is not a Google Cloud zone")
     assert "hidden" not in refused.message + repr(refused.errors)
     assert "hidden" not in host.stderr + "".join(r.message for r in host.engine.logs)  # type: ignore[union-attr]
+
+
+def test_a_secret_inside_a_longer_word_of_the_refusal_takes_the_whole_word(
+    host: ComponentProviderHost,
+) -> None:
+    """A secret ``waitFor`` with a typo (``runnin``) is inside a word of what the refusal
+    allows (``running``): the whole word is ``[secret]``, as in the Python API's errors. The
+    served refusal once hid only the secret's letters, ``[secret]g``, which told the secret."""
+    kind = registry.kind("flex_start_groups")
+    assert kind is not None
+    for typo in ("runnin", "accept"):
+        args = {**COMPONENT_ARGS["FlexStartGroup"], "wait_for": secret(typo)}
+        with host.deployment() as deployment, pytest.raises(ProviderCallError) as info:
+            _construct(deployment, kind, "g", args)
+        message = info.value.message
+        assert message.startswith("waitFor: [secret] is not allowed"), message
+        assert not re.search(r"\w\[secret\]|\[secret\]\w", message), message
+        assert typo not in message
+
+
+@pytest.mark.parametrize(
+    ("zone", "hints"),
+    [("us-eest5-a", ("did you mean", "us-east5")), ("us-west4-q", ("zones are", "us-west4"))],
+)
+def test_nothing_built_from_a_secret_is_suggested(
+    host: ComponentProviderHost, zone: str, hints: tuple[str, ...]
+) -> None:
+    """As in the Python API: a secret zone the table refuses gets no suggestion and no list of
+    its region's zones (``did you mean us-east5-a?`` told the secret ``us-eest5-a``)."""
+    kind = registry.kind("queued_tpus")
+    assert kind is not None
+    args = {**CASES["QueuedTpu"].args, "zone": secret(zone)}
+    with host.deployment() as deployment, pytest.raises(ProviderCallError) as info:
+        _construct(deployment, kind, "tpu", args)
+    message = info.value.message + repr(info.value.errors)
+    assert info.value.message.startswith("zone: [secret] is not a"), message
+    for hint in hints:
+        assert hint not in message, message
+
+
+def test_a_secret_tpu_type_is_not_told_by_the_sizes_its_version_offers(
+    host: ComponentProviderHost,
+) -> None:
+    """A secret accelerator type of a size its version lacks (``v6e-17``: other languages may
+    pass it as a secret, which the Python API's plain-only field never is): the refusal tells
+    neither the version (``Trillium``, ``v6e-N``) nor its sizes. Not secret, it tells both."""
+    kind = registry.kind("queued_tpus")
+    assert kind is not None
+    for given, told in ((secret("v6e-17"), False), ("v6e-17", True)):
+        args = {**CASES["QueuedTpu"].args, "accelerator_type": given}
+        with host.deployment() as deployment, pytest.raises(ProviderCallError) as info:
+            _construct(deployment, kind, "tpu", args)
+        message = info.value.message + repr(info.value.errors)
+        assert info.value.message.startswith("acceleratorType: "), message
+        assert "slice size" in message
+        for hint in ("Trillium", "v6e", "128"):
+            assert (hint in message) is told, message
 
 
 def test_a_good_secret_value_is_taken(host: ComponentProviderHost) -> None:

@@ -55,6 +55,29 @@ def test_a_secret_argument_that_fails_once_known_is_shown_as_secret(
     assert "[secret]" in message and secret_text not in message
 
 
+@pytest.mark.parametrize(
+    ("zone", "hints"),
+    [
+        ("us-eest5-a", ("did you mean", "us-east5")),  # a suggestion made from the secret
+        ("us-west4-q", ("zones are", "us-west4")),  # the zones of the secret's region
+    ],
+    ids=["suggestion", "zones-of-its-region"],
+)
+def test_nothing_built_from_a_secret_is_suggested(zone: str, hints: tuple[str, ...]) -> None:
+    """A secret zone refused by the table gets no ``did you mean us-east5-a?`` and no list of
+    its region's zones: either tells the value as well as the value itself. The same zone not
+    secret gets them."""
+    with pytest.raises(DwsValidationError) as info:
+        GcpMocks().run(lambda: FlexStartInstance("t", {**BASE, "zone": pulumi.Output.secret(zone)}))
+    message = str(info.value)
+    assert message.startswith("zone: [secret] is not a")
+    for hint in hints:
+        assert hint not in message, message
+    with pytest.raises(DwsValidationError) as plain:
+        GcpMocks().run(lambda: FlexStartInstance("t", {**BASE, "zone": zone}))
+    assert all(hint in str(plain.value) for hint in hints)
+
+
 CALENDAR: dict[str, Any] = {
     "zone": "us-central1-a",
     "machine_type": "a3-highgpu-8g",

@@ -111,28 +111,42 @@ class DwsValidationError(ValueError):
 
     The message always names the field, the bad value and what is allowed, e.g.
     ``max_run_duration: 8d is above the Flex-start limit of 7d (604800s)``. With
-    ``value=NO_VALUE`` it is ``field: problem`` (e.g. an unknown argument).
+    ``value=NO_VALUE`` it is ``field: problem`` (e.g. an unknown argument). ``hint`` ends the
+    message with what is built from the value (``; did you mean us-west4-a?``): it is left out
+    when the value is secret (:meth:`hidden`).
     """
 
-    def __init__(self, field: str, value: Any, problem: str) -> None:
+    def __init__(self, field: str, value: Any, problem: str, hint: str = "") -> None:
         self.field = field
         self.value = value
-        self.problem = problem
+        self.problem = problem + hint
+        self.hint = hint
         shown = "" if value is NO_VALUE else show(value) + " "
-        super().__init__(f"{field}: {shown}{problem}")
+        super().__init__(f"{field}: {shown}{self.problem}")
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (type(self), (self.field, self.value, self.problem))
+        return (type(self), (self.field, self.value, self.problem[: self._cut], self.hint))
+
+    @property
+    def _cut(self) -> int:
+        """Where the problem ends and its hint begins."""
+        return len(self.problem) - len(self.hint)
 
     def hidden(self, *secrets: Any) -> DwsValidationError:
         """The same error about a secret value: the value, and each of ``secrets`` (the values
         the check was given, when they were secret: a message may quote one the error is not
-        about), wherever the message shows them, are ``[secret]``."""
-        if self.value is SECRET and not secrets:
+        about), wherever the message shows them, are ``[secret]``; its hint (a suggestion or a
+        list built from the value: ``did you mean us-west4-a?``) is left out, as it would tell
+        the value."""
+        if self.value is SECRET and not secrets and not self.hint:
             return self
         shown = [self.value, *secrets] if self.value is not SECRET else list(secrets)
-        return DwsValidationError(self.field, SECRET, redact(self.problem, shown))
+        return DwsValidationError(self.field, SECRET, redact(self.problem[: self._cut], shown))
+
+    def at(self, field: str) -> DwsValidationError:
+        """The same error (value, problem and hint) about the argument at ``field``."""
+        return DwsValidationError(field, self.value, self.problem[: self._cut], self.hint)
 
     def within(self, prefix: str) -> DwsValidationError:
         """The same error with its field qualified by a parent path (``node_pools[1].zone``)."""
-        return DwsValidationError(f"{prefix}.{self.field}", self.value, self.problem)
+        return self.at(f"{prefix}.{self.field}")

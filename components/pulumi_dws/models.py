@@ -354,7 +354,7 @@ def first_error(
         parent = field_path(prefix, loc[:-1]) if loc else prefix
         name = original.field if not last or original.field.startswith(last) else last
         field = f"{parent}.{name}" if parent else name
-        return DwsValidationError(field, original.value, original.problem)
+        return original.at(field)
     path = _text(model, prefix, loc) or "args"
     kind = err.get("type", "")
     if kind == "missing":

@@ -57,9 +57,7 @@ def qualify(err: DwsValidationError, path: str | None) -> DwsValidationError:
     parent, _, last = path.rpartition(".")
     name = last.split("[", 1)[0]
     if name and err.field.startswith(name):
-        return DwsValidationError(
-            f"{parent}.{err.field}" if parent else err.field, err.value, err.problem
-        )
+        return err.at(f"{parent}.{err.field}" if parent else err.field)
     return err
 
 

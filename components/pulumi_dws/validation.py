@@ -128,9 +128,11 @@ def check_region(field: str, value: str) -> str:
         raise DwsValidationError(field, value, f"is not a region like us-central1{hint}")
     if not regions.is_region(value):
         close = regions.suggest_region(value)
-        guess = f"did you mean {close}? " if close else ""
         raise DwsValidationError(
-            field, value, f"is not a Google Cloud region; {guess}{_table_hint()}"
+            field,
+            value,
+            f"is not a Google Cloud region {_table_hint()}",
+            f"; did you mean {close}?" if close else "",
         )
     return value
 
@@ -152,16 +154,16 @@ def check_zone(field: str, value: str) -> str:
     region = shape.group(1)
     if not regions.is_region(region):
         close = regions.suggest_zone(value)
-        guess = f"did you mean {close}? " if close else ""
         raise DwsValidationError(
             field,
             value,
-            f"is not a Google Cloud zone: there is no region {region}; {guess}{_table_hint()}",
+            f"is not a Google Cloud zone: there is no region {region} {_table_hint()}",
+            f"; did you mean {close}?" if close else "",
         )
     known = regions.zones_of(region) + regions.ai_zones_of(region)
     listed = ", ".join(known)
     raise DwsValidationError(
-        field, value, f"is not a zone of {region}, whose zones are {listed} {_table_hint()}"
+        field, value, f"is not a zone of {region} {_table_hint()}", f"; its zones are {listed}"
     )
 
 

@@ -115,8 +115,17 @@ def parse_when(field: str, value: TimeLike, now: dt.datetime) -> dt.datetime:
         raise
 
 
-def _check_ahead(field: str, when: dt.datetime, now: dt.datetime, shown: str) -> None:
-    row = limits.get("calendar.start_ahead")
+def _ahead_row(info: ValidationInfo) -> str:
+    """The look-ahead row of the question: how far ahead Google shows what it asks for
+    (``calendar.start_ahead_vms`` for GPU or H4D VMs, ``calendar.start_ahead`` for TPUs)."""
+    vms = info.data.get("machine_type") is not None and info.data.get("tpu_version") is None
+    return "calendar.start_ahead_vms" if vms else "calendar.start_ahead"
+
+
+def _check_ahead(
+    field: str, when: dt.datetime, now: dt.datetime, shown: str, key: str = "calendar.start_ahead"
+) -> None:
+    row = limits.get(key)
     ahead = int((when - now).total_seconds())
     if ahead < 0:
         raise DwsValidationError(
@@ -166,10 +175,10 @@ def _earliest(value: Any, info: ValidationInfo) -> Any:
     if now is None:
         return value
     if value is None:
-        ahead = limits.get("calendar.start_ahead")
+        ahead = limits.get(_ahead_row(info))
         return _round_up_to_hour(now + dt.timedelta(seconds=ahead.minimum or 0))
     start = parse_when("earliest", value, now)
-    _check_ahead("earliest", start, now, format_timestamp(start))
+    _check_ahead("earliest", start, now, format_timestamp(start), _ahead_row(info))
     return start
 
 
@@ -179,11 +188,11 @@ def _latest(value: Any, info: ValidationInfo) -> Any:
     if now is None:
         return value
     if value is None:
-        ahead = limits.get("calendar.start_ahead")
+        ahead = limits.get(_ahead_row(info))
         horizon = (now + dt.timedelta(seconds=ahead.maximum or 0)).replace(minute=0, second=0)
         return horizon if start is None else max(start, horizon)
     end = parse_when("latest", value, now)
-    _check_ahead("latest", end, now, format_timestamp(end))
+    _check_ahead("latest", end, now, format_timestamp(end), _ahead_row(info))
     if start is not None and end < start:
         raise DwsValidationError(
             "latest", format_timestamp(end), f"is before earliest {format_timestamp(start)}"
@@ -298,7 +307,8 @@ class CalendarQuery(AdviceQuery):
 
     Checked against the ``calendar.*`` rows of the limits table (TPUs: ``calendar.tpu_chips.*``
     and ``calendar.tpu_zones.*``). ``earliest``/``latest`` take a date, an RFC 3339 timestamp
-    or ``+2w`` from ``now``; by default the whole look-ahead window (``calendar.start_ahead``).
+    or ``+2w`` from ``now``; by default the whole look-ahead window (``calendar.start_ahead``;
+    for GPU or H4D VMs ``calendar.start_ahead_vms``: Google shows them 60 days ahead).
     """
 
     # Checked in this order: a field's check may read those above it (``now`` first).

@@ -537,8 +537,8 @@ def cloud_tpu_slice(field: str, accelerator_type: str) -> TpuSlice:
         raise DwsValidationError(
             field,
             accelerator_type,
-            f"is not a {gen.title} slice size; the number counts {counts}: use "
-            f"{match['prefix']}-N with N one of {sizes}",
+            "is not a slice size its TPU version offers",
+            f"; {gen.title} offers {match['prefix']}-N with N one of {sizes} (N counts {counts})",
         )
     return tpu_slice(*served, machine_field=field, topology_field=field)
 

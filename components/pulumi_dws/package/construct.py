@@ -15,14 +15,13 @@ never the value itself.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from pulumi.runtime import rpc
 
-from ..errors import NO_VALUE, DwsValidationError
+from ..errors import NO_VALUE, DwsValidationError, redact
 from ..models import suggest
 from ..outputs import is_output
 from .introspect import FieldInfo, FieldType, ModelInfo
@@ -35,7 +34,6 @@ __all__ = [
     "problem_of",
     "secret_fields",
     "SECRET",
-    "scrub",
 ]
 
 SECRET = "[secret]"
@@ -100,9 +98,20 @@ def _value(kind: FieldType, value: Any, path: str) -> Any:
         return [_value(kind.items, item, f"{path}[{i}]") for i, item in enumerate(value)]
     if kind.kind == "map" and kind.items is not None and isinstance(value, Mapping):
         return {k: _value(kind.items, item, f"{path}[{k}]") for k, item in value.items()}
-    if isinstance(value, float) and value.is_integer() and kind.kind != "number":
-        # Other languages send every number as a float: 2.0 is the 2 a Python program passes.
+    if kind.kind == "number":
+        return value
+    # Other languages send every number as a float: 2.0 is the 2 a Python program passes, also
+    # inside a value of another shape than the field's (its refusal quotes it as written).
+    return _whole(value)
+
+
+def _whole(value: Any) -> Any:
+    if isinstance(value, float) and value.is_integer():
         return int(value)
+    if isinstance(value, list):
+        return [_whole(item) for item in value]
+    if isinstance(value, Mapping) and not rpc.is_rpc_secret(value):
+        return {k: _whole(item) for k, item in value.items()}
     return value
 
 
@@ -142,18 +151,23 @@ def problem_of(
     """What the caller reads of ``err``: its path as a property path in the schema's spelling
     (``rename``, for a field the Python API named), its value ``[secret]`` when the path is at
     or under one of ``secret_paths`` (Python paths, ``[*]`` for any item), and any of
-    ``secret_values`` found in its words replaced by ``[secret]``."""
+    ``secret_values`` found in its words replaced by ``[secret]``; an error about a secret
+    leaves out its hint (a suggestion built from the value), as :meth:`DwsValidationError.hidden`
+    does in the Python API."""
     field = err.field
     if field.startswith(("dws:", "gcp:")) or not path_segments(field):
-        message = scrub(str(err), secret_values)
+        message = redact(str(err), secret_values)
         return PropertyProblem("", message, message)
     path = property_path(field, rename=rename)
     # A check may name more than the path ("labels key"): the words after it stay.
     words = field[len(field.split(" ", 1)[0]) :]
-    value = SECRET if _under(field, secret_paths) else err.value
-    if value is not NO_VALUE and value != SECRET and _holds(value, secret_values):
-        value = SECRET
-    shown = DwsValidationError(path + words, value, scrub(err.problem, secret_values))
+    hidden = _under(field, secret_paths) or (
+        err.value is not NO_VALUE and _holds(err.value, secret_values)
+    )
+    problem = err.problem
+    if hidden or redact(problem, secret_values) != problem:
+        problem = err.hidden(*secret_values).problem  # and no hint: it is built from a secret
+    shown = DwsValidationError(path + words, SECRET if hidden else err.value, problem)
     message = str(shown)
     return PropertyProblem(path, message, message[len(path + words) + 2 :])
 
@@ -185,20 +199,3 @@ def _holds(value: Any, secrets: Collection[Any]) -> bool:
     if isinstance(value, Sequence) and not isinstance(value, str):
         return any(_holds(v, secrets) for v in value)
     return any(value == s for s in secrets)
-
-
-def scrub(text: str, secrets: Collection[Any]) -> str:
-    """``text`` without any of ``secrets`` in it, nor any word made of a part of one (a check
-    may quote the region of a zone it was given)."""
-    texts = [str(s) for s in secrets if isinstance(s, str | int | float) and str(s)]
-    for secret in texts:
-        text = text.replace(secret, SECRET)
-
-    def word(match: re.Match[str]) -> str:
-        found = match.group(0)
-        return SECRET if len(found) >= 3 and any(found in s for s in texts) else found
-
-    return _WORD.sub(word, text) if texts else text
-
-
-_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/-]*[A-Za-z0-9]")

@@ -42,7 +42,7 @@ from pulumi.runtime.proto import engine_pb2_grpc, resource_pb2_grpc
 from pulumi.runtime.stack import wait_for_rpcs
 
 from ..defaults import type_token
-from ..errors import DwsValidationError
+from ..errors import DwsValidationError, redact
 from ..models import parse_args
 from ..outputs import is_output
 from . import PACKAGE_NAME
@@ -54,7 +54,6 @@ from .construct import (
     is_unknown,
     problem_of,
     python_args,
-    scrub,
     secret_fields,
 )
 from .introspect import describe
@@ -259,9 +258,8 @@ def _once_known_error(err: Exception, kind: ServedComponent | None, secrets: _Se
             problem = problem_of(cause, secret_paths=secrets.paths, secret_values=secrets.values)
             return _input_error(problem)
         cause = cause.__cause__ or cause.__context__
-    if any(value in str(err) for value in secrets.values):
-        return Exception(scrub(str(err), secrets.values)).with_traceback(err.__traceback__)
-    return err
+    text = redact(str(err), secrets.values)
+    return err if text == str(err) else Exception(text).with_traceback(err.__traceback__)
 
 
 def _holds_unknown(value: Any) -> bool:

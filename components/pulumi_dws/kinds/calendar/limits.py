@@ -33,6 +33,20 @@ ROWS: tuple[Limit, ...] = (
         maximum=120 * DAY,
     ),
     Limit(
+        "calendar.start_ahead_vms",
+        "Calendar-mode GPU and H4D VMs look-ahead",
+        "seconds",
+        (
+            "https://cloud.google.com/compute/docs/instances/"
+            "future-reservations-calendar-mode-overview, 'View resources future availability': "
+            "'For GPU or H4D VMs, up to 60 days in advance; For TPUs, up to 120 days in "
+            "advance' (frontier-facts.md §1 'Calendar mode'): how far ahead the advice shows "
+            "VMs; TPUs keep calendar.start_ahead"
+        ),
+        minimum=DAY,
+        maximum=60 * DAY,
+    ),
+    Limit(
         "calendar.count",
         "Calendar-mode GPU VM count",
         "count",
@@ -114,6 +128,10 @@ SEED: dict[str, dict[str, Any]] = {
         "source": f"{FACTS} §4 / seed 000: blocks of 7 or 14 days",
     },
     "calendar.start_ahead": {
+        "maximum": 8 * WEEK,
+        "source": f"{FACTS} §4 / seed 000: booked up to 8 weeks ahead",
+    },
+    "calendar.start_ahead_vms": {
         "maximum": 8 * WEEK,
         "source": f"{FACTS} §4 / seed 000: booked up to 8 weeks ahead",
     },
