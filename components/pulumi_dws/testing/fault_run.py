@@ -60,6 +60,7 @@ __all__ = [
     "count_duplicates",
     "create_then_delete",
     "interruption",
+    "keyed_cycle",
     "kind_fault_runs",
     "owned",
     "run_cycles",
@@ -402,6 +403,45 @@ def sweep_keys(
         remove(*key)
 
 
+def keyed_cycle(
+    emu: Emulator,
+    report: FaultRunReport,
+    i: int,
+    provider: Any,
+    error: type[Exception],
+    props: dict[str, Any],
+    key: str,
+    *,
+    interrupter: Interrupter,
+    created: Callable[[], list[Any]],
+    listed: Callable[[], list[Any]],
+    remove: Callable[..., None],
+    settle: Callable[[], None] | None = None,
+) -> None:
+    """Cycle ``i`` of a resource whose id the program names (``key``): stack ``a`` creates
+    and deletes it (interrupted on the cycles :func:`interruption` picks), and on the cycles
+    :func:`two_stack_cycle` picks stack ``b`` goes for the same id and must be refused. Then
+    ``settle()`` (clear what the cycle scripted), all but one of what the create made
+    (``created()``) count as duplicates, the clock lets any delete in flight finish, and every
+    resource ``listed()`` is removed, those the state does not track counted as orphans."""
+    before = len(created())
+    tracked = create_then_delete(
+        report,
+        provider,
+        owned(props, STACK_A, key),
+        error,
+        lambda _: key,
+        interrupter=interrupter,
+        interrupt=interruption(i),
+        rival=owned(props, STACK_B, key) if two_stack_cycle(i) else None,
+    )
+    if settle is not None:
+        settle()
+    count_duplicates(report, created(), before)
+    emu.clock.advance(3600)  # let any delete in flight finish
+    sweep_keys(report, listed(), tracked, remove)
+
+
 def flex_vm_fault_run(
     emu: Emulator,
     proxy: FaultProxy,
@@ -492,21 +532,20 @@ def slurm_fault_run(
         }
         if i % 7 == 6:
             svc.fail_next("create")
-        before = len(svc.created)
-        tracked = create_then_delete(
+        keyed_cycle(
+            emu,
             report,
+            i,
             provider,
-            owned(props, STACK_A, cluster_id),
             SlurmClusterError,
-            lambda _: cluster_id,
+            props,
+            cluster_id,
             interrupter=interrupter,
-            interrupt=interruption(i),
-            rival=owned(props, STACK_B, cluster_id) if two_stack_cycle(i) else None,
+            created=lambda: svc.created,
+            listed=lambda: list(svc.clusters),
+            remove=svc.remove,
+            settle=lambda: svc.failures["create"].clear(),
         )
-        svc.failures["create"].clear()
-        count_duplicates(report, svc.created, before)
-        emu.clock.advance(3600)  # let any delete in flight finish
-        sweep_keys(report, list(svc.clusters), tracked, svc.remove)
 
     plan = ProxyFaultPlan(rate=rate, seed=seed, held_weight=held_weight)
     return run_cycles(report, proxy, plan, "DWS_AIPLATFORM_ENDPOINT", deadline, cycles, cycle)
@@ -551,20 +590,19 @@ def queued_tpu_fault_run(
             svc.add_chips(zone, "v6e", 16, after=1800 if i % 4 == 1 else 0)
         if i % 7 == 6:
             svc.fail_next()
-        before = len(svc.created)
-        tracked = create_then_delete(
+        keyed_cycle(
+            emu,
             report,
+            i,
             provider,
-            owned(props, STACK_A, resource_id),
             QueuedTpuError,
-            lambda _: resource_id,
+            props,
+            resource_id,
             interrupter=interrupter,
-            interrupt=interruption(i),
-            rival=owned(props, STACK_B, resource_id) if two_stack_cycle(i) else None,
+            created=lambda: svc.created,
+            listed=svc.queued_resources,
+            remove=svc.remove,
         )
-        count_duplicates(report, svc.created, before)
-        emu.clock.advance(3600)  # let any delete in flight finish
-        sweep_keys(report, svc.queued_resources(), tracked, svc.remove)
 
     plan = ProxyFaultPlan(rate=rate, seed=seed, held_weight=held_weight)
     return run_cycles(report, proxy, plan, "DWS_TPU_ENDPOINT", deadline, cycles, cycle)

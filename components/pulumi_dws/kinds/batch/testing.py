@@ -10,18 +10,11 @@ from ...testing.emulator.batch import BatchService
 from ...testing.fault_proxy import ProxyFaultPlan
 from ...testing.fault_run import (
     POLL,
-    STACK_A,
-    STACK_B,
     FaultRunReport,
     Interrupter,
     KindFaultRun,
-    count_duplicates,
-    create_then_delete,
-    interruption,
-    owned,
+    keyed_cycle,
     run_cycles,
-    sweep_keys,
-    two_stack_cycle,
 )
 from ...testing.samples import DELETE, Capacity, Example, Sample
 from .provider import TYPE_TOKEN as BATCH_JOB
@@ -206,21 +199,20 @@ def batch_job_fault_run(
             svc.add_capacity(zone, machine, 2, after=1800 if i % 4 == 1 else 0)
         if i % 7 == 6:
             svc.fail_next()
-        before = len(svc.created)
-        tracked = create_then_delete(
+        keyed_cycle(
+            emu,
             report,
+            i,
             provider,
-            owned(props, STACK_A, job_id),
             BatchJobError,
-            lambda _: job_id,
+            props,
+            job_id,
             interrupter=interrupter,
-            interrupt=interruption(i),
-            rival=owned(props, STACK_B, job_id) if two_stack_cycle(i) else None,
+            created=lambda: svc.created,
+            listed=svc.jobs,
+            remove=svc.remove,
+            settle=lambda: svc.store.fail_next.clear(),
         )
-        svc.store.fail_next.clear()
-        count_duplicates(report, svc.created, before)
-        emu.clock.advance(3600)  # let any delete in flight finish
-        sweep_keys(report, svc.jobs(), tracked, svc.remove)
 
     plan = ProxyFaultPlan(rate=rate, seed=seed, held_weight=held_weight)
     return run_cycles(report, proxy, plan, "DWS_BATCH_ENDPOINT", deadline, cycles, cycle)
